@@ -1,0 +1,2 @@
+// Public entry point of backup-portal-pulumi: what a Pulumi program imports.
+export {};
