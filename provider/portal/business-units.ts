@@ -1,0 +1,74 @@
+// Business units and time zones (spec 000 section 4).
+import { Call, PortalCore, bunitPath } from "./core";
+import { itemsOf } from "./collections";
+import { isNotFound } from "./errors";
+import { createOnce, findMarked, withoutMarkers } from "./marker";
+import { BusinessUnit, BusinessUnitFields, Collection, TimeZone, User } from "./types";
+
+export class BusinessUnits {
+  constructor(private readonly core: PortalCore) {}
+
+  async get(id: number): Promise<BusinessUnit> {
+    return withoutMarkers(await this.core.get<BusinessUnit>(bunitPath(id)));
+  }
+
+  async children(id: number): Promise<BusinessUnit[]> {
+    return itemsOf(await this.core.get<Collection<BusinessUnit>>(bunitPath(id, "/bunits"))).map(withoutMarkers);
+  }
+
+  async users(id: number): Promise<User[]> {
+    return itemsOf(await this.core.get<Collection<User>>(bunitPath(id, "/users")));
+  }
+
+  /** Creates a child of `parentId`; a lost answer never leaves a duplicate. */
+  async create(parentId: number, fields: BusinessUnitFields): Promise<BusinessUnit> {
+    const made = await createOnce(
+      (marker) => this.core.call<BusinessUnit>({
+        method: "POST", path: bunitPath(parentId, "/bunits"),
+        body: { json: { ...fields, tags: [...(fields.tags ?? []), marker] } },
+      }),
+      async (marker) => findMarked(
+        itemsOf(await this.core.get<Collection<BusinessUnit>>(bunitPath(parentId, "/bunits"))), fields.name, marker,
+        (id) => this.core.get<BusinessUnit>(bunitPath(id)),
+      ),
+    );
+    return withoutMarkers(made);
+  }
+
+  async update(id: number, fields: BusinessUnitFields): Promise<BusinessUnit> {
+    return withoutMarkers(await this.core.call<BusinessUnit>({ method: "PUT", path: bunitPath(id), body: { json: fields } }));
+  }
+
+  /** Deletes a business unit; true when it was deleted, false when it was already gone. */
+  async delete(id: number): Promise<boolean> {
+    return deleteTolerant(this.core, { method: "DELETE", path: bunitPath(id), body: { json: { id } } });
+  }
+}
+
+export class TimeZones {
+  constructor(private readonly core: PortalCore) {}
+
+  async list(): Promise<TimeZone[]> {
+    return itemsOf(await this.core.get<Collection<TimeZone>>("/v1/timezones"));
+  }
+
+  get(id: number): Promise<TimeZone> {
+    return this.core.get<TimeZone>(`/v1/timezones/${id}`);
+  }
+
+  /** The UTC offset of a time zone at a date (the time zone's `offset` action). */
+  offset(id: number, date: Date | string = new Date()): Promise<unknown> {
+    return this.core.get(`/v1/timezones/${id}/offset`, { date: typeof date === "string" ? date : date.toISOString() });
+  }
+}
+
+/** A DELETE that treats "already gone" as done: a retried delete may find its own work finished. */
+export async function deleteTolerant(core: PortalCore, call: Call): Promise<boolean> {
+  try {
+    await core.call({ ...call, retry: "safe" });
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,54 @@
+// Consumption units (`consumers`), spec 000 section 4.
+import { PortalCore, bunitPath, consumerPath } from "./core";
+import { deleteTolerant } from "./business-units";
+import { itemsOf } from "./collections";
+import { createOnce, findMarked, withoutMarkers } from "./marker";
+import { Collection, Consumer, ConsumerFields } from "./types";
+
+export interface ConsumerDeletion {
+  /** Also remove the node's schedules on the backup server (portal default true). */
+  deleteAssociations?: boolean;
+  deletionComment?: string;
+}
+
+export class Consumers {
+  constructor(private readonly core: PortalCore) {}
+
+  async list(bunitId: number): Promise<Consumer[]> {
+    return itemsOf(await this.core.get<Collection<Consumer>>(bunitPath(bunitId, "/consumers"))).map(withoutMarkers);
+  }
+
+  async get(bunitId: number, consumerId: number): Promise<Consumer> {
+    return withoutMarkers(await this.core.get<Consumer>(consumerPath(bunitId, consumerId)));
+  }
+
+  /** Creates a consumer; duplicates are allowed by the portal, so a lost answer is looked up, not repeated. */
+  async create(bunitId: number, fields: ConsumerFields): Promise<Consumer> {
+    const made = await createOnce(
+      (marker) => this.core.call<Consumer>({
+        method: "POST", path: bunitPath(bunitId, "/consumers"),
+        body: { json: { ...fields, tags: [...(fields.tags ?? []), marker] } },
+      }),
+      async (marker) => findMarked(
+        itemsOf(await this.core.get<Collection<Consumer>>(bunitPath(bunitId, "/consumers"))), fields.name, marker,
+        (id) => this.core.get<Consumer>(consumerPath(bunitId, id)),
+      ),
+    );
+    return withoutMarkers(made);
+  }
+
+  async update(bunitId: number, consumerId: number, fields: ConsumerFields): Promise<Consumer> {
+    return withoutMarkers(await this.core.call<Consumer>({
+      method: "PUT", path: consumerPath(bunitId, consumerId), body: { json: fields },
+    }));
+  }
+
+  /** Deletes a consumer (and its node); false when it was already gone. */
+  delete(bunitId: number, consumerId: number, opts: ConsumerDeletion = {}): Promise<boolean> {
+    return deleteTolerant(this.core, {
+      method: "DELETE", path: consumerPath(bunitId, consumerId),
+      query: { deleteAssociations: opts.deleteAssociations ?? true, deletionComment: opts.deletionComment },
+      body: { json: { id: consumerId } },
+    });
+  }
+}

@@ -1,0 +1,71 @@
+// The one error type of the API client. Its text says what failed and what to
+// check; it never carries a password, a token or an Authorization header.
+
+export interface PortalErrorDetails {
+  method: string;
+  path: string;
+  /** HTTP status; 0 when no answer came (connection error, timeout). */
+  status: number;
+  code?: string;
+  message?: string;
+  developerMessage?: string;
+  /** True when the request may have been processed although no answer came. */
+  outcomeUnknown?: boolean;
+  cause?: unknown;
+}
+
+const HINTS: Record<number, string> = {
+  0: "the portal did not answer: check backup-portal:url and that the portal is reachable",
+  400: "the portal rejected the request: check the field it names",
+  401: "authentication failed: check backup-portal:clientId, backup-portal:origin (it must match the client ID's registered origin), backup-portal:username and backup-portal:password",
+  403: "the account may not reach this object: use an account whose business unit is an ancestor of it",
+  404: "the object does not exist on the portal (removed outside Pulumi?); `pulumi refresh` brings state in line",
+  409: "the portal refused because of the object's current state",
+  429: "the portal is rate limiting: lower the parallelism (pulumi up --parallel)",
+};
+
+function hintFor(status: number): string {
+  return HINTS[status] ?? (status >= 500 ? "the portal failed: try again later" : "");
+}
+
+export class PortalError extends Error {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly code?: string;
+  readonly portalMessage?: string;
+  readonly developerMessage?: string;
+  readonly outcomeUnknown: boolean;
+
+  constructor(d: PortalErrorDetails) {
+    const said = [d.code, d.developerMessage || d.message].filter(Boolean).join(": ");
+    const hint = hintFor(d.status);
+    const what = d.status ? `HTTP ${d.status}` : "no answer";
+    super(`${d.method} ${d.path} failed (${what})${said ? `: ${said}` : ""}${hint ? `. Hint: ${hint}` : ""}`);
+    this.name = "PortalError";
+    this.method = d.method;
+    this.path = d.path;
+    this.status = d.status;
+    this.code = d.code;
+    this.portalMessage = d.message;
+    this.developerMessage = d.developerMessage;
+    this.outcomeUnknown = d.outcomeUnknown ?? false;
+  }
+
+  get notFound(): boolean {
+    return this.status === 404;
+  }
+}
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof PortalError && err.status === 404;
+}
+
+/** Replaces every occurrence of the given secrets in a text with `***`. */
+export function redact(text: string, secrets: Iterable<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s && s.length >= 4) out = out.split(s).join("***");
+  }
+  return out;
+}

@@ -1,0 +1,129 @@
+// Backup nodes, their password, activation and proxy relations (spec 000 section 4).
+import { PortalCore, consumerPath } from "./core";
+import { deleteTolerant } from "./business-units";
+import { itemsOf } from "./collections";
+import { PortalError, isNotFound } from "./errors";
+import { Collection, Filespace, Node, NodeFields, ProxyPeer } from "./types";
+
+/** The backup server's node naming rules: 1 to 64 of A-Z 0-9 _ . - + & (case-insensitive, stored upper-case). */
+export const TSM_NAME_PATTERN = /^[A-Za-z0-9_.\-+&]{1,64}$/;
+
+/** Why a tsmName breaks the naming rules, or undefined when it is valid. */
+export function tsmNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "must not be empty";
+  if (name.length > 64) return `is ${name.length} characters long; the backup server allows at most 64`;
+  const bad = [...new Set([...name].filter((ch) => !/[A-Za-z0-9_.\-+&]/.test(ch)))];
+  if (bad.length) return `contains ${bad.map((c) => JSON.stringify(c)).join(", ")}; allowed are letters, digits and _ . - + &`;
+  return undefined;
+}
+
+/** The node's password is never kept from a portal answer (the real portal returns it). */
+function scrub(node: Node): Node {
+  if (!node || typeof node !== "object" || !("tsmPassword" in node)) return node;
+  const { tsmPassword: _dropped, ...rest } = node;
+  return rest as Node;
+}
+
+export function proxyPeers(list: Node["proxyAgents"]): ProxyPeer[] {
+  return itemsOf(list as Collection<ProxyPeer> | ProxyPeer[] | undefined);
+}
+
+export class Nodes {
+  constructor(private readonly core: PortalCore) {}
+
+  async get(bunitId: number, consumerId: number): Promise<Node> {
+    return scrub(await this.core.get<Node>(consumerPath(bunitId, consumerId, "/node")));
+  }
+
+  /** The consumer's node, or undefined when the consumer has none (or is gone). */
+  async find(bunitId: number, consumerId: number): Promise<Node | undefined> {
+    try {
+      return await this.get(bunitId, consumerId);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Creates the consumer's node. A consumer holds one node, so when the answer
+   * is lost the node is read back instead of posted again.
+   */
+  async create(bunitId: number, consumerId: number, fields: NodeFields): Promise<Node> {
+    try {
+      return scrub(await this.core.call<Node>({ method: "POST", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields } }));
+    } catch (err) {
+      if (!(err instanceof PortalError) || !err.outcomeUnknown) throw err;
+      const existing = await this.find(bunitId, consumerId);
+      if (existing) return existing;
+      return scrub(await this.core.call<Node>({ method: "POST", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields }, retry: "safe" }));
+    }
+  }
+
+  async update(bunitId: number, consumerId: number, fields: NodeFields): Promise<Node> {
+    return scrub(await this.core.call<Node>({ method: "PUT", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields } }));
+  }
+
+  /** Deletes the node, which removes its consumer too; false when it was already gone. */
+  delete(bunitId: number, consumerId: number): Promise<boolean> {
+    return deleteTolerant(this.core, { method: "DELETE", path: consumerPath(bunitId, consumerId, "/node"), body: { json: {} } });
+  }
+
+  /** Sets the node's password; the answer is the node, without the password. */
+  async setPassword(bunitId: number, consumerId: number, tsmPassword: string): Promise<Node> {
+    return scrub(await this.core.call<Node>({
+      method: "POST", path: consumerPath(bunitId, consumerId, "/node/password"), body: { json: { tsmPassword } }, retry: "safe",
+    }));
+  }
+
+  /** Activates the node under `tsmName`; answers the name the server stored (upper-case). */
+  async activate(bunitId: number, consumerId: number, tsmName: string): Promise<string> {
+    const problem = tsmNameProblem(tsmName);
+    if (problem) throw new Error(`tsmName "${tsmName}" ${problem}`);
+    const answer = await this.core.get<unknown>(consumerPath(bunitId, consumerId, "/node/activate"), { tsmName });
+    return typeof answer === "string" ? answer : tsmName.toUpperCase();
+  }
+
+  /** A node name the portal proposes (`GET .../node/spname`; real portal, not in the spec). */
+  proposeName(bunitId: number, consumerId: number): Promise<string> {
+    return this.core.get<string>(consumerPath(bunitId, consumerId, "/node/spname"));
+  }
+
+  async filespaces(bunitId: number, consumerId: number, tsmSync = false): Promise<Filespace[]> {
+    return itemsOf(await this.core.get<Collection<Filespace>>(consumerPath(bunitId, consumerId, "/node/filespaces"), { tsmSync }));
+  }
+
+  async possibleProxyNodes(bunitId: number, consumerId: number): Promise<Node[]> {
+    return itemsOf(await this.core.get<Collection<Node>>(consumerPath(bunitId, consumerId, "/node/possibleproxynodes")));
+  }
+
+  /** Makes `agentConsumerId`'s node a proxy agent of `targetConsumerId`'s node (set from the target's side). */
+  async addProxyAgent(bunitId: number, targetConsumerId: number, agentConsumerId: number): Promise<Node> {
+    return scrub(await this.core.call<Node>({
+      method: "POST", path: consumerPath(bunitId, targetConsumerId, "/node/proxyagents"),
+      query: { proxyAgentId: agentConsumerId }, body: { json: {} }, retry: "safe",
+    }));
+  }
+
+  /** The same relation, set from the agent's side. */
+  async addProxyTarget(bunitId: number, agentConsumerId: number, targetConsumerId: number): Promise<Node> {
+    return scrub(await this.core.call<Node>({
+      method: "POST", path: consumerPath(bunitId, agentConsumerId, "/node/proxytargets"),
+      query: { proxyTargetId: targetConsumerId }, body: { json: {} }, retry: "safe",
+    }));
+  }
+
+  /** Severs the relation from the target's side; false when it did not exist. */
+  removeProxyAgent(bunitId: number, targetConsumerId: number, agentConsumerId: number): Promise<boolean> {
+    return deleteTolerant(this.core, {
+      method: "DELETE", path: consumerPath(bunitId, targetConsumerId, `/node/proxyagents/${agentConsumerId}`), body: { json: {} },
+    });
+  }
+
+  /** Severs the relation from the agent's side; false when it did not exist. */
+  removeProxyTarget(bunitId: number, agentConsumerId: number, targetConsumerId: number): Promise<boolean> {
+    return deleteTolerant(this.core, {
+      method: "DELETE", path: consumerPath(bunitId, agentConsumerId, `/node/proxytargets/${targetConsumerId}`), body: { json: {} },
+    });
+  }
+}

@@ -1,0 +1,61 @@
+// Connection settings of the API client, and where they come from when the
+// caller does not give them: the BACKUP_PORTAL_* environment variables.
+
+export interface PortalSettings {
+  /** Base URL of the portal, without `/v1` (e.g. https://portal.example.com). */
+  url: string;
+  /** The origin registered with the client ID; sent as `Origin` on every call. */
+  origin: string;
+  clientId: string;
+  username: string;
+  password: string;
+  /** Per-request timeout in milliseconds (default 30000). */
+  timeoutMs?: number;
+  /** Attempts for a request that is safe to repeat (default 6). */
+  maxAttempts?: number;
+  /** First retry delay in milliseconds; doubles each attempt, with jitter (default 200). */
+  retryBaseMs?: number;
+  /** Upper bound of one retry delay, Retry-After included (default 10000). */
+  retryMaxMs?: number;
+  /** Concurrent connections to the portal (default 32). */
+  maxSockets?: number;
+}
+
+/** The settings keys, with the stack config key and environment variable of each. */
+export const SETTING_SOURCES = {
+  url: { config: "backup-portal:url", env: "BACKUP_PORTAL_URL" },
+  origin: { config: "backup-portal:origin", env: "BACKUP_PORTAL_ORIGIN" },
+  clientId: { config: "backup-portal:clientId", env: "BACKUP_PORTAL_CLIENT_ID" },
+  username: { config: "backup-portal:username", env: "BACKUP_PORTAL_USERNAME" },
+  password: { config: "backup-portal:password", env: "BACKUP_PORTAL_PASSWORD" },
+} as const;
+
+export type SettingKey = keyof typeof SETTING_SOURCES;
+
+/**
+ * Completes settings from a lookup (stack config) and then the environment.
+ * Throws one error naming every missing key and both places to set it.
+ */
+export function resolveSettings(
+  lookup: (configKey: string) => string | undefined = () => undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): PortalSettings {
+  const out: Partial<Record<SettingKey, string>> = {};
+  const missing: string[] = [];
+  for (const key of Object.keys(SETTING_SOURCES) as SettingKey[]) {
+    const src = SETTING_SOURCES[key];
+    const value = lookup(src.config) ?? env[src.env];
+    if (value === undefined || value === "") missing.push(`${src.config} (or ${src.env})`);
+    else out[key] = value;
+  }
+  if (missing.length) {
+    throw new Error(`Backup Portal connection is not configured: set ${missing.join(", ")}. ` +
+      `Use \`pulumi config set <key> <value>\` (add --secret for the password) or export the environment variables.`);
+  }
+  try {
+    new URL(out.url!);
+  } catch {
+    throw new Error(`backup-portal:url is not a URL: "${out.url}". Use e.g. https://portal.example.com (without /v1).`);
+  }
+  return { ...(out as Record<SettingKey, string>), url: out.url!.replace(/\/+$/, "").replace(/\/v1$/, "") };
+}

@@ -1,0 +1,88 @@
+// The client's OAuth token: one per client, obtained with the password grant,
+// renewed before it expires with the refresh grant (falling back to the
+// password grant), and single-flight: concurrent callers share one renewal.
+import { AccessToken } from "./types";
+import { TokenSource, Transport } from "./transport";
+
+interface Credentials {
+  clientId: string;
+  username: string;
+  password: string;
+}
+
+interface Held {
+  access: string;
+  refresh?: string;
+  expiresAt: number;
+  lifetimeMs: number;
+}
+
+export class TokenManager implements TokenSource {
+  private held?: Held;
+  private renewing?: Promise<string>;
+  /** Set when the portal refused a refresh grant: this client ID does not allow refreshing. */
+  private refreshRefused = false;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly creds: () => Credentials,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Current access and refresh tokens, for redaction. */
+  secrets(): string[] {
+    return [this.held?.access, this.held?.refresh].filter((s): s is string => !!s);
+  }
+
+  async token(): Promise<string> {
+    const h = this.held;
+    // Renew when less than a quarter of the lifetime (at most 30 s) is left, so a
+    // call never starts with a token about to expire.
+    if (h && this.now() < h.expiresAt - Math.min(30_000, h.lifetimeMs / 4)) return h.access;
+    return this.renew();
+  }
+
+  invalidate(token: string): void {
+    if (this.held?.access === token) this.held = { ...this.held, expiresAt: 0 };
+  }
+
+  private renew(): Promise<string> {
+    if (!this.renewing) {
+      this.renewing = this.obtain().finally(() => {
+        this.renewing = undefined;
+      });
+    }
+    return this.renewing;
+  }
+
+  private async obtain(): Promise<string> {
+    const { clientId, username, password } = this.creds();
+    const old = this.held;
+    if (old?.refresh && !this.refreshRefused) {
+      try {
+        const t = await this.grant({ client_id: clientId, grant_type: "refresh_token", refresh_token: old.refresh }, old.access);
+        return this.keep(t, old.refresh);
+      } catch {
+        // Refresh refused (not allowed for this client ID, or the refresh token
+        // is no longer valid): the password grant still works.
+        this.refreshRefused = true;
+      }
+    }
+    const t = await this.grant({ client_id: clientId, grant_type: "password", username, password });
+    if (t.refresh_token) this.refreshRefused = false;
+    return this.keep(t, t.refresh_token);
+  }
+
+  private grant(form: Record<string, string>, bearer?: string): Promise<AccessToken> {
+    return this.transport.request<AccessToken>({
+      method: "POST", path: "/v1/oauth", body: { form }, retry: "safe", auth: false, bearer,
+    });
+  }
+
+  private keep(t: AccessToken, refresh: string | undefined): string {
+    if (!t || typeof t.access_token !== "string") throw new Error("POST /v1/oauth answered without an access_token");
+    const lifetimeMs = Math.max(1, Number(t.expires_in) || 299) * 1000;
+    this.held = { access: t.access_token, refresh: t.refresh_token ?? refresh, expiresAt: this.now() + lifetimeMs, lifetimeMs };
+    return t.access_token;
+  }
+}

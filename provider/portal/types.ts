@@ -1,0 +1,298 @@
+// Types of the Backup Portal REST API (spec 000, section 2). The portal returns
+// incomplete objects: any field may be absent, so every field but `id` is
+// optional. Reference fields are sent as objects resolved by `id`.
+
+export interface Ref {
+  id: number;
+  name?: string;
+  href?: string;
+}
+
+export interface Collection<T> {
+  href?: string;
+  total?: number;
+  offset?: number;
+  limit?: number;
+  items: T[];
+}
+
+export interface Action {
+  name?: string;
+  method?: string;
+  href?: string;
+}
+
+export interface TimeZone {
+  href?: string;
+  id: number;
+  createdDate?: string;
+  name?: string;
+  windowsId?: string;
+  offset?: number;
+  actions?: Action[];
+}
+
+export interface User {
+  href?: string;
+  id: number;
+  username?: string;
+  name?: string;
+  email?: string;
+  businessUnit?: Ref;
+}
+
+export interface Address {
+  href?: string;
+  id: number;
+  [field: string]: unknown;
+}
+
+export interface BusinessUnit {
+  href?: string;
+  $type?: string;
+  id: number;
+  createdDate?: string;
+  name?: string;
+  note?: string;
+  registrationNumber?: string;
+  parentBusinessUnit?: Ref;
+  timeZone?: TimeZone;
+  users?: Collection<User>;
+  addresses?: Collection<Address>;
+  businessUnits?: Collection<BusinessUnit>;
+  ancestors?: Collection<Ref>;
+  domainFilter?: unknown[];
+  clientOptionSetFilter?: unknown[];
+  supportResponsible?: boolean;
+  invoiceDay?: number;
+  billingStorageTypeId?: number;
+  billingStorageType?: number;
+  useScheduleBindings?: boolean;
+  consumers?: unknown[];
+  storageLimit?: number;
+  transferLimit?: number;
+  nodeLimit?: number;
+  passwordExpirationDays?: number;
+  requiredApproversOfDeleteRequest?: number;
+  finalDeleteRequestApprover?: boolean;
+  usersCanApproveOwnRequests?: boolean;
+  reportRemotely?: boolean;
+  tags?: string[];
+}
+
+/** What a caller may set on a business unit (create needs name, registrationNumber, timeZone). */
+export type BusinessUnitFields = Partial<Pick<BusinessUnit,
+  | "name" | "note" | "registrationNumber" | "supportResponsible" | "invoiceDay" | "useScheduleBindings"
+  | "storageLimit" | "transferLimit" | "nodeLimit" | "passwordExpirationDays" | "requiredApproversOfDeleteRequest"
+  | "finalDeleteRequestApprover" | "usersCanApproveOwnRequests" | "reportRemotely" | "tags">> & {
+  timeZone?: Ref;
+};
+
+export interface IdName {
+  id: number;
+  name?: string;
+}
+
+export interface Consumer {
+  href?: string;
+  $type?: string;
+  id: number;
+  createdDate?: string;
+  name?: string;
+  note?: string;
+  dataSourceType?: IdName;
+  dataSourceIsPotentialParent?: boolean;
+  dataSourceState?: IdName;
+  billingStartDate?: string;
+  businessUnit?: Ref;
+  lastCommentTime?: string;
+  lastCommentTypeId?: number;
+  comments?: unknown[];
+  limitHighStorage?: number;
+  allowNoActivity?: boolean;
+  tags?: string[];
+  jobs?: unknown[];
+}
+
+export type ConsumerFields = Partial<Pick<Consumer, "name" | "note" | "limitHighStorage" | "allowNoActivity" | "tags">>;
+
+export interface NodeOperatingSystem {
+  href?: string;
+  id: number;
+  name?: string;
+  shortName?: string;
+}
+
+export interface NodeType {
+  href?: string;
+  id: number;
+  name?: string;
+}
+
+export interface Domain {
+  href?: string;
+  id: number;
+  name?: string;
+}
+
+export interface ClientOptionSet {
+  href?: string;
+  id: number;
+  name?: string;
+}
+
+export interface BackupServer {
+  href?: string;
+  id: number;
+  name?: string;
+  address?: string;
+  port?: number;
+}
+
+/** The other side of a proxy relation: the consumer that owns that node. */
+export interface ProxyPeer {
+  id: number;
+  name?: string;
+  tsmName?: string;
+}
+
+export interface Node {
+  href?: string;
+  $type?: string;
+  id: number;
+  createdDate?: string;
+  contact?: string;
+  cpuCount?: number;
+  operatingSystem?: NodeOperatingSystem;
+  type?: NodeType;
+  domain?: Domain;
+  clientOptionSet?: ClientOptionSet;
+  server?: BackupServer;
+  tsmName?: string;
+  activatedDate?: string;
+  locked?: boolean;
+  decommissioned?: boolean;
+  proxyAgents?: ProxyPeer[] | Collection<ProxyPeer>;
+  proxyTargets?: ProxyPeer[] | Collection<ProxyPeer>;
+  [field: string]: unknown;
+}
+
+/** The body of a node create or update: references by id. */
+export interface NodeFields {
+  contact?: string;
+  cpuCount?: number;
+  operatingSystem?: Ref;
+  type?: Ref;
+  domain?: Ref;
+  clientOptionSet?: Ref;
+  server?: Ref;
+}
+
+export interface Filespace {
+  id: number;
+  name?: string;
+  type?: string;
+  capacity?: number;
+  used?: number;
+  lastBackupDate?: string;
+}
+
+export interface NodeReport {
+  id?: number;
+  date?: string;
+  storageUsedBytes?: number;
+  transferredBytes?: number;
+  status?: unknown;
+  warnings?: unknown[];
+  [field: string]: unknown;
+}
+
+export interface NodeWarningType {
+  id: number;
+  name?: string;
+  description?: string;
+}
+
+export interface Job {
+  id?: number;
+  type?: string;
+  status?: string;
+  started?: string;
+  completed?: string;
+  bytesTransferred?: number;
+  objects?: number;
+  [field: string]: unknown;
+}
+
+export interface AuditLogEntry {
+  id: number;
+  time?: string;
+  type?: number;
+  action?: string;
+  objectType?: string;
+  objectId?: number;
+  businessUnitId?: number;
+  consumerId?: number;
+  user?: string;
+  message?: string;
+}
+
+/** Audit log types (spec 000, audit log query). */
+export const AuditLogType = { info: 0, create: 100, modify: 200, delete: 300, error: 400 } as const;
+
+export interface Contract {
+  id?: number;
+  name?: string;
+  startDate?: string;
+  currency?: string;
+  [field: string]: unknown;
+}
+
+export interface Invoice {
+  href?: string;
+  id?: number;
+  date?: string;
+  amount?: number;
+  currency?: string;
+  [field: string]: unknown;
+}
+
+export interface InvoiceFile {
+  id?: number;
+  fileName?: string;
+  size?: number;
+  erpReference?: string;
+  sendToBillingAddress?: boolean;
+  uploadedDate?: string;
+  [field: string]: unknown;
+}
+
+export interface BillingLine {
+  consumerId?: number;
+  consumerName?: string;
+  storageBytes?: number;
+  transferBytes?: number;
+  amount?: number;
+}
+
+export interface BillingData {
+  period?: string;
+  businessUnitId?: number;
+  generatedDate?: string;
+  lines?: BillingLine[];
+  total?: number;
+  [field: string]: unknown;
+}
+
+export interface Me {
+  id?: number;
+  username?: string;
+  businessUnit?: Ref;
+}
+
+export interface AccessToken {
+  access_token: string;
+  token_type?: string;
+  expires_in: number;
+  refresh_token?: string;
+}
