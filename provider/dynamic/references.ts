@@ -1,0 +1,89 @@
+// Resolves named references (time zone, operating system, node type, domain,
+// client option set) to portal ids. Reference data is read once per host
+// process and shared by every resource, so a run of hundreds of nodes reads
+// each list once (per business unit for the default server's lists).
+import { PortalClient } from "../portal/client";
+
+export interface Named {
+  id: number;
+  name?: string;
+  windowsId?: string;
+}
+
+export type ReferenceKind = "timeZone" | "operatingSystem" | "type" | "domain" | "clientOptionSet";
+
+const DESCRIPTION: Record<ReferenceKind, string> = {
+  timeZone: "time zone (a windowsId, a display name or an id)",
+  operatingSystem: "operating system",
+  type: "node type",
+  domain: "policy domain of the default backup server",
+  clientOptionSet: "client option set of the default backup server",
+};
+
+export class UnknownReferenceError extends Error {
+  constructor(readonly kind: ReferenceKind, value: unknown, valid: string[]) {
+    super(`unknown ${DESCRIPTION[kind]} ${JSON.stringify(value)}; valid: ${valid.join(", ")}`);
+    this.name = "UnknownReferenceError";
+  }
+}
+
+export class References {
+  private readonly cache = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly client: PortalClient) {}
+
+  /** One read per key and host process; a failed read is forgotten so the next call tries again. */
+  private memo<T>(key: string, read: () => Promise<T>): Promise<T> {
+    let p = this.cache.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = read();
+      this.cache.set(key, p);
+      p.catch(() => this.cache.delete(key));
+    }
+    return p;
+  }
+
+  list(kind: ReferenceKind, bunitId?: number): Promise<Named[]> {
+    const key = kind === "domain" || kind === "clientOptionSet" ? `${kind}:${bunitId}` : kind;
+    return this.memo(key, () => this.fetch(kind, bunitId));
+  }
+
+  /** The business unit's default backup server (read once per business unit). */
+  defaultServer(bunitId: number): Promise<Named> {
+    return this.memo(`server:${bunitId}`, () => this.client.reference.defaultServer(bunitId));
+  }
+
+  /** The id and name of a reference given by name (case-insensitive) or id. */
+  async resolve(kind: ReferenceKind, value: string | number, bunitId?: number): Promise<Named> {
+    const items = await this.list(kind, bunitId);
+    const text = String(value).trim();
+    const lower = text.toLowerCase();
+    const found = /^\d+$/.test(text)
+      ? items.find((i) => i.id === Number(text))
+      : items.find((i) => i.name?.toLowerCase() === lower || i.windowsId?.toLowerCase() === lower);
+    if (!found) {
+      const valid = items.map((i) => (kind === "timeZone" ? i.windowsId ?? i.name ?? String(i.id) : i.name ?? String(i.id)));
+      throw new UnknownReferenceError(kind, value, valid);
+    }
+    return found;
+  }
+
+  private async fetch(kind: ReferenceKind, bunitId?: number): Promise<Named[]> {
+    const c = this.client;
+    switch (kind) {
+      case "timeZone": return c.timeZones.list();
+      case "operatingSystem": return c.reference.operatingSystems();
+      case "type": return c.reference.nodeTypes();
+      case "domain": return c.reference.domains(bunitId!);
+      case "clientOptionSet": return c.reference.clientOptionSets(bunitId!);
+    }
+  }
+}
+
+let shared: { client: PortalClient; refs: References } | undefined;
+
+/** The host process's shared resolver for a client. */
+export function referencesFor(client: PortalClient): References {
+  if (!shared || shared.client !== client) shared = { client, refs: new References(client) };
+  return shared.refs;
+}

@@ -1,0 +1,115 @@
+// Input handling shared by the resources: unknown values during preview, ids,
+// check failures, and comparing declared inputs with stored outputs.
+import type * as pulumi from "@pulumi/pulumi";
+
+/** How the engine sends a value that is not known yet (preview). */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export function isUnknown(v: unknown): boolean {
+  return v === UNKNOWN;
+}
+
+export function hasUnknown(v: unknown): boolean {
+  if (isUnknown(v)) return true;
+  if (Array.isArray(v)) return v.some(hasUnknown);
+  if (v && typeof v === "object") return Object.values(v).some(hasUnknown);
+  return false;
+}
+
+/** Collects check failures; each names the input property and the fix. */
+export class Failures {
+  readonly list: pulumi.dynamic.CheckFailure[] = [];
+
+  add(property: string, reason: string): void {
+    this.list.push({ property, reason });
+  }
+}
+
+/** A portal id given as a number or a numeric string; undefined when it is neither. */
+export function toId(v: unknown): number | undefined {
+  if (typeof v === "number" && Number.isInteger(v) && v > 0) return v;
+  if (typeof v === "string" && /^[1-9][0-9]*$/.test(v.trim())) return Number(v.trim());
+  return undefined;
+}
+
+/** Validates an id input; unknown values pass (preview). Returns the normalized id. */
+export function checkId(f: Failures, inputs: Record<string, unknown>, key: string, required = true): void {
+  const v = inputs[key];
+  if (v === undefined || v === null || v === "") {
+    if (required) f.add(key, `${key} is required: the id of an existing portal object`);
+    return;
+  }
+  if (isUnknown(v)) return;
+  const id = toId(v);
+  if (id === undefined) f.add(key, `${key} must be a positive integer id, got ${JSON.stringify(v)}`);
+  else inputs[key] = id;
+}
+
+export function checkString(f: Failures, inputs: Record<string, unknown>, key: string, opts: { required?: boolean; max?: number } = {}): void {
+  const v = inputs[key];
+  if (v === undefined || v === null || v === "") {
+    if (opts.required) f.add(key, `${key} is required and must be a non-empty string`);
+    else delete inputs[key];
+    return;
+  }
+  if (isUnknown(v)) return;
+  if (typeof v !== "string") f.add(key, `${key} must be a string, got ${typeof v}`);
+  else if (opts.max && v.length > opts.max) f.add(key, `${key} is ${v.length} characters long; at most ${opts.max} are allowed`);
+}
+
+export function checkInteger(f: Failures, inputs: Record<string, unknown>, key: string, opts: { required?: boolean; min?: number; max?: number } = {}): void {
+  const v = inputs[key];
+  if (v === undefined || v === null) {
+    if (opts.required) f.add(key, `${key} is required`);
+    return;
+  }
+  if (isUnknown(v)) return;
+  const n = typeof v === "string" && /^-?\d+$/.test(v) ? Number(v) : v;
+  const min = opts.min ?? -Infinity;
+  const max = opts.max ?? Infinity;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+    const range = opts.min === 1 && opts.max === undefined ? "a positive integer" : `an integer from ${opts.min ?? "-∞"} to ${opts.max ?? "∞"}`;
+    f.add(key, `${key} must be ${range}, got ${JSON.stringify(v)}`);
+  } else inputs[key] = n;
+}
+
+export function checkNumber(f: Failures, inputs: Record<string, unknown>, key: string): void {
+  const v = inputs[key];
+  if (v === undefined || v === null || isUnknown(v)) return;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) f.add(key, `${key} must be a number ≥ 0, got ${JSON.stringify(v)}`);
+}
+
+export function checkBoolean(f: Failures, inputs: Record<string, unknown>, key: string): void {
+  const v = inputs[key];
+  if (v === undefined || v === null || isUnknown(v)) return;
+  if (typeof v !== "boolean") f.add(key, `${key} must be true or false, got ${JSON.stringify(v)}`);
+}
+
+export function checkTags(f: Failures, inputs: Record<string, unknown>, key = "tags"): void {
+  const v = inputs[key];
+  if (v === undefined || v === null || isUnknown(v)) return;
+  if (!Array.isArray(v) || v.some((t) => typeof t !== "string" && !isUnknown(t))) f.add(key, `${key} must be a list of strings`);
+}
+
+/** Equality of input values as the portal sees them (order of tags does not matter). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if ((a === undefined || a === null || a === "") && (b === undefined || b === null || b === "")) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && [...a].map(String).sort().join("\u0000") === [...b].map(String).sort().join("\u0000");
+  }
+  if (typeof a === "number" || typeof b === "number") return String(a) === String(b);
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The declared input keys whose new value differs from the stored output. */
+export function changedKeys(keys: readonly string[], olds: Record<string, unknown>, news: Record<string, unknown>): string[] {
+  return keys.filter((k) => !sameValue(olds[k], news[k]));
+}
+
+/** Copies the defined values of `keys` from `src`. */
+export function pick(src: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (src[k] !== undefined && src[k] !== null) out[k] = src[k];
+  return out;
+}

@@ -1,0 +1,200 @@
+// BusinessUnit: a business unit of the portal, under a parent business unit.
+import * as pulumi from "@pulumi/pulumi";
+import { portal } from "../dynamic/connection";
+import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { referencesFor } from "../dynamic/references";
+import { moduleSpecifier } from "../dynamic/specifier";
+import {
+  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, isUnknown, pick,
+} from "../dynamic/values";
+import { isNotFound, PortalError } from "../portal/errors";
+import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
+
+export { configure as configurePortal } from "../dynamic/connection";
+
+export interface BusinessUnitArgs {
+  /** The parent business unit's id. Changing it replaces the business unit (the API cannot move one). */
+  parentId: pulumi.Input<number | string>;
+  name: pulumi.Input<string>;
+  registrationNumber: pulumi.Input<string>;
+  /** A windowsId (`W. Europe Standard Time`), a display name or an id. */
+  timeZone: pulumi.Input<string | number>;
+  note?: pulumi.Input<string>;
+  /** Day of the month invoices are made (1-28). */
+  invoiceDay?: pulumi.Input<number>;
+  storageLimit?: pulumi.Input<number>;
+  transferLimit?: pulumi.Input<number>;
+  nodeLimit?: pulumi.Input<number>;
+  passwordExpirationDays?: pulumi.Input<number>;
+  supportResponsible?: pulumi.Input<boolean>;
+  reportRemotely?: pulumi.Input<boolean>;
+  useScheduleBindings?: pulumi.Input<boolean>;
+  tags?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Adopt this existing business unit instead of creating one; it is then updated to the declared inputs. */
+  adoptId?: pulumi.Input<number | string>;
+}
+
+/** Fields sent to the portal as they are. */
+const SETTABLE = [
+  "name", "registrationNumber", "note", "invoiceDay", "storageLimit", "transferLimit", "nodeLimit",
+  "passwordExpirationDays", "supportResponsible", "reportRemotely", "useScheduleBindings", "tags",
+] as const;
+const INPUT_KEYS = ["parentId", "timeZone", ...SETTABLE] as const;
+
+type Inputs = Record<string, any>;
+
+async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+  const inputs: Inputs = { ...news };
+  const f = new Failures();
+  checkId(f, inputs, "parentId");
+  checkString(f, inputs, "name", { required: true, max: 200 });
+  checkString(f, inputs, "registrationNumber", { required: true, max: 100 });
+  checkString(f, inputs, "note", { max: 4000 });
+  checkInteger(f, inputs, "invoiceDay", { min: 1, max: 28 });
+  checkNumber(f, inputs, "storageLimit");
+  checkNumber(f, inputs, "transferLimit");
+  checkNumber(f, inputs, "nodeLimit");
+  checkInteger(f, inputs, "passwordExpirationDays", { min: 0, max: 3650 });
+  for (const b of ["supportResponsible", "reportRemotely", "useScheduleBindings"]) checkBoolean(f, inputs, b);
+  checkTags(f, inputs);
+  checkId(f, inputs, "adoptId", false);
+  const tz = inputs.timeZone;
+  if (tz === undefined || tz === null || tz === "") {
+    f.add("timeZone", "timeZone is required: a windowsId such as \"W. Europe Standard Time\", a display name or an id");
+  } else if (!isUnknown(tz)) {
+    try {
+      await referencesFor(portal()).resolve("timeZone", tz);
+    } catch (err) {
+      if (!(err instanceof Error) || err.name !== "UnknownReferenceError") throw err;
+      f.add("timeZone", `timeZone: ${err.message}`);
+    }
+  }
+  return { inputs, failures: f.list };
+}
+
+async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
+  const changed = changedKeys(INPUT_KEYS, olds, news);
+  return { changes: changed.length > 0, replaces: changed.filter((k) => k === "parentId"), deleteBeforeReplace: false };
+}
+
+/** The portal fields for `keys` of the inputs; a key the inputs no longer hold is cleared. */
+async function fieldsOf(inputs: Inputs, keys: readonly string[]): Promise<BusinessUnitFields> {
+  const fields: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (k === "parentId") continue;
+    if (k === "timeZone") {
+      fields.timeZone = { id: (await referencesFor(portal()).resolve("timeZone", inputs.timeZone)).id };
+      continue;
+    }
+    const v = inputs[k];
+    fields[k] = v !== undefined ? v : k === "tags" ? [] : typeof v === "string" || k === "note" ? "" : null;
+  }
+  return fields as BusinessUnitFields;
+}
+
+function outputsOf(inputs: Inputs, bu: PortalBusinessUnit): Inputs {
+  const outs: Inputs = { ...inputs, businessUnitId: bu.id, createdDate: bu.createdDate, href: bu.href };
+  if (bu.timeZone?.id !== undefined) outs.timeZoneId = bu.timeZone.id;
+  return outs;
+}
+
+async function adopt(inputs: Inputs): Promise<PortalBusinessUnit> {
+  const client = portal();
+  const id = Number(inputs.adoptId);
+  let existing: PortalBusinessUnit;
+  try {
+    existing = await client.businessUnits.get(id);
+  } catch (err) {
+    if (isNotFound(err)) throw new Error(`adoptId: no business unit ${id} exists on the portal; check the id or remove adoptId to create one`);
+    throw err;
+  }
+  const parent = existing.parentBusinessUnit?.id;
+  if (parent !== undefined && parent !== inputs.parentId) {
+    throw new Error(`adoptId: business unit ${id} is a child of ${parent}, but parentId is ${inputs.parentId}; set parentId to ${parent}`);
+  }
+  const differing = changedKeys(["timeZone", ...SETTABLE], portalInputs(existing, inputs), inputs)
+    .filter((k) => inputs[k] !== undefined);
+  return differing.length ? client.businessUnits.update(id, await fieldsOf(inputs, differing)) : existing;
+}
+
+async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
+  const client = portal();
+  const bu = inputs.adoptId !== undefined
+    ? await adopt(inputs)
+    : await client.businessUnits.create(inputs.parentId, await fieldsOf(inputs, ["timeZone", ...SETTABLE.filter((k) => inputs[k] !== undefined)]));
+  return { id: String(bu.id), outs: outputsOf(inputs, bu) };
+}
+
+/** The declared inputs as the portal now has them (keys the user did not declare are left out). */
+function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
+  const now: Inputs = { ...declared };
+  for (const k of SETTABLE) {
+    if (!(k in declared)) continue;
+    const v = (bu as unknown as Record<string, unknown>)[k];
+    if (v === undefined || v === null) delete now[k];
+    else now[k] = v;
+  }
+  if (bu.parentBusinessUnit?.id !== undefined) now.parentId = bu.parentBusinessUnit.id;
+  // Keep the user's spelling of the time zone while it still names the same one.
+  if (bu.timeZone?.id !== undefined && bu.timeZone.id !== declared.timeZoneId) {
+    now.timeZone = bu.timeZone.windowsId ?? String(bu.timeZone.id);
+  }
+  return now;
+}
+
+async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
+  let bu: PortalBusinessUnit;
+  try {
+    bu = await portal().businessUnits.get(Number(id));
+  } catch (err) {
+    if (isNotFound(err)) return { id: "" };
+    throw err;
+  }
+  const inputs = pick(portalInputs(bu, props), ["adoptId", ...INPUT_KEYS]);
+  return { id, props: outputsOf({ ...props, ...inputs }, bu), inputs };
+}
+
+async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
+  const changed = changedKeys(INPUT_KEYS, olds, news).filter((k) => k !== "parentId");
+  const bu = changed.length
+    ? await portal().businessUnits.update(Number(id), await fieldsOf(news, changed))
+    : await portal().businessUnits.get(Number(id));
+  return { outs: outputsOf(news, bu) };
+}
+
+async function remove(id: string): Promise<void> {
+  try {
+    await portal().businessUnits.delete(Number(id));
+  } catch (err) {
+    if (err instanceof PortalError && err.status === 409) {
+      throw new Error(`business unit ${id} still has child business units or consumers, so the portal keeps it. ` +
+        `Delete them first (resources in this stack are deleted children-first), or keep the business unit with \`protect\` or \`retainOnDelete\`. Portal said: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+export const businessUnitLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
+
+/** The provider object the engine serializes for every BusinessUnit (one per type). */
+export const businessUnitProvider = lifecycleProvider(moduleSpecifier(__filename), "businessUnitLifecycle");
+
+export class BusinessUnit extends pulumi.dynamic.Resource {
+  declare readonly parentId: pulumi.Output<number>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly registrationNumber: pulumi.Output<string>;
+  declare readonly timeZone: pulumi.Output<string>;
+  declare readonly note: pulumi.Output<string | undefined>;
+  declare readonly tags: pulumi.Output<string[] | undefined>;
+  /** The portal's id of the business unit (also the resource id, as a string). */
+  declare readonly businessUnitId: pulumi.Output<number>;
+  declare readonly timeZoneId: pulumi.Output<number>;
+  declare readonly createdDate: pulumi.Output<string>;
+  declare readonly href: pulumi.Output<string>;
+
+  constructor(name: string, args: BusinessUnitArgs, opts?: pulumi.CustomResourceOptions) {
+    super(businessUnitProvider, name, {
+      ...args, businessUnitId: undefined, timeZoneId: undefined, createdDate: undefined, href: undefined,
+    }, opts, "backup-portal", "BusinessUnit");
+  }
+}

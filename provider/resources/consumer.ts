@@ -1,0 +1,166 @@
+// Consumer: a consumption unit of a business unit; it carries at most one backup node.
+import * as pulumi from "@pulumi/pulumi";
+import { portal } from "../dynamic/connection";
+import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { moduleSpecifier } from "../dynamic/specifier";
+import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, pick } from "../dynamic/values";
+import { isNotFound } from "../portal/errors";
+import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
+
+export { configure as configurePortal } from "../dynamic/connection";
+
+export interface ConsumerArgs {
+  /** The business unit it belongs to. Changing it replaces the consumer. */
+  businessUnitId: pulumi.Input<number | string>;
+  /** Not unique on the portal: identity is the id. */
+  name: pulumi.Input<string>;
+  note?: pulumi.Input<string>;
+  tags?: pulumi.Input<pulumi.Input<string>[]>;
+  limitHighStorage?: pulumi.Input<number>;
+  allowNoActivity?: pulumi.Input<boolean>;
+  /**
+   * The name its node is activated under. Deleting a node deletes its consumer on the portal, so a node
+   * can only get a new name with a new consumer: a change here replaces the consumer (and so the node).
+   */
+  nodeName?: pulumi.Input<string>;
+  /** On delete, also remove the node's schedules on the backup server (default true). */
+  deleteAssociations?: pulumi.Input<boolean>;
+  /** On delete, the comment the portal records. */
+  deletionComment?: pulumi.Input<string>;
+  /** Adopt this existing consumer instead of creating one; it is then updated to the declared inputs. */
+  adoptId?: pulumi.Input<number | string>;
+}
+
+const SETTABLE = ["name", "note", "tags", "limitHighStorage", "allowNoActivity"] as const;
+/** Inputs that only matter to this provider (when deleting), never sent to the portal. */
+const LOCAL = ["deleteAssociations", "deletionComment"] as const;
+const INPUT_KEYS = ["businessUnitId", "nodeName", ...SETTABLE, ...LOCAL] as const;
+const REPLACING = new Set(["businessUnitId", "nodeName"]);
+
+type Inputs = Record<string, any>;
+
+async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+  const inputs: Inputs = { ...news };
+  const f = new Failures();
+  checkId(f, inputs, "businessUnitId");
+  checkString(f, inputs, "name", { required: true, max: 200 });
+  checkString(f, inputs, "note", { max: 4000 });
+  checkString(f, inputs, "nodeName", { max: 64 });
+  checkString(f, inputs, "deletionComment", { max: 1000 });
+  checkTags(f, inputs);
+  checkNumber(f, inputs, "limitHighStorage");
+  checkBoolean(f, inputs, "allowNoActivity");
+  checkBoolean(f, inputs, "deleteAssociations");
+  checkId(f, inputs, "adoptId", false);
+  return { inputs, failures: f.list };
+}
+
+async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
+  const changed = changedKeys(INPUT_KEYS, olds, news);
+  return { changes: changed.length > 0, replaces: changed.filter((k) => REPLACING.has(k)), deleteBeforeReplace: false };
+}
+
+function fieldsOf(inputs: Inputs, keys: readonly string[]): ConsumerFields {
+  const fields: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (!(SETTABLE as readonly string[]).includes(k)) continue;
+    const v = inputs[k];
+    fields[k] = v !== undefined ? v : k === "tags" ? [] : k === "note" ? "" : null;
+  }
+  return fields as ConsumerFields;
+}
+
+function outputsOf(inputs: Inputs, c: PortalConsumer): Inputs {
+  return {
+    ...inputs, consumerId: c.id, createdDate: c.createdDate, href: c.href,
+    dataSourceState: c.dataSourceState?.name,
+  };
+}
+
+/** The declared inputs as the portal now has them. */
+function portalInputs(c: PortalConsumer, declared: Inputs): Inputs {
+  const now: Inputs = { ...declared };
+  for (const k of SETTABLE) {
+    if (!(k in declared)) continue;
+    const v = (c as unknown as Record<string, unknown>)[k];
+    if (v === undefined || v === null) delete now[k];
+    else now[k] = v;
+  }
+  if (c.businessUnit?.id !== undefined) now.businessUnitId = c.businessUnit.id;
+  return now;
+}
+
+async function adopt(inputs: Inputs): Promise<PortalConsumer> {
+  const client = portal();
+  const id = Number(inputs.adoptId);
+  let existing: PortalConsumer;
+  try {
+    existing = await client.consumers.get(inputs.businessUnitId, id);
+  } catch (err) {
+    if (isNotFound(err)) {
+      throw new Error(`adoptId: no consumer ${id} exists in business unit ${inputs.businessUnitId}; check both ids or remove adoptId to create one`);
+    }
+    throw err;
+  }
+  const differing = changedKeys(SETTABLE, portalInputs(existing, inputs), inputs).filter((k) => inputs[k] !== undefined);
+  return differing.length ? client.consumers.update(inputs.businessUnitId, id, fieldsOf(inputs, differing)) : existing;
+}
+
+async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
+  const c = inputs.adoptId !== undefined
+    ? await adopt(inputs)
+    : await portal().consumers.create(inputs.businessUnitId, fieldsOf(inputs, SETTABLE.filter((k) => inputs[k] !== undefined)));
+  return { id: String(c.id), outs: outputsOf(inputs, c) };
+}
+
+async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
+  let c: PortalConsumer;
+  try {
+    c = await portal().consumers.get(props.businessUnitId, Number(id));
+  } catch (err) {
+    if (isNotFound(err)) return { id: "" };
+    throw err;
+  }
+  const inputs = pick(portalInputs(c, props), ["adoptId", ...INPUT_KEYS]);
+  return { id, props: outputsOf({ ...props, ...inputs }, c), inputs };
+}
+
+async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
+  const changed = changedKeys(SETTABLE, olds, news);
+  const client = portal();
+  const c = changed.length
+    ? await client.consumers.update(news.businessUnitId, Number(id), fieldsOf(news, changed))
+    : await client.consumers.get(news.businessUnitId, Number(id));
+  return { outs: outputsOf(news, c) };
+}
+
+async function remove(id: string, props: Inputs): Promise<void> {
+  // Already gone is fine: deleting its node removed it with the node.
+  await portal().consumers.delete(props.businessUnitId, Number(id), {
+    deleteAssociations: props.deleteAssociations ?? true,
+    deletionComment: props.deletionComment,
+  });
+}
+
+export const consumerLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
+
+export const consumerProvider = lifecycleProvider(moduleSpecifier(__filename), "consumerLifecycle");
+
+export class Consumer extends pulumi.dynamic.Resource {
+  declare readonly businessUnitId: pulumi.Output<number>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly note: pulumi.Output<string | undefined>;
+  declare readonly tags: pulumi.Output<string[] | undefined>;
+  /** The portal's id of the consumer (also the resource id, as a string). */
+  declare readonly consumerId: pulumi.Output<number>;
+  declare readonly dataSourceState: pulumi.Output<string | undefined>;
+  declare readonly createdDate: pulumi.Output<string>;
+  declare readonly href: pulumi.Output<string>;
+
+  constructor(name: string, args: ConsumerArgs, opts?: pulumi.CustomResourceOptions) {
+    super(consumerProvider, name, {
+      deleteAssociations: true, ...args,
+      consumerId: undefined, dataSourceState: undefined, createdDate: undefined, href: undefined,
+    }, opts, "backup-portal", "Consumer");
+  }
+}

@@ -1,0 +1,78 @@
+// NodeProxy: one proxy relation; the agent's node may act for the target's node.
+import * as pulumi from "@pulumi/pulumi";
+import { portal } from "../dynamic/connection";
+import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { moduleSpecifier } from "../dynamic/specifier";
+import { Failures, checkId, isUnknown, sameValue } from "../dynamic/values";
+import { proxyPeers } from "../portal/nodes";
+
+export { configure as configurePortal } from "../dynamic/connection";
+
+export interface NodeProxyArgs {
+  businessUnitId: pulumi.Input<number | string>;
+  /** The consumer whose node becomes the proxy agent. */
+  agentConsumerId: pulumi.Input<number | string>;
+  /** The consumer whose node the agent may act for. */
+  targetConsumerId: pulumi.Input<number | string>;
+}
+
+const INPUT_KEYS = ["businessUnitId", "agentConsumerId", "targetConsumerId"] as const;
+
+type Inputs = Record<string, any>;
+
+async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+  const inputs: Inputs = { ...news };
+  const f = new Failures();
+  for (const k of INPUT_KEYS) checkId(f, inputs, k);
+  const { agentConsumerId: a, targetConsumerId: t } = inputs;
+  if (!isUnknown(a) && !isUnknown(t) && a !== undefined && a === t) {
+    f.add("targetConsumerId", "a node cannot be its own proxy: agentConsumerId and targetConsumerId must differ");
+  }
+  return { inputs, failures: f.list };
+}
+
+async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
+  const changed = INPUT_KEYS.filter((k) => !sameValue(olds[k], news[k]));
+  // A relation has nothing to change in place. Delete first: the new relation
+  // may be the same pair (only the business unit id changed).
+  return { changes: changed.length > 0, replaces: [...changed], deleteBeforeReplace: true };
+}
+
+const idOf = (i: Inputs) => `${i.agentConsumerId}:${i.targetConsumerId}`;
+
+async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
+  await portal().nodes.addProxyAgent(inputs.businessUnitId, inputs.targetConsumerId, inputs.agentConsumerId);
+  return { id: idOf(inputs), outs: { ...inputs } };
+}
+
+async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
+  const target = await portal().nodes.find(props.businessUnitId, props.targetConsumerId);
+  const present = target && proxyPeers(target.proxyAgents).some((p) => p.id === props.agentConsumerId);
+  if (!present) return { id: "" };
+  const inputs = { businessUnitId: props.businessUnitId, agentConsumerId: props.agentConsumerId, targetConsumerId: props.targetConsumerId };
+  return { id, props: { ...props }, inputs };
+}
+
+async function update(_id: string, _olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
+  // Every input change is a replacement; nothing reaches here but a no-op.
+  return { outs: { ...news } };
+}
+
+async function remove(_id: string, props: Inputs): Promise<void> {
+  // Gone already (relation severed, or a node deleted) is fine.
+  await portal().nodes.removeProxyAgent(props.businessUnitId, props.targetConsumerId, props.agentConsumerId);
+}
+
+export const nodeProxyLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
+
+export const nodeProxyProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeProxyLifecycle");
+
+export class NodeProxy extends pulumi.dynamic.Resource {
+  declare readonly businessUnitId: pulumi.Output<number>;
+  declare readonly agentConsumerId: pulumi.Output<number>;
+  declare readonly targetConsumerId: pulumi.Output<number>;
+
+  constructor(name: string, args: NodeProxyArgs, opts?: pulumi.CustomResourceOptions) {
+    super(nodeProxyProvider, name, { ...args }, opts, "backup-portal", "NodeProxy");
+  }
+}

@@ -1,0 +1,286 @@
+// Node: the backup node of a consumer, with its password and activation.
+import * as pulumi from "@pulumi/pulumi";
+import { portal } from "../dynamic/connection";
+import { PartialCreateError } from "../dynamic/partial";
+import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { ReferenceKind, referencesFor } from "../dynamic/references";
+import { moduleSpecifier } from "../dynamic/specifier";
+import { Failures, checkId, checkInteger, checkString, isUnknown, pick, sameValue } from "../dynamic/values";
+import { isNotFound, PortalError } from "../portal/errors";
+import { tsmNameProblem } from "../portal/nodes";
+import { Node as PortalNode, NodeFields } from "../portal/types";
+
+export { configure as configurePortal } from "../dynamic/connection";
+
+export interface NodeArgs {
+  businessUnitId: pulumi.Input<number | string>;
+  /** The consumer that carries the node; the node's resource id is this consumer's id. */
+  consumerId: pulumi.Input<number | string>;
+  /** Name or id, e.g. "Linux". */
+  operatingSystem: pulumi.Input<string | number>;
+  /** Node type: name or id, e.g. "File server". */
+  type: pulumi.Input<string | number>;
+  /** Policy domain of the default backup server: name or id, e.g. "STANDARD". */
+  domain: pulumi.Input<string | number>;
+  /** Client option set of the default backup server: name or id, e.g. "DEDUP_AND_COMPRESS". */
+  clientOptionSet?: pulumi.Input<string | number>;
+  contact?: pulumi.Input<string>;
+  cpuCount: pulumi.Input<number>;
+  /** Activates the node under this name (1-64 of A-Z 0-9 _ . - + &). Once activated it never changes. */
+  tsmName?: pulumi.Input<string>;
+  /** The node's password, set through the password endpoint. Always stored as a secret. */
+  tsmPassword?: pulumi.Input<string>;
+  /** Adopt the existing node of `consumerId` instead of creating one (must equal consumerId). */
+  adoptId?: pulumi.Input<number | string>;
+}
+
+/** Named references: input key → reference kind, and the output holding the resolved id. */
+const REFERENCES: Array<{ key: string; kind: ReferenceKind; idKey: string; required: boolean }> = [
+  { key: "operatingSystem", kind: "operatingSystem", idKey: "operatingSystemId", required: true },
+  { key: "type", kind: "type", idKey: "typeId", required: true },
+  { key: "domain", kind: "domain", idKey: "domainId", required: true },
+  { key: "clientOptionSet", kind: "clientOptionSet", idKey: "clientOptionSetId", required: false },
+];
+/** Inputs changed in place with PUT. */
+const SETTABLE = ["operatingSystem", "type", "domain", "clientOptionSet", "contact", "cpuCount"] as const;
+const REPLACING = ["businessUnitId", "consumerId"] as const;
+
+type Inputs = Record<string, any>;
+
+async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+  const inputs: Inputs = { ...news };
+  const f = new Failures();
+  checkId(f, inputs, "businessUnitId");
+  checkId(f, inputs, "consumerId");
+  checkId(f, inputs, "adoptId", false);
+  checkString(f, inputs, "contact", { max: 255 });
+  checkInteger(f, inputs, "cpuCount", { required: true, min: 1 });
+  const name = inputs.tsmName;
+  if (name !== undefined && name !== null && !isUnknown(name)) {
+    const problem = typeof name === "string" ? tsmNameProblem(name) : "must be a string";
+    if (problem) f.add("tsmName", `tsmName "${String(name)}" ${problem}`);
+  }
+  const pw = inputs.tsmPassword;
+  if (pw !== undefined && pw !== null && !isUnknown(pw) && (typeof pw !== "string" || pw.length < 1 || pw.length > 64)) {
+    // Never echo the value: it is a secret.
+    f.add("tsmPassword", "tsmPassword must be a string of 1 to 64 characters");
+  }
+  if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
+    f.add("adoptId", `adoptId must equal consumerId (${inputs.consumerId}): a node is adopted through its consumer`);
+  }
+  const refs = referencesFor(portal());
+  for (const r of REFERENCES) {
+    const v = inputs[r.key];
+    if (v === undefined || v === null || v === "") {
+      if (r.required) f.add(r.key, `${r.key} is required: a name or an id`);
+      continue;
+    }
+    const perBunit = r.kind === "domain" || r.kind === "clientOptionSet";
+    if (isUnknown(v) || (perBunit && (isUnknown(inputs.businessUnitId) || typeof inputs.businessUnitId !== "number"))) continue;
+    try {
+      await refs.resolve(r.kind, v, inputs.businessUnitId);
+    } catch (err) {
+      if (!(err instanceof Error) || err.name !== "UnknownReferenceError") throw err;
+      f.add(r.key, `${r.key}: ${err.message}`);
+    }
+  }
+  return { inputs, failures: f.list };
+}
+
+const sameName = (a: unknown, b: unknown) => sameValue(typeof a === "string" ? a.toUpperCase() : a, typeof b === "string" ? b.toUpperCase() : b);
+
+/** Whether a node activated as `activated` must be replaced to carry the name `wanted`. */
+function needsNewName(activated: unknown, wanted: unknown): boolean {
+  return typeof activated === "string" && activated !== "" && wanted !== undefined && wanted !== null && !sameName(activated, wanted);
+}
+
+async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
+  const changed: string[] = [...REPLACING, ...SETTABLE].filter((k) => !sameValue(olds[k], news[k]));
+  if (!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) changed.push("tsmName");
+  if (!sameValue(olds.tsmPassword, news.tsmPassword)) changed.push("tsmPassword");
+  const replaces = changed.filter((k) => (REPLACING as readonly string[]).includes(k));
+  // The backup server never renames a node: a new name needs a new node. Old and
+  // new cannot coexist on one consumer, so the old one goes first.
+  const rename = needsNewName(olds.activatedName, news.tsmName);
+  if (rename) replaces.push("tsmName");
+  return { changes: changed.length > 0, replaces, deleteBeforeReplace: rename && replaces.length === 1 };
+}
+
+async function resolveFields(inputs: Inputs, keys: readonly string[]): Promise<{ fields: NodeFields; ids: Inputs }> {
+  const refs = referencesFor(portal());
+  const fields: Record<string, unknown> = {};
+  const ids: Inputs = {};
+  for (const k of keys) {
+    const r = REFERENCES.find((x) => x.key === k);
+    if (!r) {
+      fields[k] = inputs[k] ?? (k === "contact" ? "" : null);
+      continue;
+    }
+    if (inputs[k] === undefined || inputs[k] === null) {
+      fields[k] = null;
+      ids[r.idKey] = undefined;
+      continue;
+    }
+    const found = await refs.resolve(r.kind, inputs[k], inputs.businessUnitId);
+    fields[k] = { id: found.id };
+    ids[r.idKey] = found.id;
+  }
+  return { fields: fields as NodeFields, ids };
+}
+
+function outputsOf(inputs: Inputs, node: PortalNode, extra: Inputs): Inputs {
+  const outs: Inputs = { ...inputs, ...extra, nodeId: node.id, createdDate: node.createdDate, href: node.href };
+  if (node.server?.id !== undefined) outs.serverId = node.server.id;
+  for (const r of REFERENCES) {
+    const ref = (node as Record<string, any>)[r.key];
+    if (ref?.id !== undefined) outs[r.idKey] = ref.id;
+  }
+  if (node.tsmName) outs.activatedName = node.tsmName;
+  return outs;
+}
+
+/** Sets the password and activates, as the inputs ask and the node needs. */
+async function finish(inputs: Inputs, node: PortalNode, olds: Inputs | undefined): Promise<PortalNode> {
+  const client = portal();
+  const { businessUnitId: b, consumerId: c } = inputs;
+  if (inputs.tsmPassword !== undefined && !sameValue(olds?.tsmPassword, inputs.tsmPassword)) {
+    await client.nodes.setPassword(b, c, inputs.tsmPassword);
+  }
+  if (inputs.tsmName && !node.tsmName) {
+    return { ...node, tsmName: await client.nodes.activate(b, c, inputs.tsmName) };
+  }
+  if (inputs.tsmName && needsNewName(node.tsmName, inputs.tsmName)) {
+    throw new Error(`tsmName: the node is activated as ${node.tsmName} and the backup server never renames a node; ` +
+      `set tsmName to "${node.tsmName}", or give the Consumer a new nodeName so that a new consumer and node are made`);
+  }
+  return node;
+}
+
+async function adopt(inputs: Inputs): Promise<PortalNode> {
+  const client = portal();
+  const existing = await client.nodes.find(inputs.businessUnitId, inputs.consumerId);
+  if (!existing) {
+    throw new Error(`adoptId: consumer ${inputs.consumerId} in business unit ${inputs.businessUnitId} has no node; remove adoptId to create one`);
+  }
+  const { ids } = await resolveFields(inputs, SETTABLE.filter((k) => REFERENCES.some((r) => r.key === k)));
+  const differing = SETTABLE.filter((k) => {
+    const r = REFERENCES.find((x) => x.key === k);
+    if (inputs[k] === undefined) return false;
+    return r ? (existing as Record<string, any>)[k]?.id !== ids[r.idKey] : !sameValue((existing as Record<string, unknown>)[k], inputs[k]);
+  });
+  if (!differing.length) return existing;
+  const { fields } = await resolveFields(inputs, differing);
+  return { ...existing, ...(await client.nodes.update(inputs.businessUnitId, inputs.consumerId, fields)) };
+}
+
+async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
+  const client = portal();
+  const { businessUnitId: b, consumerId: c } = inputs;
+  let node: PortalNode;
+  if (inputs.adoptId !== undefined) {
+    node = await adopt(inputs);
+  } else {
+    const { fields } = await resolveFields(inputs, SETTABLE.filter((k) => inputs[k] !== undefined));
+    fields.server = { id: (await referencesFor(client).defaultServer(b)).id };
+    try {
+      node = await client.nodes.create(b, c, fields);
+    } catch (err) {
+      if (isNotFound(err)) {
+        throw new Error(`consumer ${c} does not exist in business unit ${b}. The portal deletes a consumer together with its node, ` +
+          `so a replaced node needs a new consumer: give the Consumer a nodeName equal to the tsmName. (${(err as Error).message})`);
+      }
+      if (err instanceof PortalError && err.status === 409) {
+        throw new Error(`consumer ${c} already has a node; to manage it, set adoptId: ${c}. (${err.message})`);
+      }
+      throw err;
+    }
+  }
+  const id = String(c);
+  try {
+    node = await finish(inputs, node, undefined);
+  } catch (err) {
+    // The node exists: record it (without the unfinished parts) so the next up completes it.
+    const recorded = { ...outputsOf(inputs, node, {}), tsmPassword: undefined };
+    throw new PartialCreateError(id, recorded, err);
+  }
+  return { id, outs: outputsOf(inputs, node, {}) };
+}
+
+/** The declared inputs as the portal now has them; tsmPassword is never read back (the client rotates it). */
+function portalInputs(node: PortalNode, props: Inputs): Inputs {
+  const now: Inputs = { ...props };
+  for (const r of REFERENCES) {
+    const ref = (node as Record<string, any>)[r.key];
+    if (!(r.key in props) && !ref) continue;
+    if (!ref) delete now[r.key];
+    else if (ref.id !== props[r.idKey]) now[r.key] = ref.name ?? ref.id;
+  }
+  for (const k of ["contact", "cpuCount"] as const) {
+    if (!(k in props)) continue;
+    if (node[k] === undefined || node[k] === null) delete now[k];
+    else now[k] = node[k];
+  }
+  if (node.tsmName && !sameName(props.tsmName, node.tsmName)) now.tsmName = node.tsmName;
+  return now;
+}
+
+async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
+  const node = await portal().nodes.find(props.businessUnitId, Number(id));
+  if (!node) return { id: "" };
+  const inputs = pick(portalInputs(node, props), ["businessUnitId", "consumerId", "adoptId", "tsmName", "tsmPassword", ...SETTABLE]);
+  const outs = outputsOf({ ...props, ...inputs }, node, {});
+  for (const r of REFERENCES) if (!(node as Record<string, any>)[r.key]) delete outs[r.idKey];
+  return { id, props: outs, inputs };
+}
+
+async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
+  const client = portal();
+  const changed = SETTABLE.filter((k) => !sameValue(olds[k], news[k]));
+  let node: PortalNode;
+  if (changed.length) {
+    const { fields } = await resolveFields(news, changed);
+    node = await client.nodes.update(news.businessUnitId, news.consumerId, fields);
+  } else {
+    // Nothing to PUT: the stored outputs describe the node (activation is checked below).
+    node = { id: olds.nodeId, createdDate: olds.createdDate, href: olds.href, tsmName: olds.activatedName,
+      server: olds.serverId !== undefined ? { id: olds.serverId } : undefined } as PortalNode;
+    for (const r of REFERENCES) if (olds[r.idKey] !== undefined) (node as Record<string, unknown>)[r.key] = { id: olds[r.idKey] };
+  }
+  node = await finish(news, node, olds);
+  return { outs: outputsOf(news, node, {}) };
+}
+
+async function remove(id: string, props: Inputs): Promise<void> {
+  // Removes the consumer too (the portal's rule); already gone is fine.
+  await portal().nodes.delete(props.businessUnitId, Number(id));
+}
+
+export const nodeLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
+
+export const nodeProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeLifecycle");
+
+export class Node extends pulumi.dynamic.Resource {
+  declare readonly businessUnitId: pulumi.Output<number>;
+  declare readonly consumerId: pulumi.Output<number>;
+  declare readonly tsmName: pulumi.Output<string | undefined>;
+  /** The name the backup server stored at activation (upper-case); undefined until activated. */
+  declare readonly activatedName: pulumi.Output<string | undefined>;
+  declare readonly tsmPassword: pulumi.Output<string | undefined>;
+  declare readonly nodeId: pulumi.Output<number>;
+  declare readonly operatingSystemId: pulumi.Output<number>;
+  declare readonly typeId: pulumi.Output<number>;
+  declare readonly domainId: pulumi.Output<number>;
+  declare readonly clientOptionSetId: pulumi.Output<number | undefined>;
+  declare readonly serverId: pulumi.Output<number>;
+  declare readonly createdDate: pulumi.Output<string>;
+  declare readonly href: pulumi.Output<string>;
+
+  constructor(name: string, args: NodeArgs, opts?: pulumi.CustomResourceOptions) {
+    const tsmPassword = args.tsmPassword === undefined ? undefined : pulumi.secret(args.tsmPassword);
+    super(nodeProvider, name, {
+      ...args, tsmPassword,
+      activatedName: undefined, nodeId: undefined, operatingSystemId: undefined, typeId: undefined, domainId: undefined,
+      clientOptionSetId: undefined, serverId: undefined, createdDate: undefined, href: undefined,
+    }, { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "tsmPassword"] }, "backup-portal", "Node");
+  }
+}
