@@ -1,0 +1,282 @@
+// The config drive: a directory (a mount point), an ISO 9660 image file, or
+// block devices found by label `config-2`/`CONFIG-2` or filesystem type
+// iso9660/vfat, mounted read-only to a temp dir and unmounted afterwards.
+// Discovery follows cloud-init's DataSourceConfigDrive: label matches first,
+// a type-only match must be a whole disk, a failing device moves on.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { isIsoImage, openIsoImage } from "./iso9660";
+import { DEFAULT_PLATFORM, DEFAULT_VERSION } from "./network";
+import { CommandRunner, defaultCommandRunner } from "./runner";
+import { MetadataError, MetadataResult } from "./types";
+import { parseMetadataDocument } from "./validate";
+
+export const CONFIG_DRIVE_LABELS = ["config-2", "CONFIG-2"] as const;
+export const CONFIG_DRIVE_TYPES = ["iso9660", "vfat"] as const;
+
+export interface ConfigDriveOptions {
+  /** Platform path segment. Default `openstack`. */
+  platform?: string;
+  /** Version path segment. Default `latest`. */
+  version?: string;
+  /** Read user_data too (default true); when false `userData` is null. */
+  userData?: boolean;
+  /** Runs blkid, lsblk, mount and umount. Default: child_process.execFile. */
+  runner?: CommandRunner;
+  /** Where partitions are told from disks when lsblk fails. Default `/sys/class/block`. */
+  sysBlockDir?: string;
+  /** Where existing mounts are looked up. Default `/proc/mounts`. */
+  procMounts?: string;
+  /** Parent of the temporary mount points. Default os.tmpdir(). */
+  tmpDir?: string;
+  /**
+   * When mounting a device fails (no permission, no iso9660 module), read it
+   * directly if it is ISO 9660. Default true.
+   */
+  isoFallback?: boolean;
+  log?: (message: string) => void;
+}
+
+export interface DriveCandidate {
+  device: string;
+  /** How it was found: by label (may be a partition) or by filesystem type only (whole disks only). */
+  match: "label" | "type";
+}
+
+function layout(opts: ConfigDriveOptions): { platform: string; version: string } {
+  return { platform: opts.platform ?? DEFAULT_PLATFORM, version: opts.version ?? DEFAULT_VERSION };
+}
+
+function notADrive(location: string, what: string): MetadataError {
+  return new MetadataError("not-found", location, `config drive ${location}: ${what}`);
+}
+
+/** Reads a config drive laid out under directory `dir` (a mount point). */
+export function readConfigDriveDirectory(dir: string, opts: ConfigDriveOptions = {}): MetadataResult {
+  const { platform, version } = layout(opts);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    throw notADrive(dir, "no such directory");
+  }
+  if (!st.isDirectory()) throw notADrive(dir, "not a directory");
+  const base = path.join(dir, platform, version);
+  const metaFile = path.join(base, "meta_data.json");
+  let text: string;
+  try {
+    text = fs.readFileSync(metaFile, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw notADrive(metaFile, `no ${platform}/${version}/meta_data.json in ${dir}`);
+    throw new MetadataError("io", metaFile, `config drive: cannot read ${metaFile}: ${(err as Error).message}`, { cause: err });
+  }
+  const { metadata, raw } = parseMetadataDocument(text, metaFile);
+  let userData: string | null = null;
+  if (opts.userData !== false) {
+    const userFile = path.join(base, "user_data");
+    try {
+      userData = fs.readFileSync(userFile, "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") {
+        throw new MetadataError("io", userFile, `config drive: cannot read ${userFile}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+  }
+  return { source: "config-drive", location: metaFile, metadata, raw, userData };
+}
+
+/** Reads a config drive from an ISO 9660 image file (or iso9660 device) without mounting it. */
+export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {}): MetadataResult {
+  const { platform, version } = layout(opts);
+  const inner = `/${platform}/${version}`;
+  let iso;
+  try {
+    iso = openIsoImage(image);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw notADrive(image, "no such file");
+    throw new MetadataError("io", image, `config drive ${image}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    const location = `${image}:${inner}/meta_data.json`;
+    const meta = iso.readFile(`${inner}/meta_data.json`);
+    if (!meta) throw notADrive(location, `no ${inner.slice(1)}/meta_data.json in the image (label ${JSON.stringify(iso.label)})`);
+    const { metadata, raw } = parseMetadataDocument(meta.toString("utf8"), location);
+    const user = opts.userData === false ? null : iso.readFile(`${inner}/user_data`);
+    return { source: "config-drive", location, metadata, raw, userData: user ? user.toString("utf8") : null };
+  } finally {
+    iso.close();
+  }
+}
+
+/** Reads an explicitly given config drive: a directory, or an ISO 9660 image file / block device. */
+export async function readConfigDrivePath(target: string, opts: ConfigDriveOptions = {}): Promise<MetadataResult> {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(target);
+  } catch {
+    throw notADrive(target, "no such file or directory");
+  }
+  if (st.isDirectory()) return readConfigDriveDirectory(target, opts);
+  if (st.isBlockDevice()) return readConfigDriveDevice(target, opts);
+  if (st.isFile()) return readConfigDriveImage(target, opts);
+  throw notADrive(target, "not a directory, image file or block device");
+}
+
+function lines(text: string): string[] {
+  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
+}
+
+async function blkid(runner: CommandRunner, token: string, log: (m: string) => void): Promise<string[]> {
+  // `-c /dev/null`: no blkid cache, probe the devices now (as cloud-init does).
+  const res = await runner("blkid", ["-c", "/dev/null", "-t", token, "-o", "device"]);
+  if (res.code === 0) return lines(res.stdout);
+  // 2: nothing matched. Anything else (not installed, no permission) is worth a note.
+  const stderr = res.stderr.replace(/\s+/g, " ").trim();
+  if (res.code !== 2) log(`blkid -t ${token}: exit ${res.code}${stderr ? `: ${stderr}` : ""}`);
+  return [];
+}
+
+/** True when `device` is a partition: lsblk's TYPE, else /sys/class/block/<name>/partition. */
+export async function isPartition(device: string, opts: Pick<ConfigDriveOptions, "runner" | "sysBlockDir"> = {}): Promise<boolean> {
+  const runner = opts.runner ?? defaultCommandRunner;
+  const res = await runner("lsblk", ["-d", "-n", "-o", "TYPE", device]);
+  if (res.code === 0) {
+    const type = lines(res.stdout)[0];
+    if (type) return type === "part";
+  }
+  let name = path.basename(device);
+  try {
+    name = path.basename(fs.realpathSync(device));
+  } catch {
+    // not resolvable here: use the name as given
+  }
+  return fs.existsSync(path.join(opts.sysBlockDir ?? "/sys/class/block", name, "partition"));
+}
+
+/**
+ * Block devices that may be a config drive, best first: label matches
+ * (`config-2`, `CONFIG-2`), then whole disks with filesystem type iso9660 or
+ * vfat. Within each group the last device comes first (vdb before vda).
+ */
+export async function findConfigDriveDevices(opts: ConfigDriveOptions = {}): Promise<DriveCandidate[]> {
+  const runner = opts.runner ?? defaultCommandRunner;
+  const log = opts.log ?? (() => undefined);
+  const byLabel: string[] = [];
+  for (const label of CONFIG_DRIVE_LABELS) byLabel.push(...await blkid(runner, `LABEL=${label}`, log));
+  const byType: string[] = [];
+  for (const type of CONFIG_DRIVE_TYPES) byType.push(...await blkid(runner, `TYPE=${type}`, log));
+  const desc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
+  const labelled = [...new Set(byLabel)].sort(desc);
+  const out: DriveCandidate[] = labelled.map((device) => ({ device, match: "label" as const }));
+  for (const device of [...new Set(byType)].sort(desc)) {
+    if (labelled.includes(device)) continue;
+    if (await isPartition(device, opts)) {
+      log(`${device}: filesystem type matches but it is a partition; skipped`);
+      continue;
+    }
+    out.push({ device, match: "type" });
+  }
+  return out;
+}
+
+/** Mount point of `device` in /proc/mounts, if it is mounted already. */
+export function findMountPoint(device: string, procMounts = "/proc/mounts"): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(procMounts, "utf8");
+  } catch {
+    return undefined;
+  }
+  const unescape = (s: string): string => s.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
+  for (const line of lines(text)) {
+    const [dev, mountPoint] = line.split(/\s+/);
+    if (dev && mountPoint && unescape(dev) === device) return unescape(mountPoint);
+  }
+  return undefined;
+}
+
+/**
+ * Reads a config drive block device: from its existing mount point if it is
+ * mounted, else mounted read-only (`mount -o ro`) on a temp dir that is
+ * unmounted and removed afterwards.
+ */
+export async function readConfigDriveDevice(device: string, opts: ConfigDriveOptions = {}): Promise<MetadataResult> {
+  const runner = opts.runner ?? defaultCommandRunner;
+  const log = opts.log ?? (() => undefined);
+  // Read the mounted tree; locations and errors name the device, not the temp dir.
+  const readMounted = (root: string): MetadataResult => {
+    try {
+      const result = readConfigDriveDirectory(root, opts);
+      const inner = "/" + path.relative(root, result.location).split(path.sep).join("/");
+      return { ...result, location: `${device}:${inner}` };
+    } catch (err) {
+      if (!(err instanceof MetadataError)) throw err;
+      throw new MetadataError(err.kind, device, `${err.message} (config drive ${device} mounted at ${root})`, { cause: err });
+    }
+  };
+  const mounted = findMountPoint(device, opts.procMounts);
+  if (mounted) {
+    log(`${device}: already mounted at ${mounted}`);
+    return readMounted(mounted);
+  }
+  const mountPoint = fs.mkdtempSync(path.join(opts.tmpDir ?? os.tmpdir(), "config-drive-"));
+  let isMounted = false;
+  try {
+    const res = await runner("mount", ["-o", "ro", device, mountPoint]);
+    if (res.code !== 0) {
+      const stderr = res.stderr.replace(/\s+/g, " ").trim();
+      const why = `mount -o ro failed (exit ${res.code})${stderr ? `: ${stderr}` : ""}`;
+      if (opts.isoFallback !== false && isIsoImage(device)) {
+        log(`${device}: ${why}; reading it as an ISO 9660 image without mounting`);
+        return readConfigDriveImage(device, opts);
+      }
+      throw new MetadataError("io", device, `config drive ${device}: ${why}`);
+    }
+    isMounted = true;
+    log(`${device}: mounted read-only at ${mountPoint}`);
+    return readMounted(mountPoint);
+  } finally {
+    let removable = true;
+    if (isMounted) {
+      const un = await runner("umount", [mountPoint]);
+      if (un.code !== 0) {
+        log(`${device}: umount ${mountPoint} failed (exit ${un.code}): ${un.stderr.replace(/\s+/g, " ").trim()}; trying a lazy unmount`);
+        const lazy = await runner("umount", ["-l", mountPoint]);
+        removable = lazy.code === 0;
+        if (!removable) log(`${device}: could not unmount ${mountPoint}; left in place`);
+      }
+    }
+    if (removable) {
+      try {
+        fs.rmdirSync(mountPoint);
+      } catch (err) {
+        log(`${device}: could not remove ${mountPoint}: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+/**
+ * Finds and reads the first usable config drive among the block devices.
+ * Returns null when there is none; `failures` collects why candidates were
+ * passed over (mount failed, no meta_data.json, broken document).
+ */
+export async function discoverConfigDrive(opts: ConfigDriveOptions = {}, failures: Error[] = []): Promise<MetadataResult | null> {
+  const log = opts.log ?? (() => undefined);
+  const candidates = await findConfigDriveDevices(opts);
+  if (candidates.length === 0) log("config drive: no candidate block device");
+  for (const { device, match } of candidates) {
+    try {
+      return await readConfigDriveDevice(device, opts);
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      log(`config drive: ${device} (${match} match) passed over: ${error.message}`);
+      failures.push(error);
+    }
+  }
+  return null;
+}

@@ -1,0 +1,166 @@
+// The network metadata service: GET <url>/<platform>/<version>/meta_data.json
+// and .../user_data with Node's global fetch, a per-request timeout and
+// bounded retries on what can succeed on retry only (connection errors,
+// timeouts, 408/429/500/502/503/504), as cloud-init does.
+import { MetadataError } from "./types";
+
+export const DEFAULT_METADATA_URL = "http://169.254.169.254";
+export const DEFAULT_PLATFORM = "openstack";
+export const DEFAULT_VERSION = "latest";
+export const DEFAULT_TIMEOUT_MS = 2000;
+export const DEFAULT_ATTEMPTS = 3;
+export const DEFAULT_BACKOFF_MS = 200;
+export const DEFAULT_MAX_RETRY_AFTER_MS = 5000;
+
+/** Statuses worth another attempt. Every other status >= 400 stops at once. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+export interface NetworkOptions {
+  /** Base address of the service. Default `http://169.254.169.254`. */
+  url?: string;
+  /** Platform path segment. Default `openstack`. */
+  platform?: string;
+  /** Version path segment. Default `latest`. */
+  version?: string;
+  /** Timeout of each request (headers and body), ms. Default 2000. */
+  timeoutMs?: number;
+  /** Attempts per document, first one included (>= 1). Default 3. */
+  attempts?: number;
+  /** Wait before the 2nd attempt, doubled for each further one, ms. Default 200. */
+  backoffMs?: number;
+  /** Cap on a Retry-After wait (429/503), ms. Default 5000. */
+  maxRetryAfterMs?: number;
+  /** Diagnostics (one line per event), e.g. `console.error` for --verbose. */
+  log?: (message: string) => void;
+}
+
+interface Resolved {
+  base: string;
+  timeoutMs: number;
+  attempts: number;
+  backoffMs: number;
+  maxRetryAfterMs: number;
+  log: (message: string) => void;
+}
+
+function positive(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < min) throw new RangeError(`${name} must be a number >= ${min}, got ${value}`);
+  return value;
+}
+
+function segment(name: string, value: string): string {
+  if (value === "" || value.includes("/") || value === "." || value === "..") {
+    throw new RangeError(`${name} must be a single non-empty path segment, got ${JSON.stringify(value)}`);
+  }
+  return encodeURIComponent(value);
+}
+
+function resolve(opts: NetworkOptions, withVersion: boolean): Resolved {
+  const url = (opts.url ?? DEFAULT_METADATA_URL).replace(/\/+$/, "");
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http(s)");
+  } catch {
+    throw new RangeError(`metadata service URL must be an http(s) URL, got ${JSON.stringify(opts.url)}`);
+  }
+  let base = `${url}/${segment("platform", opts.platform ?? DEFAULT_PLATFORM)}`;
+  if (withVersion) base += `/${segment("version", opts.version ?? DEFAULT_VERSION)}`;
+  return {
+    base,
+    timeoutMs: positive("timeoutMs", opts.timeoutMs, DEFAULT_TIMEOUT_MS, 1),
+    attempts: Math.floor(positive("attempts", opts.attempts, DEFAULT_ATTEMPTS, 1)),
+    backoffMs: positive("backoffMs", opts.backoffMs, DEFAULT_BACKOFF_MS, 0),
+    maxRetryAfterMs: positive("maxRetryAfterMs", opts.maxRetryAfterMs, DEFAULT_MAX_RETRY_AFTER_MS, 0),
+    log: opts.log ?? (() => undefined),
+  };
+}
+
+/** Retry-After as ms (delta-seconds or HTTP-date), or undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+function networkCause(err: unknown): { kind: "timeout" | "connection"; text: string } {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === "TimeoutError" || e?.name === "AbortError") return { kind: "timeout", text: "timed out" };
+  const code = e?.cause?.code;
+  const detail = code ?? e?.cause?.message ?? e?.message ?? String(err);
+  return { kind: "connection", text: `connection failed (${detail})` };
+}
+
+/**
+ * GET with the retry policy. Returns the body of a 2xx answer, or null for a
+ * 404 when `notFoundIsNull`. Throws MetadataError otherwise.
+ */
+async function getText(url: string, r: Resolved, notFoundIsNull: boolean): Promise<string | null> {
+  let last: { kind: "timeout" | "connection" | "http"; text: string; status?: number; cause?: unknown } | undefined;
+  for (let attempt = 1; attempt <= r.attempts; attempt++) {
+    let waitMs = r.backoffMs * 2 ** (attempt - 1);
+    try {
+      const res = await fetch(url, {
+        method: "GET",
+        headers: { accept: "*/*" },
+        redirect: "error",
+        signal: AbortSignal.timeout(r.timeoutMs),
+      });
+      if (res.ok) {
+        const body = await res.text(); // still under the request's timeout signal
+        r.log(`GET ${url}: ${res.status} (attempt ${attempt})`);
+        return body;
+      }
+      await res.body?.cancel().catch(() => undefined);
+      r.log(`GET ${url}: ${res.status} (attempt ${attempt})`);
+      if (res.status === 404 && notFoundIsNull) return null;
+      last = { kind: "http", status: res.status, text: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}` };
+      if (!RETRYABLE_STATUSES.has(res.status)) {
+        throw new MetadataError("http", url, `metadata service: GET ${url} answered ${last.text}${res.status === 404 ? " (not found)" : ""}; not retried`, { status: res.status, attempts: attempt });
+      }
+      if (res.status === 503 || res.status === 429) {
+        const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
+        if (retryAfter !== undefined) waitMs = Math.min(retryAfter, r.maxRetryAfterMs);
+      }
+    } catch (err) {
+      if (err instanceof MetadataError) throw err;
+      const cause = networkCause(err);
+      last = { ...cause, cause: err };
+      r.log(`GET ${url}: ${cause.text} (attempt ${attempt})`);
+    }
+    if (attempt < r.attempts) await sleep(waitMs);
+  }
+  const l = last!;
+  const what = l.kind === "timeout" ? `timed out after ${r.timeoutMs} ms` : l.kind === "http" ? `answered ${l.text}` : l.text;
+  throw new MetadataError(l.kind, url, `metadata service: GET ${url} ${what}, ${r.attempts} attempt${r.attempts === 1 ? "" : "s"} made`, { status: l.status, attempts: r.attempts, cause: l.cause });
+}
+
+/** URL of meta_data.json for these options. */
+export function metadataUrl(opts: NetworkOptions = {}): string {
+  return `${resolve(opts, true).base}/meta_data.json`;
+}
+
+/** GET meta_data.json: its text and URL. Throws MetadataError (404 included). */
+export async function fetchMetadataText(opts: NetworkOptions = {}): Promise<{ url: string; text: string }> {
+  const r = resolve(opts, true);
+  const url = `${r.base}/meta_data.json`;
+  const text = (await getText(url, r, false)) as string;
+  return { url, text };
+}
+
+/** GET user_data: its text, or null on 404 (no user data; never retried). */
+export async function fetchUserData(opts: NetworkOptions = {}): Promise<string | null> {
+  const r = resolve(opts, true);
+  return getText(`${r.base}/user_data`, r, true);
+}
+
+/** GET <url>/<platform>: the version names the service offers (newline separated), blanks dropped. */
+export async function listMetadataVersions(opts: NetworkOptions = {}): Promise<string[]> {
+  const r = resolve(opts, false);
+  const text = (await getText(r.base, r, false)) as string;
+  return text.split(/\r?\n/).map((line) => line.trim().replace(/\/$/, "")).filter((line) => line !== "");
+}

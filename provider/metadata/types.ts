@@ -1,0 +1,80 @@
+// Types of the instance metadata reader (spec 001 part A, section 2).
+
+/** Where the metadata came from. */
+export type MetadataSource = "config-drive" | "network";
+
+/** One entry of `keys` in meta_data.json. */
+export interface MetadataKey {
+  name: string;
+  /** `ssh` for key pairs; kept as given. */
+  type: string;
+  /** The public key. */
+  data: string;
+}
+
+/** meta_data.json with camelCase field names and defaults for what Nova leaves out. */
+export interface InstanceMetadata {
+  uuid: string;
+  /** `""` when the document has no `name`. */
+  name: string;
+  /** `""` when the document has no `hostname`. */
+  hostname: string;
+  launchIndex?: number;
+  availabilityZone?: string;
+  projectId?: string;
+  /** Key name → public key; `{}` when no key pair was given. */
+  publicKeys: Record<string, string>;
+  /** `[]` when no key pair was given. */
+  keys: MetadataKey[];
+  /** Element shape not fixed by the spec; kept as given. `[]` when absent. */
+  devices: unknown[];
+  /** Element shape not fixed by the spec; kept as given. `[]` when absent. */
+  dedicatedCpus: unknown[];
+  /** Custom metadata; `{}` when `meta` is absent or null. */
+  meta: Record<string, string>;
+}
+
+/** What {@link readInstanceMetadata} returns. */
+export interface MetadataResult {
+  source: MetadataSource;
+  /** URL of meta_data.json (network), or the file / `image!path` / `device (mount point)` it was read from. */
+  location: string;
+  metadata: InstanceMetadata;
+  /** The parsed meta_data.json as served, with its original field names. */
+  raw: Record<string, unknown>;
+  /** user_data as UTF-8 text; null when the instance has none (404 / no file). */
+  userData: string | null;
+}
+
+export type MetadataErrorKind =
+  | "timeout" // a request did not answer in time (after all attempts)
+  | "connection" // a request could not connect (after all attempts)
+  | "http" // a status >= 400 (404 included), not retried or retried to exhaustion
+  | "invalid" // meta_data.json was read but is not a valid document
+  | "not-found" // a config drive path / file does not exist
+  | "io" // a local read failed
+  | "unavailable"; // no source could be used; `causes` has why
+
+/** Every failure of the reader is one of these; the message names the source and what is wrong. */
+export class MetadataError extends Error {
+  readonly kind: MetadataErrorKind;
+  /** URL or file the error is about. */
+  readonly location: string;
+  /** HTTP status of the last answer, for kind "http". */
+  readonly status?: number;
+  /** Requests made, for network errors. */
+  readonly attempts?: number;
+  /** For kind "unavailable": what each source tried said. */
+  readonly causes: Error[];
+
+  constructor(kind: MetadataErrorKind, location: string, message: string,
+    extra: { status?: number; attempts?: number; causes?: Error[]; cause?: unknown } = {}) {
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = "MetadataError";
+    this.kind = kind;
+    this.location = location;
+    if (extra.status !== undefined) this.status = extra.status;
+    if (extra.attempts !== undefined) this.attempts = extra.attempts;
+    this.causes = extra.causes ?? [];
+  }
+}

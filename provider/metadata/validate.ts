@@ -1,0 +1,96 @@
+// Parsing and validation of meta_data.json. Like cloud-init, a document that
+// is not a JSON object with a `uuid` makes the source broken; beyond that the
+// fields of spec 001 section 2 are type-checked when present, so a bad value
+// is reported here, naming the source, and not deep inside a consumer.
+import { InstanceMetadata, MetadataError, MetadataKey } from "./types";
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses and validates the text of meta_data.json read from `location`
+ * (a URL or a file, used in error messages).
+ */
+export function parseMetadataDocument(text: string, location: string): { metadata: InstanceMetadata; raw: Record<string, unknown> } {
+  const fail = (what: string): never => {
+    throw new MetadataError("invalid", location, `invalid meta_data.json from ${location}: ${what}`);
+  };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (err) {
+    const snippet = text.length > 60 ? `${text.slice(0, 60)}...` : text;
+    return fail(`not JSON (${err instanceof Error ? err.message : String(err)}); starts with ${JSON.stringify(snippet)}`);
+  }
+  if (!isObject(doc)) return fail(`expected a JSON object, got ${describe(doc)}`);
+  const raw = doc;
+
+  if (!("uuid" in raw)) fail(`"uuid" is missing`);
+  if (typeof raw.uuid !== "string" || raw.uuid === "") {
+    fail(`"uuid" must be a non-empty string, got ${raw.uuid === "" ? "an empty string" : describe(raw.uuid)}`);
+  }
+
+  // A field that is absent or null takes its default; otherwise it must have the spec's type.
+  const present = (key: string): boolean => raw[key] !== undefined && raw[key] !== null;
+  const str = (key: string): string | undefined => {
+    if (!present(key)) return undefined;
+    if (typeof raw[key] !== "string") fail(`"${key}" must be a string, got ${describe(raw[key])}`);
+    return raw[key] as string;
+  };
+  const arr = (key: string): unknown[] => {
+    if (!present(key)) return [];
+    if (!Array.isArray(raw[key])) fail(`"${key}" must be an array, got ${describe(raw[key])}`);
+    return raw[key] as unknown[];
+  };
+  const stringMap = (key: string): Record<string, string> => {
+    if (!present(key)) return {};
+    const value = raw[key];
+    if (!isObject(value)) return fail(`"${key}" must be an object of strings, got ${describe(value)}`);
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v !== "string") fail(`"${key}.${k}" must be a string, got ${describe(v)}`);
+      out[k] = v as string;
+    }
+    return out;
+  };
+
+  let launchIndex: number | undefined;
+  if (present("launch_index")) {
+    if (typeof raw.launch_index !== "number" || !Number.isInteger(raw.launch_index)) {
+      fail(`"launch_index" must be an integer, got ${describe(raw.launch_index)}`);
+    }
+    launchIndex = raw.launch_index as number;
+  }
+
+  const keys: MetadataKey[] = arr("keys").map((entry, i) => {
+    if (!isObject(entry)) return fail(`"keys[${i}]" must be an object, got ${describe(entry)}`);
+    for (const field of ["name", "type", "data"]) {
+      if (typeof entry[field] !== "string") fail(`"keys[${i}].${field}" must be a string, got ${describe(entry[field])}`);
+    }
+    return { name: entry.name as string, type: entry.type as string, data: entry.data as string };
+  });
+
+  const metadata: InstanceMetadata = {
+    uuid: raw.uuid as string,
+    name: str("name") ?? "",
+    hostname: str("hostname") ?? "",
+    publicKeys: stringMap("public_keys"),
+    keys,
+    devices: arr("devices"),
+    dedicatedCpus: arr("dedicated_cpus"),
+    meta: stringMap("meta"),
+  };
+  if (launchIndex !== undefined) metadata.launchIndex = launchIndex;
+  const availabilityZone = str("availability_zone");
+  if (availabilityZone !== undefined) metadata.availabilityZone = availabilityZone;
+  const projectId = str("project_id");
+  if (projectId !== undefined) metadata.projectId = projectId;
+  return { metadata, raw };
+}

@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { run, CliIo } from "../../provider/cli/metadata";
+import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
+import { cleanupFixtures, writeDriveTree } from "./helpers";
+
+function capture(): CliIo & { stdout: string; stderr: string } {
+  const io = { stdout: "", stderr: "", out: (t: string) => { io.stdout += t; }, err: (t: string) => { io.stderr += t; } };
+  return io;
+}
+
+describe("metadata: backup-portal metadata CLI", () => {
+  let svc: MetadataService | undefined;
+  afterEach(async () => {
+    await svc?.close();
+    svc = undefined;
+  });
+  after(cleanupFixtures);
+
+  it("prints the network metadata as JSON, without user data by default", async () => {
+    svc = await startMetadataService({ userData: "secret" });
+    const io = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive"], io), 0, io.stderr);
+    const printed = JSON.parse(io.stdout);
+    assert.equal(printed.source, "network");
+    assert.equal(printed.location, `${svc.url}/openstack/latest/meta_data.json`);
+    assert.equal(printed.metadata.uuid, SAMPLE_METADATA.uuid);
+    assert.deepEqual(printed.metadata.meta, SAMPLE_METADATA.meta);
+    assert.ok(!("userData" in printed) && !("raw" in printed));
+    assert.equal(svc.requests.length, 1, "user_data not fetched without --user-data");
+    assert.equal(io.stderr, "");
+  });
+
+  it("--user-data (and --raw) add user data and the raw document", async () => {
+    svc = await startMetadataService({ userData: "#cloud-config\n" });
+    const io = capture();
+    assert.equal(await run([`--url=${svc.url}`, "--no-config-drive", "--user-data", "--raw"], io), 0, io.stderr);
+    const printed = JSON.parse(io.stdout);
+    assert.equal(printed.userData, "#cloud-config\n");
+    assert.deepEqual(printed.raw, SAMPLE_METADATA);
+  });
+
+  it("--user-data prints null when there is none", async () => {
+    svc = await startMetadataService({ userData: null });
+    const io = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive", "--user-data"], io), 0);
+    assert.equal(JSON.parse(io.stdout).userData, null);
+  });
+
+  it("--config-drive <dir> reads the drive", async () => {
+    const dir = writeDriveTree({ metadata: { uuid: "cli-drive", meta: null }, userData: "x" });
+    const io = capture();
+    assert.equal(await run(["--config-drive", dir, "--user-data"], io), 0, io.stderr);
+    const printed = JSON.parse(io.stdout);
+    assert.equal(printed.source, "config-drive");
+    assert.equal(printed.metadata.uuid, "cli-drive");
+    assert.deepEqual(printed.metadata.meta, {});
+    assert.equal(printed.userData, "x");
+  });
+
+  it("a timeout is an error on stderr with exit code 1", async () => {
+    svc = await startMetadataService({ delayMs: 1500 });
+    const io = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive", "--timeout", "100", "--attempts", "1"], io), 1);
+    assert.equal(io.stdout, "");
+    assert.match(io.stderr, /^backup-portal metadata: metadata service: GET .*meta_data\.json timed out after 100 ms, 1 attempt made/);
+    assert.equal(svc.requests.length, 1);
+  });
+
+  it("a broken document is an error with exit code 1", async () => {
+    svc = await startMetadataService({ metadata: "[]" });
+    const io = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive"], io), 1);
+    assert.match(io.stderr, /invalid meta_data\.json from http:\/\/127\.0\.0\.1:\d+\/openstack\/latest\/meta_data\.json: expected a JSON object, got an array/);
+  });
+
+  it("--verbose reports each request on stderr", async () => {
+    svc = await startMetadataService({ failFirst: { count: 1, status: 503, retryAfter: 0 } });
+    const io = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive", "--verbose"], io), 0);
+    assert.match(io.stderr, /metadata: GET .*meta_data\.json: 503 \(attempt 1\)\nmetadata: GET .*meta_data\.json: 200 \(attempt 2\)/);
+  });
+
+  it("--help prints usage; bad arguments exit 2", async () => {
+    const help = capture();
+    assert.equal(await run(["--help"], help), 0);
+    assert.match(help.stdout, /usage: backup-portal metadata/);
+    for (const argv of [["--bogus"], ["--timeout", "abc"], ["--timeout"], ["--url", "not a url"], ["--user-data=yes"], ["--platform", "a/b", "--no-config-drive"]]) {
+      const io = capture();
+      assert.equal(await run(argv, io), 2, `${argv.join(" ")}: ${io.stderr}`);
+      assert.match(io.stderr, /^backup-portal metadata: /);
+    }
+  });
+
+  it("writes to process.stdout when no io is given", async () => {
+    svc = await startMetadataService();
+    const original = process.stdout.write.bind(process.stdout);
+    let written = "";
+    process.stdout.write = ((chunk: string | Uint8Array) => { written += chunk.toString(); return true; }) as typeof process.stdout.write;
+    let code: number;
+    try {
+      code = await run(["--url", svc.url, "--no-config-drive"]);
+    } finally {
+      process.stdout.write = original;
+    }
+    assert.equal(code, 0);
+    assert.equal(JSON.parse(written).metadata.uuid, SAMPLE_METADATA.uuid);
+  });
+});

@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import {
+  fetchUserData, listMetadataVersions, MetadataError, parseRetryAfter, readInstanceMetadata, readNetworkMetadata,
+} from "../../provider/metadata";
+import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
+
+// Fast retries for tests; no block-device discovery on the test machine.
+const fast = { backoffMs: 10, discoverConfigDrive: false } as const;
+
+async function rejectsWith(promise: Promise<unknown>, check: (err: MetadataError) => void): Promise<void> {
+  await assert.rejects(promise, (err: unknown) => {
+    assert.ok(err instanceof MetadataError, `expected a MetadataError, got ${String(err)}`);
+    check(err);
+    return true;
+  });
+}
+
+describe("metadata: network source", () => {
+  let svc: MetadataService | undefined;
+  afterEach(async () => {
+    await svc?.close();
+    svc = undefined;
+  });
+
+  it("reads meta_data.json and user_data from latest", async () => {
+    svc = await startMetadataService({ userData: "#cloud-config\npackages: [curl]\n" });
+    const found = await readInstanceMetadata({ url: svc.url, ...fast });
+    assert.equal(found.source, "network");
+    assert.equal(found.location, `${svc.url}/openstack/latest/meta_data.json`);
+    assert.equal(found.metadata.uuid, SAMPLE_METADATA.uuid);
+    assert.deepEqual(found.metadata.meta, SAMPLE_METADATA.meta);
+    assert.deepEqual(found.raw, SAMPLE_METADATA);
+    assert.equal(found.userData, "#cloud-config\npackages: [curl]\n");
+    assert.deepEqual(svc.requests, [
+      { method: "GET", path: "/openstack/latest/meta_data.json", status: 200 },
+      { method: "GET", path: "/openstack/latest/user_data", status: 200 },
+    ]);
+  });
+
+  it("honours platform and version, and a trailing slash on the URL", async () => {
+    svc = await startMetadataService({ platform: "acme", userData: "x" });
+    const found = await readNetworkMetadata({ url: `${svc.url}/`, platform: "acme", version: "2018-08-27" });
+    assert.equal(found.location, `${svc.url}/acme/2018-08-27/meta_data.json`);
+    assert.equal(found.userData, "x");
+  });
+
+  it("lists the versions the service offers", async () => {
+    svc = await startMetadataService();
+    const versions = await listMetadataVersions({ url: svc.url });
+    assert.ok(versions.includes("2018-08-27") && versions.includes("latest"), versions.join(","));
+  });
+
+  it("a 404 user_data is null, after a single request", async () => {
+    svc = await startMetadataService({ userData: null });
+    const found = await readInstanceMetadata({ url: svc.url, ...fast });
+    assert.equal(found.userData, null);
+    assert.equal(svc.requests.filter((r) => r.path.endsWith("/user_data")).length, 1);
+    assert.equal(svc.requests.length, 2);
+  });
+
+  it("userData: false does not request user_data", async () => {
+    svc = await startMetadataService({ userData: "secret" });
+    const found = await readNetworkMetadata({ url: svc.url, userData: false });
+    assert.equal(found.userData, null);
+    assert.equal(svc.requests.length, 1);
+  });
+
+  it("503 twice then 200 succeeds", async () => {
+    svc = await startMetadataService({ failFirst: { count: 2, status: 503 } });
+    const found = await readInstanceMetadata({ url: svc.url, ...fast });
+    assert.equal(found.metadata.uuid, SAMPLE_METADATA.uuid);
+    assert.deepEqual(svc.requests.map((r) => r.status), [503, 503, 200, 404]);
+  });
+
+  it("a 404 meta_data.json is not retried", async () => {
+    svc = await startMetadataService();
+    await rejectsWith(readInstanceMetadata({ url: svc.url, version: "1999-01-01", ...fast }), (err) => {
+      assert.equal(err.kind, "http");
+      assert.equal(err.status, 404);
+      assert.equal(err.attempts, 1);
+      assert.match(err.message, /1999-01-01\/meta_data\.json answered HTTP 404.*not retried/);
+    });
+    assert.equal(svc.requests.length, 1);
+  });
+
+  it("other 4xx (403) stop at once", async () => {
+    svc = await startMetadataService({ failFirst: { count: 5, status: 403 } });
+    await rejectsWith(readInstanceMetadata({ url: svc.url, ...fast }), (err) => assert.equal(err.status, 403));
+    assert.equal(svc.requests.length, 1);
+  });
+
+  it("500 exhausts the attempts and reports them", async () => {
+    svc = await startMetadataService({ failFirst: { count: 100, status: 500 } });
+    await rejectsWith(readInstanceMetadata({ url: svc.url, ...fast }), (err) => {
+      assert.equal(err.kind, "http");
+      assert.equal(err.status, 500);
+      assert.equal(err.attempts, 3);
+      assert.match(err.message, /meta_data\.json answered HTTP 500.*3 attempts made/);
+    });
+    assert.equal(svc.requests.length, 3);
+  });
+
+  it("attempts is configurable", async () => {
+    svc = await startMetadataService({ failFirst: { count: 100, status: 502 } });
+    await rejectsWith(readInstanceMetadata({ url: svc.url, attempts: 5, ...fast }), (err) => assert.equal(err.attempts, 5));
+    assert.equal(svc.requests.length, 5);
+  });
+
+  it("a delayed server with a short timeout: a timeout error after bounded attempts", async () => {
+    svc = await startMetadataService({ delayMs: 2000 });
+    const started = Date.now();
+    await rejectsWith(readInstanceMetadata({ url: svc.url, timeoutMs: 100, attempts: 2, ...fast }), (err) => {
+      assert.equal(err.kind, "timeout");
+      assert.equal(err.attempts, 2);
+      assert.match(err.message, /timed out after 100 ms, 2 attempts made/);
+    });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 200 && elapsed < 1500, `took ${elapsed} ms`);
+    assert.equal(svc.requests.length, 2);
+  });
+
+  it("a refused connection is retried, then reported", async () => {
+    const gone = await startMetadataService();
+    const url = gone.url;
+    await gone.close();
+    await rejectsWith(readInstanceMetadata({ url, ...fast }), (err) => {
+      assert.equal(err.kind, "connection");
+      assert.equal(err.attempts, 3);
+      assert.match(err.message, /connection failed \(ECONNREFUSED\)/);
+    });
+  });
+
+  it("honours Retry-After on 503, capped by maxRetryAfterMs", async () => {
+    svc = await startMetadataService({ failFirst: { count: 1, status: 503, retryAfter: 30 } });
+    const started = Date.now();
+    await readInstanceMetadata({ url: svc.url, maxRetryAfterMs: 150, ...fast });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 140 && elapsed < 2000, `took ${elapsed} ms`);
+  });
+
+  it("honours Retry-After on 429 below the cap", async () => {
+    svc = await startMetadataService({ failFirst: { count: 1, status: 429, retryAfter: 1 } });
+    const started = Date.now();
+    await readInstanceMetadata({ url: svc.url, ...fast });
+    assert.ok(Date.now() - started >= 950, "waited about a second");
+    assert.deepEqual(svc.requests.map((r) => r.status), [429, 200, 404]);
+  });
+
+  it("parses Retry-After as seconds or an HTTP date", () => {
+    assert.equal(parseRetryAfter("3"), 3000);
+    assert.equal(parseRetryAfter(null), undefined);
+    assert.equal(parseRetryAfter("soon"), undefined);
+    const now = Date.parse("2025-01-01T00:00:00Z");
+    assert.equal(parseRetryAfter("Wed, 01 Jan 2025 00:00:02 GMT", now), 2000);
+    assert.equal(parseRetryAfter("Wed, 01 Jan 2020 00:00:02 GMT", now), 0);
+  });
+
+  it("broken documents name the URL: not JSON, an array, no uuid", async () => {
+    for (const [body, pattern] of [
+      ["{not json", /not JSON/],
+      ["[]", /expected a JSON object, got an array/],
+      ['{"name":"x"}', /"uuid" is missing/],
+    ] as const) {
+      svc = await startMetadataService({ metadata: body });
+      const url = `${svc.url}/openstack/latest/meta_data.json`;
+      await rejectsWith(readInstanceMetadata({ url: svc.url, ...fast }), (err) => {
+        assert.equal(err.kind, "invalid");
+        assert.equal(err.location, url);
+        assert.ok(err.message.includes(url));
+        assert.match(err.message, pattern);
+      });
+      assert.equal(svc.requests.length, 1, "a broken document is not retried");
+      await svc.close();
+      svc = undefined;
+    }
+  });
+
+  it("absent and null meta over the network", async () => {
+    const { meta: _omit, ...withoutMeta } = SAMPLE_METADATA;
+    for (const doc of [withoutMeta, { ...withoutMeta, meta: null }]) {
+      svc = await startMetadataService({ metadata: doc });
+      const found = await readInstanceMetadata({ url: svc.url, ...fast });
+      assert.deepEqual(found.metadata.meta, {});
+      await svc.close();
+      svc = undefined;
+    }
+  });
+
+  it("rejects bad options before any request", async () => {
+    await assert.rejects(fetchUserData({ url: "ftp://x" }), /http\(s\) URL/);
+    await assert.rejects(fetchUserData({ platform: "a/b" }), /single non-empty path segment/);
+    await assert.rejects(fetchUserData({ timeoutMs: 0 }), /timeoutMs/);
+  });
+});
