@@ -19,8 +19,9 @@ export interface ConsumerArgs {
   limitHighStorage?: pulumi.Input<number>;
   allowNoActivity?: pulumi.Input<boolean>;
   /**
-   * The name its node is activated under. Deleting a node deletes its consumer on the portal, so a node
-   * can only get a new name with a new consumer: a change here replaces the consumer (and so the node).
+   * The tsmName of the node this consumer carries ("*" for a node not activated). Deleting a node deletes
+   * its consumer on the portal, so renaming or removing the node replaces the consumer: a change from a
+   * set value replaces it; setting it on a consumer without one does not.
    */
   nodeName?: pulumi.Input<string>;
   /** On delete, also remove the node's schedules on the backup server (default true). */
@@ -57,7 +58,10 @@ async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckR
 
 async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
   const changed = changedKeys(INPUT_KEYS, olds, news);
-  return { changes: changed.length > 0, replaces: changed.filter((k) => REPLACING.has(k)), deleteBeforeReplace: false };
+  // A node added to a consumer without one keeps the consumer; a node renamed or
+  // removed takes its consumer with it on the portal, so the consumer is replaced.
+  const replaces = changed.filter((k) => REPLACING.has(k) && (k !== "nodeName" || olds.nodeName !== undefined));
+  return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
 }
 
 function fieldsOf(inputs: Inputs, keys: readonly string[]): ConsumerFields {

@@ -1,0 +1,36 @@
+// The Pulumi program of this project (Pulumi.yaml `main: stacks/`): reads the
+// stack's config and declares its tenants and, when enabled, the registry.
+import * as pulumi from "@pulumi/pulumi";
+import { PortalClient } from "../provider/portal/client";
+import { resolveSettings } from "../provider/portal/settings";
+import { deployStack } from "./program";
+
+const config = new pulumi.Config("backup-portal");
+
+/** A client for the program's read-only name checks, from the same settings the providers use. */
+function portalForChecks(): PortalClient | undefined {
+  try {
+    return new PortalClient(resolveSettings((key) => config.get(key.slice("backup-portal:".length))));
+  } catch {
+    return undefined; // not configured here: each resource's check still validates its names
+  }
+}
+
+export = (async () => {
+  const portal = portalForChecks();
+  try {
+    return await deployStack({
+      tenants: config.getObject("tenants"),
+      rootBusinessUnitId: config.getNumber("rootBusinessUnitId") ?? 1,
+      protectBusinessUnits: config.getBoolean("protectBusinessUnits") ?? false,
+      deletionComment: config.get("deletionComment") ?? `Removed by Pulumi (stack ${pulumi.getStack()})`,
+      registry: config.getObject("registry"),
+      kubeconfig: config.getSecret("kubeconfig"),
+      secret: (key) => config.requireSecret(key),
+      hasSecret: (key) => config.get(key) !== undefined,
+      portal,
+    });
+  } finally {
+    portal?.close();
+  }
+})();

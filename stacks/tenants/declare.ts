@@ -1,0 +1,104 @@
+// Turns validated tenants into resources. Each resource's name is its key path
+// in the config, never a position in a list, so reordering or adding entries
+// replaces nothing; `aliases` carry earlier keys across a rename.
+import * as pulumi from "@pulumi/pulumi";
+import { BusinessUnit } from "../../provider/resources/business-unit";
+import { Consumer } from "../../provider/resources/consumer";
+import { Node } from "../../provider/resources/node";
+import { NodeProxy } from "../../provider/resources/node-proxy";
+import { BusinessUnitConfig, ConsumerConfig, TenantsConfig } from "./model";
+
+export interface DeclareOptions {
+  rootBusinessUnitId: number;
+  /** Protect business units from deletion (a production stack). */
+  protectBusinessUnits: boolean;
+  /** Recorded by the portal when a consumer is deleted. */
+  deletionComment: string;
+  /** The node password held in a secret config key. */
+  secret(key: string): pulumi.Output<string>;
+  /** Resource options for every resource (tests pass a provider-less parent, for instance). */
+  resourceOptions?: pulumi.CustomResourceOptions;
+}
+
+export interface Declared {
+  businessUnits: Record<string, BusinessUnit>;
+  consumers: Record<string, Consumer>;
+  nodes: Record<string, Node>;
+  proxies: Record<string, NodeProxy>;
+}
+
+/** Every earlier name of an entry: its own aliases and current key under each earlier name of its parent. */
+function earlierNames(parentNames: string[], parentName: string | undefined, key: string, aliases: string[] = []): string[] {
+  const own = [key, ...aliases];
+  const parents = parentName === undefined ? [undefined] : [parentName, ...parentNames];
+  const all = parents.flatMap((p) => own.map((k) => (p === undefined ? k : `${p}/${k}`)));
+  const current = parentName === undefined ? key : `${parentName}/${key}`;
+  return all.filter((n) => n !== current);
+}
+
+const aliasOpts = (names: string[]) => (names.length ? { aliases: names.map((name) => ({ name })) } : {});
+
+/** Marks the node a consumer carries: a change replaces the consumer, since the portal deletes both together. */
+export function nodeNameOf(c: ConsumerConfig): string | undefined {
+  if (!c.node) return undefined;
+  return c.node.tsmName ? c.node.tsmName.toUpperCase() : "*";
+}
+
+export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): Declared {
+  const out: Declared = { businessUnits: {}, consumers: {}, nodes: {}, proxies: {} };
+  const base = opts.resourceOptions ?? {};
+
+  function businessUnit(key: string, cfg: BusinessUnitConfig, parentId: pulumi.Input<number>, parentName: string | undefined, parentEarlier: string[]): void {
+    const name = parentName === undefined ? key : `${parentName}/${key}`;
+    const earlier = earlierNames(parentEarlier, parentName, key, cfg.aliases);
+    const bu = new BusinessUnit(name, {
+      parentId, name: cfg.name ?? key, registrationNumber: cfg.registrationNumber, timeZone: cfg.timeZone,
+      note: cfg.note, invoiceDay: cfg.invoiceDay, storageLimit: cfg.storageLimit, transferLimit: cfg.transferLimit,
+      nodeLimit: cfg.nodeLimit, passwordExpirationDays: cfg.passwordExpirationDays, supportResponsible: cfg.supportResponsible,
+      reportRemotely: cfg.reportRemotely, useScheduleBindings: cfg.useScheduleBindings, tags: cfg.tags, adoptId: cfg.adoptId,
+    }, { ...base, protect: cfg.protect ?? opts.protectBusinessUnits, ...aliasOpts(earlier) });
+    out.businessUnits[name] = bu;
+
+    const consumersByKey: Record<string, { consumer: Consumer; node?: Node }> = {};
+    for (const [ckey, c] of Object.entries(cfg.consumers ?? {})) {
+      const cname = `${name}/${ckey}`;
+      const cEarlier = earlierNames([name, ...earlier].slice(1), name, ckey, c.aliases);
+      const consumer = new Consumer(cname, {
+        businessUnitId: bu.businessUnitId, name: c.name ?? ckey, note: c.note, tags: c.tags,
+        limitHighStorage: c.limitHighStorage, allowNoActivity: c.allowNoActivity, nodeName: nodeNameOf(c),
+        deleteAssociations: c.deleteAssociations ?? true, deletionComment: c.deletionComment ?? opts.deletionComment,
+        adoptId: c.adoptId,
+      }, { ...base, ...aliasOpts(cEarlier) });
+      out.consumers[cname] = consumer;
+      let node: Node | undefined;
+      if (c.node) {
+        const n = c.node;
+        node = new Node(cname, {
+          businessUnitId: bu.businessUnitId, consumerId: consumer.consumerId,
+          operatingSystem: n.operatingSystem, type: n.type, domain: n.domain, clientOptionSet: n.clientOptionSet,
+          contact: n.contact, cpuCount: n.cpuCount, tsmName: n.tsmName,
+          tsmPassword: n.passwordSecret ? opts.secret(n.passwordSecret) : undefined,
+          adoptId: n.adopt ? consumer.consumerId : undefined,
+        }, { ...base, ...aliasOpts(cEarlier) });
+        out.nodes[cname] = node;
+      }
+      consumersByKey[ckey] = { consumer, node };
+    }
+
+    for (const p of cfg.proxies ?? []) {
+      const agent = consumersByKey[p.agent];
+      const target = consumersByKey[p.target];
+      const pname = `${name}/${p.agent}>${p.target}`;
+      out.proxies[pname] = new NodeProxy(pname, {
+        businessUnitId: bu.businessUnitId, agentConsumerId: agent.consumer.consumerId, targetConsumerId: target.consumer.consumerId,
+      }, { ...base, dependsOn: [agent.node!, target.node!] });
+    }
+
+    for (const [childKey, child] of Object.entries(cfg.businessUnits ?? {})) {
+      businessUnit(childKey, child, bu.businessUnitId, name, earlier);
+    }
+  }
+
+  for (const [key, cfg] of Object.entries(tenants)) businessUnit(key, cfg, opts.rootBusinessUnitId, undefined, []);
+  return out;
+}
