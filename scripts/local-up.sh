@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The main job on one machine: builds the providers, starts the portal emulator
+# with a data file, and runs `pulumi up` on the `local` stack with a local state
+# directory (no Pulumi account). Usage: npm run local [-- <extra pulumi up flags>]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PORT=18787                      # the url in stacks/Pulumi.local.yaml
+STATE_DIR="$PWD/.pulumi-local"  # Pulumi state (git-ignored)
+DATA_FILE="$PWD/.emulator-data/portal.json"
+
+# The Pulumi CLI: on PATH, or the `pulumi` npm package (a launcher that downloads
+# the matching CLI on first use; it needs internet access to get.pulumi.com).
+if command -v pulumi >/dev/null 2>&1; then PULUMI=(pulumi); else PULUMI=(npx --no-install pulumi); fi
+if ! "${PULUMI[@]}" version >/dev/null 2>&1; then
+  echo "npm run local needs the Pulumi CLI, which is not installed and could not be downloaded here: install it (curl -fsSL https://get.pulumi.com | sh, or brew install pulumi) and run npm run local again." >&2
+  exit 1
+fi
+
+npm run --silent build
+mkdir -p "$STATE_DIR" "$(dirname "$DATA_FILE")"
+
+log=$(mktemp)
+npx ts-node --transpile-only emulator/main.ts --port "$PORT" --data "$DATA_FILE" >"$log" 2>&1 &
+emulator=$!
+trap 'kill "$emulator" 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 1 100); do   # up to 20 s for the emulator to listen
+  grep -q "portal emulator listening" "$log" && break
+  kill -0 "$emulator" 2>/dev/null || { cat "$log" >&2; exit 1; }
+  sleep 0.2
+done
+grep -q "portal emulator listening" "$log" || { echo "the portal emulator did not start:" >&2; cat "$log" >&2; exit 1; }
+head -1 "$log"
+
+export PULUMI_BACKEND_URL="file://$STATE_DIR"
+export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE:-local}"
+export BACKUP_PORTAL_PASSWORD="${BACKUP_PORTAL_PASSWORD:-admin}"
+"${PULUMI[@]}" stack select local --create --non-interactive >/dev/null
+"${PULUMI[@]}" up --stack local --yes --non-interactive "$@"
