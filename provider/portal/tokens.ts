@@ -18,7 +18,8 @@ interface Held {
 }
 
 export class TokenManager implements TokenSource {
-  private held?: Held;
+  // Private fields: never shown by util.inspect, JSON or a debugger's object dump.
+  #held?: Held;
   private renewing?: Promise<string>;
   /** Set when the portal refused a refresh grant: this client ID does not allow refreshing. */
   private refreshRefused = false;
@@ -31,11 +32,11 @@ export class TokenManager implements TokenSource {
 
   /** Current access and refresh tokens, for redaction. */
   secrets(): string[] {
-    return [this.held?.access, this.held?.refresh].filter((s): s is string => !!s);
+    return [this.#held?.access, this.#held?.refresh].filter((s): s is string => !!s);
   }
 
   async token(): Promise<string> {
-    const h = this.held;
+    const h = this.#held;
     // Renew when less than a quarter of the lifetime (at most 30 s) is left, so a
     // call never starts with a token about to expire.
     if (h && this.now() < h.expiresAt - Math.min(30_000, h.lifetimeMs / 4)) return h.access;
@@ -43,7 +44,7 @@ export class TokenManager implements TokenSource {
   }
 
   invalidate(token: string): void {
-    if (this.held?.access === token) this.held = { ...this.held, expiresAt: 0 };
+    if (this.#held?.access === token) this.#held = { ...this.#held, expiresAt: 0 };
   }
 
   private renew(): Promise<string> {
@@ -57,7 +58,7 @@ export class TokenManager implements TokenSource {
 
   private async obtain(): Promise<string> {
     const { clientId, username, password } = this.creds();
-    const old = this.held;
+    const old = this.#held;
     if (old?.refresh && !this.refreshRefused) {
       try {
         const t = await this.grant({ client_id: clientId, grant_type: "refresh_token", refresh_token: old.refresh }, old.access);
@@ -82,7 +83,7 @@ export class TokenManager implements TokenSource {
   private keep(t: AccessToken, refresh: string | undefined): string {
     if (!t || typeof t.access_token !== "string") throw new Error("POST /v1/oauth answered without an access_token");
     const lifetimeMs = Math.max(1, Number(t.expires_in) || 299) * 1000;
-    this.held = { access: t.access_token, refresh: t.refresh_token ?? refresh, expiresAt: this.now() + lifetimeMs, lifetimeMs };
+    this.#held = { access: t.access_token, refresh: t.refresh_token ?? refresh, expiresAt: this.now() + lifetimeMs, lifetimeMs };
     return t.access_token;
   }
 }
