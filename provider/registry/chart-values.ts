@@ -1,0 +1,102 @@
+// The values given to the zot Helm chart, in the chart's real keys (see
+// /work/shared/reference/zot-chart-facts.md and docs/registry.md for the translation of
+// spec 001's deployment values), and their validation against zot-chart-values.schema.json.
+import Ajv, { ErrorObject } from "ajv";
+import schema from "./zot-chart-values.schema.json";
+import { deepMerge, JsonObject } from "./zot-config";
+
+export const CHART_NAME = "zot";
+export const CHART_REPOSITORY = "https://zotregistry.dev/helm-charts";
+export const CHART_VERSION = "0.1.122";
+
+/** Names of the pod volumes this component adds through extraVolumes. */
+export const CONFIG_VOLUME = "zot-config";
+export const HTPASSWD_VOLUME = "zot-htpasswd";
+
+export interface ChartValuesInput<N> {
+  /** fullnameOverride: the name of the StatefulSet and of the Service. */
+  fullname: string;
+  storageSize: string;
+  /** "" leaves storageClassName unset (the cluster's default class). */
+  storageClass: string;
+  /** The ConfigMap holding config.json (a string, or an Output of one). */
+  configMapName: N;
+  /** The Secret holding htpasswd, when users are given. */
+  htpasswdSecretName?: N;
+  /** sha256 of config.json, as a pod annotation so a config change rolls the pod. */
+  configChecksum: string;
+  /** zot serves TLS (http.tls set): the probes must use HTTPS. */
+  tls?: boolean;
+  /** User values deep-merged last (objects merge, arrays/scalars replace, null deletes). */
+  extra?: JsonObject;
+}
+
+/**
+ * The chart values. `N` is the type of the resource names: plain strings for validation,
+ * `pulumi.Output<string>` when handed to the Release.
+ */
+export function buildChartValues<N>(input: ChartValuesInput<N>): Record<string, unknown> {
+  const extraVolumes: unknown[] = [
+    { name: CONFIG_VOLUME, configMap: { name: input.configMapName, items: [{ key: "config.json", path: "config.json" }] } },
+  ];
+  // The image runs `serve /etc/zot/config.json`: mount our ConfigMap's key exactly there
+  // (subPath), read-only; mountConfig stays false so the chart does not mount its own
+  // ConfigMap over /etc/zot. A subPath mount is not updated in place, hence the checksum
+  // annotation (and the ConfigMap being replaced under a new name) to roll the pod.
+  const extraVolumeMounts: unknown[] = [{ name: CONFIG_VOLUME, mountPath: "/etc/zot/config.json", subPath: "config.json", readOnly: true }];
+  if (input.htpasswdSecretName !== undefined) {
+    extraVolumes.push({ name: HTPASSWD_VOLUME, secret: { secretName: input.htpasswdSecretName, items: [{ key: "htpasswd", path: "htpasswd" }] } });
+    // A directory mount (no subPath): the kubelet updates the file and zot reloads it.
+    extraVolumeMounts.push({ name: HTPASSWD_VOLUME, mountPath: "/secret", readOnly: true });
+  }
+  const pvc: Record<string, unknown> = { create: true, storage: input.storageSize, accessModes: ["ReadWriteOnce"] };
+  if (input.storageClass !== "") pvc.storageClassName = input.storageClass;
+
+  const base: Record<string, unknown> = {
+    fullnameOverride: input.fullname,
+    replicaCount: 1,
+    serviceAccount: { create: true, annotations: {}, name: "" },
+    service: { type: "ClusterIP", port: 5000 },
+    // The chart's form of spec 001's `persistence: {enabled, storageClass, size}`.
+    persistence: true,
+    pvc,
+    resources: {
+      limits: { cpu: "1000m", memory: "1Gi" },
+      requests: { cpu: "100m", memory: "256Mi" },
+    },
+    mountConfig: false,
+    mountSecret: false,
+    extraVolumes,
+    extraVolumeMounts,
+    // Probes hit /livez, /readyz, /startupz, which zot serves without authentication: no
+    // authHeader (it would put a credential in the release values).
+    httpGet: { scheme: input.tls ? "HTTPS" : "HTTP", port: 5000 },
+    // Opening a large dedupe store can take a while: allow up to 5 minutes to start.
+    startupProbe: { initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 30 },
+    podAnnotations: { "checksum/config": input.configChecksum },
+  };
+  // deepMerge clones plain data; Outputs (non-plain objects) are carried over as they are.
+  return input.extra ? deepMerge(base as JsonObject, input.extra) : base;
+}
+
+let validator: ReturnType<Ajv["compile"]> | undefined;
+
+function formatError(e: ErrorObject, path: string): string {
+  const at = path + e.instancePath.replace(/\/([^/]+)/g, (_m, k: string) => (/^\d+$/.test(k) ? `[${k}]` : `.${k.replace(/~1/g, "/").replace(/~0/g, "~")}`));
+  if (e.keyword === "additionalProperties") {
+    const key = String((e.params as { additionalProperty: string }).additionalProperty);
+    return `${at}.${key}: unknown key for the zot chart ${CHART_VERSION} (Helm would silently ignore it); check the spelling against zot-chart-values.schema.json`;
+  }
+  if (e.keyword === "enum") return `${at}: must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  return `${at}: ${e.message ?? "is invalid"}`;
+}
+
+/**
+ * Validates chart values against zot-chart-values.schema.json (ajv) and returns the
+ * problems, each with its key path under `path`; an empty list means valid.
+ */
+export function validateChartValues(values: unknown, path = "registry.values"): string[] {
+  if (!validator) validator = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  if (validator(values)) return [];
+  return (validator.errors ?? []).map((e) => formatError(e, path));
+}

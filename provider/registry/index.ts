@@ -1,0 +1,116 @@
+// The zot registry of spec 001 part B as a Pulumi component: a Namespace, a ConfigMap with
+// config.json, an optional htpasswd Secret, and a Helm release of the zot chart whose values
+// express the spec's deployment values in the chart's real keys.
+import * as pulumi from "@pulumi/pulumi";
+import * as k8s from "@pulumi/kubernetes";
+import { buildChartValues, CHART_NAME } from "./chart-values";
+import { buildHtpasswd } from "./htpasswd";
+import { planRegistry, RegistryArgs, RegistryConfigError } from "./plan";
+
+export * from "./plan";
+export * from "./zot-config";
+export * from "./htpasswd";
+export * from "./chart-values";
+export * from "./verify";
+export * from "./from-config";
+
+export const REGISTRY_TYPE = "backup-portal:registry:Registry";
+
+const LABELS = { "app.kubernetes.io/part-of": "backup-portal", "app.kubernetes.io/component": "registry" };
+
+/**
+ * The zot registry. Invalid arguments (including a zot configuration zot would refuse at
+ * startup) throw a {@link RegistryConfigError} listing every problem, so `pulumi preview`
+ * fails before anything is created. Use {@link planRegistry} to get the same list without
+ * throwing.
+ */
+export class Registry extends pulumi.ComponentResource {
+  /** The namespace everything lives in. */
+  public readonly namespace: pulumi.Output<string>;
+  /** The Helm release name. */
+  public readonly releaseName: pulumi.Output<string>;
+  /** The registry's Service (ClusterIP, port 5000). */
+  public readonly serviceName: pulumi.Output<string>;
+  /** In-cluster URL: http://<service>.<namespace>.svc.cluster.local:5000 */
+  public readonly url: pulumi.Output<string>;
+  /** port-forward and curl commands to check the registry (no password, only a placeholder). */
+  public readonly accessCommands: pulumi.Output<string[]>;
+
+  constructor(name: string, args: RegistryArgs = {}, opts?: pulumi.ComponentResourceOptions) {
+    const { plan, problems } = planRegistry(args);
+    if (!plan) throw new RegistryConfigError(problems);
+    super(REGISTRY_TYPE, name, {}, opts);
+
+    const ns = plan.createNamespace
+      ? new k8s.core.v1.Namespace(`${name}-ns`, { metadata: { name: plan.namespace, labels: LABELS } }, { parent: this })
+      : undefined;
+    const nsName = ns ? ns.metadata.name : pulumi.output(plan.namespace);
+    const dependsOn: pulumi.Resource[] = ns ? [ns] : [];
+
+    // Auto-named: a changed config.json replaces the ConfigMap under a new name, which
+    // changes the release values and rolls the pod (the checksum annotation does too).
+    const configMap = new k8s.core.v1.ConfigMap(
+      `${name}-config`,
+      { metadata: { namespace: nsName, labels: LABELS }, data: { "config.json": plan.configJson } },
+      { parent: this, dependsOn },
+    );
+
+    let secret: k8s.core.v1.Secret | undefined;
+    const users = args.users ?? [];
+    if (users.length > 0) {
+      const usernames = plan.usernames;
+      const namespace = plan.namespace;
+      // The passwords only ever meet the hashing code inside apply; the result is wrapped in
+      // pulumi.secret so the htpasswd (and thus the Secret's stringData) is encrypted in state.
+      const htpasswd = pulumi.secret(
+        pulumi
+          .all(users.map((u) => pulumi.output(u.password)))
+          .apply((passwords) => buildHtpasswd(usernames.map((username, i) => ({ username, password: passwords[i] })), namespace)),
+      );
+      secret = new k8s.core.v1.Secret(
+        `${name}-htpasswd`,
+        { metadata: { namespace: nsName, labels: LABELS }, type: "Opaque", stringData: pulumi.secret({ htpasswd }) },
+        { parent: this, dependsOn, additionalSecretOutputs: ["data", "stringData"] },
+      );
+    }
+
+    const values = buildChartValues<pulumi.Output<string>>({
+      fullname: plan.releaseName,
+      storageSize: plan.storageSize,
+      storageClass: plan.storageClass,
+      configMapName: configMap.metadata.name,
+      htpasswdSecretName: secret?.metadata.name,
+      configChecksum: plan.configChecksum,
+      tls: plan.tls,
+      extra: args.values,
+    });
+
+    const release = new k8s.helm.v3.Release(
+      `${name}-release`,
+      {
+        name: plan.releaseName,
+        chart: CHART_NAME,
+        version: plan.chartVersion,
+        repositoryOpts: { repo: plan.chartRepository },
+        namespace: nsName,
+        createNamespace: false,
+        values,
+        timeout: 600,
+      },
+      { parent: this, dependsOn: [...dependsOn, configMap, ...(secret ? [secret] : [])] },
+    );
+
+    this.namespace = nsName;
+    this.releaseName = release.name;
+    this.serviceName = release.name.apply(() => plan.serviceName);
+    this.url = release.name.apply(() => plan.url);
+    this.accessCommands = pulumi.output(plan.accessCommands);
+    this.registerOutputs({
+      namespace: this.namespace,
+      releaseName: this.releaseName,
+      serviceName: this.serviceName,
+      url: this.url,
+      accessCommands: this.accessCommands,
+    });
+  }
+}

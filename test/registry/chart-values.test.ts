@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import Ajv from "ajv";
+import schema from "../../provider/registry/zot-chart-values.schema.json";
+import { buildChartValues, planRegistry, validateChartValues, validateRegistryArgs } from "../../provider/registry";
+
+const base = () =>
+  buildChartValues<string>({ fullname: "zot", storageSize: "100Gi", storageClass: "large", configMapName: "cm", htpasswdSecretName: "sec", configChecksum: "0".repeat(64) });
+
+describe("registry: zot chart values schema", () => {
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+
+  it("the component's values are valid", () => {
+    assert.ok(validate(base()), JSON.stringify(validate.errors));
+    assert.deepEqual(validateChartValues(base()), []);
+  });
+
+  it("a misspelt key (persistance) fails the schema, named with its path", () => {
+    const v = { ...base(), persistance: true };
+    assert.equal(validate(v), false);
+    assert.deepEqual(validateChartValues(v), [
+      "registry.values.persistance: unknown key for the zot chart 0.1.122 (Helm would silently ignore it); check the spelling against zot-chart-values.schema.json",
+    ]);
+  });
+
+  it("misspelt nested keys fail too (pvc.storageClass, service.typ, extraVolumeMounts[0].readonly)", () => {
+    const v = base() as any;
+    v.pvc.storageClass = "large";
+    v.service.typ = "ClusterIP";
+    v.extraVolumeMounts[0].readonly = true;
+    const p = validateChartValues(v);
+    assert.ok(p.some((m) => m.startsWith("registry.values.pvc.storageClass:")), p.join("\n"));
+    assert.ok(p.some((m) => m.startsWith("registry.values.service.typ:")), p.join("\n"));
+    assert.ok(p.some((m) => m.startsWith("registry.values.extraVolumeMounts[0].readonly:")), p.join("\n"));
+  });
+
+  it("spec 001's literal persistence map is refused: the chart wants a boolean plus pvc", () => {
+    const v = { ...base(), persistence: { enabled: true, storageClass: "large", size: "100Gi" } };
+    assert.ok(validateChartValues(v).some((m) => m.startsWith("registry.values.persistence:")));
+    assert.ok(validateChartValues({ ...base(), secretMounts: [] }).some((m) => m.startsWith("registry.values.secretMounts:")));
+  });
+
+  it("user values are merged last and checked; mountConfig: true is refused", () => {
+    const { plan } = planRegistry({ values: { nodeSelector: { disk: "ssd" }, resources: { limits: { memory: "2Gi" } } } });
+    assert.deepEqual(plan!.values.nodeSelector, { disk: "ssd" });
+    assert.deepEqual(plan!.values.resources, { limits: { cpu: "1000m", memory: "2Gi" }, requests: { cpu: "100m", memory: "256Mi" } });
+    assert.ok(validateRegistryArgs({ values: { mountConfig: true } }).some((m) => m.startsWith("registry.values.mountConfig")));
+    assert.ok(validateRegistryArgs({ values: { service: { type: "Internal" } } }).some((m) => m.startsWith("registry.values.service.type")));
+    assert.ok(validateRegistryArgs({ values: { persistence: false } }).some((m) => m.startsWith("registry.values.persistence")));
+  });
+
+  it("fullnameOverride decides the service name and URL; TLS switches probes to HTTPS", () => {
+    const { plan } = planRegistry({ values: { fullnameOverride: "registry" }, config: { http: { tls: { cert: "/c", key: "/k" } } } });
+    assert.equal(plan!.serviceName, "registry");
+    assert.equal(plan!.url, "https://registry.zot.svc.cluster.local:5000");
+    assert.deepEqual(plan!.values.httpGet, { scheme: "HTTPS", port: 5000 });
+  });
+
+  it("bad top-level arguments are named", () => {
+    const p = validateRegistryArgs({ namespace: "Bad_NS", storageSize: "lots", chartVersion: "latest", storageClass: "Large!" });
+    for (const k of ["namespace", "storageSize", "chartVersion", "storageClass"]) {
+      assert.ok(p.some((m) => m.startsWith(`registry.${k}:`)), `${k}: ${p.join("\n")}`);
+    }
+  });
+});

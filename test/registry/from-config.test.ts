@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { registryArgsFromConfig } from "../../provider/registry";
+
+describe("registry: registryArgsFromConfig (stack config block)", () => {
+  const lookup = (key: string) => {
+    if (key === "missing") throw new Error(`Missing required configuration variable 'backup-portal:${key}'`);
+    return `pw-for-${key}`;
+  };
+
+  it("a valid block gives args, passwords from secret keys", () => {
+    const { args, problems, enabled } = registryArgsFromConfig(
+      {
+        enabled: true,
+        namespace: "registry",
+        storageSize: "200Gi",
+        storageClass: "fast",
+        chartVersion: "0.1.122",
+        users: [{ username: "admin" }, { username: "ci", passwordSecretKey: "zotCiPassword" }],
+        config: { log: { level: "debug" } },
+        cve: { dbRepository: "mirror.local/aquasecurity/trivy-db" },
+      },
+      "registry",
+      lookup,
+    );
+    assert.deepEqual(problems, []);
+    assert.equal(enabled, true);
+    assert.equal(args!.namespace, "registry");
+    assert.equal(args!.storageSize, "200Gi");
+    assert.deepEqual(args!.users, [
+      { username: "admin", password: "pw-for-registryPassword-admin" },
+      { username: "ci", password: "pw-for-zotCiPassword" },
+    ]);
+    assert.deepEqual(args!.cve, { dbRepository: "mirror.local/aquasecurity/trivy-db" });
+  });
+
+  it("absent or disabled: no args and no problems", () => {
+    assert.deepEqual(registryArgsFromConfig(undefined, "registry", lookup), { problems: [], enabled: false });
+    assert.deepEqual(registryArgsFromConfig({ enabled: false, storageSize: 5 }, "registry", lookup), { problems: [], enabled: false });
+  });
+
+  it("reports every problem with its path and fix, and reads no secret then", () => {
+    let looked = 0;
+    const { args, problems } = registryArgsFromConfig(
+      {
+        namspace: "x",
+        storageSize: 100,
+        createNamespace: "yes",
+        users: [{ username: "a", password: "plain" }, { username: "a" }, "bob"],
+        config: { extensions: { metrics: { prometheus: { path: "/v2" } } } },
+        cve: { dbRepo: "x" },
+      },
+      "backup-portal:registry",
+      (k) => (looked++, lookup(k)),
+    );
+    assert.equal(args, undefined);
+    assert.equal(looked, 0);
+    const expect = [
+      /^backup-portal:registry\.namspace: unknown key; did you mean "namespace"\?/,
+      /^backup-portal:registry\.storageSize: 100 must be a string/,
+      /^backup-portal:registry\.createNamespace: must be true or false/,
+      /^backup-portal:registry\.users\[0\]\.password: plain passwords are not allowed.*pulumi config set --secret/,
+      /^backup-portal:registry\.users\[1\]\.username: "a" is already used/,
+      /^backup-portal:registry\.users\[2\]: must be \{username, passwordSecretKey\}/,
+      /^backup-portal:registry\.config\.extensions\.metrics\.prometheus\.path: "\/v2" is reserved/,
+      /^backup-portal:registry\.cve\.dbRepo: unknown key/,
+    ];
+    for (const re of expect) assert.ok(problems.some((m) => re.test(m)), `${re}\n${problems.join("\n")}`);
+    assert.ok(!problems.join("\n").includes("plain\""), "the plain password is not echoed");
+  });
+
+  it("a missing secret key is a problem naming the command to set it", () => {
+    const { args, problems } = registryArgsFromConfig({ users: [{ username: "a", passwordSecretKey: "missing" }] }, "registry", lookup);
+    assert.equal(args, undefined);
+    assert.deepEqual(problems, ['registry.users[0]: secret config key "missing" is not set; run `pulumi config set --secret missing <password>`']);
+  });
+
+  it("not an object", () => {
+    assert.match(registryArgsFromConfig("yes", "registry", lookup).problems[0], /^registry: must be an object/);
+  });
+});
