@@ -1,0 +1,71 @@
+// What a route handler gets (Ctx) and gives back (Reply).
+import type { IncomingHttpHeaders } from "node:http";
+import type { Store } from "./store";
+import type { ClientRec, State, UserRec } from "./types";
+import { Input } from "./input";
+
+/** Shared runtime of one emulator instance. */
+export interface App {
+  store: Store;
+  tokenTtlSeconds: number;
+  quiet: boolean;
+}
+
+export interface Reply {
+  status: number;
+  /** JSON body (a string answers a JSON string). Absent: no body. */
+  json?: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (json: unknown): Reply => ({ status: 200, json });
+export const noContent = (): Reply => ({ status: 204 });
+
+/** The caller of an authenticated /v1 request. */
+export interface Auth {
+  user: UserRec;
+  client: ClientRec;
+  /** The business unit the account reaches, with all its descendants. */
+  rootBusinessUnitId: number;
+}
+
+export class Ctx {
+  params: Record<string, string> = {};
+  auth?: Auth;
+  private parsed?: Input;
+
+  constructor(
+    readonly app: App,
+    readonly method: string,
+    readonly url: URL,
+    readonly headers: IncomingHttpHeaders,
+    readonly body: Buffer,
+    /** `http://host:port` the client used, for absolute hrefs. */
+    readonly baseUrl: string,
+  ) {}
+
+  get store(): Store { return this.app.store; }
+  get state(): State { return this.app.store.state; }
+  get query(): URLSearchParams { return this.url.searchParams; }
+
+  /** An integer path parameter. */
+  param(name: string): number {
+    return Number(this.params[name]);
+  }
+
+  /** The JSON body, keys matched case-insensitively. */
+  input(required = true): Input {
+    if (!this.parsed) this.parsed = Input.parse(this.body, required);
+    return this.parsed;
+  }
+
+  get caller(): Auth {
+    if (!this.auth) throw new Error("route needs authentication but none was done");
+    return this.auth;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.headers[name.toLowerCase()];
+    return Array.isArray(v) ? v[0] : v;
+  }
+}

@@ -1,0 +1,67 @@
+// `npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]`
+// Starts the emulator on 127.0.0.1 and prints
+// `portal emulator listening on http://127.0.0.1:<port>`; SIGINT/SIGTERM close it.
+import { startEmulator, type EmulatorOptions } from "./index";
+
+const USAGE = "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]";
+
+export function parseArgs(argv: string[]): EmulatorOptions {
+  const opts: EmulatorOptions = {};
+  const int = (flag: string, v: string | undefined, min: number, max: number): number => {
+    if (v === undefined || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      throw new Error(`${flag} needs an integer from ${min} to ${max}`);
+    }
+    return Number(v);
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].startsWith("--") && argv[i].includes("=") ? argv[i].split(/=(.*)/s, 2) : [argv[i], undefined];
+    const value = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case "--port": opts.port = int("--port", value(), 0, 65535); break;
+      case "--data": {
+        const v = value();
+        if (!v) throw new Error("--data needs a file name");
+        opts.dataFile = v;
+        break;
+      }
+      case "--token-ttl": opts.tokenTtlSeconds = int("--token-ttl", value(), 1, 86_400 * 365); break;
+      case "--quiet": opts.quiet = true; break;
+      case "--help": case "-h": throw new Error("help");
+      default: throw new Error(`unknown argument "${argv[i]}"`);
+    }
+  }
+  return opts;
+}
+
+async function main(): Promise<void> {
+  let opts: EmulatorOptions;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    const msg = (err as Error).message;
+    if (msg === "help") {
+      console.log(USAGE);
+      return;
+    }
+    console.error(`portal emulator: ${msg}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const emulator = await startEmulator(opts);
+  console.log(`portal emulator listening on ${emulator.url}`);
+  let closing = false;
+  const stop = (): void => {
+    if (closing) return;
+    closing = true;
+    emulator.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(`portal emulator: ${(err as Error)?.message ?? String(err)}`);
+    process.exit(1);
+  });
+}
