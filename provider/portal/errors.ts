@@ -15,11 +15,11 @@ export interface PortalErrorDetails {
 }
 
 const HINTS: Record<number, string> = {
-  0: "the portal did not answer: check backup-portal:url and that the portal is reachable",
+  0: "the portal did not answer: check the portal URL (backup-portal:url or BACKUP_PORTAL_URL) and that it is reachable",
   400: "the portal rejected the request: check the field it names",
-  401: "authentication failed: check backup-portal:clientId, backup-portal:origin (it must match the client ID's registered origin), backup-portal:username and backup-portal:password",
+  401: "authentication failed: check the client ID, the origin (it must match the one registered with the client ID), the username and the password (stack config backup-portal:clientId/origin/username/password, or BACKUP_PORTAL_CLIENT_ID/ORIGIN/USERNAME/PASSWORD)",
   403: "the account may not reach this object: use an account whose business unit is an ancestor of it",
-  404: "the object does not exist on the portal (removed outside Pulumi?); `pulumi refresh` brings state in line",
+  404: "the object does not exist on the portal (removed by someone else?); with Pulumi, `pulumi refresh` brings state in line",
   409: "the portal refused because of the object's current state",
   429: "the portal is rate limiting: lower the parallelism (pulumi up --parallel)",
 };

@@ -1,0 +1,172 @@
+// `backup-portal register`: run on an instance, makes sure it is registered as
+// a backup node (see provider/registration/register.ts and docs/registration.md).
+import { DEFAULT_ATTEMPTS, DEFAULT_METADATA_URL, DEFAULT_TIMEOUT_MS, ReadMetadataOptions } from "../metadata";
+import { DEFAULT_OPTION_FILE } from "../registration/files";
+import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
+import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
+
+export const USAGE = `usage: backup-portal register [options]
+
+Registers this instance for backup: reads its metadata, finds or creates its
+consumer and node in the business unit given by the metadata key
+${META_KEYS.businessUnit}, activates the node and writes the backup client's option
+file. Running it again changes nothing once the instance is registered.
+
+metadata keys (openstack server set --property KEY=VALUE <instance>):
+  ${META_KEYS.businessUnit.padEnd(18)} business unit id (required)
+  ${META_KEYS.operatingSystem.padEnd(18)} operating system name or id (default ${REGISTRATION_DEFAULTS.operatingSystem})
+  ${META_KEYS.nodeType.padEnd(18)} node type (default ${REGISTRATION_DEFAULTS.nodeType})
+  ${META_KEYS.domain.padEnd(18)} policy domain (default ${REGISTRATION_DEFAULTS.domain})
+  ${META_KEYS.clientOptionSet.padEnd(18)} client option set (default ${REGISTRATION_DEFAULTS.clientOptionSet})
+  ${META_KEYS.contact.padEnd(18)} contact information
+  ${META_KEYS.cpuCount.padEnd(18)} CPU count (default: this machine's)
+  ${META_KEYS.tsmName.padEnd(18)} node name (default: from the instance name and uuid)
+
+portal account: BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME, _PASSWORD in
+the environment, else JSON user data {"backupPortal": {url, origin, clientId,
+username, password}}; a variable set in the environment wins.
+
+options:
+  --option-file <path>    backup client option file (default ${DEFAULT_OPTION_FILE})
+  --no-option-file        do not write an option file
+  --password-file <path>  keep the node password in this 0600 file when one is set
+  --rotate-password       set a new node password even if the node is registered
+  --dry-run               check everything and print what would be done
+  --json                  print the result as JSON
+  --quiet                 no progress lines on stderr
+  --verbose               also report metadata and portal details on stderr
+ metadata reader (as for \`backup-portal metadata\`):
+  --url <base>            metadata service base URL (default ${DEFAULT_METADATA_URL})
+  --platform <name>       platform path segment
+  --api-version <v>       version path segment
+  --config-drive <path>   read this config drive only
+  --no-config-drive       do not search block devices for a config drive
+  --no-network            do not use the network service
+  --timeout <ms>          timeout of each metadata request (default ${DEFAULT_TIMEOUT_MS})
+  --attempts <n>          attempts per metadata request (default ${DEFAULT_ATTEMPTS})
+  -h, --help              show this help
+
+exit codes: 0 registered (or nothing to do), 1 failed (metadata unreadable, portal
+error: running again may help), 2 bad arguments, 3 configuration to fix (metadata
+keys, credentials, names unknown to the portal)`;
+
+export interface RegisterIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** The environment for BACKUP_PORTAL_*; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** CPU count used when backup_cpu_count is absent (tests). */
+  cpuCount?: () => number;
+}
+
+const processIo: RegisterIo = {
+  out: (text) => { process.stdout.write(text); },
+  err: (text) => { process.stderr.write(text); },
+};
+
+class UsageError extends Error {}
+
+interface Parsed {
+  help: boolean;
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  metadata: ReadMetadataOptions;
+  register: Pick<RegisterOptions, "optionFile" | "passwordFile" | "rotatePassword" | "dryRun">;
+}
+
+function parseArgs(argv: string[]): Parsed {
+  const parsed: Parsed = { help: false, json: false, quiet: false, verbose: false, metadata: {}, register: {} };
+  const o = parsed.metadata;
+  const integer = (flag: string, text: string, min: number): number => {
+    if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`${flag} needs an integer >= ${min}, got ${JSON.stringify(text)}`);
+    return Number(text);
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const value = (): string => {
+      if (inline !== undefined) {
+        if (inline === "") throw new UsageError(`${flag} needs a value`);
+        return inline;
+      }
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith("--") || next === "") throw new UsageError(`${flag} needs a value`);
+      i++;
+      return next;
+    };
+    const noValue = (): void => {
+      if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
+    };
+    switch (flag) {
+      case "-h": case "--help": parsed.help = true; break;
+      case "--url": o.url = value(); break;
+      case "--platform": o.platform = value(); break;
+      case "--api-version": o.version = value(); break;
+      case "--config-drive": o.configDrive = value(); break;
+      case "--no-config-drive": noValue(); o.discoverConfigDrive = false; break;
+      case "--no-network": noValue(); o.network = false; break;
+      case "--timeout": o.timeoutMs = integer(flag, value(), 1); break;
+      case "--attempts": o.attempts = integer(flag, value(), 1); break;
+      case "--option-file": parsed.register.optionFile = value(); break;
+      case "--no-option-file": noValue(); parsed.register.optionFile = false; break;
+      case "--password-file": parsed.register.passwordFile = value(); break;
+      case "--rotate-password": noValue(); parsed.register.rotatePassword = true; break;
+      case "--dry-run": noValue(); parsed.register.dryRun = true; break;
+      case "--json": noValue(); parsed.json = true; break;
+      case "--quiet": case "-q": noValue(); parsed.quiet = true; break;
+      case "--verbose": case "-v": noValue(); parsed.verbose = true; break;
+      default: throw new UsageError(`unknown option ${JSON.stringify(arg)}`);
+    }
+  }
+  if (o.url !== undefined) {
+    try {
+      const u = new URL(o.url);
+      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    } catch {
+      throw new UsageError(`--url needs an http(s) URL, got ${JSON.stringify(o.url)}`);
+    }
+  }
+  return parsed;
+}
+
+export async function run(argv: string[], io: RegisterIo = processIo): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`backup-portal register: ${err.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    io.out(`${USAGE}\n`);
+    return 0;
+  }
+  const line = (prefix: string) => (text: string): void => io.err(`${prefix}: ${text}\n`);
+  try {
+    const result = await registerInstance({
+      ...parsed.register,
+      metadata: parsed.metadata,
+      env: io.env ?? process.env,
+      cpuCount: io.cpuCount,
+      progress: parsed.quiet ? undefined : line("register"),
+      log: parsed.verbose ? line("register (detail)") : undefined,
+    });
+    for (const w of result.warnings) io.err(`backup-portal register: warning: ${w}\n`);
+    if (parsed.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+    else io.out(`${summarize(result)}\n`);
+    return 0;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    io.err(`backup-portal register: ${msg}\n`);
+    if (parsed.json) {
+      const e = err instanceof RegistrationError ? err : undefined;
+      io.out(`${JSON.stringify({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }, null, 2)}\n`);
+    }
+    if (err instanceof RegistrationError && err.kind === "configuration") return 3;
+    return 1;
+  }
+}

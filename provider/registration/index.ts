@@ -1,0 +1,17 @@
+// Self-registration of instances for backup: `backup-portal register` on the
+// instance (registerInstance) and, for Pulumi programs, the cloud-init user
+// data that runs it at first boot (registrationUserData). See docs/registration.md.
+export {
+  registerInstance, summarize, RegisterOptions, RegistrationError, RegistrationErrorKind, RegistrationResult,
+} from "./register";
+export {
+  META_KEYS, REGISTRATION_DEFAULTS, INSTANCE_TAG_PREFIX, instanceTag, deriveTsmName, uuidSuffix, consumerNameFor,
+  parseRegistrationMetadata, RegistrationSpec, Requested, KeyProblem,
+} from "./keys";
+export { credentialsFromUserData, resolveCredentials, USER_DATA_KEY, CredentialSource, ResolvedCredentials } from "./credentials";
+export { generateNodePassword, NODE_PASSWORD_ALPHABET, NODE_PASSWORD_LENGTH } from "./password";
+export { DEFAULT_OPTION_FILE, renderOptionFile, writeSecretFile, prepareSecretFile, OptionFileValues, PendingWrite } from "./files";
+export {
+  registrationUserData, renderRegistrationUserData, renderEnvFile, shellQuote, RegistrationUserDataArgs, RegistrationUserDataOptions,
+  PortalAccount, DEFAULT_ENV_FILE, DEFAULT_PASSWORD_FILE, DEFAULT_PACKAGE_SPEC, DEFAULT_INSTALL_NODE, REGISTER_ATTEMPTS,
+} from "./user-data";

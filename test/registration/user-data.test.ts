@@ -1,0 +1,111 @@
+// The cloud-init user data that makes an instance register itself at first boot.
+import assert from "node:assert/strict";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import { registrationUserData, renderRegistrationUserData, shellQuote } from "../../provider/registration/user-data";
+import { removeTempDirs, tempDir } from "./helpers";
+
+// js-yaml comes with @pulumi/pulumi (no types installed): used only to check that the output parses.
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const yaml = require("js-yaml") as { load(text: string): unknown };
+
+interface CloudConfig {
+  write_files: Array<{ path: string; owner: string; permissions: string; content: string }>;
+  runcmd: string[][];
+}
+
+const PORTAL = {
+  url: "https://portal.example.com", origin: "https://app.example.com", clientId: "client-1", username: "registrar",
+  password: `p'a"s$s \\w0rd\`#: {x}`,
+};
+
+function parse(text: string): CloudConfig {
+  assert.ok(text.startsWith("#cloud-config\n"), "first line");
+  return yaml.load(text) as CloudConfig;
+}
+
+/** Sources the env file with sh, as the runcmd does, and answers the variables. */
+function sourced(content: string): Record<string, string> {
+  const dir = tempDir();
+  const file = path.join(dir, "portal.env");
+  fs.writeFileSync(file, content, { mode: 0o600 });
+  const out = execFileSync("sh", ["-c", `set -a && . "$0" && set +a && env -0`, file], { env: {}, encoding: "utf8" });
+  return Object.fromEntries(out.split("\0").filter(Boolean).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+}
+
+describe("registration: cloud-init user data", () => {
+  after(removeTempDirs);
+  before(async () => {
+    await pulumi.runtime.setMocks({
+      newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
+      call: (args) => args.inputs,
+    }, "backup-portal", "test", false);
+  });
+
+  it("renders a #cloud-config with a 0600 env file and the register command", () => {
+    const cfg = parse(renderRegistrationUserData({ portal: PORTAL }));
+    assert.equal(cfg.write_files.length, 1);
+    const file = cfg.write_files[0];
+    assert.equal(file.path, "/etc/backup-portal/portal.env");
+    assert.equal(file.permissions, "0600");
+    assert.equal(file.owner, "root:root");
+    const vars = sourced(file.content);
+    assert.deepEqual(
+      [vars.BACKUP_PORTAL_URL, vars.BACKUP_PORTAL_ORIGIN, vars.BACKUP_PORTAL_CLIENT_ID, vars.BACKUP_PORTAL_USERNAME, vars.BACKUP_PORTAL_PASSWORD],
+      [PORTAL.url, PORTAL.origin, PORTAL.clientId, PORTAL.username, PORTAL.password],
+      "the env file gives back the exact values when sourced",
+    );
+    assert.equal(cfg.runcmd.length, 2);
+    for (const cmd of cfg.runcmd) assert.deepEqual(cmd.slice(0, 2), ["sh", "-c"]);
+    assert.match(cfg.runcmd[0][2], /command -v npx/);
+    const register = cfg.runcmd[1][2];
+    assert.match(register, /set -a && \. \/etc\/backup-portal\/portal\.env && set \+a/);
+    assert.match(register, /npx --yes --package=backup-portal-pulumi -- backup-portal register --password-file \/etc\/backup-portal\/node-password/);
+    assert.match(register, /"\$rc" -eq 3/, "configuration errors are not retried");
+    assert.ok(!register.includes("w0rd"), "the password is only in the env file");
+    assert.equal(cfg.runcmd.flat().join(" ").includes(PORTAL.password), false);
+  });
+
+  it("takes a package spec, extra arguments, paths, and no Node install", () => {
+    const text = renderRegistrationUserData({
+      portal: { ...PORTAL, password: "plain" }, packageSpec: "backup-portal-pulumi@0.1.0",
+      extraArgs: ["--option-file", "/opt/tivoli/tsm/client/ba/bin/dsm.sys", "--verbose", "it's"],
+      envFile: "/root/portal env", passwordFile: false, installNode: false,
+    });
+    const cfg = parse(text);
+    assert.equal(cfg.write_files[0].path, "/root/portal env");
+    assert.equal(cfg.runcmd.length, 1);
+    const register = cfg.runcmd[0][2];
+    assert.match(register, /\. '\/root\/portal env'/);
+    assert.match(register, /--package=backup-portal-pulumi@0\.1\.0 -- backup-portal register --option-file \/opt\/tivoli\/tsm\/client\/ba\/bin\/dsm\.sys --verbose 'it'\\''s'/);
+    assert.ok(!register.includes("--password-file"));
+    // The command line is valid shell (parsed without running anything).
+    execFileSync("sh", ["-n", "-c", register]);
+  });
+
+  it("refuses values that would break the files, without echoing a password", () => {
+    assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, password: "a\nBACKUP_PORTAL_URL=x" } }),
+      (err: Error) => /portal\.password must be a single line/.test(err.message) && !err.message.includes("BACKUP_PORTAL_URL=x"));
+    assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, url: "not a url" } }), /portal\.url is not a URL/);
+    assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, username: "" } }), /portal\.username must not be empty/);
+    assert.throws(() => renderRegistrationUserData({ portal: PORTAL, envFile: "relative/env" }), /envFile must be an absolute path/);
+  });
+
+  it("quotes shell words", () => {
+    assert.equal(shellQuote("/etc/x"), "/etc/x");
+    assert.equal(shellQuote("a b"), "'a b'");
+    assert.equal(shellQuote("it's"), `'it'\\''s'`);
+    assert.equal(shellQuote(""), "''");
+  });
+
+  it("registrationUserData is a secret Output with the same text, from Input values", async () => {
+    const out = registrationUserData({ portal: { ...PORTAL, password: pulumi.secret(PORTAL.password), url: pulumi.output(PORTAL.url) } });
+    assert.equal(await pulumi.isSecret(out), true);
+    const text = await new Promise<string>((resolve) => out.apply((t) => { resolve(t); return t; }));
+    assert.equal(text, renderRegistrationUserData({ portal: PORTAL }));
+    // Secret even when the password is a plain string.
+    assert.equal(await pulumi.isSecret(registrationUserData({ portal: { ...PORTAL, password: "plain" } })), true);
+  });
+});
