@@ -113,3 +113,13 @@ export function pick(src: Record<string, unknown>, keys: readonly string[]): Rec
   for (const k of keys) if (src[k] !== undefined && src[k] !== null) out[k] = src[k];
   return out;
 }
+
+/**
+ * Drops keys whose value is undefined: the host cannot encode them (a Create
+ * answering `{key: undefined}` fails with "Unexpected struct type").
+ */
+export function defined<T extends Record<string, unknown>>(obj: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
+  return out as T;
+}

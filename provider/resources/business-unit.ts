@@ -5,7 +5,7 @@ import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
-  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, isUnknown, pick,
+  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, isUnknown, pick, defined,
 } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
@@ -93,9 +93,7 @@ async function fieldsOf(inputs: Inputs, keys: readonly string[]): Promise<Busine
 }
 
 function outputsOf(inputs: Inputs, bu: PortalBusinessUnit): Inputs {
-  const outs: Inputs = { ...inputs, businessUnitId: bu.id, createdDate: bu.createdDate, href: bu.href };
-  if (bu.timeZone?.id !== undefined) outs.timeZoneId = bu.timeZone.id;
-  return outs;
+  return defined({ ...inputs, businessUnitId: bu.id, createdDate: bu.createdDate, href: bu.href, timeZoneId: bu.timeZone?.id });
 }
 
 async function adopt(inputs: Inputs): Promise<PortalBusinessUnit> {

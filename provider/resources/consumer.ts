@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, pick } from "../dynamic/values";
+import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, pick, defined } from "../dynamic/values";
 import { isNotFound } from "../portal/errors";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
 
@@ -75,10 +75,7 @@ function fieldsOf(inputs: Inputs, keys: readonly string[]): ConsumerFields {
 }
 
 function outputsOf(inputs: Inputs, c: PortalConsumer): Inputs {
-  return {
-    ...inputs, consumerId: c.id, createdDate: c.createdDate, href: c.href,
-    dataSourceState: c.dataSourceState?.name,
-  };
+  return defined({ ...inputs, consumerId: c.id, createdDate: c.createdDate, href: c.href, dataSourceState: c.dataSourceState?.name });
 }
 
 /** The declared inputs as the portal now has them. */

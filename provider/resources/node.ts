@@ -5,7 +5,7 @@ import { PartialCreateError } from "../dynamic/partial";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, checkId, checkInteger, checkString, isUnknown, pick, sameValue } from "../dynamic/values";
+import { Failures, checkId, checkInteger, checkString, isUnknown, pick, sameValue, defined } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { tsmNameProblem } from "../portal/nodes";
 import { Node as PortalNode, NodeFields } from "../portal/types";
@@ -130,13 +130,14 @@ async function resolveFields(inputs: Inputs, keys: readonly string[]): Promise<{
 
 function outputsOf(inputs: Inputs, node: PortalNode, extra: Inputs): Inputs {
   const outs: Inputs = { ...inputs, ...extra, nodeId: node.id, createdDate: node.createdDate, href: node.href };
+  for (const r of REFERENCES) delete outs[r.idKey];
   if (node.server?.id !== undefined) outs.serverId = node.server.id;
   for (const r of REFERENCES) {
     const ref = (node as Record<string, any>)[r.key];
     if (ref?.id !== undefined) outs[r.idKey] = ref.id;
   }
   if (node.tsmName) outs.activatedName = node.tsmName;
-  return outs;
+  return defined(outs);
 }
 
 /** Sets the password and activates, as the inputs ask and the node needs. */
@@ -200,7 +201,7 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
     node = await finish(inputs, node, undefined);
   } catch (err) {
     // The node exists: record it (without the unfinished parts) so the next up completes it.
-    const recorded = { ...outputsOf(inputs, node, {}), tsmPassword: undefined };
+    const { tsmPassword: _unset, ...recorded } = outputsOf(inputs, node, {});
     throw new PartialCreateError(id, recorded, err);
   }
   return { id, outs: outputsOf(inputs, node, {}) };
@@ -230,7 +231,7 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
   const inputs = pick(portalInputs(node, props), ["businessUnitId", "consumerId", "adoptId", "tsmName", "tsmPassword", ...SETTABLE]);
   const outs = outputsOf({ ...props, ...inputs }, node, {});
   for (const r of REFERENCES) if (!(node as Record<string, any>)[r.key]) delete outs[r.idKey];
-  return { id, props: outs, inputs };
+  return { id, props: outs, inputs: defined(inputs) };
 }
 
 async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {

@@ -1,0 +1,153 @@
+// `npm run billing-receiver -- --port <port> --out <dir> --bunit <id> [--secret <s>] [--host <addr>] [--path <p>]`
+// Starts the billing notification receiver and prints
+// `billing receiver listening on http://<host>:<port>`; SIGINT/SIGTERM finish the requests in
+// progress and stop it. The portal connection comes from the BACKUP_PORTAL_* environment
+// variables; the secret may also come from BILLING_RECEIVER_SECRET (better than the command
+// line, where other users of the machine can read it).
+import { PortalClient } from "../portal/client";
+import { resolveSettings } from "../portal/settings";
+import { BillingReceiverHandle, BillingReceiverOptions, DEFAULT_NOTIFY_PATH, startBillingReceiver } from "./receiver";
+
+export const SECRET_ENV = "BILLING_RECEIVER_SECRET";
+
+export const USAGE = `usage: npm run billing-receiver -- --port <port> --out <dir> --bunit <id> [options]
+
+Receives the portal's "new billing data available" notification and writes the
+business unit's billing data to <dir>/<bunit>/<YYYY-MM-DD>.json (one file per period).
+Register the Post URL http://<host>:<port>${DEFAULT_NOTIFY_PATH}?bunit=<id>[&secret=<s>] in the portal.
+
+options:
+  --port <port>      port to listen on (0 picks a free one)
+  --out <dir>        output directory
+  --bunit <id>       the reseller business unit (must match the Post URL's bunit)
+  --secret <s>       shared secret the Post URL must carry (or set ${SECRET_ENV})
+  --host <addr>      address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
+  --path <p>         path of the Post URL (default ${DEFAULT_NOTIFY_PATH})
+  --quiet            no log lines on stderr
+  -h, --help         show this help
+
+environment: BACKUP_PORTAL_URL, BACKUP_PORTAL_ORIGIN, BACKUP_PORTAL_CLIENT_ID,
+BACKUP_PORTAL_USERNAME, BACKUP_PORTAL_PASSWORD (the portal connection), ${SECRET_ENV}.`;
+
+export class UsageError extends Error {}
+
+export interface ReceiverArgs {
+  help: boolean;
+  quiet: boolean;
+  port?: number;
+  outDir?: string;
+  businessUnitId?: number;
+  secret?: string;
+  host?: string;
+  path?: string;
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ReceiverArgs {
+  const a: ReceiverArgs = { help: false, quiet: false };
+  const int = (flag: string, v: string, min: number, max: number): number => {
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} needs an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
+    return Number(v);
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value`);
+      i++;
+      return next;
+    };
+    switch (flag) {
+      case "-h": case "--help": a.help = true; break;
+      case "--quiet": a.quiet = true; break;
+      case "--port": a.port = int(flag, value(), 0, 65535); break;
+      case "--bunit": a.businessUnitId = int(flag, value(), 1, Number.MAX_SAFE_INTEGER); break;
+      case "--out": a.outDir = value(); break;
+      case "--secret": a.secret = value(); break;
+      case "--host": a.host = value(); break;
+      case "--path": a.path = value(); break;
+      default: throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
+    }
+  }
+  if (a.help) return a;
+  a.secret ??= env[SECRET_ENV] || undefined;
+  const missing = [a.port === undefined && "--port", !a.outDir && "--out", a.businessUnitId === undefined && "--bunit"].filter(Boolean);
+  if (missing.length) throw new UsageError(`missing ${missing.join(", ")}`);
+  if (a.secret !== undefined && a.secret.length < 8) throw new UsageError("the secret must have at least 8 characters");
+  if (a.path !== undefined && (!a.path.startsWith("/") || a.path.includes("?"))) throw new UsageError("--path must start with / and carry no query");
+  return a;
+}
+
+/**
+ * A portal client for the receiver: the BACKUP_PORTAL_* settings with short timeouts, so a read
+ * and its retries fit in the time the portal waits for an answer (the receiver retries too).
+ */
+export function receiverClient(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): PortalClient {
+  return new PortalClient({ timeoutMs: 4000, maxAttempts: 3, retryBaseMs: 200, retryMaxMs: 1500, ...resolveSettings(undefined, env) }, { log });
+}
+
+export interface MainIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: MainIo = {
+  out: (t) => { process.stdout.write(t); },
+  err: (t) => { process.stderr.write(t); },
+};
+
+/** Starts the receiver from command-line arguments; resolves to the receiver, or to an exit code on error. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: MainIo = processIo): Promise<BillingReceiverHandle | number> {
+  let a: ReceiverArgs;
+  try {
+    a = parseArgs(argv, env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`billing receiver: ${err.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (a.help) {
+    io.out(`${USAGE}\n`);
+    return 0;
+  }
+  const log = a.quiet ? undefined : (line: string) => io.err(`${new Date().toISOString()} billing receiver: ${line}\n`);
+  try {
+    const client = receiverClient(env, log);
+    const opts: BillingReceiverOptions = {
+      outDir: a.outDir!, businessUnitId: a.businessUnitId!, secret: a.secret, client,
+      port: a.port, host: a.host, path: a.path, log,
+    };
+    const receiver = await startBillingReceiver(opts);
+    io.out(`billing receiver listening on ${receiver.url}\n`);
+    return receiver;
+  } catch (err) {
+    io.err(`billing receiver: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (r) => {
+      if (typeof r === "number") {
+        process.exitCode = r;
+        return;
+      }
+      let stopping = false;
+      const stop = (): void => {
+        if (stopping) return;
+        stopping = true;
+        r.close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    },
+    (err: unknown) => {
+      console.error(`billing receiver: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
+}

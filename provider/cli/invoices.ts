@@ -1,0 +1,84 @@
+// `backup-portal invoices`: invoices, the contract and invoice files of a business unit, and
+// uploading an invoice file.
+import { getContract, getInvoice, getInvoiceFiles, getInvoices, uploadInvoiceFile } from "../data/billing";
+import { InvoiceFile } from "../portal/types";
+import { CliIo, formatAmount, formatBytes, formatJson, formatRecord, formatTime, OptionSpec, printTable, processIo, required, runCommand, UsageError } from "./output";
+
+export const USAGE = `usage: backup-portal invoices --bunit <id> [options]
+
+Invoices of a business unit (oldest first); with --date one invoice, with --files the
+uploaded invoice files, with --upload a new invoice file, with --contract the contract.
+
+options:
+  --bunit <id>               business unit (required)
+  --from <day>               first invoice date (YYYY-MM-DD)
+  --to <day>                 last invoice date
+  --date <day>               only the invoice of this date
+  --contract                 the business unit's contract
+  --files                    the uploaded invoice files
+  --upload <file>            upload this file (usually a PDF)
+    --name <name>            its name in the portal (default: the file's name)
+    --erp-reference <ref>    ERP code of the invoice
+    --send-to-billing-address   have the portal send it to the billing address
+  --limit <n>                at most n rows (the latest n)
+  --json                     JSON instead of a table
+  -h, --help                 show this help
+
+The portal connection comes from the BACKUP_PORTAL_* environment variables.
+exit codes: 0 done, 1 error, 2 bad arguments`;
+
+const SPEC: Record<string, OptionSpec> = {
+  bunit: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" }, date: { kind: "string" },
+  contract: { kind: "flag" }, files: { kind: "flag" }, upload: { kind: "string" }, name: { kind: "string" },
+  "erp-reference": { kind: "string" }, "send-to-billing-address": { kind: "flag" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
+};
+
+function fileRows(files: InvoiceFile[]): Array<Array<string | number | undefined>> {
+  return files.map((f) => [f.id, f.fileName, formatBytes(f.size), f.erpReference, f.sendToBillingAddress ? "yes" : "no", formatTime(f.uploadedDate)]);
+}
+const FILE_COLUMNS = [{ header: "ID", align: "right" as const }, "NAME", { header: "SIZE", align: "right" as const }, "ERP REFERENCE", "SENT", "UPLOADED"];
+
+export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+  return runCommand("invoices", USAGE, SPEC, argv, io, async ({ client, options: o }) => {
+    const b = required(o, "bunit");
+    const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
+    if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
+    if (o.upload === undefined && (o.name !== undefined || o["erp-reference"] !== undefined || o["send-to-billing-address"] !== undefined)) {
+      throw new UsageError("--name, --erp-reference and --send-to-billing-address go with --upload");
+    }
+    const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
+
+    if (o.contract) {
+      const contract = await getContract(client, b);
+      io.out(o.json ? formatJson(contract) : formatRecord([
+        ["id", contract.id], ["name", contract.name], ["start", formatTime(contract.startDate)], ["currency", contract.currency],
+      ]));
+      return 0;
+    }
+    if (o.files) {
+      const files = limit(await getInvoiceFiles(client, b)) as InvoiceFile[];
+      if (o.json) io.out(formatJson(files));
+      else printTable(io, FILE_COLUMNS, fileRows(files), "no invoice files");
+      return 0;
+    }
+    if (typeof o.upload === "string") {
+      const stored = await uploadInvoiceFile(client, b, {
+        path: o.upload, fileName: o.name as string | undefined, erpReference: o["erp-reference"] as string | undefined,
+        sendToBillingAddress: o["send-to-billing-address"] === true,
+      });
+      if (o.json) io.out(formatJson(stored));
+      else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");
+      return 0;
+    }
+    const invoices = typeof o.date === "string"
+      ? [await getInvoice(client, b, o.date)]
+      : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<ReturnType<typeof getInvoices>>);
+    if (o.json) {
+      io.out(formatJson(typeof o.date === "string" ? invoices[0] : invoices));
+      return 0;
+    }
+    printTable(io, ["DATE", { header: "ID", align: "right" }, { header: "AMOUNT", align: "right" }, "CURRENCY"],
+      invoices.map((i) => [i.date, i.id, formatAmount(i.amount), i.currency]), "no invoices");
+    return 0;
+  });
+}

@@ -1,0 +1,66 @@
+// `backup-portal jobs`: backup and restore jobs of a consumer.
+import { getFirstJobDate, getRecentJobs, jobsSinceDetailed } from "../data/activity";
+import { Job } from "../portal/types";
+import { CliIo, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand } from "./output";
+
+export const USAGE = `usage: backup-portal jobs --bunit <id> --consumer <id> [options]
+
+Backup and restore jobs of a consumer, oldest first. Without --from, --to or --all:
+the jobs of the latest 24 hours (the portal's default). The portal refuses a start
+before the consumer's first job, so an earlier --from starts at the first job.
+
+options:
+  --bunit <id>        business unit of the consumer (required)
+  --consumer <id>     consumer (required)
+  --from <date>       start: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)
+  --to <date>         end (a day includes all of it)
+  --all               every job since the first one
+  --first             only the date of the first job
+  --limit <n>         at most n jobs (the latest n)
+  --json              JSON instead of a table
+  -h, --help          show this help
+
+The portal connection comes from the BACKUP_PORTAL_* environment variables.
+exit codes: 0 done, 1 error, 2 bad arguments`;
+
+const SPEC: Record<string, OptionSpec> = {
+  bunit: { kind: "int", min: 1 }, consumer: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" },
+  all: { kind: "flag" }, first: { kind: "flag" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
+};
+
+export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+  return runCommand("jobs", USAGE, SPEC, argv, io, async ({ client, options: o }) => {
+    const b = required(o, "bunit");
+    const c = required(o, "consumer");
+    const from = o.from as string | undefined;
+    const to = o.to as string | undefined;
+    if (o.first) {
+      if (from !== undefined || to !== undefined || o.all) throw new RangeError("--first takes no --from, --to or --all");
+      const first = await getFirstJobDate(client, b, c);
+      if (o.json) io.out(formatJson({ firstJobCompleted: first ?? null }));
+      else io.out(first ? `first job completed: ${first}\n` : "(no jobs)\n");
+      return 0;
+    }
+    if (o.all && from !== undefined) throw new RangeError("--all and --from exclude each other");
+    let jobs: Job[];
+    if (from === undefined && to === undefined && !o.all) {
+      jobs = await getRecentJobs(client, b, c);
+      if (!o.json) io.err("jobs of the latest 24 hours (use --from, --to or --all for others)\n");
+    } else {
+      const r = await jobsSinceDetailed(client, b, c, from, to);
+      if (r.clamped) io.err(`--from lies before the first job; starting at the first job (${r.firstJob})\n`);
+      jobs = r.jobs;
+    }
+    if (typeof o.limit === "number") jobs = o.limit === 0 ? [] : jobs.slice(-o.limit);
+    if (o.json) {
+      io.out(formatJson(jobs));
+      return 0;
+    }
+    const right = "right" as const;
+    printTable(io,
+      [{ header: "ID", align: right }, "TYPE", "STATUS", "STARTED", "COMPLETED", { header: "TRANSFERRED", align: right }, { header: "OBJECTS", align: right }],
+      jobs.map((j) => [j.id, j.type, j.status, formatTime(j.started), formatTime(j.completed), formatBytes(j.bytesTransferred), j.objects]),
+      "no jobs");
+    return 0;
+  });
+}

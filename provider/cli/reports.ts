@@ -1,0 +1,71 @@
+// `backup-portal reports`: node reports of a consumer, or its latest report.
+import { getLatestReport, getReports } from "../data/activity";
+import { NodeReport } from "../portal/types";
+import { CliIo, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand } from "./output";
+
+export const USAGE = `usage: backup-portal reports --bunit <id> --consumer <id> [options]
+
+Node reports of a consumer (storage used, data transferred), oldest first.
+
+options:
+  --bunit <id>        business unit of the consumer (required)
+  --consumer <id>     consumer (required)
+  --from <date>       first day or moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)
+  --to <date>         last day or moment (a day includes all of it)
+  --status            include each report's status
+  --warnings          include each report's warnings
+  --latest            only the latest report (with status and warnings)
+  --limit <n>         at most n reports (the latest n)
+  --json              JSON instead of a table
+  -h, --help          show this help
+
+The portal connection comes from BACKUP_PORTAL_URL, BACKUP_PORTAL_ORIGIN,
+BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD.
+exit codes: 0 done, 1 error, 2 bad arguments`;
+
+const SPEC: Record<string, OptionSpec> = {
+  bunit: { kind: "int", min: 1 }, consumer: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" },
+  status: { kind: "flag" }, warnings: { kind: "flag" }, latest: { kind: "flag" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
+};
+
+function warningText(r: NodeReport): string {
+  if (!Array.isArray(r.warnings)) return "";
+  return r.warnings.map((w) => (w && typeof w === "object" && "message" in w ? String((w as { message: unknown }).message) : JSON.stringify(w))).join("; ");
+}
+
+export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+  return runCommand("reports", USAGE, SPEC, argv, io, async ({ client, options: o }) => {
+    const b = required(o, "bunit");
+    const c = required(o, "consumer");
+    let reports: NodeReport[];
+    let status = o.status === true;
+    let warnings = o.warnings === true;
+    if (o.latest) {
+      if (o.from !== undefined || o.to !== undefined) throw new RangeError("--latest takes no --from/--to");
+      const latest = await getLatestReport(client, b, c);
+      if (o.json) {
+        io.out(formatJson(latest ?? null));
+        return 0;
+      }
+      reports = latest ? [latest] : [];
+      status = warnings = true;
+    } else {
+      reports = await getReports(client, b, c, { from: o.from as string | undefined, to: o.to as string | undefined, status, warnings });
+      if (typeof o.limit === "number") reports = o.limit === 0 ? [] : reports.slice(-o.limit);
+      if (o.json) {
+        io.out(formatJson(reports));
+        return 0;
+      }
+    }
+    const columns = [
+      { header: "DATE" }, { header: "STORAGE USED", align: "right" as const }, { header: "TRANSFERRED", align: "right" as const },
+      ...(status ? [{ header: "STATUS" }] : []), ...(warnings ? [{ header: "WARNINGS" }] : []),
+    ];
+    const rows = reports.map((r) => [
+      formatTime(r.date), formatBytes(r.storageUsedBytes), formatBytes(r.transferredBytes),
+      ...(status ? [r.status === undefined ? "" : String(r.status)] : []), ...(warnings ? [warningText(r)] : []),
+    ]);
+    printTable(io, columns, rows, "no reports");
+    return 0;
+  });
+}
