@@ -129,22 +129,30 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   }
 }
 
+/**
+ * Runs the receiver until SIGINT or SIGTERM; resolves to the exit code. The shape of a
+ * `backup-portal` subcommand, so the dispatcher can offer it as `backup-portal billing-receiver`.
+ */
+export async function run(argv: string[], io: MainIo = processIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const r = await main(argv, env, io);
+  if (typeof r === "number") return r;
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      r.close().then(() => resolve(0), () => resolve(1));
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (r) => {
-      if (typeof r === "number") {
-        process.exitCode = r;
-        return;
-      }
-      let stopping = false;
-      const stop = (): void => {
-        if (stopping) return;
-        stopping = true;
-        r.close().then(() => process.exit(0), () => process.exit(1));
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    },
+  run(process.argv.slice(2)).then(
+    (code) => process.exit(code),
     (err: unknown) => {
       console.error(`billing receiver: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);

@@ -96,6 +96,15 @@ export function retryable(err: unknown): boolean {
 
 class NotYetVisible extends Error {}
 
+/** The request's path and query; a request target that is not a path is a 400. */
+function targetOf(req: http.IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? "/", "http://receiver.invalid");
+  } catch {
+    throw new Reject(400, "bad request target");
+  }
+}
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -145,7 +154,7 @@ class Receiver {
 
   /** Checks what the headers alone decide; throws Reject. Used before 100 Continue is sent. */
   precheck(req: http.IncomingMessage): void {
-    const url = new URL(req.url ?? "/", "http://receiver.invalid");
+    const url = targetOf(req);
     if (url.pathname !== this.path) throw new Reject(404, `not found: POST the notification to ${this.path}`);
     if (req.method !== "POST") throw new Reject(405, "only POST is accepted", { Allow: "POST" });
     if (this.closing) throw new Reject(503, "the receiver is shutting down", { "Retry-After": "5" });
@@ -175,7 +184,12 @@ class Receiver {
   async handle(req: http.IncomingMessage, res: http.ServerResponse, prechecked = false): Promise<void> {
     this.stats.requests++;
     const started = Date.now();
-    const pathname = new URL(req.url ?? "/", "http://receiver.invalid").pathname;
+    let pathname = "?";
+    try {
+      pathname = new URL(req.url ?? "/", "http://receiver.invalid").pathname;
+    } catch {
+      /* precheck answers 400 */
+    }
     const what = `${req.method} ${pathname}`; // never the query: it carries the secret
     if (req.method === "GET" && pathname === HEALTH_PATH) {
       send(res, 200, { status: "ok" });
@@ -332,8 +346,7 @@ export async function startBillingReceiver(opts: BillingReceiverOptions): Promis
   server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
     try {
       r.precheck(req);
-    } catch (err) {
-      if (!(err instanceof Reject)) throw err;
+    } catch {
       void r.handle(req, res); // answers the same rejection, without 100 Continue
       return;
     }

@@ -165,22 +165,44 @@ export function auditTypes(types: Array<number | string>): number[] {
 }
 
 /**
- * The audit log of a consumer, every page (or up to `limit` entries). An entry that shows up on
- * two pages (the log grew while paging) is kept once.
+ * The audit log of a consumer, every page (or up to `limit` entries). Pages advance by the entries
+ * that arrived (a portal that caps the page size still yields everything) and stop at the total;
+ * an entry that shows up on two pages (the log grew while paging) is kept once. Bounded: stops on
+ * an empty page, on a short page when the portal gives no total, and on a page with nothing new.
  */
 export async function getAuditLog(client: PortalClient, bunitId: number, consumerId: number, q: AuditQuery = {}): Promise<AuditLogEntry[]> {
   ids(bunitId, consumerId);
   if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) throw new RangeError(`limit must be a non-negative integer, got ${q.limit}`);
   const pageSize = q.pageSize ?? DEFAULT_AUDIT_PAGE;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_AUDIT_PAGE) throw new RangeError(`pageSize must be from 1 to ${MAX_AUDIT_PAGE}, got ${pageSize}`);
-  if (q.limit === 0) return [];
+  const max = q.limit ?? Infinity;
+  if (max === 0) return [];
   const startTime = q.from !== undefined ? toTimestamp(q.from, "start") : undefined;
   const endTime = q.to !== undefined ? toTimestamp(q.to, "end") : undefined;
   checkRange(startTime, endTime);
-  const entries = await client.activity.auditLog(bunitId, consumerId, {
+  const query = {
     includeDescendants: q.includeDescendants || undefined, orderDesc: q.orderDesc || undefined, startTime, endTime,
     types: q.types?.length ? auditTypes(q.types) : undefined,
-  }, { pageSize, max: q.limit, onPage: q.onProgress });
+  };
+  const out: AuditLogEntry[] = [];
   const seen = new Set<number>();
-  return entries.filter((e) => (seen.has(e.id) ? false : (seen.add(e.id), true)));
+  let offset = 0;
+  for (;;) {
+    const want = Math.min(pageSize, max - out.length);
+    const page = await client.activity.auditLogPage(bunitId, consumerId, query, offset, want);
+    let fresh = 0;
+    for (const e of page.items) {
+      if (out.length >= max) break;
+      if (seen.has(e.id)) continue;
+      seen.add(e.id);
+      out.push(e);
+      fresh++;
+    }
+    offset += page.items.length;
+    const total = page.total;
+    q.onProgress?.(out.length, total === undefined ? undefined : Math.min(total, max));
+    if (out.length >= max || page.items.length === 0 || fresh === 0) break;
+    if (total !== undefined ? offset >= total : page.items.length < want) break;
+  }
+  return out;
 }

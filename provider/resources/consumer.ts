@@ -75,7 +75,9 @@ function fieldsOf(inputs: Inputs, keys: readonly string[]): ConsumerFields {
 }
 
 function outputsOf(inputs: Inputs, c: PortalConsumer): Inputs {
-  return defined({ ...inputs, consumerId: c.id, createdDate: c.createdDate, href: c.href, dataSourceState: c.dataSourceState?.name });
+  // Not dataSourceState: it follows the node's activation, a change of another
+  // resource, and would show on every refresh after a node is activated.
+  return defined({ ...inputs, consumerId: c.id, createdDate: c.createdDate, href: c.href });
 }
 
 /** The declared inputs as the portal now has them. */
@@ -154,14 +156,13 @@ export class Consumer extends pulumi.dynamic.Resource {
   declare readonly tags: pulumi.Output<string[] | undefined>;
   /** The portal's id of the consumer (also the resource id, as a string). */
   declare readonly consumerId: pulumi.Output<number>;
-  declare readonly dataSourceState: pulumi.Output<string | undefined>;
   declare readonly createdDate: pulumi.Output<string>;
   declare readonly href: pulumi.Output<string>;
 
   constructor(name: string, args: ConsumerArgs, opts?: pulumi.CustomResourceOptions) {
     super(consumerProvider, name, {
       deleteAssociations: true, ...args,
-      consumerId: undefined, dataSourceState: undefined, createdDate: undefined, href: undefined,
+      consumerId: undefined, createdDate: undefined, href: undefined,
     }, opts, "backup-portal", "Consumer");
   }
 }

@@ -96,7 +96,9 @@ function needsNewName(activated: unknown, wanted: unknown): boolean {
 
 async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
   const changed: string[] = [...REPLACING, ...SETTABLE].filter((k) => !sameValue(olds[k], news[k]));
-  if (!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) changed.push("tsmName");
+  // A name not yet activated (a create that stopped half way, an adopted node) is a change to finish.
+  const toActivate = news.tsmName !== undefined && !olds.activatedName;
+  if ((!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) || toActivate) changed.push("tsmName");
   if (!sameValue(olds.tsmPassword, news.tsmPassword)) changed.push("tsmPassword");
   const replaces = changed.filter((k) => (REPLACING as readonly string[]).includes(k));
   // The backup server never renames a node: a new name needs a new node. Old and
