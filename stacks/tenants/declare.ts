@@ -36,6 +36,9 @@ function earlierNames(parentNames: string[], parentName: string | undefined, key
   return all.filter((n) => n !== current);
 }
 
+// Dependents take a parent's resource id (`bu.id`, `consumer.id`), not an output
+// like `businessUnitId`: in a preview of an update the engine fakes outputs from
+// inputs, so outputs turn unknown and would show every dependent as replaced.
 const aliasOpts = (names: string[]) => (names.length ? { aliases: names.map((name) => ({ name })) } : {});
 
 /** Marks the node a consumer carries: a change replaces the consumer, since the portal deletes both together. */
@@ -48,7 +51,7 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
   const out: Declared = { businessUnits: {}, consumers: {}, nodes: {}, proxies: {} };
   const base = opts.resourceOptions ?? {};
 
-  function businessUnit(key: string, cfg: BusinessUnitConfig, parentId: pulumi.Input<number>, parentName: string | undefined, parentEarlier: string[]): void {
+  function businessUnit(key: string, cfg: BusinessUnitConfig, parentId: pulumi.Input<number | string>, parentName: string | undefined, parentEarlier: string[]): void {
     const name = parentName === undefined ? key : `${parentName}/${key}`;
     const earlier = earlierNames(parentEarlier, parentName, key, cfg.aliases);
     const bu = new BusinessUnit(name, {
@@ -64,7 +67,7 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
       const cname = `${name}/${ckey}`;
       const cEarlier = earlierNames([name, ...earlier].slice(1), name, ckey, c.aliases);
       const consumer = new Consumer(cname, {
-        businessUnitId: bu.businessUnitId, name: c.name ?? ckey, note: c.note, tags: c.tags,
+        businessUnitId: bu.id, name: c.name ?? ckey, note: c.note, tags: c.tags,
         limitHighStorage: c.limitHighStorage, allowNoActivity: c.allowNoActivity, nodeName: nodeNameOf(c),
         deleteAssociations: c.deleteAssociations ?? true, deletionComment: c.deletionComment ?? opts.deletionComment,
         adoptId: c.adoptId,
@@ -74,11 +77,11 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
       if (c.node) {
         const n = c.node;
         node = new Node(cname, {
-          businessUnitId: bu.businessUnitId, consumerId: consumer.consumerId,
+          businessUnitId: bu.id, consumerId: consumer.id,
           operatingSystem: n.operatingSystem, type: n.type, domain: n.domain, clientOptionSet: n.clientOptionSet,
           contact: n.contact, cpuCount: n.cpuCount, tsmName: n.tsmName,
           tsmPassword: n.passwordSecret ? opts.secret(n.passwordSecret) : undefined,
-          adoptId: n.adopt ? consumer.consumerId : undefined,
+          adoptId: n.adopt ? consumer.id : undefined,
         }, { ...base, ...aliasOpts(cEarlier) });
         out.nodes[cname] = node;
       }
@@ -90,12 +93,12 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
       const target = consumersByKey[p.target];
       const pname = `${name}/${p.agent}>${p.target}`;
       out.proxies[pname] = new NodeProxy(pname, {
-        businessUnitId: bu.businessUnitId, agentConsumerId: agent.consumer.consumerId, targetConsumerId: target.consumer.consumerId,
+        businessUnitId: bu.id, agentConsumerId: agent.consumer.id, targetConsumerId: target.consumer.id,
       }, { ...base, dependsOn: [agent.node!, target.node!] });
     }
 
     for (const [childKey, child] of Object.entries(cfg.businessUnits ?? {})) {
-      businessUnit(childKey, child, bu.businessUnitId, name, earlier);
+      businessUnit(childKey, child, bu.id, name, earlier);
     }
   }
 
