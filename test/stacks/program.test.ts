@@ -1,0 +1,116 @@
+// The stack program end to end: config → validated tenants → resources →
+// provider host → emulator.
+import assert from "node:assert/strict";
+import { engines, ops, writesSince } from "../resources/support";
+import { clientFor, Emulator, startEmulator } from "../support/portal";
+import { localTenants, runStack, settings } from "./support";
+import { PortalClient } from "../../provider/portal";
+import { TenantsConfig } from "../../stacks/tenants/model";
+
+/** Reverses the order of every map in the tenants config (keys, consumers, children) and of proxies. */
+function reordered(t: TenantsConfig): TenantsConfig {
+  const rev = <T>(m: Record<string, T> | undefined, f: (v: T) => T) =>
+    m && Object.fromEntries(Object.entries(m).reverse().map(([k, v]) => [k, f(v)]));
+  const bu = (b: any): any => ({ ...b, consumers: rev(b.consumers, (c: any) => c), businessUnits: rev(b.businessUnits, bu), proxies: b.proxies && [...b.proxies].reverse() });
+  return rev(t, bu)!;
+}
+
+describe("stack program (local stack) through the engine", function () {
+  this.timeout(120_000);
+  let emu: Emulator;
+  let client: PortalClient;
+  const e = engines(() => emu);
+
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+  });
+  after(async () => {
+    await e.closeAll();
+    await emu.close();
+  });
+  beforeEach(() => {
+    emu.reset();
+    client = clientFor(emu);
+  });
+  afterEach(async () => {
+    client.close();
+    await e.closeAll();
+  });
+
+  it("creates every tenant of the local stack, then an unchanged run writes nothing", async () => {
+    const eng = e.engine();
+    const tenants = localTenants();
+    const run = await runStack(eng, settings(tenants, client));
+    assert.ok(run.steps.every((s) => s.op === "create"));
+
+    const state = emu.state();
+    const bus = state.businessUnits.filter((b) => b.id > 3);
+    assert.deepEqual(bus.map((b) => b.name).sort(), ["Acme AB", "Acme Labs", "Globex Corporation"]);
+    const acme = bus.find((b) => b.name === "Acme AB")!;
+    const labs = bus.find((b) => b.name === "Acme Labs")!;
+    assert.equal(labs.parentId, acme.id, "nested business unit under its parent");
+    const mine = state.consumers.filter((c) => bus.some((b) => b.id === c.businessUnitId));
+    assert.deepEqual(mine.map((c) => c.name).sort(), ["backup-proxy", "db01.acme.example", "files", "web01.acme.example", "ws01"]);
+    const names = state.nodes.filter((n) => mine.some((c) => c.id === n.consumerId)).map((n) => n.tsmName).sort();
+    assert.deepEqual(names, ["ACME-DB01", "ACME-LABS-WS01", "ACME-PROXY", "ACME-WEB01", "GLOBEX-FILES"]);
+    const web = mine.find((c) => c.name === "web01.acme.example")!;
+    const proxy = mine.find((c) => c.name === "backup-proxy")!;
+    const webNode = await client.nodes.get(acme.id, web.id);
+    assert.deepEqual((webNode.proxyAgents as Array<{ id: number }>).map((p) => p.id), [proxy.id]);
+
+    const mark = emu.requests().length;
+    const again = await runStack(e.track(eng), settings(localTenants(), client));
+    assert.ok(again.steps.every((s) => s.op === "same"), JSON.stringify(again.steps.filter((s) => s.op !== "same")));
+    assert.deepEqual(writesSince(emu, mark), [], "no API write");
+  });
+
+  it("changing one node's contact updates exactly that node", async () => {
+    const eng = e.engine();
+    await runStack(eng, settings(localTenants(), client));
+    const changed = localTenants();
+    changed.acme.consumers!.db01.node!.contact = "new-dba@acme.example";
+    const mark = emu.requests().length;
+    const run = await runStack(eng, settings(changed, client));
+    const notSame = run.steps.filter((s) => s.op !== "same");
+    assert.deepEqual(notSame.map((s) => [s.urn.split("::").pop(), s.op, s.diffs]), [["acme/db01", "update", ["contact"]]]);
+    const w = writesSince(emu, mark);
+    assert.equal(w.length, 1);
+    assert.match(`${w[0].method} ${w[0].path}`, /^PUT \/v1\/bunits\/\d+\/consumers\/\d+\/node$/);
+  });
+
+  it("removing a consumer deletes exactly that consumer and its node", async () => {
+    const eng = e.engine();
+    await runStack(eng, settings(localTenants(), client));
+    const before = emu.state();
+    const changed = localTenants();
+    delete changed.globex.consumers!.files;
+    const run = await runStack(eng, settings(changed, client));
+    const notSame = run.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.urn.split("::").slice(2).join("::")}`).sort();
+    assert.deepEqual(notSame, [
+      "delete pulumi-nodejs:dynamic/backup-portal:Consumer::globex/files",
+      "delete pulumi-nodejs:dynamic/backup-portal:Node::globex/files",
+    ]);
+    const after = emu.state();
+    assert.equal(after.consumers.length, before.consumers.length - 1);
+    assert.equal(after.nodes.length, before.nodes.length - 1);
+    assert.ok(!after.consumers.some((c) => c.name === "files"));
+    assert.ok(!after.nodes.some((n) => n.tsmName === "GLOBEX-FILES"));
+  });
+
+  it("reordering entries in the config changes nothing", async () => {
+    const eng = e.engine();
+    await runStack(eng, settings(localTenants(), client));
+    const mark = emu.requests().length;
+    const run = await runStack(eng, settings(reordered(localTenants()), client));
+    assert.ok(run.steps.every((s) => s.op === "same"));
+    assert.deepEqual(writesSince(emu, mark), []);
+  });
+
+  it("a preview of the local stack makes no API write", async () => {
+    const eng = e.engine();
+    const mark = emu.requests().length;
+    const run = await runStack(eng, settings(localTenants(), client), true);
+    assert.ok(run.steps.length >= 14 && run.steps.every((s) => s.op === "create"), JSON.stringify(ops(run.steps)));
+    assert.deepEqual(writesSince(emu, mark), []);
+  });
+});
