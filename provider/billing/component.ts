@@ -15,7 +15,6 @@ export const DATA_DIR = "/data";
 /** Where the container installs the package (an emptyDir; the root filesystem stays read-only). */
 export const INSTALL_DIR = "/opt/receiver";
 
-// eslint-disable-next-line @typescript-eslint/no-var-requires
 const PACKAGE_VERSION: string = (() => {
   try {
     return (require("../../package.json") as { version: string }).version;

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { ChildProcess, spawn } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { envFor, Emulator, startEmulator } from "../support/portal";
+import { main, parseArgs, UsageError } from "../../provider/billing/main";
+import { control, filesUnder, tempDir } from "./helpers";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const SECRET = "Cmd-Line-Secret-42";
+
+/** Waits for a line matching `re` on a child's stdout (bounded). */
+function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 30000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    const t = setTimeout(() => reject(new Error(`no line matching ${re} within ${timeoutMs} ms; stdout: ${buf}`)), timeoutMs);
+    child.stdout!.on("data", (c: Buffer) => {
+      buf += c.toString();
+      const line = buf.split("\n").find((l) => re.test(l));
+      if (line !== undefined) {
+        clearTimeout(t);
+        resolve(line);
+      }
+    });
+    child.once("exit", (code) => { clearTimeout(t); reject(new Error(`exited ${code} before printing; stdout: ${buf}`)); });
+  });
+}
+
+describe("billing: the billing-receiver command", function () {
+  this.timeout(60000);
+  let emu: Emulator;
+  let out: string;
+  before(async () => { emu = await startEmulator({ port: 0, quiet: true }); });
+  after(async () => { await emu?.close(); });
+  beforeEach(() => { emu.reset(); out = tempDir("billing-cmd-"); });
+  afterEach(() => fs.rmSync(out, { recursive: true, force: true }));
+
+  it("parses its options; the secret may come from BILLING_RECEIVER_SECRET", () => {
+    assert.deepEqual(parseArgs(["--port", "0", "--out", "/x", "--bunit", "1"], {}), { help: false, quiet: false, port: 0, outDir: "/x", businessUnitId: 1, secret: undefined });
+    assert.equal(parseArgs(["--port=8080", "--out=/x", "--bunit=1"], { BILLING_RECEIVER_SECRET: SECRET }).secret, SECRET);
+    assert.equal(parseArgs(["--port=8080", "--out=/x", "--bunit=1", "--secret", "other-secret"], { BILLING_RECEIVER_SECRET: SECRET }).secret, "other-secret");
+    assert.equal(parseArgs(["--port", "1", "--out", "/x", "--bunit", "1", "--host", "0.0.0.0"], {}).host, "0.0.0.0");
+    for (const bad of [[], ["--port", "x", "--out", "/x", "--bunit", "1"], ["--port", "1", "--bunit", "1"], ["--port", "1", "--out", "/x", "--bunit", "0"],
+      ["--port", "1", "--out", "/x", "--bunit", "1", "--secret", "short"], ["--port", "1", "--out", "/x", "--bunit", "1", "--nope"]]) {
+      assert.throws(() => parseArgs(bad, {}), UsageError, JSON.stringify(bad));
+    }
+  });
+
+  it("main: exit 2 on bad arguments, 0 for help, 1 without a portal connection", async () => {
+    const io = () => { const o = { out: "", err: "" }; return { o, io: { out: (t: string) => { o.out += t; }, err: (t: string) => { o.err += t; } } }; };
+    let x = io();
+    assert.equal(await main(["--port", "nope"], {}, x.io), 2);
+    assert.match(x.o.err, /--port needs an integer/);
+    x = io();
+    assert.equal(await main(["--help"], {}, x.io), 0);
+    assert.match(x.o.out, /usage: npm run billing-receiver/);
+    x = io();
+    assert.equal(await main(["--port", "0", "--out", out, "--bunit", "1"], {}, x.io), 1);
+    assert.match(x.o.err, /BACKUP_PORTAL_URL/);
+  });
+
+  it("npm run billing-receiver prints exactly the listening line, serves the portal, and stops on SIGTERM", async () => {
+    const env = { ...process.env, ...envFor(emu), BILLING_RECEIVER_SECRET: SECRET };
+    // Its own process group, so the test stops npm and the receiver under it, and nothing else.
+    const child = spawn("npm", ["run", "--silent", "billing-receiver", "--", "--port", "0", "--out", out, "--bunit", "1"], {
+      cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true,
+    });
+    let stderr = "";
+    child.stderr!.on("data", (c: Buffer) => { stderr += c.toString(); });
+    try {
+      const line = await waitForLine(child, /billing receiver listening on/);
+      assert.match(line, /^billing receiver listening on http:\/\/127\.0\.0\.1:\d+$/);
+      const url = line.slice("billing receiver listening on ".length);
+      await control(emu, "/_emulator/billing/subscribers", { businessUnitId: 1, url: `${url}/notify?bunit=1&secret=${SECRET}` });
+      const t = await control(emu, "/_emulator/billing/test", { businessUnitId: 1 });
+      assert.equal(t.body.deliveries[0].status, 200, t.body.deliveries[0].responseBody);
+      const g = await control(emu, "/_emulator/billing/generate", { businessUnitId: 1 });
+      assert.equal(g.body.deliveries[0].status, 200, g.body.deliveries[0].responseBody);
+      assert.deepEqual(filesUnder(path.join(out, "1")), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json", "2025-04-01.json"]);
+    } finally {
+      if (child.exitCode === null) process.kill(-child.pid!, "SIGTERM");
+      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once("exit", r)));
+    }
+    assert.match(stderr, /test request; portal reachable/);
+    assert.ok(!stderr.includes(SECRET), "the secret is never logged");
+  });
+});

@@ -1,0 +1,69 @@
+// Pulumi mocks for the BillingReceiver component tests. setMocks is process-wide: the suite
+// installs its own in `before`.
+import * as pulumi from "@pulumi/pulumi";
+
+/** How secret values reach mocks: wrapped in an object carrying this signature. */
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+export interface Recorded {
+  type: string;
+  name: string;
+  inputs: any;
+}
+
+export function isSecretValue(v: unknown): boolean {
+  return typeof v === "object" && v !== null && (v as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG;
+}
+
+/** The inputs with every secret value replaced by "[secret]": what is left is stored in plain text. */
+export function plainPart(v: any): any {
+  if (isSecretValue(v)) return "[secret]";
+  if (Array.isArray(v)) return v.map(plainPart);
+  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainPart(x)]));
+  return v;
+}
+
+/** Removes the secret wrappers, recursively. */
+export function unwrap(v: any): any {
+  if (isSecretValue(v)) return unwrap(v.value);
+  if (Array.isArray(v)) return v.map(unwrap);
+  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unwrap(x)]));
+  return v;
+}
+
+export async function installMocks(): Promise<Recorded[]> {
+  const recorded: Recorded[] = [];
+  await pulumi.runtime.setMocks({
+    newResource(args: pulumi.runtime.MockResourceArgs): pulumi.runtime.MockResourceResult {
+      const state = JSON.parse(JSON.stringify(args.inputs ?? {}));
+      if (args.type.startsWith("kubernetes:") && state.metadata && !state.metadata.name) state.metadata.name = `${args.name}-a1b2c3d4`;
+      recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
+      return { id: `${args.name}-id`, state };
+    },
+    call(args: pulumi.runtime.MockCallArgs) {
+      return args.inputs;
+    },
+  }, "backup-portal", "test", false);
+  return recorded;
+}
+
+export function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => o.apply((v) => (resolve(v), v)));
+}
+
+/** Whether an Output is secret. */
+export function secretOf(o: pulumi.Output<unknown>): Promise<boolean> {
+  return (o as any).isSecret as Promise<boolean>;
+}
+
+/** Waits until the mock monitor has seen `count` resources named `prefix` or `prefix-*` (bounded). */
+export async function settle(recorded: Recorded[], prefix: string, count: number, timeoutMs = 10000): Promise<Recorded[]> {
+  const start = Date.now();
+  for (;;) {
+    const mine = recorded.filter((r) => r.name === prefix || r.name.startsWith(`${prefix}-`));
+    if (mine.length >= count) return mine;
+    if (Date.now() - start > timeoutMs) throw new Error(`only ${mine.length}/${count} resources registered for ${prefix}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,306 @@
+import assert from "node:assert/strict";
+import * as fs from "fs";
+import * as path from "path";
+import { clientFor, Emulator, startEmulator } from "../support/portal";
+import { BillingReceiverHandle, BillingReceiverOptions, NEW_DATA_TRIGGER, startBillingReceiver, TEST_TRIGGER, secretMatches } from "../../provider/billing";
+import { PortalClient } from "../../provider/portal";
+import { control, filesUnder, postHead, rawRequest, tempDir } from "./helpers";
+
+const SECRET = "s3cret-Receiver-Value";
+
+describe("billing: receiver against the emulator's notification sender", function () {
+  this.timeout(60000);
+  let emu: Emulator;
+  let client: PortalClient;
+  let out: string;
+  let receiver: BillingReceiverHandle;
+  let logs: string[];
+
+  async function start(extra: Partial<BillingReceiverOptions> = {}): Promise<BillingReceiverHandle> {
+    return startBillingReceiver({
+      outDir: out, businessUnitId: 1, secret: SECRET, client, log: (l) => logs.push(l),
+      retryBaseMs: 50, retryMaxMs: 400, ...extra,
+    });
+  }
+
+  async function subscribe(url: string): Promise<void> {
+    const r = await control(emu, "/_emulator/billing/subscribers", { businessUnitId: 1, url });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
+
+  async function generate(period?: string): Promise<any> {
+    const r = await control(emu, "/_emulator/billing/generate", { businessUnitId: 1, period });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body;
+  }
+
+  const bunitFiles = () => filesUnder(path.join(out, "1"));
+  const readJson = (period: string) => JSON.parse(fs.readFileSync(path.join(out, "1", `${period}.json`), "utf8"));
+
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+  });
+  after(async () => {
+    await emu?.close();
+  });
+  beforeEach(async () => {
+    emu.reset();
+    client = clientFor(emu);
+    out = tempDir();
+    logs = [];
+    receiver = await start();
+  });
+  afterEach(async () => {
+    await receiver?.close();
+    client?.close();
+    // No log line ever carries the secret (or a bearer token).
+    for (const l of logs) {
+      assert.ok(!l.includes(SECRET), `secret in log line: ${l}`);
+      assert.ok(!/secret=/.test(l) && !/Bearer/i.test(l), `credential in log line: ${l}`);
+    }
+    fs.rmSync(out, { recursive: true, force: true });
+  });
+
+  it("listens on 127.0.0.1 and builds the Post URL with bunit and secret", () => {
+    assert.match(receiver.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(receiver.notifyUrl, `${receiver.url}/notify?bunit=1`);
+    assert.equal(receiver.postUrl(SECRET), `${receiver.url}/notify?bunit=1&secret=${SECRET}`);
+  });
+
+  it("answers the portal's test request with 200 after reading the billing data, and writes nothing", async () => {
+    await subscribe(receiver.postUrl(SECRET));
+    emu.clearRequests();
+    const r = await control(emu, "/_emulator/billing/test", { businessUnitId: 1 });
+    assert.equal(r.status, 200);
+    const [d] = r.body.deliveries;
+    assert.equal(d.sent.body, JSON.stringify({ trigger: TEST_TRIGGER }));
+    assert.equal(d.sent.headers.Expect, "100-continue");
+    assert.equal(d.continued, true, "100 Continue was sent");
+    assert.equal(d.bodySent, true);
+    assert.equal(d.status, 200);
+    assert.deepEqual(JSON.parse(d.responseBody), { status: "ok", test: true, portal: "reachable", periods: 3 });
+    assert.ok(emu.requests().some((x) => x.method === "GET" && x.path === "/v1/bunits/1/billing" && x.status === 200), "the test proves the portal connection");
+    assert.deepEqual(filesUnder(out), []);
+    assert.equal(receiver.stats.tests, 1);
+  });
+
+  it("stores a real notification's billing data: one file per period, equal to the portal's data", async () => {
+    await subscribe(receiver.postUrl(SECRET));
+    const g = await generate();
+    const [d] = g.deliveries;
+    assert.equal(g.period, "2025-04-01");
+    assert.deepEqual(JSON.parse(d.sent.body), { trigger: NEW_DATA_TRIGGER, businessUnitId: 1, period: "2025-04-01" });
+    assert.equal(d.continued, true);
+    assert.equal(d.status, 200, d.responseBody);
+    const answer = JSON.parse(d.responseBody);
+    assert.equal(answer.status, "stored");
+    assert.equal(answer.period, "2025-04-01");
+    assert.deepEqual(bunitFiles(), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json", "2025-04-01.json"]);
+    // The file is the portal's billing data of the period, exactly.
+    assert.deepEqual(readJson("2025-04-01"), await client.billing.billingDataFor(1, "2025-04-01"));
+    for (const data of await client.billing.billingData(1)) assert.deepEqual(readJson(data.period!), data);
+    assert.equal(fs.readFileSync(path.join(out, "1", "2025-04-01.json"), "utf8"), `${JSON.stringify(await client.billing.billingDataFor(1, "2025-04-01"), null, 2)}\n`);
+  });
+
+  it("a repeated notification never duplicates a period; unchanged data is not rewritten", async () => {
+    await subscribe(receiver.postUrl(SECRET));
+    const g = await generate("2025-04-01");
+    assert.equal(g.deliveries[0].status, 200);
+    const file = path.join(out, "1", "2025-04-01.json");
+    const before = fs.statSync(file);
+    const content = fs.readFileSync(file, "utf8");
+
+    // The sender repeats the same notification (e.g. it did not see the first answer).
+    const body = g.deliveries[0].sent.body as string;
+    const again = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Connection: "close" }), body);
+    assert.equal(again.status, 200, again.raw);
+    assert.ok(JSON.parse(again.body).files.every((f: any) => f.change === "unchanged"));
+    assert.deepEqual(bunitFiles(), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json", "2025-04-01.json"]);
+    assert.equal(fs.readFileSync(file, "utf8"), content);
+    const after = fs.statSync(file);
+    assert.equal(after.ino, before.ino, "not rewritten");
+    assert.equal(after.mtimeMs, before.mtimeMs);
+
+    // The portal regenerates the same period: still one file for it, now with the new data.
+    const g2 = await generate("2025-04-01");
+    assert.equal(g2.deliveries[0].status, 200);
+    assert.deepEqual(bunitFiles(), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json", "2025-04-01.json"]);
+    assert.deepEqual(readJson("2025-04-01"), await client.billing.billingDataFor(1, "2025-04-01"));
+  });
+
+  it("answers Expect: 100-continue with 100 Continue before the body is sent (raw socket)", async () => {
+    const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1, period: "2025-03-01" });
+    const r = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Expect: "100-continue", Connection: "close" }), body, { waitForContinue: true });
+    assert.ok(r.raw.startsWith("HTTP/1.1 100 Continue\r\n\r\n"), r.raw);
+    assert.equal(r.continued, true);
+    assert.equal(r.status, 200, r.raw);
+    assert.deepEqual(readJson("2025-03-01"), await client.billing.billingDataFor(1, "2025-03-01"));
+  });
+
+  it("refuses a wrong secret before 100 Continue, so the body is never sent (raw socket)", async () => {
+    const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1 });
+    const r = await rawRequest(receiver.port, postHead("/notify?bunit=1&secret=wrong-secret-123", body, { Expect: "100-continue" }), body, { waitForContinue: true });
+    assert.equal(r.continued, false);
+    assert.equal(r.bodySent, false);
+    assert.equal(r.status, 403, r.raw);
+    assert.match(r.head, /connection: close/i);
+    assert.deepEqual(filesUnder(out), []);
+  });
+
+  it("refuses a wrong or missing secret, or a wrong business unit, from the portal's sender: 4xx, nothing written", async () => {
+    const cases: Array<[string, number]> = [
+      [receiver.postUrl("not-the-secret"), 403],
+      [receiver.postUrl(), 403],
+      [`${receiver.postUrl(SECRET)}&secret=${SECRET}`, 403], // two secrets: ambiguous
+      [`${receiver.url}/notify?secret=${SECRET}`, 400],
+      [`${receiver.url}/notify?bunit=2&secret=${SECRET}`, 400],
+      [`${receiver.url}/other?bunit=1&secret=${SECRET}`, 404],
+    ];
+    for (const [url] of cases) await subscribe(url);
+    const g = await generate();
+    const byUrl = new Map<string, any>(g.deliveries.map((d: any) => [d.url, d]));
+    for (const [url, status] of cases) {
+      const d = byUrl.get(url);
+      assert.equal(d.status, status, `${url}: ${d.responseBody}`);
+      assert.equal(d.continued, false, "rejected before 100 Continue");
+      assert.equal(d.bodySent, false);
+      assert.ok(!d.responseBody.includes(SECRET));
+    }
+    const t = await control(emu, "/_emulator/billing/test", { businessUnitId: 1 });
+    for (const d of t.body.deliveries) assert.ok(d.status >= 400 && d.status < 500);
+    assert.deepEqual(filesUnder(out), []);
+    assert.equal(receiver.stats.fetches, 0, "nothing was fetched for a refused request");
+  });
+
+  it("compares secrets in constant time over hashes (any length)", () => {
+    assert.equal(secretMatches(SECRET, SECRET), true);
+    assert.equal(secretMatches(`${SECRET}x`, SECRET), false);
+    assert.equal(secretMatches("", SECRET), false);
+    assert.equal(secretMatches(undefined, SECRET), false);
+  });
+
+  it("refuses bad bodies with 4xx and writes nothing", async () => {
+    const q = `/notify?bunit=1&secret=${SECRET}`;
+    const send = (body: string | Buffer, extra: Record<string, string> = {}) =>
+      rawRequest(receiver.port, postHead(q, body, { Connection: "close", ...extra }), body);
+    const cases: Array<[string, string | Buffer, number, Record<string, string>?]> = [
+      ["not JSON", "{trigger: nope", 400],
+      ["empty", "", 400],
+      ["an array", "[]", 400],
+      ["a string", JSON.stringify(NEW_DATA_TRIGGER), 400],
+      ["wrong trigger", JSON.stringify({ trigger: "something else" }), 400],
+      ["no trigger", JSON.stringify({ businessUnitId: 1 }), 400],
+      ["other business unit", JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 2 }), 400],
+      ["bad period", JSON.stringify({ trigger: NEW_DATA_TRIGGER, period: "../../etc/passwd" }), 400],
+      ["impossible period", JSON.stringify({ trigger: NEW_DATA_TRIGGER, period: "2025-02-30" }), 400],
+      ["oversized", JSON.stringify({ trigger: NEW_DATA_TRIGGER, pad: "x".repeat(64 * 1024) }), 413],
+      ["not JSON content type", JSON.stringify({ trigger: TEST_TRIGGER }), 415, { "Content-Type": "text/plain" }],
+    ];
+    for (const [name, body, status, extra] of cases) {
+      const r = await send(body, extra);
+      assert.equal(r.status, status, `${name}: ${r.raw.slice(0, 300)}`);
+      assert.ok(JSON.parse(r.body).error, name);
+    }
+    // Oversized without Content-Length (chunked): cut off at the limit.
+    const chunk = Buffer.alloc(16 * 1024, 0x20);
+    const head = `POST ${q} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const chunked = Buffer.concat(Array.from({ length: 6 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])).concat([Buffer.from("0\r\n\r\n")]));
+    const r = await rawRequest(receiver.port, head, chunked);
+    assert.equal(r.status, 413, r.raw.slice(0, 300));
+    // Other methods and paths.
+    assert.equal((await fetch(`${receiver.url}/notify?bunit=1&secret=${SECRET}`)).status, 405);
+    assert.equal((await fetch(`${receiver.url}/nope`, { method: "POST", body: "{}" })).status, 404);
+    assert.equal((await fetch(`${receiver.url}/healthz`)).status, 200);
+    assert.deepEqual(filesUnder(out), []);
+    assert.equal(receiver.stats.fetches, 0);
+  });
+
+  it("retries a portal error while fetching (503s from the billing endpoint), then writes and answers 200", async () => {
+    // A client that does not retry by itself, so the receiver's own retries are what recovers.
+    const single = clientFor(emu, "admin", { maxAttempts: 1 });
+    await receiver.close();
+    receiver = await start({ client: single, fetchAttempts: 5 });
+    await subscribe(receiver.postUrl(SECRET));
+    emu.setFaults({ errorRate: 1, statuses: [503], match: { method: "GET", pathPrefix: "/v1/bunits/1/billing" }, count: 3 });
+    emu.clearRequests();
+    const g = await generate();
+    const d = g.deliveries[0];
+    assert.equal(d.status, 200, d.responseBody);
+    const billing = emu.requests().filter((x) => x.path === "/v1/bunits/1/billing");
+    assert.deepEqual(billing.map((x) => x.status), [503, 503, 503, 200]);
+    assert.deepEqual(readJson("2025-04-01"), await client.billing.billingDataFor(1, "2025-04-01"));
+    assert.ok(logs.some((l) => /retry 1\/4/.test(l)), logs.join("\n"));
+    single.close();
+  });
+
+  it("answers 503 when the data could not be stored, and stores it when the sender tries again", async () => {
+    const single = clientFor(emu, "admin", { maxAttempts: 1 });
+    await receiver.close();
+    receiver = await start({ client: single, fetchAttempts: 3 });
+    await subscribe(receiver.postUrl(SECRET));
+    emu.setFaults({ errorRate: 1, statuses: [503], match: { method: "GET", pathPrefix: "/v1/bunits/1/billing" } });
+    const g = await generate();
+    const d = g.deliveries[0];
+    assert.equal(d.status, 503, d.responseBody);
+    assert.match(JSON.parse(d.responseBody).error, /not stored/);
+    assert.deepEqual(bunitFiles(), []);
+    // The portal (or an operator) sends the notification again once the portal is healthy.
+    emu.clearFaults();
+    const body = d.sent.body as string;
+    const again = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Expect: "100-continue", Connection: "close" }), body, { waitForContinue: true });
+    assert.equal(again.status, 200, again.raw);
+    assert.deepEqual(readJson(g.period), await client.billing.billingDataFor(1, g.period));
+    single.close();
+  });
+
+  it("rides out a portal that is unreachable for a moment", async () => {
+    const port = emu.port;
+    const single = clientFor(emu, "admin", { maxAttempts: 1, timeoutMs: 1000 });
+    await receiver.close();
+    receiver = await start({ client: single, fetchAttempts: 6, retryBaseMs: 200, retryMaxMs: 800 });
+    await emu.close();
+    const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1 });
+    const pending = rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Connection: "close" }), body, { timeoutMs: 15000 });
+    await new Promise((r) => setTimeout(r, 400));
+    emu = await startEmulator({ port, quiet: true });
+    const r = await pending;
+    assert.equal(r.status, 200, r.raw);
+    assert.deepEqual(bunitFiles(), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json"]);
+    assert.ok(logs.some((l) => /no answer/.test(l)), logs.join("\n"));
+    single.close();
+    client.close();
+    client = clientFor(emu);
+  });
+
+  it("waits for a period the notification names until the portal shows it (bounded), else 503", async () => {
+    const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1, period: "2030-01-01" });
+    const r = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Connection: "close" }), body, { timeoutMs: 15000 });
+    assert.equal(r.status, 503, r.raw);
+    assert.match(JSON.parse(r.body).error, /no period 2030-01-01/);
+    assert.deepEqual(bunitFiles(), [], "nothing written when the notification could not be honoured");
+  });
+
+  it("handles notifications arriving together one after the other, with consistent files", async () => {
+    await subscribe(receiver.postUrl(SECRET));
+    await subscribe(`${receiver.postUrl(SECRET)}&copy=2`);
+    const g = await generate();
+    assert.deepEqual(g.deliveries.map((d: any) => d.status), [200, 200]);
+    assert.deepEqual(bunitFiles(), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json", "2025-04-01.json"]);
+    assert.deepEqual(readJson("2025-04-01"), await client.billing.billingDataFor(1, "2025-04-01"));
+  });
+
+  it("works without a secret when none is configured", async () => {
+    await receiver.close();
+    receiver = await start({ secret: undefined });
+    await subscribe(receiver.notifyUrl);
+    const g = await generate();
+    assert.equal(g.deliveries[0].status, 200);
+    assert.equal(bunitFiles().length, 4);
+  });
+
+  it("rejects bad options", async () => {
+    await assert.rejects(startBillingReceiver({ outDir: out, businessUnitId: 0, client }), RangeError);
+    await assert.rejects(startBillingReceiver({ outDir: out, businessUnitId: 1, client, secret: "" }), RangeError);
+    await assert.rejects(startBillingReceiver({ outDir: out, businessUnitId: 1, client, path: "notify" }), RangeError);
+  });
+});

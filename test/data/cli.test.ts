@@ -1,0 +1,260 @@
+import assert from "node:assert/strict";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { clientFor, envFor, Emulator, startEmulator } from "../support/portal";
+import { CliIo, formatBytes, formatTable, parseOptions, Progress, UsageError } from "../../provider/cli/output";
+import { run as reports } from "../../provider/cli/reports";
+import { run as jobs } from "../../provider/cli/jobs";
+import { run as audit } from "../../provider/cli/audit";
+import { run as invoices } from "../../provider/cli/invoices";
+import { run as billing } from "../../provider/cli/billing";
+
+type Run = (argv: string[], io?: CliIo) => Promise<number>;
+
+interface Captured {
+  code: number;
+  out: string;
+  err: string;
+}
+
+describe("data: backup-portal reports|jobs|audit|invoices|billing", function () {
+  this.timeout(30000);
+  let emu: Emulator;
+  before(async () => { emu = await startEmulator({ port: 0, quiet: true }); });
+  after(async () => { await emu?.close(); });
+  beforeEach(() => emu.reset());
+
+  async function cli(cmd: Run, argv: string[], extra: Partial<CliIo> = {}): Promise<Captured> {
+    const c = { out: "", err: "" };
+    const code = await cmd(argv, { out: (t) => { c.out += t; }, err: (t) => { c.err += t; }, env: envFor(emu), errIsTTY: false, ...extra });
+    return { code, ...c };
+  }
+  const json = (c: Captured) => { assert.equal(c.code, 0, c.err); return JSON.parse(c.out); };
+  /** The table's lines, each split on runs of two or more spaces. */
+  const table = (c: Captured) => { assert.equal(c.code, 0, c.err); return c.out.trimEnd().split("\n").map((l) => l.split(/ {2,}/).map((x) => x.trim())); };
+  const aligned = (text: string, header: string, column: string) => {
+    // Every row starts the column's text at the header's column (left-aligned columns).
+    const at = text.split("\n")[0].indexOf(column);
+    return text.trimEnd().split("\n").every((l, i) => i === 0 || l[at - 1] === " ") && text.startsWith(header);
+  };
+
+  describe("output helpers", () => {
+    it("aligns columns, right-aligns numbers, and trims line ends", () => {
+      const t = formatTable(["NAME", { header: "SIZE", align: "right" }, "NOTE"], [["a", 1, "x"], ["long name", 12345, ""], ["b", undefined, "multi\nline"]]);
+      assert.equal(t, [
+        "NAME        SIZE  NOTE",
+        "a              1  x",
+        "long name  12345",
+        "b                 multi line",
+      ].join("\n") + "\n");
+      assert.equal(formatBytes(53_000_000_000), "53.0 GB");
+      assert.equal(formatBytes(999), "999 B");
+      assert.equal(formatBytes(1_234_567), "1.23 MB");
+    });
+
+    it("parses options: values, =values, flags, --no-flags, lists; refuses the rest", () => {
+      const spec = { bunit: { kind: "int" as const, min: 1 }, json: { kind: "flag" as const }, progress: { kind: "flag" as const }, type: { kind: "list" as const }, from: { kind: "string" as const } };
+      assert.deepEqual(parseOptions(["--bunit", "2", "--json", "--no-progress", "--type", "info,create", "--type=error", "--from=7d"], spec),
+        { bunit: 2, json: true, progress: false, type: ["info", "create", "error"], from: "7d" });
+      for (const bad of [["--bunit"], ["--bunit", "x"], ["--bunit", "0"], ["--json=1"], ["--nope"], ["stray"], ["--bunit", "--json"]]) {
+        assert.throws(() => parseOptions(bad, spec), UsageError, JSON.stringify(bad));
+      }
+    });
+
+    it("progress: in place on a terminal, one line per update otherwise, nothing when disabled", () => {
+      let err = "";
+      const io: CliIo = { out: () => undefined, err: (t) => { err += t; } };
+      const tty = new Progress(io, true, "audit log", true, 0);
+      tty.update(10, 20);
+      tty.update(20, 20);
+      tty.done();
+      assert.equal(err, "\r\x1b[Kaudit log: 10/20 entries (50%)\r\x1b[Kaudit log: 20/20 entries (100%)\r\x1b[K");
+      err = "";
+      const lines = new Progress(io, true, "audit log", false);
+      lines.update(5);
+      lines.done();
+      assert.equal(err, "audit log: 5 entries\n");
+      err = "";
+      new Progress(io, false, "audit log", true).update(1, 2);
+      assert.equal(err, "");
+    });
+  });
+
+  describe("reports", () => {
+    it("a table of reports, with status and warnings when asked", async () => {
+      const c = await cli(reports, ["--bunit", "2", "--consumer", "1", "--status", "--warnings"]);
+      const rows = table(c);
+      assert.deepEqual(rows[0], ["DATE", "STORAGE USED", "TRANSFERRED", "STATUS", "WARNINGS"]);
+      assert.equal(rows.length, 15);
+      assert.deepEqual(rows[14].slice(1), ["53.0 GB", "1.10 GB", "Warning", "Schedule DAILY missed once"]);
+      assert.ok(aligned(c.out, "DATE", "STATUS"));
+    });
+
+    it("JSON equal to the data; --limit keeps the latest; --latest", async () => {
+      const client = clientFor(emu);
+      const all = json(await cli(reports, ["--bunit", "2", "--consumer", "1", "--json"]));
+      assert.deepEqual(all, await client.activity.reports(2, 1));
+      const last2 = json(await cli(reports, ["--bunit", "2", "--consumer", "1", "--json", "--limit", "2"]));
+      assert.deepEqual(last2, all.slice(-2));
+      const days = all.map((r: any) => r.date.slice(0, 10));
+      assert.equal(json(await cli(reports, ["--bunit", "2", "--consumer", "1", "--json", "--from", days[1], "--to", days[2]])).length, 2);
+      assert.deepEqual(json(await cli(reports, ["--bunit", "2", "--consumer", "1", "--latest", "--json"])), await client.activity.latestReport(2, 1));
+      const latest = table(await cli(reports, ["--bunit", "2", "--consumer", "1", "--latest"]));
+      assert.equal(latest.length, 2);
+      assert.equal(json(await cli(reports, ["--bunit", "2", "--consumer", "2", "--latest", "--json"])), null);
+      client.close();
+    });
+
+    it("exit 2 for bad arguments, 1 for a portal error, 0 for help", async () => {
+      let c = await cli(reports, ["--consumer", "1"]);
+      assert.equal(c.code, 2);
+      assert.match(c.err, /--bunit <id> is required/);
+      assert.match(c.err, /usage: backup-portal reports/);
+      assert.equal((await cli(reports, ["--bunit", "2", "--consumer", "1", "--from", "someday"])).code, 2);
+      assert.equal((await cli(reports, ["--bunit", "2", "--consumer", "1", "--bogus"])).code, 2);
+      c = await cli(reports, ["--bunit", "2", "--consumer", "99"]);
+      assert.equal(c.code, 1);
+      assert.match(c.err, /HTTP 404/);
+      c = await cli(reports, ["--help"]);
+      assert.equal(c.code, 0);
+      assert.match(c.out, /--latest/);
+    });
+
+    it("exit 1 without a portal connection in the environment", async () => {
+      const c = await cli(reports, ["--bunit", "2", "--consumer", "1"], { env: {} });
+      assert.equal(c.code, 1);
+      assert.match(c.err, /BACKUP_PORTAL_URL/);
+    });
+  });
+
+  describe("jobs", () => {
+    it("the latest 24 hours by default, said on stderr", async () => {
+      const c = await cli(jobs, ["--bunit", "2", "--consumer", "1"]);
+      const rows = table(c);
+      assert.deepEqual(rows[0], ["ID", "TYPE", "STATUS", "STARTED", "COMPLETED", "TRANSFERRED", "OBJECTS"]);
+      assert.equal(rows.length, 5);
+      assert.match(c.err, /latest 24 hours/);
+    });
+
+    it("--from before the first job is clamped (noted on stderr); --all; --first; --limit", async () => {
+      const first = json(await cli(jobs, ["--bunit", "2", "--consumer", "1", "--first", "--json"])).firstJobCompleted;
+      assert.equal(first, (await clientFor(emu).activity.firstJob(2, 1)).completed);
+      const c = await cli(jobs, ["--bunit", "2", "--consumer", "1", "--from", "2020-01-01", "--json"]);
+      const list = json(c);
+      assert.equal(list.length, 13);
+      assert.equal(list[0].completed, first);
+      assert.match(c.err, /before the first job; starting at the first job/);
+      assert.deepEqual(json(await cli(jobs, ["--bunit", "2", "--consumer", "1", "--all", "--json"])), list);
+      assert.deepEqual(json(await cli(jobs, ["--bunit", "2", "--consumer", "1", "--all", "--json", "--limit", "3"])), list.slice(-3));
+      const text = await cli(jobs, ["--bunit", "2", "--consumer", "1", "--first"]);
+      assert.equal(text.out, `first job completed: ${first}\n`);
+      assert.equal((await cli(jobs, ["--bunit", "2", "--consumer", "2", "--first"])).out, "(no jobs)\n");
+      assert.equal((await cli(jobs, ["--bunit", "2", "--consumer", "1", "--all", "--from", "7d"])).code, 2);
+    });
+  });
+
+  describe("audit", () => {
+    it("a table of the audit log with type names", async () => {
+      const rows = table(await cli(audit, ["--bunit", "2", "--consumer", "1", "--descendants"]));
+      assert.deepEqual(rows[0], ["TIME", "TYPE", "ACTION", "OBJECT", "USER", "MESSAGE"]);
+      assert.equal(rows.length, 16);
+      assert.deepEqual(rows[1].slice(1), ["create", "Create", "Consumer 1", "admin", 'Consumer "web-01" created']);
+      assert.equal(json(await cli(audit, ["--bunit", "2", "--consumer", "1", "--descendants", "--type", "error", "--json"])).length, 1);
+    });
+
+    it("pages through a long log with progress on stderr (--progress), none by default off a terminal", async () => {
+      const client = clientFor(emu);
+      for (let i = 0; i < 25; i++) await client.consumers.update(2, 1, { note: `cli ${i}` });
+      emu.clearRequests();
+      const c = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10", "--json", "--progress"]);
+      const entries = json(c);
+      assert.equal(entries.length, 27);
+      assert.deepEqual(entries, (await client.activity.auditLogPage(2, 1, {}, 0, 500)).items);
+      assert.equal(c.err, ["audit log: 10/27 entries (37%)", "audit log: 20/27 entries (74%)", "audit log: 27/27 entries (100%)", ""].join("\n"));
+      assert.equal(emu.requests().filter((r) => r.path.includes("/auditlogs") && r.path.includes("limit=10")).length, 3);
+      const quiet = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10", "--json"]);
+      assert.equal(quiet.err, "");
+      const tty = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10"], { errIsTTY: true });
+      assert.match(tty.err, /^\r\x1b\[Kaudit log: 10\/27 entries/);
+      assert.ok(tty.err.endsWith("\r\x1b[K"), "the progress line is cleared at the end");
+      assert.equal(table(tty).length, 28);
+      const none = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10", "--no-progress"], { errIsTTY: true });
+      assert.equal(none.err, "");
+      const limited = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10", "--limit", "15", "--desc", "--json", "--progress"]);
+      assert.equal(json(limited).length, 15);
+      assert.equal(limited.err, "audit log: 10/15 entries (66%)\naudit log: 15/15 entries (100%)\n");
+      client.close();
+    });
+
+    it("refuses an unknown type and a page size over the portal's maximum", async () => {
+      const c = await cli(audit, ["--bunit", "2", "--consumer", "1", "--type", "oops"]);
+      assert.equal(c.code, 2);
+      assert.match(c.err, /unknown audit log type "oops"/);
+      assert.equal((await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "1000"])).code, 2);
+    });
+  });
+
+  describe("invoices", () => {
+    it("lists invoices, one invoice, the contract and the invoice files", async () => {
+      const rows = table(await cli(invoices, ["--bunit", "1"]));
+      assert.deepEqual(rows, [["DATE", "ID", "AMOUNT", "CURRENCY"], ["2025-01-01", "1", "10.17", "EUR"], ["2025-02-01", "2", "11.19", "EUR"], ["2025-03-01", "3", "12.20", "EUR"]]);
+      const one = json(await cli(invoices, ["--bunit", "1", "--date", "2025-02-01", "--json"]));
+      assert.equal(one.date, "2025-02-01");
+      assert.equal(one.amount, 11.19);
+      assert.deepEqual(json(await cli(invoices, ["--bunit", "1", "--json", "--from", "2025-02-01", "--limit", "1"])).map((i: any) => i.date), ["2025-03-01"]);
+      const contract = await cli(invoices, ["--bunit", "1", "--contract"]);
+      assert.match(contract.out, /^id:\s+1\nname:\s+Reseller agreement\n/);
+      const files = table(await cli(invoices, ["--bunit", "1", "--files"]));
+      assert.deepEqual(files[1], ["1", "invoice-2025-03-01.pdf", "45 B", "ERP-2025-03", "yes", "2025-03-02 08:00:00"]);
+      assert.equal((await cli(invoices, ["--bunit", "1", "--files", "--contract"])).code, 2);
+      assert.equal((await cli(invoices, ["--bunit", "1", "--erp-reference", "x"])).code, 2);
+    });
+
+    it("uploads an invoice file", async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-invoice-"));
+      try {
+        const file = path.join(dir, "march.pdf");
+        fs.writeFileSync(file, "%PDF-1.4\n%%EOF\n");
+        const stored = json(await cli(invoices, ["--bunit", "1", "--upload", file, "--erp-reference", "ERP-9", "--send-to-billing-address", "--json"]));
+        assert.equal(stored.fileName, "march.pdf");
+        assert.equal(stored.erpReference, "ERP-9");
+        assert.equal(stored.sendToBillingAddress, true);
+        const renamed = table(await cli(invoices, ["--bunit", "1", "--upload", file, "--name", "2025-03.pdf"]));
+        assert.equal(renamed[1][1], "2025-03.pdf");
+        assert.deepEqual(emu.state().invoiceFiles.map((f) => f.fileName), ["invoice-2025-03-01.pdf", "march.pdf", "2025-03.pdf"]);
+        const missing = await cli(invoices, ["--bunit", "1", "--upload", path.join(dir, "nope.pdf")]);
+        assert.equal(missing.code, 1);
+        assert.match(missing.err, /ENOENT/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe("billing", () => {
+    it("periods as a table and JSON, forecasts, one period's lines", async () => {
+      const rows = table(await cli(billing, ["--bunit", "1", "--include-next", "1"]));
+      assert.deepEqual(rows.map((r) => r[0]), ["PERIOD", "2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01"]);
+      assert.deepEqual(rows[4].slice(1), ["(forecast)", "3", "10.17"]);
+      const client = clientFor(emu);
+      assert.deepEqual(json(await cli(billing, ["--bunit", "1", "--json"])), await client.billing.billingData(1));
+      assert.deepEqual(json(await cli(billing, ["--bunit", "1", "--json", "--period", "2025-02-01"])), await client.billing.billingDataFor(1, "2025-02-01"));
+      const lines = await cli(billing, ["--bunit", "1", "--period", "2025-01-01"]);
+      const t = table(lines);
+      assert.deepEqual(t[0], ["PERIOD", "CONSUMER", "NAME", "STORAGE", "TRANSFERRED", "AMOUNT"]);
+      assert.deepEqual(t.slice(1, 4).map((r) => r[2]), ["web-01", "db-01", "erp-01"]);
+      assert.match(lines.out, /\ntotal 2025-01-01: 10\.17\n$/);
+      assert.equal(table(await cli(billing, ["--bunit", "1", "--lines", "--limit", "2"])).filter((r) => /^\d{4}/.test(r[0])).length, 2 * 3);
+      client.close();
+    });
+
+    it("a non-reseller business unit: exit 1 with a hint", async () => {
+      const c = await cli(billing, ["--bunit", "2"]);
+      assert.equal(c.code, 1);
+      assert.match(c.err, /NotReseller/);
+      assert.match(c.err, /hint: billing data exists only for a reseller/);
+      assert.equal((await cli(billing, ["--bunit", "1", "--period", "2025-01-01", "--from", "2025-01-01"])).code, 2);
+    });
+  });
+});
