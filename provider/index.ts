@@ -1,7 +1,25 @@
 // Public entry point of backup-portal-pulumi: what a Pulumi program imports.
+
+// Portal resources (dynamic providers).
 export { BusinessUnit, BusinessUnitArgs, businessUnitProvider } from "./resources/business-unit";
 export { Consumer, ConsumerArgs, consumerProvider } from "./resources/consumer";
 export { Node, NodeArgs, nodeProvider } from "./resources/node";
 export { NodeProxy, NodeProxyArgs, nodeProxyProvider } from "./resources/node-proxy";
+
+// The zot registry on Kubernetes.
+export { Registry, RegistryArgs, verifyRegistry } from "./registry";
+
+// The billing notification receiver on Kubernetes.
+export { BillingReceiver } from "./billing";
+
+// Instance self-registration: the cloud-init user data for new instances.
+export { registrationUserData } from "./registration";
+
+// Everything else, by capability.
 export * as portal from "./portal";
+export * as registry from "./registry";
+export * as billing from "./billing";
+export * as data from "./data";
+export * as metadata from "./metadata";
+export * as registration from "./registration";
 export { PortalClient, PortalError, PortalSettings } from "./portal";

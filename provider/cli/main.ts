@@ -9,6 +9,7 @@ const commands: Record<string, { module: string; summary: string }> = {
   audit: { module: "./audit", summary: "audit log of a consumer" },
   invoices: { module: "./invoices", summary: "invoices of a business unit" },
   billing: { module: "./billing", summary: "billing data of a reseller business unit" },
+  "billing-receiver": { module: "../billing/main", summary: "receive the portal's billing notifications" },
 };
 
 function usage(): string {

@@ -74,13 +74,15 @@ export class Activity {
     const pageSize = opts.pageSize ?? 200;
     const max = opts.max ?? Infinity;
     const out: AuditLogEntry[] = [];
-    // Bounded: stops at the total, at an empty or short page, or at `max`.
-    for (let offset = 0; out.length < max; offset += pageSize) {
+    // Bounded: stops at the total, at an empty page, at `max`, and after 100000 pages at most.
+    for (let offset = 0, pages = 0; out.length < max && pages < 100_000; pages++) {
       const page = await this.auditLogPage(bunitId, consumerId, q, offset, Math.min(pageSize, max - out.length));
       out.push(...page.items);
+      // The portal may cap the page size: advance by what came, not by what was asked.
+      offset += page.items.length;
       opts.onPage?.(out.length, page.total);
-      if (page.items.length === 0 || page.items.length < Math.min(pageSize, max - out.length + page.items.length)) break;
-      if (page.total !== undefined && offset + page.items.length >= page.total) break;
+      if (page.items.length === 0) break;
+      if (page.total !== undefined ? offset >= page.total : page.items.length < Math.min(pageSize, max - out.length + page.items.length)) break;
     }
     return out.slice(0, max === Infinity ? undefined : max);
   }
