@@ -16,6 +16,13 @@ function portalForChecks(): PortalClient | undefined {
   }
 }
 
+/** The portal connection as stack config holds it, for what the stack deploys into a cluster. */
+function connectionFromConfig() {
+  const [url, origin, clientId, username] = ["url", "origin", "clientId", "username"].map((k) => config.get(k));
+  const password = config.getSecret("password");
+  return url && origin && clientId && username && password ? { url, origin, clientId, username, password } : undefined;
+}
+
 export = (async () => {
   const portal = portalForChecks();
   try {
@@ -25,6 +32,8 @@ export = (async () => {
       protectBusinessUnits: config.getBoolean("protectBusinessUnits") ?? false,
       deletionComment: config.get("deletionComment") ?? `Removed by Pulumi (stack ${pulumi.getStack()})`,
       registry: config.getObject("registry"),
+      billingReceiver: config.getObject("billingReceiver"),
+      connection: connectionFromConfig(),
       kubeconfig: config.getSecret("kubeconfig"),
       secret: (key) => config.requireSecret(key),
       hasSecret: (key) => config.get(key) !== undefined,

@@ -8,6 +8,8 @@ import { References } from "../provider/dynamic/references";
 import { PortalClient } from "../provider/portal/client";
 import { registryArgsFromConfig } from "../provider/registry/from-config";
 import { Registry } from "../provider/registry/index";
+import { BillingReceiver } from "../provider/billing/component";
+import { billingReceiverFromConfig, PortalConnection } from "./billing-receiver";
 import { declareTenants, Declared } from "./tenants/declare";
 import { ConfigError, Problem, TenantsConfig } from "./tenants/model";
 import { validateNames } from "./tenants/names";
@@ -22,7 +24,11 @@ export interface StackSettings {
   deletionComment: string;
   /** `backup-portal:registry`, or undefined for no registry. */
   registry?: unknown;
-  /** The cluster's kubeconfig (a secret), for the registry. */
+  /** `backup-portal:billingReceiver`, or undefined for none. */
+  billingReceiver?: unknown;
+  /** The portal connection from stack config, for what runs in the cluster (the billing receiver). */
+  connection?: PortalConnection;
+  /** The cluster's kubeconfig (a secret), for the registry and the billing receiver. */
   kubeconfig?: pulumi.Output<string>;
   secret(key: string): pulumi.Output<string>;
   hasSecret(key: string): boolean;
@@ -35,6 +41,7 @@ export interface StackOutputs {
   consumerIds: pulumi.Output<Record<string, number>>;
   nodeNames: pulumi.Output<Record<string, string | undefined>>;
   registry?: { namespace: pulumi.Output<string>; url: pulumi.Output<string>; accessCommands: pulumi.Output<string[]> };
+  billingReceiver?: { notifyUrl: pulumi.Output<string> };
 }
 
 function toProblem(text: string): Problem {
@@ -50,8 +57,10 @@ export async function deployStack(s: StackSettings): Promise<StackOutputs> {
   }
   const registry = registryArgsFromConfig(s.registry, "registry", s.secret);
   problems.push(...registry.problems.map(toProblem));
-  if (registry.enabled && !s.kubeconfig) {
-    problems.push({ path: "kubeconfig", message: "the registry is enabled but no kubeconfig is set; `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\"`" });
+  const receiver = billingReceiverFromConfig(s.billingReceiver, s.rootBusinessUnitId, s.connection, s);
+  problems.push(...receiver.problems);
+  if ((registry.enabled || receiver.enabled) && !s.kubeconfig) {
+    problems.push({ path: "kubeconfig", message: "the registry or billing receiver is enabled but no kubeconfig is set; `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\"`" });
   }
   if (problems.length) throw new ConfigError(problems);
 
@@ -66,16 +75,23 @@ export async function deployStack(s: StackSettings): Promise<StackOutputs> {
     deletionComment: s.deletionComment,
     secret: s.secret,
   });
-  return { ...summarize(declared), registry: registry.enabled ? deployRegistry(registry.args!, s.kubeconfig!) : undefined };
+  const outputs: StackOutputs = summarize(declared);
+  if (registry.enabled || receiver.enabled) {
+    // One Kubernetes provider for the stack's cluster, from the kubeconfig setting.
+    const cluster = new k8s.Provider("cluster", { kubeconfig: s.kubeconfig! });
+    if (registry.enabled) {
+      const reg = new Registry("registry", registry.args!, { provider: cluster });
+      outputs.registry = { namespace: reg.namespace, url: reg.url, accessCommands: reg.accessCommands };
+    }
+    if (receiver.enabled) {
+      const r = new BillingReceiver("billing-receiver", receiver.args!, { provider: cluster });
+      outputs.billingReceiver = { notifyUrl: r.notifyUrl };
+    }
+  }
+  return outputs;
 }
 
-function deployRegistry(args: NonNullable<ReturnType<typeof registryArgsFromConfig>["args"]>, kubeconfig: pulumi.Output<string>): StackOutputs["registry"] {
-  const cluster = new k8s.Provider("registry-cluster", { kubeconfig });
-  const reg = new Registry("registry", args, { provider: cluster });
-  return { namespace: reg.namespace, url: reg.url, accessCommands: reg.accessCommands };
-}
-
-function summarize(d: Declared): Omit<StackOutputs, "registry"> {
+function summarize(d: Declared): StackOutputs {
   const collect = <T>(entries: Record<string, { [k: string]: any }>, key: string) =>
     pulumi.all(Object.fromEntries(Object.entries(entries).map(([name, r]) => [name, r[key]]))) as pulumi.Output<Record<string, T>>;
   return {

@@ -1,0 +1,62 @@
+// The `backup-portal:billingReceiver` block of a stack: deploys the billing
+// notification receiver to the stack's cluster, connected to the same portal
+// with the same account as the providers.
+import * as pulumi from "@pulumi/pulumi";
+import { BillingReceiverArgs, billingReceiverProblems } from "../provider/billing/component";
+import { Problem } from "./tenants/model";
+
+export interface PortalConnection {
+  url: string;
+  origin: string;
+  clientId: string;
+  username: string;
+  password: pulumi.Output<string>;
+}
+
+const KEYS = ["enabled", "businessUnitId", "namespace", "image", "packageSpec", "serviceType", "port", "secretKey", "storageSize"] as const;
+
+/**
+ * Validates the block:
+ * ```yaml
+ * backup-portal:billingReceiver:
+ *   enabled: true
+ *   businessUnitId: 1          # the reseller business unit (default: rootBusinessUnitId)
+ *   namespace: billing
+ *   secretKey: billingSecret   # secret config key with the Post URL's shared secret
+ * ```
+ */
+export function billingReceiverFromConfig(
+  raw: unknown, rootBusinessUnitId: number, connection: PortalConnection | undefined,
+  ctx: { secret(key: string): pulumi.Output<string>; hasSecret(key: string): boolean },
+): { args?: BillingReceiverArgs; problems: Problem[]; enabled: boolean } {
+  const path = "billingReceiver";
+  const problems: Problem[] = [];
+  if (raw === undefined || raw === null) return { problems, enabled: false };
+  if (typeof raw !== "object" || Array.isArray(raw)) return { problems: [{ path, message: "must be a map (enabled, businessUnitId, namespace, ...)" }], enabled: false };
+  const b = raw as Record<string, unknown>;
+  for (const k of Object.keys(b)) {
+    if (!(KEYS as readonly string[]).includes(k)) problems.push({ path: `${path}.${k}`, message: `unknown key; known keys: ${KEYS.join(", ")}` });
+  }
+  const enabled = b.enabled ?? true;
+  if (typeof enabled !== "boolean") problems.push({ path: `${path}.enabled`, message: "must be true or false" });
+  if (enabled !== true) return { problems, enabled: false };
+  if (!connection) {
+    problems.push({ path, message: "the receiver needs the portal connection in stack config: set backup-portal:url, origin, clientId, username and (--secret) password" });
+  }
+  if (typeof b.secretKey === "string" && !ctx.hasSecret(b.secretKey)) {
+    problems.push({ path: `${path}.secretKey`, message: `no secret config key "${b.secretKey}"; set it with \`pulumi config set --secret ${b.secretKey} <at least 8 characters>\`` });
+  }
+  const args: BillingReceiverArgs = {
+    businessUnitId: (b.businessUnitId as number | undefined) ?? rootBusinessUnitId,
+    portal: connection ?? { url: "", origin: "", clientId: "", username: "", password: "" },
+    namespace: b.namespace as string | undefined,
+    image: b.image as string | undefined,
+    packageSpec: b.packageSpec as string | undefined,
+    serviceType: b.serviceType as BillingReceiverArgs["serviceType"],
+    port: b.port as number | undefined,
+    storage: b.storageSize !== undefined ? { kind: "persistentVolumeClaim", size: String(b.storageSize) } : undefined,
+    secret: typeof b.secretKey === "string" && ctx.hasSecret(b.secretKey) ? ctx.secret(b.secretKey) : undefined,
+  };
+  if (connection) problems.push(...billingReceiverProblems(args).map((m) => ({ path, message: m })));
+  return { args: problems.length ? undefined : args, problems, enabled: true };
+}
