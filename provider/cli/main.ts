@@ -13,7 +13,8 @@ const commands: Record<string, { module: string; summary: string }> = {
 };
 
 function usage(): string {
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  const width = Math.max(...Object.keys(commands).map((n) => n.length));
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return ["usage: backup-portal <command> [options]", "", "commands:", ...lines, "",
     "Run `backup-portal <command> --help` for a command's options."].join("\n");
 }
