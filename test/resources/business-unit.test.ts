@@ -1,37 +1,17 @@
 // BusinessUnit through the real provider host: create, read, adopt, update,
 // no-op diff, refresh, drift, delete — against the emulator.
 import assert from "node:assert/strict";
-import { businessUnit, engines, ops, writesSince } from "./support";
-import { clientFor, Emulator, startEmulator } from "../support/portal";
-import { PortalClient } from "../../provider/portal";
+import { businessUnit, ops, portalSuite, writesSince } from "./support";
 
 describe("BusinessUnit provider", function () {
   this.timeout(60_000);
-  let emu: Emulator;
-  let client: PortalClient;
-  const e = engines(() => emu);
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await e.closeAll();
-    await emu.close();
-  });
-  beforeEach(() => {
-    emu.reset();
-    client = clientFor(emu);
-  });
-  afterEach(async () => {
-    client.close();
-    await e.closeAll();
-  });
+  const p = portalSuite();
 
   const acme = (extra: Record<string, unknown> = {}) =>
     businessUnit("acme", { parentId: 1, name: "Acme", registrationNumber: "556677-8899", timeZone: "W. Europe Standard Time", ...extra });
 
   it("creates with full outputs, then an unchanged up and a refresh change nothing", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const r = await eng.up([acme({ note: "first", tags: ["gold"], invoiceDay: 5 })]);
     assert.deepEqual(ops(r.steps), { acme: "create" });
     const id = Number(r.ids.acme);
@@ -40,16 +20,16 @@ describe("BusinessUnit provider", function () {
     assert.equal(outs.timeZoneId, 4);
     assert.equal(outs.parentId, 1);
     assert.ok(typeof outs.createdDate === "string" && typeof outs.href === "string");
-    const bu = await client.businessUnits.get(id);
+    const bu = await p.client.businessUnits.get(id);
     assert.equal(bu.name, "Acme");
     assert.equal(bu.note, "first");
     assert.deepEqual(bu.tags, ["gold"]);
     assert.equal(bu.parentBusinessUnit?.id, 1);
 
-    const mark = emu.requests().length;
+    const mark = p.emu.requests().length;
     const again = await eng.up([acme({ note: "first", tags: ["gold"], invoiceDay: 5 })]);
     assert.deepEqual(ops(again.steps), { acme: "same" });
-    assert.deepEqual(writesSince(emu, mark), [], "an unchanged diff makes no API write");
+    assert.deepEqual(writesSince(p.emu, mark), [], "an unchanged diff makes no API write");
 
     const refreshed = await eng.refresh();
     assert.ok(refreshed.every((s) => s.op === "same"), JSON.stringify(refreshed));
@@ -58,24 +38,24 @@ describe("BusinessUnit provider", function () {
   });
 
   it("updates only what changed, with one PUT", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     await eng.up([acme({ note: "a" })]);
-    const mark = emu.requests().length;
+    const mark = p.emu.requests().length;
     const r = await eng.up([acme({ note: "b", storageLimit: 100 })]);
     assert.equal(r.steps[0].op, "update");
-    assert.deepEqual(writesSince(emu, mark).map((w) => w.method), ["PUT"]);
-    const bu = await client.businessUnits.get(Number(r.ids.acme));
+    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"]);
+    const bu = await p.client.businessUnits.get(Number(r.ids.acme));
     assert.equal(bu.note, "b");
     assert.equal(bu.storageLimit, 100);
     await eng.up([acme({})]);
-    assert.equal((await client.businessUnits.get(Number(r.ids.acme))).note, undefined, "a removed input is cleared on the portal");
+    assert.equal((await p.client.businessUnits.get(Number(r.ids.acme))).note, undefined, "a removed input is cleared on the portal");
   });
 
   it("shows drift on refresh and undoes it on the next up", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const r = await eng.up([acme({ note: "declared" })]);
     const id = Number(r.ids.acme);
-    await client.businessUnits.update(id, { note: "changed in the portal UI", timeZone: { id: 1 } });
+    await p.client.businessUnits.update(id, { note: "changed in the portal UI", timeZone: { id: 1 } });
     const refreshed = await eng.refresh();
     assert.equal(refreshed[0].op, "update");
     assert.equal(eng.get("acme")!.outputs.note, "changed in the portal UI");
@@ -83,44 +63,44 @@ describe("BusinessUnit provider", function () {
     assert.equal(plan[0].op, "update");
     assert.deepEqual([...plan[0].diffs].sort(), ["note", "timeZone"]);
     await eng.up([acme({ note: "declared" })]);
-    const bu = await client.businessUnits.get(id);
+    const bu = await p.client.businessUnits.get(id);
     assert.equal(bu.note, "declared");
     assert.equal(bu.timeZone?.id, 4);
   });
 
   it("adopts an existing business unit and brings it to the declared inputs", async () => {
-    const existing = await client.businessUnits.create(1, { name: "Legacy", registrationNumber: "1", timeZone: { id: 4 } });
-    const eng = e.engine();
+    const existing = await p.client.businessUnits.create(1, { name: "Legacy", registrationNumber: "1", timeZone: { id: 4 } });
+    const eng = p.engine();
     const r = await eng.up([businessUnit("legacy", { parentId: 1, name: "Legacy", registrationNumber: "1", timeZone: "W. Europe Standard Time", note: "now managed", adoptId: existing.id })]);
     assert.equal(r.ids.legacy, String(existing.id));
-    assert.equal((await client.businessUnits.children(1)).filter((b) => b.name === "Legacy").length, 1, "nothing new was created");
-    assert.equal((await client.businessUnits.get(existing.id)).note, "now managed");
+    assert.equal((await p.client.businessUnits.children(1)).filter((b) => b.name === "Legacy").length, 1, "nothing new was created");
+    assert.equal((await p.client.businessUnits.get(existing.id)).note, "now managed");
     const verify = await eng.refresh();
     assert.equal(verify[0].op, "same", "adopted state matches the portal");
-    await assert.rejects(e.engine().up([businessUnit("ghost", { parentId: 1, name: "G", registrationNumber: "1", timeZone: "UTC", adoptId: 999999 })]),
+    await assert.rejects(p.engine().up([businessUnit("ghost", { parentId: 1, name: "G", registrationNumber: "1", timeZone: "UTC", adoptId: 999999 })]),
       /adoptId: no business unit 999999/);
   });
 
   it("replaces on a new parent, refuses to delete one with children, and deletes", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const r = await eng.up([acme(), businessUnit("child", { parentId: { $ref: "acme", prop: "businessUnitId" }, name: "Child", registrationNumber: "2", timeZone: "UTC" })]);
     const plan = await eng.preview([acme({ parentId: 2 }), businessUnit("child", { parentId: Number(r.ids.acme), name: "Child", registrationNumber: "2", timeZone: "UTC" })]);
     assert.equal(plan.find((s) => s.urn.endsWith("acme"))!.op, "replace");
 
     // The portal keeps a business unit with children: a clear error, and state keeps it.
-    const direct = await client.consumers.create(Number(r.ids.child), { name: "outside-pulumi" });
+    const direct = await p.client.consumers.create(Number(r.ids.child), { name: "outside-pulumi" });
     await assert.rejects(eng.destroy(), /still has child business units or consumers/);
-    await client.consumers.delete(Number(r.ids.child), direct.id);
+    await p.client.consumers.delete(Number(r.ids.child), direct.id);
     await eng.destroy();
     assert.equal(eng.state.size, 0);
-    assert.ok(!(await client.businessUnits.children(1)).some((b) => b.name === "Acme"));
-    await assert.doesNotReject(e.engine().destroy(), "destroying nothing is fine");
+    assert.ok(!(await p.client.businessUnits.children(1)).some((b) => b.name === "Acme"));
+    await assert.doesNotReject(p.engine().destroy(), "destroying nothing is fine");
   });
 
   it("reads an object deleted outside Pulumi as gone", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const r = await eng.up([acme()]);
-    await client.businessUnits.delete(Number(r.ids.acme));
+    await p.client.businessUnits.delete(Number(r.ids.acme));
     const steps = await eng.refresh();
     assert.equal(steps[0].op, "delete");
     assert.equal(eng.state.size, 0);

@@ -1,31 +1,12 @@
 // Consumer, Node and NodeProxy through the real provider host against the emulator.
 import assert from "node:assert/strict";
 import { ref } from "../engine/engine";
-import { businessUnit, consumer, engines, node, nodeProxy, ops, writesSince } from "./support";
-import { clientFor, Emulator, startEmulator } from "../support/portal";
-import { PortalClient, proxyPeers } from "../../provider/portal";
+import { consumer, node, nodeProxy, ops, portalSuite, writesSince } from "./support";
+import { proxyPeers } from "../../provider/portal";
 
 describe("Consumer, Node and NodeProxy providers", function () {
   this.timeout(60_000);
-  let emu: Emulator;
-  let client: PortalClient;
-  const e = engines(() => emu);
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await e.closeAll();
-    await emu.close();
-  });
-  beforeEach(() => {
-    emu.reset();
-    client = clientFor(emu);
-  });
-  afterEach(async () => {
-    client.close();
-    await e.closeAll();
-  });
+  const p = portalSuite();
 
   const nodeInputs = (extra: Record<string, unknown> = {}) => ({
     businessUnitId: 1, consumerId: ref("web", "consumerId"), operatingSystem: "Linux", type: "File server",
@@ -37,55 +18,55 @@ describe("Consumer, Node and NodeProxy providers", function () {
   ];
 
   it("consumer: create, unchanged up, update, drift, adopt, delete", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const r = await eng.up([consumer("c", { businessUnitId: 1, name: "c1", note: "n", tags: ["t"] })]);
     const id = Number(r.ids.c);
     assert.equal(eng.get("c")!.outputs.consumerId, id);
-    const got = await client.consumers.get(1, id);
+    const got = await p.client.consumers.get(1, id);
     assert.deepEqual([got.name, got.note, got.tags], ["c1", "n", ["t"]]);
 
-    let mark = emu.requests().length;
+    let mark = p.emu.requests().length;
     assert.deepEqual(ops((await eng.up([consumer("c", { businessUnitId: 1, name: "c1", note: "n", tags: ["t"] })])).steps), { c: "same" });
-    assert.deepEqual(writesSince(emu, mark), []);
+    assert.deepEqual(writesSince(p.emu, mark), []);
 
-    mark = emu.requests().length;
+    mark = p.emu.requests().length;
     await eng.up([consumer("c", { businessUnitId: 1, name: "c1", note: "m", tags: ["t"], deletionComment: "bye" })]);
-    assert.deepEqual(writesSince(emu, mark).map((w) => w.method), ["PUT"], "deletionComment alone needs no API call");
-    assert.equal((await client.consumers.get(1, id)).note, "m");
+    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"], "deletionComment alone needs no API call");
+    assert.equal((await p.client.consumers.get(1, id)).note, "m");
 
-    await client.consumers.update(1, id, { name: "renamed in UI" });
+    await p.client.consumers.update(1, id, { name: "renamed in UI" });
     assert.equal((await eng.refresh())[0].op, "update");
     assert.deepEqual((await eng.preview([consumer("c", { businessUnitId: 1, name: "c1", note: "m", tags: ["t"], deletionComment: "bye" })]))[0].diffs, ["name"]);
     await eng.up([consumer("c", { businessUnitId: 1, name: "c1", note: "m", tags: ["t"], deletionComment: "bye" })]);
-    assert.equal((await client.consumers.get(1, id)).name, "c1", "drift undone");
+    assert.equal((await p.client.consumers.get(1, id)).name, "c1", "drift undone");
 
-    const existing = await client.consumers.create(1, { name: "legacy" });
+    const existing = await p.client.consumers.create(1, { name: "legacy" });
     const adopted = await eng.up([
       consumer("c", { businessUnitId: 1, name: "c1", note: "m", tags: ["t"], deletionComment: "bye" }),
       consumer("legacy", { businessUnitId: 1, name: "legacy", note: "managed", adoptId: existing.id }),
     ]);
     assert.equal(adopted.ids.legacy, String(existing.id));
-    assert.equal((await client.consumers.list(1)).filter((x) => x.name === "legacy").length, 1);
+    assert.equal((await p.client.consumers.list(1)).filter((x) => x.name === "legacy").length, 1);
     assert.equal((await eng.refresh()).every((s) => s.op === "same"), true);
 
     await eng.destroy();
-    assert.equal((await client.consumers.list(1)).filter((x) => ["c1", "legacy"].includes(x.name!)).length, 0);
-    const log = emu.requests().filter((x) => x.method === "DELETE").map((x) => x.path);
+    assert.equal((await p.client.consumers.list(1)).filter((x) => ["c1", "legacy"].includes(x.name!)).length, 0);
+    const log = p.emu.requests().filter((x) => x.method === "DELETE").map((x) => x.path);
     assert.ok(log.some((p) => p.includes("deletionComment=bye")), "the deletion comment reaches the portal");
   });
 
   it("node: create with password and activation, no plaintext password in state", async () => {
-    const eng = e.engine();
-    const mark = emu.requests().length;
+    const eng = p.engine();
+    const mark = p.emu.requests().length;
     const r = await eng.up(stack({ tsmName: "web-01-acme", tsmPassword: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "N0de-Pa55word" } }));
     const cid = Number(r.ids.web);
     const outs = eng.get("web-node")!;
     assert.equal(r.ids["web-node"], String(cid), "a node's id is its consumer's id");
-    const n = await client.nodes.get(1, cid);
+    const n = await p.client.nodes.get(1, cid);
     assert.equal(n.tsmName, "WEB-01-ACME");
     assert.equal(n.operatingSystem?.id, 3);
     assert.equal(n.clientOptionSet?.id, 2);
-    const written = writesSince(emu, mark).map((w) => `${w.method} ${w.path.replace(/\d+/g, "N").replace(/\?.*/, "")}`);
+    const written = writesSince(p.emu, mark).map((w) => `${w.method} ${w.path.replace(/\d+/g, "N").replace(/\?.*/, "")}`);
     assert.deepEqual(written, [
       "POST /vN/bunits/N/consumers", "POST /vN/bunits/N/consumers/N/node",
       "POST /vN/bunits/N/consumers/N/node/password", "GET /vN/bunits/N/consumers/N/node/activate",
@@ -102,17 +83,17 @@ describe("Consumer, Node and NodeProxy providers", function () {
   });
 
   it("node: updates in place, changes the password, never reports password drift, replaces on rename", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const pw = (v: string) => ({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: v });
     await eng.up(stack({ tsmName: "WEB01", tsmPassword: pw("first-pass") }));
-    let mark = emu.requests().length;
+    let mark = p.emu.requests().length;
     const upd = await eng.up(stack({ tsmName: "web01", tsmPassword: pw("first-pass"), contact: "new@example.com", cpuCount: 4 }));
     assert.deepEqual(ops(upd.steps), { web: "same", "web-node": "update" });
-    assert.deepEqual(writesSince(emu, mark).map((w) => w.method), ["PUT"], "lower-case tsmName is the same name");
+    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"], "lower-case tsmName is the same name");
 
-    mark = emu.requests().length;
+    mark = p.emu.requests().length;
     await eng.up(stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }));
-    assert.deepEqual(writesSince(emu, mark).map((w) => w.path.replace(/\d+/g, "N")), ["/vN/bunits/N/consumers/N/node/password"]);
+    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.path.replace(/\d+/g, "N")), ["/vN/bunits/N/consumers/N/node/password"]);
 
     const refreshed = await eng.refresh();
     assert.ok(refreshed.every((s) => s.op === "same"), `a rotated password is not drift: ${JSON.stringify(refreshed)}`);
@@ -120,12 +101,12 @@ describe("Consumer, Node and NodeProxy providers", function () {
 
     // Drift on the node: changed on the portal, seen on refresh, undone by up.
     const cid = Number(eng.get("web-node")!.id);
-    await client.nodes.update(1, cid, { cpuCount: 16, domain: { id: 2 } });
+    await p.client.nodes.update(1, cid, { cpuCount: 16, domain: { id: 2 } });
     await eng.refresh();
     const plan = await eng.preview(stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }));
     assert.deepEqual([...plan.find((s) => s.urn.includes("Node"))!.diffs].sort(), ["cpuCount", "domain"]);
     await eng.up(stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }));
-    const fixed = await client.nodes.get(1, cid);
+    const fixed = await p.client.nodes.get(1, cid);
     assert.deepEqual([fixed.cpuCount, fixed.domain?.id], [4, 1]);
 
     // A new name on an activated node: the node is replaced, and with the
@@ -137,46 +118,46 @@ describe("Consumer, Node and NodeProxy providers", function () {
     assert.equal(r2.steps.find((s) => s.urn.includes("Consumer"))!.op, "replace");
     const newId = Number(r2.ids.web);
     assert.notEqual(newId, cid);
-    assert.equal((await client.nodes.get(1, newId)).tsmName, "WEB02");
-    assert.equal(await client.nodes.find(1, cid), undefined, "the old node is gone");
-    assert.equal((await client.consumers.list(1)).filter((c) => c.name === "web01").length, 1, "no consumer left behind");
+    assert.equal((await p.client.nodes.get(1, newId)).tsmName, "WEB02");
+    assert.equal(await p.client.nodes.find(1, cid), undefined, "the old node is gone");
+    assert.equal((await p.client.consumers.list(1)).filter((c) => c.name === "web01").length, 1, "no consumer left behind");
   });
 
   it("node: adopts an existing node and verifies it", async () => {
-    const c = await client.consumers.create(1, { name: "legacy" });
-    await client.nodes.create(1, c.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
-    await client.nodes.activate(1, c.id, "LEGACY01");
-    const eng = e.engine();
-    const mark = emu.requests().length;
+    const c = await p.client.consumers.create(1, { name: "legacy" });
+    await p.client.nodes.create(1, c.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
+    await p.client.nodes.activate(1, c.id, "LEGACY01");
+    const eng = p.engine();
+    const mark = p.emu.requests().length;
     await eng.up([
       consumer("legacy", { businessUnitId: 1, name: "legacy", adoptId: c.id }),
       node("legacy-node", { businessUnitId: 1, consumerId: c.id, adoptId: c.id, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 2, tsmName: "legacy01" }),
     ]);
-    assert.deepEqual(writesSince(emu, mark).map((w) => w.method), ["PUT"], "only cpuCount differed");
+    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"], "only cpuCount differed");
     assert.equal(eng.get("legacy-node")!.outputs.activatedName, "LEGACY01");
     const refreshed = await eng.refresh();
     assert.ok(refreshed.every((s) => s.op === "same"), JSON.stringify(refreshed));
-    await assert.rejects(e.engine().up([node("x", { businessUnitId: 1, consumerId: c.id, adoptId: c.id, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 2, tsmName: "OTHER" })]),
+    await assert.rejects(p.engine().up([node("x", { businessUnitId: 1, consumerId: c.id, adoptId: c.id, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 2, tsmName: "OTHER" })]),
       /never renames a node/);
   });
 
   it("node: a failed activation keeps the node in state and the next up finishes it", async () => {
-    const other = await client.consumers.create(1, { name: "holder" });
-    await client.nodes.create(1, other.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
-    await client.nodes.activate(1, other.id, "TAKEN");
-    const eng = e.engine();
+    const other = await p.client.consumers.create(1, { name: "holder" });
+    await p.client.nodes.create(1, other.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
+    await p.client.nodes.activate(1, other.id, "TAKEN");
+    const eng = p.engine();
     await assert.rejects(eng.up(stack({ tsmName: "TAKEN" })), /kept in state/);
     const held = eng.get("web-node");
     assert.ok(held && held.id, "the created node is recorded");
-    await client.nodes.delete(1, other.id);
+    await p.client.nodes.delete(1, other.id);
     const r = await eng.up(stack({ tsmName: "TAKEN" }));
     assert.equal(ops(r.steps)["web-node"], "update");
-    assert.equal((await client.nodes.get(1, Number(r.ids.web))).tsmName, "TAKEN");
-    assert.equal((await client.consumers.list(1)).filter((c) => c.name === "web01").length, 1);
+    assert.equal((await p.client.nodes.get(1, Number(r.ids.web))).tsmName, "TAKEN");
+    assert.equal((await p.client.consumers.list(1)).filter((c) => c.name === "web01").length, 1);
   });
 
   it("proxy: create, visible from both sides, drift, delete", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const resources = [
       ...stack(),
       consumer("agent", { businessUnitId: 1, name: "agent" }),
@@ -186,24 +167,24 @@ describe("Consumer, Node and NodeProxy providers", function () {
     const r = await eng.up(resources);
     const [agentId, webId] = [Number(r.ids.agent), Number(r.ids.web)];
     assert.equal(r.ids["agent>web"], `${agentId}:${webId}`);
-    assert.ok(proxyPeers((await client.nodes.get(1, webId)).proxyAgents).some((p) => p.id === agentId));
-    assert.ok(proxyPeers((await client.nodes.get(1, agentId)).proxyTargets).some((p) => p.id === webId));
+    assert.ok(proxyPeers((await p.client.nodes.get(1, webId)).proxyAgents).some((p) => p.id === agentId));
+    assert.ok(proxyPeers((await p.client.nodes.get(1, agentId)).proxyTargets).some((p) => p.id === webId));
     assert.ok((await eng.refresh()).every((s) => s.op === "same"));
 
-    await client.nodes.removeProxyAgent(1, webId, agentId);
+    await p.client.nodes.removeProxyAgent(1, webId, agentId);
     const refreshed = await eng.refresh();
     assert.equal(refreshed.find((s) => s.urn.includes("NodeProxy"))!.op, "delete", "drift: the relation is gone");
     await eng.up(resources);
-    assert.ok(proxyPeers((await client.nodes.get(1, webId)).proxyAgents).some((p) => p.id === agentId), "re-created");
+    assert.ok(proxyPeers((await p.client.nodes.get(1, webId)).proxyAgents).some((p) => p.id === agentId), "re-created");
 
     await eng.up(resources.slice(0, 4));
-    assert.equal(proxyPeers((await client.nodes.get(1, webId)).proxyAgents).length, 0);
+    assert.equal(proxyPeers((await p.client.nodes.get(1, webId)).proxyAgents).length, 0);
   });
 
   it("check names the field and the reason, accepts unknowns, and writes nothing", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const host = await eng.getHost();
-    const mark = emu.requests().length;
+    const mark = p.emu.requests().length;
     const { nodeProvider } = await import("../../provider/resources/node");
     const provider = (await eng.serializeProvider(nodeProvider)).text;
     const bad = await host.check("urn:pulumi:test::backup-portal::x::n", {}, {
@@ -224,6 +205,6 @@ describe("Consumer, Node and NodeProxy providers", function () {
       tsmName: unknown, tsmPassword: unknown, __provider: provider,
     }, { preview: true });
     assert.deepEqual(preview.failures, [], "unknown values pass during preview");
-    assert.deepEqual(writesSince(emu, mark), []);
+    assert.deepEqual(writesSince(p.emu, mark), []);
   });
 });

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import * as os from "node:os";
 import { ref, TestEngine } from "../engine/engine";
-import { businessUnit, consumer, engines, node, nodeProxy, ops, writesSince } from "./support";
-import { clientFor, Emulator, envFor, ORIGIN, startEmulator } from "../support/portal";
+import { businessUnit, consumer, node, nodeProxy, ops, portalSuite, writesSince } from "./support";
+import { clientFor, envFor, ORIGIN } from "../support/portal";
 import { businessUnitProvider } from "../../provider/resources/business-unit";
 import { consumerProvider } from "../../provider/resources/consumer";
 import { nodeProvider } from "../../provider/resources/node";
@@ -34,55 +34,44 @@ function tenant(prefix: string, parentId: unknown = 1) {
 
 describe("providers under the engine's rules", function () {
   this.timeout(120_000);
-  let emu: Emulator;
-  const e = engines(() => emu);
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await e.closeAll();
-    await emu.close();
-  });
-  beforeEach(() => emu.reset());
-  afterEach(() => e.closeAll());
+  const p = portalSuite();
 
   it("a preview makes no API write, before and after the first up", async () => {
-    const eng = e.engine();
-    let mark = emu.requests().length;
+    const eng = p.engine();
+    let mark = p.emu.requests().length;
     const plan = await eng.preview(tenant("acme"));
     assert.ok(plan.every((s) => s.op === "create"));
-    assert.deepEqual(writesSince(emu, mark), []);
+    assert.deepEqual(writesSince(p.emu, mark), []);
     await eng.up(tenant("acme"));
-    mark = emu.requests().length;
+    mark = p.emu.requests().length;
     const changed = tenant("acme");
     (changed[1].inputs as Record<string, unknown>).note = "new";
     (changed[3].inputs as Record<string, unknown>).cpuCount = 8;
     const plan2 = await eng.preview(changed);
     assert.deepEqual(ops(plan2), { acme: "same", "acme-a": "update", "acme-b": "same", "acme-a-node": "update", "acme-b-node": "same", "acme-b>a": "same" });
-    assert.deepEqual(writesSince(emu, mark), []);
+    assert.deepEqual(writesSince(p.emu, mark), []);
   });
 
   it("destroy in the engine's order leaves nothing on the portal", async () => {
-    const before = emu.state();
-    const eng = e.engine();
+    const before = p.emu.state();
+    const eng = p.engine();
     await eng.up([...tenant("one"), ...tenant("two")]);
     const steps = await eng.destroy();
     const order = steps.map((s) => s.urn.split("::")[2].split(":").pop());
     const last = (t: string) => order.lastIndexOf(t);
     const first = (t: string) => order.indexOf(t);
     assert.ok(last("NodeProxy") < first("Node") && last("Node") < first("Consumer") && last("Consumer") < first("BusinessUnit"), order.join());
-    const after = emu.state();
+    const after = p.emu.state();
     const count = (s: typeof before) => JSON.stringify([s.businessUnits.length, s.consumers.length, s.nodes.length]);
     assert.equal(count(after), count(before), "back to the seed: nothing left behind");
     assert.equal(eng.state.size, 0);
   });
 
   it("the serialized provider holds no credential, token or absolute path, and is small", async () => {
-    const eng = e.engine({ config: { "backup-portal:password": "admin" }, secretConfigKeys: ["backup-portal:password"] });
+    const eng = p.engine({ config: { "backup-portal:password": "admin" }, secretConfigKeys: ["backup-portal:password"] });
     await eng.up(tenant("acme"));
     const texts = await Promise.all([businessUnitProvider, consumerProvider, nodeProvider, nodeProxyProvider].map((p) => eng.serializeProvider(p)));
-    const c = clientFor(emu);
+    const c = clientFor(p.emu);
     await c.reference.nodeTypes();
     const token = (c as unknown as { core: { secrets(): string[] } }).core.secrets()[1];
     c.close();
@@ -99,34 +88,33 @@ describe("providers under the engine's rules", function () {
 
   it("reads the connection from stack config, and fails clearly without one", async () => {
     const config = {
-      "backup-portal:url": emu.url, "backup-portal:origin": ORIGIN, "backup-portal:clientId": "emulator",
+      "backup-portal:url": p.emu.url, "backup-portal:origin": ORIGIN, "backup-portal:clientId": "emulator",
       "backup-portal:username": "admin", "backup-portal:password": "admin",
     };
-    const eng = e.track(new TestEngine({ stack: "test", config, secretConfigKeys: ["backup-portal:password"], env: {} }));
+    const eng = p.track(new TestEngine({ stack: "test", config, secretConfigKeys: ["backup-portal:password"], env: {} }));
     const r = await eng.up([businessUnit("cfg", { parentId: 1, name: "cfg", registrationNumber: "1", timeZone: "UTC" })]);
     assert.ok(Number(r.ids.cfg) > 0);
     assert.ok(!eng.currentHost!.logs().includes("admin"), "no credential in the host's log");
 
-    const bare = e.track(new TestEngine({ stack: "test", env: {} }));
+    const bare = p.track(new TestEngine({ stack: "test", env: {} }));
     await assert.rejects(bare.up([businessUnit("x", { parentId: 1, name: "x", registrationNumber: "1", timeZone: "UTC" })]),
       /not configured: set backup-portal:url \(or BACKUP_PORTAL_URL\).*backup-portal:password \(or BACKUP_PORTAL_PASSWORD\)/s);
   });
 
   it("100 resources at once with 2-second tokens: no failed call, one token request per renewal", async () => {
-    await emu.close();
-    emu = await startEmulator({ port: 0, quiet: true, tokenTtlSeconds: 2 });
-    const eng = e.engine({ parallel: 16, env: envFor(emu) });
+    await p.restart({ tokenTtlSeconds: 2 });
+    const eng = p.engine({ parallel: 16, env: envFor(p.emu) });
     const consumers = Array.from({ length: 100 }, (_, i) => consumer(`c${i}`, { businessUnitId: 1, name: `load-${i}` }));
     const started = Date.now();
     await eng.up(consumers);
     const seconds = (Date.now() - started) / 1000;
-    const log = emu.requests();
+    const log = p.emu.requests();
     assert.deepEqual(log.filter((r) => r.status >= 400 || r.status === 0), [], "no failed call");
     const tokens = log.filter((r) => r.path === "/v1/oauth").length;
     // One token per lifetime window (renewed at 3/4 of it), plus the first.
     const windows = Math.ceil(seconds / 1.5) + 1;
     assert.ok(tokens <= windows, `${tokens} token requests in ${seconds.toFixed(1)} s (at most ${windows})`);
     assert.equal(log.filter((r) => r.method === "POST" && r.path === "/v1/bunits/1/consumers").length, 100, "each create once");
-    assert.equal(emu.state().consumers.filter((c) => c.name.startsWith("load-")).length, 100);
+    assert.equal(p.emu.state().consumers.filter((c) => c.name.startsWith("load-")).length, 100);
   });
 });

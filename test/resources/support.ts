@@ -5,7 +5,8 @@ import { businessUnitProvider } from "../../provider/resources/business-unit";
 import { consumerProvider } from "../../provider/resources/consumer";
 import { nodeProvider } from "../../provider/resources/node";
 import { nodeProxyProvider } from "../../provider/resources/node-proxy";
-import { Emulator, envFor } from "../support/portal";
+import { clientFor, Emulator, envFor, startEmulator } from "../support/portal";
+import { PortalClient } from "../../provider/portal";
 
 export const TYPES = {
   BusinessUnit: "pulumi-nodejs:dynamic/backup-portal:BusinessUnit",
@@ -51,3 +52,40 @@ export function writesSince(emu: Emulator, mark: number) {
 
 export const ops = (steps: Array<{ urn: string; op: string }>) =>
   Object.fromEntries(steps.map((s) => [s.urn.split("::").pop()!, s.op]));
+
+/**
+ * Registers the hooks of a suite that runs against one emulator: started once,
+ * reset before each test with a fresh admin client, engines closed after each.
+ */
+export function portalSuite() {
+  let emu: Emulator | undefined;
+  let client: PortalClient | undefined;
+  const e = engines(() => emu!);
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+  });
+  after(async () => {
+    await e.closeAll();
+    await emu?.close();
+  });
+  beforeEach(() => {
+    emu!.reset();
+    client = clientFor(emu!);
+  });
+  afterEach(async () => {
+    client?.close();
+    await e.closeAll();
+  });
+  return {
+    get emu(): Emulator { return emu!; },
+    get client(): PortalClient { return client!; },
+    engine: e.engine,
+    track: e.track,
+    /** Replaces the emulator (for a test that needs other options, such as short-lived tokens). */
+    async restart(opts: { tokenTtlSeconds?: number }): Promise<Emulator> {
+      await emu?.close();
+      emu = await startEmulator({ port: 0, quiet: true, ...opts });
+      return emu;
+    },
+  };
+}

@@ -1,10 +1,8 @@
 // The stack program end to end: config → validated tenants → resources →
 // provider host → emulator.
 import assert from "node:assert/strict";
-import { engines, ops, writesSince } from "../resources/support";
-import { clientFor, Emulator, startEmulator } from "../support/portal";
+import { ops, portalSuite, writesSince } from "../resources/support";
 import { localTenants, runStack, settings } from "./support";
-import { PortalClient } from "../../provider/portal";
 import { TenantsConfig } from "../../stacks/tenants/model";
 
 /** Reverses the order of every map in the tenants config (keys, consumers, children) and of proxies. */
@@ -17,33 +15,15 @@ function reordered(t: TenantsConfig): TenantsConfig {
 
 describe("stack program (local stack) through the engine", function () {
   this.timeout(120_000);
-  let emu: Emulator;
-  let client: PortalClient;
-  const e = engines(() => emu);
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await e.closeAll();
-    await emu.close();
-  });
-  beforeEach(() => {
-    emu.reset();
-    client = clientFor(emu);
-  });
-  afterEach(async () => {
-    client.close();
-    await e.closeAll();
-  });
+  const p = portalSuite();
 
   it("creates every tenant of the local stack, then an unchanged run writes nothing", async () => {
-    const eng = e.engine();
+    const eng = p.engine();
     const tenants = localTenants();
-    const run = await runStack(eng, settings(tenants, client));
+    const run = await runStack(eng, settings(tenants, p.client));
     assert.ok(run.steps.every((s) => s.op === "create"));
 
-    const state = emu.state();
+    const state = p.emu.state();
     const bus = state.businessUnits.filter((b) => b.id > 3);
     assert.deepEqual(bus.map((b) => b.name).sort(), ["Acme AB", "Acme Labs", "Globex Corporation"]);
     const acme = bus.find((b) => b.name === "Acme AB")!;
@@ -55,42 +35,42 @@ describe("stack program (local stack) through the engine", function () {
     assert.deepEqual(names, ["ACME-DB01", "ACME-LABS-WS01", "ACME-PROXY", "ACME-WEB01", "GLOBEX-FILES"]);
     const web = mine.find((c) => c.name === "web01.acme.example")!;
     const proxy = mine.find((c) => c.name === "backup-proxy")!;
-    const webNode = await client.nodes.get(acme.id, web.id);
+    const webNode = await p.client.nodes.get(acme.id, web.id);
     assert.deepEqual((webNode.proxyAgents as Array<{ id: number }>).map((p) => p.id), [proxy.id]);
 
-    const mark = emu.requests().length;
-    const again = await runStack(e.track(eng), settings(localTenants(), client));
+    const mark = p.emu.requests().length;
+    const again = await runStack(p.track(eng), settings(localTenants(), p.client));
     assert.ok(again.steps.every((s) => s.op === "same"), JSON.stringify(again.steps.filter((s) => s.op !== "same")));
-    assert.deepEqual(writesSince(emu, mark), [], "no API write");
+    assert.deepEqual(writesSince(p.emu, mark), [], "no API write");
   });
 
   it("changing one node's contact updates exactly that node", async () => {
-    const eng = e.engine();
-    await runStack(eng, settings(localTenants(), client));
+    const eng = p.engine();
+    await runStack(eng, settings(localTenants(), p.client));
     const changed = localTenants();
     changed.acme.consumers!.db01.node!.contact = "new-dba@acme.example";
-    const mark = emu.requests().length;
-    const run = await runStack(eng, settings(changed, client));
+    const mark = p.emu.requests().length;
+    const run = await runStack(eng, settings(changed, p.client));
     const notSame = run.steps.filter((s) => s.op !== "same");
     assert.deepEqual(notSame.map((s) => [s.urn.split("::").pop(), s.op, s.diffs]), [["acme/db01", "update", ["contact"]]]);
-    const w = writesSince(emu, mark);
+    const w = writesSince(p.emu, mark);
     assert.equal(w.length, 1);
     assert.match(`${w[0].method} ${w[0].path}`, /^PUT \/v1\/bunits\/\d+\/consumers\/\d+\/node$/);
   });
 
   it("removing a consumer deletes exactly that consumer and its node", async () => {
-    const eng = e.engine();
-    await runStack(eng, settings(localTenants(), client));
-    const before = emu.state();
+    const eng = p.engine();
+    await runStack(eng, settings(localTenants(), p.client));
+    const before = p.emu.state();
     const changed = localTenants();
     delete changed.globex.consumers!.files;
-    const run = await runStack(eng, settings(changed, client));
+    const run = await runStack(eng, settings(changed, p.client));
     const notSame = run.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.urn.split("::").slice(2).join("::")}`).sort();
     assert.deepEqual(notSame, [
       "delete pulumi-nodejs:dynamic/backup-portal:Consumer::globex/files",
       "delete pulumi-nodejs:dynamic/backup-portal:Node::globex/files",
     ]);
-    const after = emu.state();
+    const after = p.emu.state();
     assert.equal(after.consumers.length, before.consumers.length - 1);
     assert.equal(after.nodes.length, before.nodes.length - 1);
     assert.ok(!after.consumers.some((c) => c.name === "files"));
@@ -98,19 +78,19 @@ describe("stack program (local stack) through the engine", function () {
   });
 
   it("reordering entries in the config changes nothing", async () => {
-    const eng = e.engine();
-    await runStack(eng, settings(localTenants(), client));
-    const mark = emu.requests().length;
-    const run = await runStack(eng, settings(reordered(localTenants()), client));
+    const eng = p.engine();
+    await runStack(eng, settings(localTenants(), p.client));
+    const mark = p.emu.requests().length;
+    const run = await runStack(eng, settings(reordered(localTenants()), p.client));
     assert.ok(run.steps.every((s) => s.op === "same"));
-    assert.deepEqual(writesSince(emu, mark), []);
+    assert.deepEqual(writesSince(p.emu, mark), []);
   });
 
   it("a preview of the local stack makes no API write", async () => {
-    const eng = e.engine();
-    const mark = emu.requests().length;
-    const run = await runStack(eng, settings(localTenants(), client), true);
+    const eng = p.engine();
+    const mark = p.emu.requests().length;
+    const run = await runStack(eng, settings(localTenants(), p.client), true);
     assert.ok(run.steps.length >= 14 && run.steps.every((s) => s.op === "create"), JSON.stringify(ops(run.steps)));
-    assert.deepEqual(writesSince(emu, mark), []);
+    assert.deepEqual(writesSince(p.emu, mark), []);
   });
 });
