@@ -1,0 +1,166 @@
+// The stack config of one fleet group: the base stack's settings (portal
+// connection, root business unit, protection, deletion comment) and the group's
+// tenants. The registry stays in the base stack: it is one deployment, and a
+// copy in every group stack would fight over one namespace.
+import * as fs from "fs";
+import * as path from "path";
+import { TenantsConfig } from "../tenants/model";
+import { walkBusinessUnits } from "../tenants/validate";
+
+/** Pulumi's config value as the Automation API takes it (`ConfigMap` of @pulumi/pulumi/automation). */
+export interface ConfigValue {
+  value: string;
+  secret?: boolean;
+}
+export type ConfigMap = Record<string, ConfigValue>;
+
+/** The `config:` map of a stack file, as parsed from YAML: plain values, objects, or `{ secure: ... }`. */
+export type BaseConfig = Record<string, unknown>;
+
+export const PROJECT = "backup-portal";
+export const TENANTS_KEY = `${PROJECT}:tenants`;
+export const PASSWORD_KEY = `${PROJECT}:password`;
+
+/** Keys that belong to the base stack only and are never copied into a group. */
+export const BASE_ONLY_KEYS: readonly string[] = [TENANTS_KEY, `${PROJECT}:registry`, `${PROJECT}:kubeconfig`];
+
+// js-yaml ships with @pulumi/pulumi (a dependency of its Automation API).
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const yaml: { load(text: string): unknown; dump(value: unknown, opts?: Record<string, unknown>): string } = require("js-yaml");
+export { yaml };
+
+/** `web01Password` → `backup-portal:web01Password`; namespaced keys stay as they are. */
+export function normalizeKey(key: string): string {
+  return key.includes(":") ? key : `${PROJECT}:${key}`;
+}
+
+export function isSecure(v: unknown): v is { secure: string } {
+  return !!v && typeof v === "object" && !Array.isArray(v) && typeof (v as { secure?: unknown }).secure === "string";
+}
+
+/** A plain config value as the CLI passes it to the program: strings as they are, anything else as JSON. */
+function plainValue(v: unknown): string {
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** The (namespaced) secret config keys the tenants' nodes name in `passwordSecret`, sorted. */
+export function referencedSecrets(tenants: TenantsConfig): string[] {
+  const keys = new Set<string>();
+  for (const { bu } of walkBusinessUnits(tenants ?? {})) {
+    for (const c of Object.values(bu.consumers ?? {})) {
+      const key = c?.node?.passwordSecret;
+      if (typeof key === "string" && key.trim()) keys.add(normalizeKey(key));
+    }
+  }
+  return [...keys].sort();
+}
+
+/** The secure keys of the base config that some group needs: the portal password and the groups' node passwords. */
+export function neededSecureKeys(base: BaseConfig, groups: Record<string, TenantsConfig>): string[] {
+  const secure = new Set(Object.entries(base).filter(([, v]) => isSecure(v)).map(([k]) => normalizeKey(k)));
+  const wanted = new Set([PASSWORD_KEY, ...Object.values(groups).flatMap(referencedSecrets)]);
+  return [...wanted].filter((k) => secure.has(k)).sort();
+}
+
+export interface FleetConfigOptions {
+  /**
+   * Plaintext of secret config values by key (namespaced or not), e.g. read from the base stack with
+   * `pulumi config --show-secrets`. Ciphertext in the base file (`secure: v1:...`) is bound to the base
+   * stack's key and cannot be copied; each group stack encrypts its own copy.
+   */
+  secrets?: Record<string, string>;
+}
+
+/**
+ * The config of one group's stack: every plain key of the base except the base-only ones
+ * (tenants, registry, kubeconfig), the group's tenants, and as secrets only the portal password and
+ * the node passwords the group's own tenants name (a group never holds another group's node passwords).
+ * Keys are namespaced; the result is deterministic (sorted keys).
+ */
+export function fleetStackConfig(base: BaseConfig, groupTenants: TenantsConfig, opts: FleetConfigOptions = {}): ConfigMap {
+  const out: ConfigMap = {};
+  for (const [rawKey, v] of Object.entries(base ?? {})) {
+    const key = normalizeKey(rawKey);
+    if (BASE_ONLY_KEYS.includes(key) || v === null || v === undefined || isSecure(v)) continue;
+    out[key] = { value: plainValue(v) };
+  }
+  const sorted: TenantsConfig = {};
+  for (const k of Object.keys(groupTenants ?? {}).sort()) sorted[k] = groupTenants[k];
+  out[TENANTS_KEY] = { value: JSON.stringify(sorted) };
+
+  const secrets = new Map(Object.entries(opts.secrets ?? {}).map(([k, v]) => [normalizeKey(k), v]));
+  for (const key of [PASSWORD_KEY, ...referencedSecrets(groupTenants)]) {
+    const value = secrets.get(key);
+    if (value !== undefined) out[key] = { value, secret: true };
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The tenants of a group's config (parsed back from `backup-portal:tenants`). */
+export function tenantsOf(config: ConfigMap): TenantsConfig {
+  const v = config[TENANTS_KEY]?.value;
+  return v ? (JSON.parse(v) as TenantsConfig) : {};
+}
+
+/** Reads the `config:` map of a stack file (`stacks/Pulumi.<stack>.yaml`). */
+export function readStackConfigFile(file: string): BaseConfig {
+  const doc = yaml.load(fs.readFileSync(file, "utf8"));
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new Error(`${file}: not a Pulumi stack file (a YAML map with a config: key)`);
+  const config = (doc as { config?: unknown }).config ?? {};
+  if (typeof config !== "object" || Array.isArray(config)) throw new Error(`${file}: config: must be a map`);
+  return config as BaseConfig;
+}
+
+/** `Pulumi.prod.yaml` → `prod`. */
+export function stackNameOfFile(file: string): string | undefined {
+  const m = /^Pulumi\.(.+)\.ya?ml$/.exec(path.basename(file));
+  return m ? m[1] : undefined;
+}
+
+/** The last part of a stack name: `org/prod-g03` and `org/backup-portal/prod-g03` → `prod-g03`. */
+export function shortStackName(stackName: string): string {
+  return stackName.split("/").pop()!;
+}
+
+/** Where the CLI keeps a stack's config: `<workDir>/<stackConfigDir>/Pulumi.<stack>.yaml` (stackConfigDir from Pulumi.yaml). */
+export function stackConfigPath(workDir: string, stackName: string): string {
+  let dir = workDir;
+  for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
+    const file = path.join(workDir, name);
+    if (!fs.existsSync(file)) continue;
+    const project = yaml.load(fs.readFileSync(file, "utf8")) as { stackConfigDir?: unknown } | undefined;
+    if (project && typeof project.stackConfigDir === "string") dir = path.join(workDir, project.stackConfigDir);
+    break;
+  }
+  return path.join(dir, `Pulumi.${shortStackName(stackName)}.yaml`);
+}
+
+/**
+ * Writes plain values into a stack's config file, keeping everything else in it (the encryption
+ * salt or key, secure values, other keys). Used for values too large for a command-line argument:
+ * `pulumi config set-all` takes each value as one argument, and Linux refuses an argument over
+ * 128 KiB, which the tenants of a few hundred customers reach. Values holding JSON objects or lists
+ * are stored as YAML structures; the CLI hands them to the program as JSON, as `config.getObject` expects.
+ */
+export function writePlainConfig(file: string, values: Record<string, string>): void {
+  let doc: Record<string, unknown> = {};
+  if (fs.existsSync(file)) {
+    const loaded = yaml.load(fs.readFileSync(file, "utf8"));
+    if (loaded && typeof loaded === "object" && !Array.isArray(loaded)) doc = loaded as Record<string, unknown>;
+  }
+  const config = { ...((doc.config as Record<string, unknown> | undefined) ?? {}) };
+  for (const [key, value] of Object.entries(values)) {
+    let stored: unknown = value;
+    if (/^\s*[[{]/.test(value)) {
+      try {
+        stored = JSON.parse(value);
+      } catch {
+        stored = value;
+      }
+    }
+    config[key] = stored;
+  }
+  doc.config = config;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, yaml.dump(doc, { lineWidth: -1, noRefs: true }));
+}

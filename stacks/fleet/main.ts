@@ -1,0 +1,254 @@
+// The fleet from the command line: one stack per tenant group, same project.
+//
+//   npx ts-node stacks/fleet/main.ts --config stacks/Pulumi.prod.yaml --groups 8 preview
+//   npx ts-node stacks/fleet/main.ts --config stacks/Pulumi.prod.yaml --groups 8 --org acme up --yes
+//   npx ts-node stacks/fleet/main.ts --config stacks/Pulumi.prod.yaml --groups 8 groups
+//   npx ts-node stacks/fleet/main.ts --config stacks/Pulumi.prod.yaml --groups 8 --org acme operator --repo https://github.com/acme/backup-portal
+//
+// Run `npm ci && npm run build` first: the providers load dist/ at run time.
+import * as fs from "fs";
+import * as path from "path";
+import { formatProblems, TenantsConfig } from "../tenants/model";
+import { validateTenants } from "../tenants/validate";
+import {
+  BaseConfig, ConfigMap, fleetStackConfig, neededSecureKeys, normalizeKey, readStackConfigFile, referencedSecrets, stackConfigPath, stackNameOfFile, TENANTS_KEY, yaml,
+} from "./config";
+import { FleetConfigError, groupTenants, GroupOptions } from "./group";
+import { manifestsYaml, operatorStacks } from "./operator";
+import {
+  CreateStack, DEFAULT_PARALLEL, FleetCommand, FLEET_COMMANDS, findPulumiCli, formatCounts, formatFleetReport, localStackFactory,
+  PulumiCliMissingError, runFleet,
+} from "./run";
+
+export const USAGE = `usage: ts-node stacks/fleet/main.ts --config <stack file> (--groups <N> | --by-prefix | --assign <file>) [options] <command>
+
+commands:
+  preview | up | destroy | refresh   run on every group's stack (needs the Pulumi CLI; up and destroy need --yes)
+  groups                             print the grouping (no CLI needed)
+  operator --repo <git url>          print one Pulumi Kubernetes Operator Stack per group (no CLI needed)
+
+options:
+  --config <file>        the base stack file, e.g. stacks/Pulumi.prod.yaml (tenants and connection settings)
+  --groups <N>           N stacks; each tenant goes to the bucket of a stable hash of its key (never change N casually)
+  --by-prefix            one stack per key prefix (the part before the first "-", "_" or ".")
+  --assign <file>        explicit groups: a YAML/JSON map from group name to the list of its tenant keys
+  --org <org>            Pulumi organization; stacks are <org>/<base>-<group>
+  --stack-prefix <name>  stacks are <name>-<group> (default: [<org>/]<base>, base from the file name)
+  --base-stack <name>    the stack to read secret values from (default: [<org>/]<base>)
+  --no-base-secrets      do not copy secrets from the base stack (the password then comes from BACKUP_PORTAL_PASSWORD)
+  --parallel <n>         groups at once (default ${DEFAULT_PARALLEL})
+  --work-dir <dir>       the project directory (default: the one holding Pulumi.yaml above the stack file)
+  --refresh              refresh before preview or up, so drift shows up
+  --quiet                only the summary, not the engine's output
+  --yes                  confirm up or destroy
+  --repo <url> --branch <name> --namespace <ns>   for operator`;
+
+export interface MainIO {
+  out(line: string): void;
+  err(line: string): void;
+  /** Stack factory (tests); by default the Pulumi CLI through the Automation API. */
+  createStack?: CreateStack;
+  /** Plaintext of the base stack's secrets (tests); by default `pulumi config --show-secrets` of the base stack. */
+  readBaseSecrets?: (stackName: string, workDir: string, keys: string[]) => Promise<Record<string, string>>;
+}
+
+interface Args {
+  command?: string;
+  flags: Map<string, string | true>;
+}
+
+const VALUE_FLAGS = new Set(["config", "groups", "assign", "org", "stack-prefix", "base-stack", "parallel", "work-dir", "repo", "branch", "namespace"]);
+const BOOL_FLAGS = new Set(["by-prefix", "no-base-secrets", "refresh", "quiet", "yes", "help"]);
+
+class UsageError extends Error {}
+
+export function parseArgs(argv: string[]): Args {
+  const flags = new Map<string, string | true>();
+  let command: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "-h") {
+      flags.set("help", true);
+      continue;
+    }
+    if (!a.startsWith("--")) {
+      if (command !== undefined) throw new UsageError(`one command only; got "${command}" and "${a}"`);
+      command = a;
+      continue;
+    }
+    const eq = a.indexOf("=");
+    const name = a.slice(2, eq < 0 ? undefined : eq);
+    if (BOOL_FLAGS.has(name)) {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+      flags.set(name, true);
+    } else if (VALUE_FLAGS.has(name)) {
+      const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
+      if (value === undefined || value === "") throw new UsageError(`--${name} needs a value`);
+      flags.set(name, value);
+    } else {
+      throw new UsageError(`unknown option ${a}`);
+    }
+  }
+  return { command, flags };
+}
+
+function findWorkDir(configFile: string): string {
+  let dir = path.dirname(path.resolve(configFile));
+  for (let i = 0; i < 20; i++) {
+    if (fs.existsSync(path.join(dir, "Pulumi.yaml")) || fs.existsSync(path.join(dir, "Pulumi.yml"))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return process.cwd();
+}
+
+function intFlag(flags: Args["flags"], name: string): number | undefined {
+  const v = flags.get(name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (typeof v !== "string" || !Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number ≥ 1, got "${v}"`);
+  return n;
+}
+
+function groupOptions(flags: Args["flags"]): GroupOptions {
+  const chosen = ["groups", "by-prefix", "assign"].filter((f) => flags.has(f));
+  if (chosen.length !== 1) throw new UsageError("choose how to group: exactly one of --groups <N>, --by-prefix, --assign <file>");
+  if (flags.has("groups")) return { groupBy: "key-prefix", size: intFlag(flags, "groups") };
+  if (flags.has("by-prefix")) return { groupBy: "key-prefix" };
+  const file = String(flags.get("assign"));
+  const groups = yaml.load(fs.readFileSync(file, "utf8"));
+  if (!groups || typeof groups !== "object" || Array.isArray(groups)) throw new UsageError(`${file}: must be a map from group name to a list of tenant keys`);
+  return { groupBy: "explicit", groups: groups as Record<string, string[]> };
+}
+
+async function defaultReadBaseSecrets(stackName: string, workDir: string, keys: string[]): Promise<Record<string, string>> {
+  const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
+  const ws = await LocalWorkspace.create({ workDir, pulumiCommand: await findPulumiCli() });
+  const all = await ws.getAllConfig(stackName);
+  const out: Record<string, string> = {};
+  for (const k of keys) if (all[k] !== undefined) out[k] = all[k].value;
+  return out;
+}
+
+export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<number> {
+  const out = io.out ?? ((l: string) => process.stdout.write(`${l}\n`));
+  const err = io.err ?? ((l: string) => process.stderr.write(`${l}\n`));
+  try {
+    const { command, flags } = parseArgs(argv);
+    if (flags.has("help")) {
+      out(USAGE);
+      return 0;
+    }
+    if (!command) throw new UsageError("no command given");
+    const known = [...FLEET_COMMANDS, "groups", "operator"];
+    if (!known.includes(command)) throw new UsageError(`unknown command "${command}"; use one of ${known.join(", ")}`);
+    const configFile = flags.get("config");
+    if (typeof configFile !== "string") throw new UsageError("--config <stack file> is required, e.g. --config stacks/Pulumi.prod.yaml");
+
+    const base: BaseConfig = readStackConfigFile(configFile);
+    const tenantsEntry = Object.entries(base).find(([k]) => normalizeKey(k) === TENANTS_KEY);
+    const tenants = (tenantsEntry?.[1] ?? {}) as TenantsConfig;
+    // The whole fleet at once: a tsmName used twice in two groups is caught here, not by the portal.
+    // Node password secrets are checked by each group's program against its own stack config (they
+    // may live in the base stack, or, with the operator, in a Kubernetes Secret).
+    const problems = validateTenants(tenants, { hasSecret: () => true });
+    if (problems.length) {
+      err(`${configFile}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the tenants; no stack was touched:\n${formatProblems(problems)}`);
+      return 1;
+    }
+    const groups = groupTenants(tenants, groupOptions(flags));
+
+    const baseName = stackNameOfFile(configFile);
+    const org = flags.get("org");
+    const qualified = (n: string) => (typeof org === "string" ? `${org}/${n}` : n);
+    const prefixFlag = flags.get("stack-prefix");
+    if (typeof prefixFlag !== "string" && !baseName) throw new UsageError(`cannot tell the stack from "${configFile}" (not Pulumi.<stack>.yaml); give --stack-prefix`);
+    const stackPrefix = typeof prefixFlag === "string" ? prefixFlag : qualified(baseName!);
+
+    if (command === "groups") {
+      for (const [g, ts] of Object.entries(groups)) {
+        const names = Object.keys(ts);
+        out(`${stackPrefix}-${g}\t${names.length} tenant${names.length === 1 ? "" : "s"}${names.length ? `: ${names.join(", ")}` : ""}`);
+      }
+      return 0;
+    }
+
+    if (command === "operator") {
+      const repo = flags.get("repo");
+      if (typeof repo !== "string") throw new UsageError("operator needs --repo <git url of this project>");
+      const configs: Record<string, ConfigMap> = {};
+      for (const [g, ts] of Object.entries(groups)) configs[g] = fleetStackConfig(base, ts);
+      const branch = flags.get("branch");
+      const namespace = flags.get("namespace");
+      out(manifestsYaml(operatorStacks(configs, {
+        url: repo, stackPrefix,
+        branch: typeof branch === "string" ? branch : undefined,
+        namespace: typeof namespace === "string" ? namespace : undefined,
+      })).trimEnd());
+      return 0;
+    }
+
+    const fleetCommand = command as FleetCommand;
+    if ((fleetCommand === "up" || fleetCommand === "destroy") && !flags.has("yes")) {
+      throw new UsageError(`${fleetCommand} changes ${Object.keys(groups).length} stacks; run preview first, then add --yes`);
+    }
+    const workDir = typeof flags.get("work-dir") === "string" ? path.resolve(String(flags.get("work-dir"))) : findWorkDir(configFile);
+    const createStack = io.createStack ?? localStackFactory(await findPulumiCli());
+    if (fleetCommand === "up" && baseName && Object.keys(tenants).length &&
+      path.resolve(configFile) === stackConfigPath(workDir, baseName)) {
+      err(`note: ${configFile} is also the config of stack ${qualified(baseName)}; once the groups hold its tenants, that stack must ` +
+        "declare none (tenants: {}) after their state was moved, or two stacks manage each tenant (docs/gitops.md, \"Adopting the fleet\")");
+    }
+
+    let secrets: Record<string, string> = {};
+    const needed = flags.has("no-base-secrets") ? [] : neededSecureKeys(base, groups);
+    if (needed.length) {
+      const baseStack = typeof flags.get("base-stack") === "string" ? String(flags.get("base-stack")) : qualified(baseName ?? stackPrefix);
+      try {
+        secrets = await (io.readBaseSecrets ?? defaultReadBaseSecrets)(baseStack, workDir, needed);
+      } catch (e) {
+        err(`note: could not read the secrets of stack ${baseStack} (${e instanceof Error ? e.message.split("\n")[0] : e}); ` +
+          "groups get none: the portal password then comes from BACKUP_PORTAL_PASSWORD, and nodes with a passwordSecret fail their check");
+      }
+    }
+    const configs: Record<string, ConfigMap> = {};
+    for (const [g, ts] of Object.entries(groups)) configs[g] = fleetStackConfig(base, ts, { secrets });
+    const unresolved = [...new Set(Object.values(groups).flatMap(referencedSecrets))].filter((k) => secrets[k] === undefined);
+    if (unresolved.length) {
+      err(`note: no value for ${unresolved.join(", ")} (named by passwordSecret); the groups that use ${unresolved.length === 1 ? "it" : "them"} fail their check until it is set in the base stack`);
+    }
+
+    const quiet = flags.has("quiet");
+    const result = await runFleet({
+      workDir, groups: configs, command: fleetCommand, stackPrefix,
+      parallel: intFlag(flags, "parallel") ?? DEFAULT_PARALLEL,
+      refresh: flags.has("refresh"),
+      diff: fleetCommand === "preview",
+      createStack,
+      onOutput: quiet ? undefined : (g, line) => out(`[${g}] ${line}`),
+      onResult: (r) => err(`[${r.group}] ${r.ok ? `done ${formatCounts(r.changes)}` : `FAILED ${r.error}`}`),
+    });
+    out(formatFleetReport(result));
+    return result.ok ? 0 : 1;
+  } catch (e) {
+    if (e instanceof PulumiCliMissingError) {
+      err(e.message);
+      return 1;
+    }
+    if (e instanceof UsageError) {
+      err(`${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (e instanceof FleetConfigError) {
+      err(e.message);
+      return 1;
+    }
+    err(e instanceof Error ? e.message : String(e));
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

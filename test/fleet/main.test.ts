@@ -1,0 +1,149 @@
+import { strict as assert } from "assert";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { ConfigMap } from "../../stacks/fleet/config";
+import { main, parseArgs } from "../../stacks/fleet/main";
+import { CreateStack, StackLike } from "../../stacks/fleet/run";
+import { ROOT, tmpDir } from "./helpers";
+
+async function run(argv: string[], extra: { createStack?: CreateStack; readBaseSecrets?: (s: string, w: string, k: string[]) => Promise<Record<string, string>> } = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l), ...extra });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+const PROD = path.join(ROOT, "stacks/Pulumi.prod.yaml");
+const LOCAL = path.join(ROOT, "stacks/Pulumi.local.yaml");
+
+function fakeStacks(fail: string[] = []) {
+  const configs = new Map<string, ConfigMap>();
+  const workDirs = new Set<string>();
+  const createStack: CreateStack = async (name, workDir) => {
+    workDirs.add(workDir);
+    const stack: StackLike = {
+      setAllConfig: async (c) => void configs.set(name, c),
+      preview: async (o) => {
+        o?.onOutput?.(`Previewing ${name}\n`);
+        if (fail.includes(name)) throw new Error("error: boom");
+        return { changeSummary: { create: 1 } };
+      },
+      up: async () => ({ summary: { resourceChanges: { update: 1 } } }),
+      destroy: async () => ({ summary: { resourceChanges: { delete: 1 } } }),
+      refresh: async () => ({ summary: { resourceChanges: { same: 1 } } }),
+    };
+    return stack;
+  };
+  return { configs, workDirs, createStack };
+}
+
+describe("fleet: the command line (stacks/fleet/main.ts)", () => {
+  it("prints the grouping without the Pulumi CLI", async () => {
+    const r = await run(["--config", LOCAL, "--groups", "4", "groups"]);
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.split("\n");
+    assert.deepEqual(lines.map((l) => l.split("\t")[0]), ["local-g00", "local-g01", "local-g02", "local-g03"]);
+    assert.equal(lines.filter((l) => /acme/.test(l)).length, 1);
+    assert.equal(lines.filter((l) => /globex/.test(l)).length, 1);
+    const prefixed = await run(["--config", LOCAL, "--by-prefix", "--org", "acme", "groups"]);
+    assert.match(prefixed.out, /^acme\/local-acme\t1 tenant: acme$/m);
+  });
+
+  it("runs a preview on every group with its config, and exits 1 when one fails", async () => {
+    const fake = fakeStacks(["acme/local-g01"]);
+    const r = await run(["--config", LOCAL, "--groups", "3", "--org", "acme", "--no-base-secrets", "preview"], { createStack: fake.createStack });
+    assert.equal(r.code, 1);
+    assert.deepEqual([...fake.configs.keys()].sort(), ["acme/local-g00", "acme/local-g01", "acme/local-g02"]);
+    assert.deepEqual([...fake.workDirs], [ROOT], "the project directory is found from the stack file");
+    const all = [...fake.configs.values()].flatMap((c) => Object.keys(JSON.parse(c["backup-portal:tenants"].value)));
+    assert.deepEqual(all.sort(), ["acme", "globex"]);
+    assert.match(r.out, /^\[g00\] Previewing acme\/local-g00$/m);
+    assert.match(r.out, /^acme\/local-g01\s+FAILED\s+error: boom$/m);
+    assert.match(r.out, /preview: 2 of 3 stacks ok; changes planned: \+2 ~0 -0 \+-0 =0; failed: g01$/);
+  });
+
+  it("copies the base stack's secrets into the groups that need them", async () => {
+    const dir = tmpDir();
+    fs.mkdirSync(path.join(dir, "stacks"));
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: backup-portal\nruntime: nodejs\nmain: stacks/\nstackConfigDir: stacks\n");
+    const file = path.join(dir, "stacks", "Pulumi.prod.yaml");
+    fs.writeFileSync(file, [
+      "config:",
+      "  backup-portal:url: https://portal.example.com",
+      "  backup-portal:password:", "    secure: v1:pw",
+      "  nodePw:", "    secure: v1:node",
+      "  backup-portal:tenants:",
+      "    acme:", "      registrationNumber: \"1\"", "      timeZone: UTC",
+      "      consumers:", "        web:", "          node:", "            operatingSystem: Linux", "            type: File server",
+      "            domain: STANDARD", "            cpuCount: 1", "            passwordSecret: nodePw",
+    ].join("\n"));
+    const fake = fakeStacks();
+    let asked: { stack: string; keys: string[] } | undefined;
+    const r = await run(["--config", file, "--groups", "1", "--quiet", "up", "--yes"], {
+      createStack: fake.createStack,
+      readBaseSecrets: async (stack, workDir, keys) => {
+        assert.equal(workDir, dir);
+        asked = { stack, keys };
+        return { "backup-portal:password": "pw", "backup-portal:nodePw": "n" };
+      },
+    });
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(asked, { stack: "prod", keys: ["backup-portal:nodePw", "backup-portal:password"] });
+    const cfg = fake.configs.get("prod-g00")!;
+    assert.deepEqual(cfg["backup-portal:password"], { value: "pw", secret: true });
+    assert.deepEqual(cfg["backup-portal:nodePw"], { value: "n", secret: true });
+    assert.ok(!r.out.includes("[g00]"), "--quiet leaves out the engine output");
+    assert.match(r.err, /note: .*Pulumi\.prod\.yaml is also the config of stack prod; .*must declare none/);
+    assert.match(r.out, /up: 1 of 1 stacks ok; changes made: \+0 ~1 -0 \+-0 =0$/);
+  });
+
+  it("asks for --yes before up or destroy, and explains usage mistakes", async () => {
+    const up = await run(["--config", PROD, "--groups", "8", "up"]);
+    assert.equal(up.code, 2);
+    assert.match(up.err, /^up changes 8 stacks; run preview first, then add --yes/);
+    assert.match((await run(["--config", PROD, "preview"])).err, /exactly one of --groups <N>, --by-prefix, --assign <file>/);
+    assert.match((await run(["--groups", "2", "preview"])).err, /--config <stack file> is required/);
+    assert.match((await run(["--config", PROD, "--groups", "2", "deploy"])).err, /unknown command "deploy"/);
+    assert.match((await run(["--config", PROD, "--groups", "zero", "groups"])).err, /--groups must be a whole number/);
+    assert.match((await run(["--help"])).out, /^usage: ts-node stacks\/fleet\/main.ts/);
+    assert.throws(() => parseArgs(["--bogus"]), /unknown option --bogus/);
+    assert.deepEqual(parseArgs(["--config=x.yaml", "--groups", "3", "preview"]).flags.get("config"), "x.yaml");
+  });
+
+  it("reports tenant problems and grouping problems before touching any stack", async () => {
+    const dir = tmpDir();
+    const bad = path.join(dir, "Pulumi.bad.yaml");
+    fs.writeFileSync(bad, "config:\n  backup-portal:tenants:\n    acme:\n      timeZone: UTC\n");
+    const r = await run(["--config", bad, "--groups", "2", "preview"], { createStack: fakeStacks().createStack });
+    assert.equal(r.code, 1);
+    assert.match(r.err, /1 problem in the tenants; no stack was touched:\ntenants\.acme\.registrationNumber: is required/);
+    const assign = path.join(dir, "groups.yaml");
+    fs.writeFileSync(assign, "a: [acme, globex]\nb: [acme]\n");
+    const g = await run(["--config", LOCAL, "--assign", assign, "groups"]);
+    assert.equal(g.code, 1);
+    assert.match(g.err, /tenant "acme" is in groups "a" and "b"/);
+  });
+
+  it("prints operator Stack manifests", async () => {
+    const r = await run(["--config", PROD, "--groups", "2", "--org", "acme", "operator", "--repo", "https://github.com/acme/bp", "--namespace", "ops"]);
+    assert.equal(r.code, 0, r.err);
+    const docs: any[] = [];
+    (require("js-yaml") as { loadAll(s: string, cb: (d: unknown) => void): void }).loadAll(r.out, (d) => docs.push(d));
+    assert.deepEqual(docs.map((d) => d.spec.stack), ["acme/prod-g00", "acme/prod-g01"]);
+    assert.ok(docs.every((d) => d.kind === "Stack" && d.metadata.namespace === "ops" && d.spec.config["backup-portal:registry"] === undefined));
+  });
+
+  it("says in one line that the Pulumi CLI is missing", function () {
+    this.timeout(60000);
+    const res = spawnSync(process.execPath, [
+      require.resolve("ts-node/dist/bin.js"), "--transpile-only", "--project", path.join(ROOT, "tsconfig.json"),
+      path.join(ROOT, "stacks/fleet/main.ts"), "--config", PROD, "--groups", "8", "preview",
+    ], { cwd: ROOT, env: { ...process.env, PATH: tmpDir() }, encoding: "utf8" });
+    assert.equal(res.status, 1, res.stderr);
+    const lines = res.stderr.split("\n").filter((l) => l.trim());
+    assert.equal(lines.length, 1, res.stderr);
+    assert.match(lines[0], /^the fleet needs the Pulumi CLI, which is not installed here or could not be downloaded: install it \(curl -fsSL https:\/\/get\.pulumi\.com \| sh, or brew install pulumi\)/);
+    assert.equal(res.stdout, "");
+  });
+});

@@ -1,0 +1,139 @@
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import { ROOT } from "./helpers";
+
+const yaml: { load(s: string): unknown } = require("js-yaml");
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const { changedStacks, parse } = require(path.join(ROOT, ".github/scripts/changed-stacks.js")) as {
+  changedStacks(files: string[], stacks: string[]): string[];
+  parse(argv: string[]): { stacks: string[]; all: boolean };
+};
+
+interface Step {
+  name?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+interface Job {
+  steps: Step[];
+  needs?: string | string[];
+  if?: string;
+  permissions?: Record<string, string>;
+  concurrency?: { group: string; "cancel-in-progress": boolean };
+  environment?: string;
+  env?: Record<string, string>;
+  strategy?: { matrix: Record<string, unknown>; "max-parallel"?: number; "fail-fast"?: boolean };
+}
+interface Workflow {
+  name: string;
+  on: Record<string, any>;
+  permissions?: Record<string, string>;
+  jobs: Record<string, Job>;
+}
+
+const text = (f: string) => fs.readFileSync(path.join(ROOT, ".github/workflows", f), "utf8");
+const load = (f: string) => yaml.load(text(f)) as Workflow;
+
+/** The index of the first step matching, or -1. */
+const stepIndex = (job: Job, pred: (s: Step) => boolean) => job.steps.findIndex(pred);
+
+function checkSetup(job: Job) {
+  const checkout = stepIndex(job, (s) => /^actions\/checkout@v\d+$/.test(s.uses ?? ""));
+  const node = stepIndex(job, (s) => /^actions\/setup-node@v\d+$/.test(s.uses ?? ""));
+  const ci = stepIndex(job, (s) => s.run?.trim() === "npm ci");
+  const build = stepIndex(job, (s) => s.run?.trim() === "npm run build");
+  const pulumi = stepIndex(job, (s) => s.uses === "pulumi/actions@v6");
+  assert.ok(checkout === 0 && checkout < node && node < ci && ci < build && build < pulumi, "checkout, setup-node, npm ci, npm run build, then pulumi");
+  const setup = job.steps[node].with!;
+  assert.equal(String(setup["node-version"]), "20");
+  assert.equal(setup.cache, "npm");
+  return job.steps[pulumi].with!;
+}
+
+describe("fleet: GitHub Actions workflows", () => {
+  it("preview.yml: a refreshed preview with its diff on the pull request, per changed stack", () => {
+    const wf = load("preview.yml");
+    assert.deepEqual(wf.on.pull_request.branches, ["main"]);
+    assert.ok(["stacks/**", "provider/**", "Pulumi.yaml", "package-lock.json"].every((p) => wf.on.pull_request.paths.includes(p)));
+    assert.equal(wf.on.pull_request_target, undefined, "never run pull request code with the base repository's secrets");
+    assert.deepEqual(wf.permissions, { contents: "read" });
+
+    const job = wf.jobs.preview;
+    const w = checkSetup(job);
+    assert.equal(w.command, "preview");
+    assert.equal(w["comment-on-pr"], true);
+    assert.equal(w.diff, true);
+    assert.equal(w.refresh, true);
+    assert.equal(w["work-dir"], ".");
+    assert.match(String(w["stack-name"]), /vars\.PULUMI_ORG/);
+    assert.match(String(w["stack-name"]), /matrix\.stack/);
+    assert.equal(job.permissions!["pull-requests"], "write");
+    assert.equal(job.needs, "changes");
+    assert.equal(job.strategy!.matrix.stack, "${{ fromJSON(needs.changes.outputs.stacks) }}");
+    assert.match(job.concurrency!.group, /matrix\.stack/);
+    assert.match(job.if!, /needs\.changes\.outputs\.stacks != '\[\]'/);
+    assert.match(wf.jobs.changes.steps[1].run!, /changed-stacks\.js --stacks dev,prod/);
+
+    const test = wf.jobs.test;
+    assert.ok(test.steps.some((s) => s.run?.trim() === "npm ci"));
+    assert.ok(test.steps.some((s) => s.run?.trim() === "npm test"));
+    assert.equal(test.needs, undefined, "tests run in their own job");
+  });
+
+  it("up.yml: pulumi up on push to main, prod behind the production environment, never cancelled", () => {
+    const wf = load("up.yml");
+    assert.deepEqual(wf.on.push.branches, ["main"]);
+    const job = wf.jobs.up;
+    const w = checkSetup(job);
+    assert.equal(w.command, "up");
+    assert.equal(w["work-dir"], ".");
+    assert.match(String(w["stack-name"]), /matrix\.stack/);
+    assert.match(job.environment!, /matrix\.stack == 'prod' && 'production'/);
+    assert.equal(job.concurrency!["cancel-in-progress"], false);
+    assert.match(job.concurrency!.group, /matrix\.stack/);
+    assert.equal(job.strategy!["max-parallel"], 1);
+    assert.ok(!/pull-requests/.test(JSON.stringify(job.permissions ?? {})));
+  });
+
+  it("hold no plaintext secret: every secret comes from ${{ secrets.* }}", () => {
+    for (const f of ["preview.yml", "up.yml"]) {
+      const wf = load(f);
+      const envs: Array<[string, string]> = [];
+      for (const job of Object.values(wf.jobs)) {
+        envs.push(...Object.entries(job.env ?? {}));
+        for (const s of job.steps) envs.push(...Object.entries(s.env ?? {}), ...Object.entries(s.with ?? {}).map(([k, v]) => [k, String(v)] as [string, string]));
+      }
+      const secretish = envs.filter(([k]) => /token|password|passphrase|secret|credential|private.?key/i.test(k));
+      assert.ok(secretish.length >= 3, f);
+      for (const [k, v] of secretish) assert.match(v, /^\$\{\{ secrets\.[A-Z_]+ \}\}$/, `${f}: ${k}`);
+      const names = secretish.map(([k]) => k);
+      for (const k of ["PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE", "BACKUP_PORTAL_PASSWORD"]) assert.ok(names.includes(k), `${f}: ${k}`);
+      const src = text(f);
+      assert.ok(!/--show-secrets/.test(src), f);
+      assert.ok(!/(password|passphrase|token)\s*[:=]\s*["']?[A-Za-z0-9+/]{8,}/i.test(src.replace(/\$\{\{[^}]*\}\}/g, "")), `${f}: a literal credential?`);
+      for (const [k, v] of envs) if (/\bsecrets\./.test(v)) assert.ok(/^\$\{\{ secrets\.[A-Z_]+ \}\}$/.test(v), `${f}: ${k}`);
+    }
+  });
+
+  describe("changed-stacks.js", () => {
+    const stacks = ["dev", "prod"];
+    it("previews a stack whose file changed, every stack when the program changed, none for docs", () => {
+      assert.deepEqual(changedStacks(["stacks/Pulumi.prod.yaml", "docs/gitops.md"], stacks), ["prod"]);
+      assert.deepEqual(changedStacks(["stacks/Pulumi.prod.yaml", "stacks/Pulumi.dev.yaml"], stacks), ["dev", "prod"]);
+      for (const f of ["provider/resources/node.ts", "stacks/program.ts", "stacks/tenants/validate.ts", "Pulumi.yaml", "package-lock.json", ".github/workflows/up.yml"]) {
+        assert.deepEqual(changedStacks([f], stacks), stacks, f);
+      }
+      for (const f of ["docs/gitops.md", "README.md", "test/fleet/run.test.ts", "stacks/fleet/run.ts", "stacks/Pulumi.local.yaml", ""]) {
+        assert.deepEqual(changedStacks([f], stacks), [], f);
+      }
+    });
+    it("accepts only stack names (they end up in a job matrix)", () => {
+      assert.deepEqual(parse(["--stacks", "dev, prod", "--all"]), { stacks: ["dev", "prod"], all: true });
+      assert.throws(() => parse(["--stacks", "dev,$(curl x)"]), /not a stack name/);
+      assert.throws(() => parse(["--stacks", ""]), /at least one/);
+    });
+  });
+});
