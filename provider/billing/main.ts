@@ -4,6 +4,7 @@
 // progress and stop it. The portal connection comes from the BACKUP_PORTAL_* environment
 // variables; the secret may also come from BILLING_RECEIVER_SECRET (better than the command
 // line, where other users of the machine can read it).
+import { CommandIo, integer, parseArgv, processIo, runCommand, unknownOption, UsageError } from "../cli/args";
 import { PortalClient } from "../portal/client";
 import { resolveSettings } from "../portal/settings";
 import { BillingReceiverHandle, BillingReceiverOptions, DEFAULT_NOTIFY_PATH, startBillingReceiver } from "./receiver";
@@ -29,7 +30,7 @@ options:
 environment: BACKUP_PORTAL_URL, BACKUP_PORTAL_ORIGIN, BACKUP_PORTAL_CLIENT_ID,
 BACKUP_PORTAL_USERNAME, BACKUP_PORTAL_PASSWORD (the portal connection), ${SECRET_ENV}.`;
 
-export class UsageError extends Error {}
+export { UsageError };
 
 export interface ReceiverArgs {
   help: boolean;
@@ -44,34 +45,20 @@ export interface ReceiverArgs {
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ReceiverArgs {
   const a: ReceiverArgs = { help: false, quiet: false };
-  const int = (flag: string, v: string, min: number, max: number): number => {
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`${flag} needs an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
-    return Number(v);
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value`);
-      i++;
-      return next;
-    };
+  parseArgv(argv, (arg) => {
+    const { flag } = arg;
     switch (flag) {
       case "-h": case "--help": a.help = true; break;
       case "--quiet": a.quiet = true; break;
-      case "--port": a.port = int(flag, value(), 0, 65535); break;
-      case "--bunit": a.businessUnitId = int(flag, value(), 1, Number.MAX_SAFE_INTEGER); break;
-      case "--out": a.outDir = value(); break;
-      case "--secret": a.secret = value(); break;
-      case "--host": a.host = value(); break;
-      case "--path": a.path = value(); break;
-      default: throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
+      case "--port": a.port = integer(flag, arg.value(), 0, 65535); break;
+      case "--bunit": a.businessUnitId = integer(flag, arg.value(), 1, Number.MAX_SAFE_INTEGER); break;
+      case "--out": a.outDir = arg.value(); break;
+      case "--secret": a.secret = arg.value(); break;
+      case "--host": a.host = arg.value(); break;
+      case "--path": a.path = arg.value(); break;
+      default: throw unknownOption(flag);
     }
-  }
+  });
   if (a.help) return a;
   a.secret ??= env[SECRET_ENV] || undefined;
   const missing = [a.port === undefined && "--port", !a.outDir && "--out", a.businessUnitId === undefined && "--bunit"].filter(Boolean);
@@ -89,44 +76,26 @@ export function receiverClient(env: NodeJS.ProcessEnv = process.env, log?: (line
   return new PortalClient({ timeoutMs: 4000, maxAttempts: 3, retryBaseMs: 200, retryMaxMs: 1500, ...resolveSettings(undefined, env) }, { log });
 }
 
-export interface MainIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processIo: MainIo = {
-  out: (t) => { process.stdout.write(t); },
-  err: (t) => { process.stderr.write(t); },
-};
+export type MainIo = CommandIo;
 
 /** Starts the receiver from command-line arguments; resolves to the receiver, or to an exit code on error. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: MainIo = processIo): Promise<BillingReceiverHandle | number> {
-  let a: ReceiverArgs;
-  try {
-    a = parseArgs(argv, env);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`billing receiver: ${err.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (a.help) {
-    io.out(`${USAGE}\n`);
-    return 0;
-  }
-  const log = a.quiet ? undefined : (line: string) => io.err(`${new Date().toISOString()} billing receiver: ${line}\n`);
-  try {
-    const client = receiverClient(env, log);
-    const opts: BillingReceiverOptions = {
-      outDir: a.outDir!, businessUnitId: a.businessUnitId!, secret: a.secret, client,
-      port: a.port, host: a.host, path: a.path, log,
-    };
-    const receiver = await startBillingReceiver(opts);
-    io.out(`billing receiver listening on ${receiver.url}\n`);
-    return receiver;
-  } catch (err) {
-    io.err(`billing receiver: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  }
+export function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: MainIo = processIo): Promise<BillingReceiverHandle | number> {
+  return runCommand("billing receiver", USAGE, argv, io, (args) => parseArgs(args, env), async (a) => {
+    const log = a.quiet ? undefined : (line: string) => io.err(`${new Date().toISOString()} billing receiver: ${line}\n`);
+    try {
+      const client = receiverClient(env, log);
+      const opts: BillingReceiverOptions = {
+        outDir: a.outDir!, businessUnitId: a.businessUnitId!, secret: a.secret, client,
+        port: a.port, host: a.host, path: a.path, log,
+      };
+      const receiver = await startBillingReceiver(opts);
+      io.out(`billing receiver listening on ${receiver.url}\n`);
+      return receiver;
+    } catch (err) {
+      io.err(`billing receiver: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+  });
 }
 
 /**

@@ -2,7 +2,7 @@
 // with a progress indicator on stderr while paging.
 import { DEFAULT_AUDIT_PAGE, getAuditLog, MAX_AUDIT_PAGE } from "../data/activity";
 import { AuditLogType } from "../portal/types";
-import { CliIo, formatJson, formatTime, OptionSpec, printTable, processIo, Progress, progressWanted, required, runCommand } from "./output";
+import { CliIo, CONSUMER_SPEC, formatJson, formatTime, OptionSpec, printTable, processIo, Progress, progressWanted, required, runCommand, USAGE_END } from "./output";
 
 export const USAGE = `usage: backup-portal audit --bunit <id> --consumer <id> [options]
 
@@ -24,13 +24,11 @@ options:
   --json              JSON instead of a table
   -h, --help          show this help
 
-The portal connection comes from the BACKUP_PORTAL_* environment variables.
-exit codes: 0 done, 1 error, 2 bad arguments`;
+${USAGE_END}`;
 
 const SPEC: Record<string, OptionSpec> = {
-  bunit: { kind: "int", min: 1 }, consumer: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" },
-  type: { kind: "list" }, descendants: { kind: "flag" }, desc: { kind: "flag" }, limit: { kind: "int", min: 0 },
-  "page-size": { kind: "int", min: 1 }, progress: { kind: "flag" }, json: { kind: "flag" },
+  ...CONSUMER_SPEC, type: { kind: "list" }, descendants: { kind: "flag" }, desc: { kind: "flag" },
+  "page-size": { kind: "int", min: 1 }, progress: { kind: "flag" },
 };
 
 const TYPE_NAMES = new Map<number, string>(Object.entries(AuditLogType).map(([k, v]) => [v, k]));

@@ -1,7 +1,7 @@
 // `backup-portal billing`: billing data of a reseller business unit, per period or one period's lines.
 import { getBillingData, getBillingDataFor } from "../data/billing";
 import { BillingData } from "../portal/types";
-import { CliIo, formatAmount, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand, UsageError } from "./output";
+import { CliIo, formatAmount, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand, UNIT_SPEC, USAGE_END, UsageError } from "./output";
 
 export const USAGE = `usage: backup-portal billing --bunit <id> [options]
 
@@ -19,13 +19,9 @@ options:
   --json                JSON instead of a table
   -h, --help            show this help
 
-The portal connection comes from the BACKUP_PORTAL_* environment variables.
-exit codes: 0 done, 1 error, 2 bad arguments`;
+${USAGE_END}`;
 
-const SPEC: Record<string, OptionSpec> = {
-  bunit: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" }, period: { kind: "string" },
-  "include-next": { kind: "int", min: 0 }, lines: { kind: "flag" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
-};
+const SPEC: Record<string, OptionSpec> = { ...UNIT_SPEC, period: { kind: "string" }, "include-next": { kind: "int", min: 0 }, lines: { kind: "flag" } };
 
 function printLines(io: CliIo, periods: BillingData[]): void {
   const right = "right" as const;

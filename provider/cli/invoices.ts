@@ -2,7 +2,7 @@
 // uploading an invoice file.
 import { getContract, getInvoice, getInvoiceFiles, getInvoices, uploadInvoiceFile } from "../data/billing";
 import { InvoiceFile } from "../portal/types";
-import { CliIo, formatAmount, formatBytes, formatJson, formatRecord, formatTime, OptionSpec, printTable, processIo, required, runCommand, UsageError } from "./output";
+import { CliIo, formatAmount, formatBytes, formatJson, formatRecord, formatTime, OptionSpec, printTable, processIo, required, runCommand, UNIT_SPEC, USAGE_END, UsageError } from "./output";
 
 export const USAGE = `usage: backup-portal invoices --bunit <id> [options]
 
@@ -24,13 +24,11 @@ options:
   --json                     JSON instead of a table
   -h, --help                 show this help
 
-The portal connection comes from the BACKUP_PORTAL_* environment variables.
-exit codes: 0 done, 1 error, 2 bad arguments`;
+${USAGE_END}`;
 
 const SPEC: Record<string, OptionSpec> = {
-  bunit: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" }, date: { kind: "string" },
-  contract: { kind: "flag" }, files: { kind: "flag" }, upload: { kind: "string" }, name: { kind: "string" },
-  "erp-reference": { kind: "string" }, "send-to-billing-address": { kind: "flag" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
+  ...UNIT_SPEC, date: { kind: "string" }, contract: { kind: "flag" }, files: { kind: "flag" }, upload: { kind: "string" },
+  name: { kind: "string" }, "erp-reference": { kind: "string" }, "send-to-billing-address": { kind: "flag" },
 };
 
 function fileRows(files: InvoiceFile[]): Array<Array<string | number | undefined>> {

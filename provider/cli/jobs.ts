@@ -1,7 +1,7 @@
 // `backup-portal jobs`: backup and restore jobs of a consumer.
 import { getFirstJobDate, getRecentJobs, jobsSinceDetailed } from "../data/activity";
 import { Job } from "../portal/types";
-import { CliIo, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand } from "./output";
+import { CliIo, CONSUMER_SPEC, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand, USAGE_END } from "./output";
 
 export const USAGE = `usage: backup-portal jobs --bunit <id> --consumer <id> [options]
 
@@ -20,13 +20,9 @@ options:
   --json              JSON instead of a table
   -h, --help          show this help
 
-The portal connection comes from the BACKUP_PORTAL_* environment variables.
-exit codes: 0 done, 1 error, 2 bad arguments`;
+${USAGE_END}`;
 
-const SPEC: Record<string, OptionSpec> = {
-  bunit: { kind: "int", min: 1 }, consumer: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" },
-  all: { kind: "flag" }, first: { kind: "flag" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
-};
+const SPEC: Record<string, OptionSpec> = { ...CONSUMER_SPEC, all: { kind: "flag" }, first: { kind: "flag" } };
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
   return runCommand("jobs", USAGE, SPEC, argv, io, async ({ client, options: o }) => {

@@ -3,6 +3,8 @@ import {
   DEFAULT_ATTEMPTS, DEFAULT_METADATA_URL, DEFAULT_PLATFORM, DEFAULT_TIMEOUT_MS, DEFAULT_VERSION,
   MetadataError, readInstanceMetadata, ReadMetadataOptions,
 } from "../metadata";
+import { CommandIo, parseArgv, processIo, runCommand, unknownOption } from "./args";
+import { checkMetadataOptions, metadataOption } from "./metadata-options";
 
 export const USAGE = `usage: backup-portal metadata [options]
 
@@ -28,17 +30,7 @@ options:
 
 exit codes: 0 found, 1 no metadata (reason on stderr), 2 bad arguments`;
 
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processIo: CliIo = {
-  out: (text) => { process.stdout.write(text); },
-  err: (text) => { process.stderr.write(text); },
-};
-
-class UsageError extends Error {}
+export type CliIo = CommandIo;
 
 interface Parsed {
   help: boolean;
@@ -51,83 +43,40 @@ interface Parsed {
 function parseArgs(argv: string[]): Parsed {
   const parsed: Parsed = { help: false, userData: false, raw: false, verbose: false, options: {} };
   const o = parsed.options;
-  const integer = (flag: string, text: string, min: number): number => {
-    if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`${flag} needs an integer >= ${min}, got ${JSON.stringify(text)}`);
-    return Number(text);
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value`);
-      i++;
-      return next;
-    };
-    const noValue = (): void => {
-      if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
-    };
-    switch (flag) {
+  parseArgv(argv, (a) => {
+    switch (a.flag) {
       case "-h": case "--help": parsed.help = true; break;
-      case "--url": o.url = value(); break;
-      case "--platform": o.platform = value(); break;
-      case "--api-version": o.version = value(); break;
-      case "--config-drive": o.configDrive = value(); break;
-      case "--no-config-drive": noValue(); o.discoverConfigDrive = false; break;
-      case "--no-network": noValue(); o.network = false; break;
-      case "--user-data": noValue(); parsed.userData = true; break;
-      case "--raw": noValue(); parsed.raw = true; break;
-      case "--verbose": case "-v": noValue(); parsed.verbose = true; break;
-      case "--timeout": o.timeoutMs = integer(flag, value(), 1); break;
-      case "--attempts": o.attempts = integer(flag, value(), 1); break;
-      default: throw new UsageError(`unknown option ${JSON.stringify(arg)}`);
+      case "--user-data": a.noValue(); parsed.userData = true; break;
+      case "--raw": a.noValue(); parsed.raw = true; break;
+      case "--verbose": case "-v": a.noValue(); parsed.verbose = true; break;
+      default: if (!metadataOption(a, o)) throw unknownOption(a.arg);
     }
-  }
-  if (o.url !== undefined) {
-    try {
-      const u = new URL(o.url);
-      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-    } catch {
-      throw new UsageError(`--url needs an http(s) URL, got ${JSON.stringify(o.url)}`);
-    }
-  }
+  });
+  checkMetadataOptions(o);
   return parsed;
 }
 
-export async function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  let parsed: Parsed;
-  try {
-    parsed = parseArgs(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`backup-portal metadata: ${err.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (parsed.help) {
-    io.out(`${USAGE}\n`);
-    return 0;
-  }
-  const options: ReadMetadataOptions = {
-    ...parsed.options,
-    userData: parsed.userData,
-    log: parsed.verbose ? (message) => io.err(`metadata: ${message}\n`) : undefined,
-  };
-  try {
-    const found = await readInstanceMetadata(options);
-    const output: Record<string, unknown> = { source: found.source, location: found.location, metadata: found.metadata };
-    if (parsed.raw) output.raw = found.raw;
-    if (parsed.userData) output.userData = found.userData;
-    io.out(`${JSON.stringify(output, null, 2)}\n`);
-    return 0;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    io.err(`backup-portal metadata: ${message}\n`);
-    if (err instanceof MetadataError && err.kind === "timeout") {
-      io.err("hint: not on an instance, or the service is unreachable from here; try --config-drive or a larger --timeout\n");
+export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+  return runCommand("backup-portal metadata", USAGE, argv, io, parseArgs, async (parsed) => {
+    const options: ReadMetadataOptions = {
+      ...parsed.options,
+      userData: parsed.userData,
+      log: parsed.verbose ? (message) => io.err(`metadata: ${message}\n`) : undefined,
+    };
+    try {
+      const found = await readInstanceMetadata(options);
+      const output: Record<string, unknown> = { source: found.source, location: found.location, metadata: found.metadata };
+      if (parsed.raw) output.raw = found.raw;
+      if (parsed.userData) output.userData = found.userData;
+      io.out(`${JSON.stringify(output, null, 2)}\n`);
+      return 0;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      io.err(`backup-portal metadata: ${message}\n`);
+      if (err instanceof MetadataError && err.kind === "timeout") {
+        io.err("hint: not on an instance, or the service is unreachable from here; try --config-drive or a larger --timeout\n");
+      }
+      return err instanceof RangeError ? 2 : 1;
     }
-    return err instanceof RangeError ? 2 : 1;
-  }
+  });
 }

@@ -1,13 +1,14 @@
-// Shared helpers of the data commands (reports, jobs, audit, invoices, billing): argument
-// parsing, the portal client from the environment, aligned tables, JSON, a progress indicator
+// Shared helpers of the data commands (reports, jobs, audit, invoices, billing): their options
+// (read with ./args), the portal client from the environment, aligned tables, JSON, a progress indicator
 // on stderr, and the common run wrapper (exit 0 ok, 1 error, 2 bad arguments).
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { UnknownReferenceError } from "../dynamic/references";
+import { CommandIo, integer, parseArgv, processIo, runCommand as runParsed, unknownOption, usageFailure, UsageError } from "./args";
 
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
+export { processIo, UsageError };
+
+export interface CliIo extends CommandIo {
   /** Environment with the BACKUP_PORTAL_* connection; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Whether stderr is a terminal (progress on by default); default process.stderr.isTTY. */
@@ -15,13 +16,6 @@ export interface CliIo {
   /** A client to use instead of one from the environment (not closed by the command). */
   client?: PortalClient;
 }
-
-export const processIo: CliIo = {
-  out: (text) => { process.stdout.write(text); },
-  err: (text) => { process.stderr.write(text); },
-};
-
-export class UsageError extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -49,51 +43,48 @@ export function parseOptions(argv: string[], spec: Record<string, OptionSpec>): 
     byFlag.set(`--${name}`, name);
     if (s.alias) byFlag.set(s.alias, name);
   }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "-h" || arg === "--help") {
+  parseArgv(argv, (a) => {
+    if (a.arg === "-h" || a.arg === "--help") {
       out.help = true;
-      continue;
+      return;
     }
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    let name = byFlag.get(flag);
+    let name = byFlag.get(a.flag);
     let negated = false;
-    if (!name && flag.startsWith("--no-") && spec[flag.slice(5)]?.kind === "flag") {
-      name = flag.slice(5);
+    if (!name && a.flag.startsWith("--no-") && spec[a.flag.slice(5)]?.kind === "flag") {
+      name = a.flag.slice(5);
       negated = true;
     }
-    if (!name) throw new UsageError(flag.startsWith("-") ? `unknown option ${JSON.stringify(flag)}` : `unexpected argument ${JSON.stringify(arg)}`);
+    if (!name) throw a.flag.startsWith("-") ? unknownOption(a.flag) : new UsageError(`unexpected argument ${JSON.stringify(a.arg)}`);
     const s = spec[name];
     if (s.kind === "flag") {
-      if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
+      a.noValue();
       out[name] = !negated;
-      continue;
+      return;
     }
-    let value: string;
-    if (inline !== undefined) value = inline;
-    else {
-      const next = argv[i + 1];
-      if (next === undefined || (next.startsWith("--") && next.length > 2)) throw new UsageError(`${flag} needs a value`);
-      value = next;
-      i++;
-    }
+    const value = a.value();
     if (s.kind === "int") {
-      const min = s.min ?? 0;
-      if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
-        throw new UsageError(`${flag} needs an integer >= ${min}, got ${JSON.stringify(value)}`);
-      }
-      out[name] = Number(value);
+      out[name] = integer(a.flag, value, s.min ?? 0, undefined, true);
     } else if (s.kind === "list") {
       const items = value.split(",").map((v) => v.trim()).filter((v) => v !== "");
       out[name] = [...((out[name] as string[] | undefined) ?? []), ...items];
     } else {
       out[name] = value;
     }
-  }
+  }, { dashDashIsValue: true });
   return out;
 }
+
+/** The options every data command takes: the business unit, a time span, a row limit, JSON. */
+export const UNIT_SPEC: Readonly<Record<string, OptionSpec>> = {
+  bunit: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
+};
+
+/** UNIT_SPEC and the consumer, for the commands about one consumer. */
+export const CONSUMER_SPEC: Readonly<Record<string, OptionSpec>> = { ...UNIT_SPEC, consumer: { kind: "int", min: 1 } };
+
+/** The last lines of a data command's usage. */
+export const USAGE_END = `The portal connection comes from the BACKUP_PORTAL_* environment variables.
+exit codes: 0 done, 1 error, 2 bad arguments`;
 
 /** A required integer option. */
 export function required(p: Parsed, name: string): number {
@@ -223,38 +214,26 @@ export interface CommandContext {
  * Parses the options, shows help, builds the client from the environment and runs the body.
  * Exit codes: 0 done, 1 error (reason on stderr), 2 bad arguments.
  */
-export async function runCommand(
+export function runCommand(
   name: string, usage: string, spec: Record<string, OptionSpec>, argv: string[], io: CliIo,
   body: (ctx: CommandContext) => Promise<number | void>,
 ): Promise<number> {
-  let options: Parsed;
-  try {
-    options = parseOptions(argv, spec);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`backup-portal ${name}: ${err.message}\n\n${usage}\n`);
-    return 2;
-  }
-  if (options.help) {
-    io.out(`${usage}\n`);
-    return 0;
-  }
-  let client: PortalClient | undefined = io.client;
-  const own = !client;
-  try {
-    client ??= PortalClient.fromEnv(io.env ?? process.env);
-    return (await body({ client, io, options })) ?? 0;
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof RangeError) {
-      io.err(`backup-portal ${name}: ${err.message}\n\n${usage}\n`);
-      return 2;
+  const label = `backup-portal ${name}`;
+  return runParsed(label, usage, argv, io, (args) => parseOptions(args, spec), async (options) => {
+    let client: PortalClient | undefined = io.client;
+    const own = !client;
+    try {
+      client ??= PortalClient.fromEnv(io.env ?? process.env);
+      return (await body({ client, io, options })) ?? 0;
+    } catch (err) {
+      if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, label, usage, err.message);
+      const message = err instanceof Error ? err.message : String(err);
+      io.err(`${label}: ${client ? client.redact(message) : message}\n`);
+      if (err instanceof PortalError && err.code === "NotReseller") io.err("hint: billing data exists only for a reseller business unit\n");
+      if (err instanceof UnknownReferenceError) return 2;
+      return 1;
+    } finally {
+      if (own) client?.close();
     }
-    const message = err instanceof Error ? err.message : String(err);
-    io.err(`backup-portal ${name}: ${client ? client.redact(message) : message}\n`);
-    if (err instanceof PortalError && err.code === "NotReseller") io.err("hint: billing data exists only for a reseller business unit\n");
-    if (err instanceof UnknownReferenceError) return 2;
-    return 1;
-  } finally {
-    if (own) client?.close();
-  }
+  });
 }

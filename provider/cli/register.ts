@@ -4,6 +4,8 @@ import { DEFAULT_ATTEMPTS, DEFAULT_METADATA_URL, DEFAULT_TIMEOUT_MS, ReadMetadat
 import { DEFAULT_OPTION_FILE } from "../registration/files";
 import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
+import { CommandIo, parseArgv, processIo, runCommand, unknownOption } from "./args";
+import { checkMetadataOptions, metadataOption } from "./metadata-options";
 
 export const USAGE = `usage: backup-portal register [options]
 
@@ -50,21 +52,12 @@ exit codes: 0 registered (or nothing to do), 1 failed (metadata unreadable, port
 error: running again may help), 2 bad arguments, 3 configuration to fix (metadata
 keys, credentials, names unknown to the portal)`;
 
-export interface RegisterIo {
-  out(text: string): void;
-  err(text: string): void;
+export interface RegisterIo extends CommandIo {
   /** The environment for BACKUP_PORTAL_*; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** CPU count used when backup_cpu_count is absent (tests). */
   cpuCount?: () => number;
 }
-
-const processIo: RegisterIo = {
-  out: (text) => { process.stdout.write(text); },
-  err: (text) => { process.stderr.write(text); },
-};
-
-class UsageError extends Error {}
 
 interface Parsed {
   help: boolean;
@@ -77,96 +70,50 @@ interface Parsed {
 
 function parseArgs(argv: string[]): Parsed {
   const parsed: Parsed = { help: false, json: false, quiet: false, verbose: false, metadata: {}, register: {} };
-  const o = parsed.metadata;
-  const integer = (flag: string, text: string, min: number): number => {
-    if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`${flag} needs an integer >= ${min}, got ${JSON.stringify(text)}`);
-    return Number(text);
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    const value = (): string => {
-      if (inline !== undefined) {
-        if (inline === "") throw new UsageError(`${flag} needs a value`);
-        return inline;
-      }
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith("--") || next === "") throw new UsageError(`${flag} needs a value`);
-      i++;
-      return next;
-    };
-    const noValue = (): void => {
-      if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
-    };
-    switch (flag) {
+  const r = parsed.register;
+  parseArgv(argv, (a) => {
+    switch (a.flag) {
       case "-h": case "--help": parsed.help = true; break;
-      case "--url": o.url = value(); break;
-      case "--platform": o.platform = value(); break;
-      case "--api-version": o.version = value(); break;
-      case "--config-drive": o.configDrive = value(); break;
-      case "--no-config-drive": noValue(); o.discoverConfigDrive = false; break;
-      case "--no-network": noValue(); o.network = false; break;
-      case "--timeout": o.timeoutMs = integer(flag, value(), 1); break;
-      case "--attempts": o.attempts = integer(flag, value(), 1); break;
-      case "--option-file": parsed.register.optionFile = value(); break;
-      case "--no-option-file": noValue(); parsed.register.optionFile = false; break;
-      case "--password-file": parsed.register.passwordFile = value(); break;
-      case "--rotate-password": noValue(); parsed.register.rotatePassword = true; break;
-      case "--dry-run": noValue(); parsed.register.dryRun = true; break;
-      case "--json": noValue(); parsed.json = true; break;
-      case "--quiet": case "-q": noValue(); parsed.quiet = true; break;
-      case "--verbose": case "-v": noValue(); parsed.verbose = true; break;
-      default: throw new UsageError(`unknown option ${JSON.stringify(arg)}`);
+      case "--option-file": r.optionFile = a.value(); break;
+      case "--no-option-file": a.noValue(); r.optionFile = false; break;
+      case "--password-file": r.passwordFile = a.value(); break;
+      case "--rotate-password": a.noValue(); r.rotatePassword = true; break;
+      case "--dry-run": a.noValue(); r.dryRun = true; break;
+      case "--json": a.noValue(); parsed.json = true; break;
+      case "--quiet": case "-q": a.noValue(); parsed.quiet = true; break;
+      case "--verbose": case "-v": a.noValue(); parsed.verbose = true; break;
+      default: if (!metadataOption(a, parsed.metadata)) throw unknownOption(a.arg);
     }
-  }
-  if (o.url !== undefined) {
-    try {
-      const u = new URL(o.url);
-      if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-    } catch {
-      throw new UsageError(`--url needs an http(s) URL, got ${JSON.stringify(o.url)}`);
-    }
-  }
+  }, { nonEmpty: true });
+  checkMetadataOptions(parsed.metadata);
   return parsed;
 }
 
-export async function run(argv: string[], io: RegisterIo = processIo): Promise<number> {
-  let parsed: Parsed;
-  try {
-    parsed = parseArgs(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`backup-portal register: ${err.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (parsed.help) {
-    io.out(`${USAGE}\n`);
-    return 0;
-  }
-  const line = (prefix: string) => (text: string): void => io.err(`${prefix}: ${text}\n`);
-  try {
-    const result = await registerInstance({
-      ...parsed.register,
-      metadata: parsed.metadata,
-      env: io.env ?? process.env,
-      cpuCount: io.cpuCount,
-      progress: parsed.quiet ? undefined : line("register"),
-      log: parsed.verbose ? line("register (detail)") : undefined,
-    });
-    for (const w of result.warnings) io.err(`backup-portal register: warning: ${w}\n`);
-    if (parsed.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-    else io.out(`${summarize(result)}\n`);
-    return 0;
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    io.err(`backup-portal register: ${msg}\n`);
-    if (parsed.json) {
-      const e = err instanceof RegistrationError ? err : undefined;
-      io.out(`${JSON.stringify({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }, null, 2)}\n`);
+export function run(argv: string[], io: RegisterIo = processIo): Promise<number> {
+  return runCommand("backup-portal register", USAGE, argv, io, parseArgs, async (parsed) => {
+    const line = (prefix: string) => (text: string): void => io.err(`${prefix}: ${text}\n`);
+    try {
+      const result = await registerInstance({
+        ...parsed.register,
+        metadata: parsed.metadata,
+        env: io.env ?? process.env,
+        cpuCount: io.cpuCount,
+        progress: parsed.quiet ? undefined : line("register"),
+        log: parsed.verbose ? line("register (detail)") : undefined,
+      });
+      for (const w of result.warnings) io.err(`backup-portal register: warning: ${w}\n`);
+      if (parsed.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+      else io.out(`${summarize(result)}\n`);
+      return 0;
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      io.err(`backup-portal register: ${msg}\n`);
+      if (parsed.json) {
+        const e = err instanceof RegistrationError ? err : undefined;
+        io.out(`${JSON.stringify({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }, null, 2)}\n`);
+      }
+      if (err instanceof RegistrationError && err.kind === "configuration") return 3;
+      return 1;
     }
-    if (err instanceof RegistrationError && err.kind === "configuration") return 3;
-    return 1;
-  }
+  });
 }

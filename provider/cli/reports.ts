@@ -1,7 +1,7 @@
 // `backup-portal reports`: node reports of a consumer, or its latest report.
 import { getLatestReport, getReports } from "../data/activity";
 import { NodeReport } from "../portal/types";
-import { CliIo, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand } from "./output";
+import { CliIo, CONSUMER_SPEC, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand } from "./output";
 
 export const USAGE = `usage: backup-portal reports --bunit <id> --consumer <id> [options]
 
@@ -23,10 +23,7 @@ The portal connection comes from BACKUP_PORTAL_URL, BACKUP_PORTAL_ORIGIN,
 BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD.
 exit codes: 0 done, 1 error, 2 bad arguments`;
 
-const SPEC: Record<string, OptionSpec> = {
-  bunit: { kind: "int", min: 1 }, consumer: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" },
-  status: { kind: "flag" }, warnings: { kind: "flag" }, latest: { kind: "flag" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
-};
+const SPEC: Record<string, OptionSpec> = { ...CONSUMER_SPEC, status: { kind: "flag" }, warnings: { kind: "flag" }, latest: { kind: "flag" } };
 
 function warningText(r: NodeReport): string {
   if (!Array.isArray(r.warnings)) return "";
