@@ -56,7 +56,15 @@ export class Nodes {
       if (!(err instanceof PortalError) || !err.outcomeUnknown) throw err;
       const existing = await this.find(bunitId, consumerId);
       if (existing) return existing;
-      return scrub(await this.core.call<Node>({ method: "POST", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields }, retry: "safe" }));
+      try {
+        return scrub(await this.core.call<Node>({ method: "POST", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields }, retry: "safe" }));
+      } catch (again) {
+        // A repeated attempt whose answer was lost made the node: the repeat then finds it there (409).
+        if (!(again instanceof PortalError) || again.status !== 409) throw again;
+        const made = await this.find(bunitId, consumerId);
+        if (made) return made;
+        throw again;
+      }
     }
   }
 
