@@ -156,6 +156,9 @@ export class PortalServer {
 
     // A /v1 request: faults, then the portal, and a line in the request log.
     const plan: FaultPlan | undefined = this.faults.plan(method, path);
+    // Read the body while the latency runs: a client that hangs up after sending
+    // its request still gets it processed, as a real server would.
+    const bodyRead = readBody(req).catch((err: unknown) => err);
     if (plan && plan.latencyMs > 0) await sleep(plan.latencyMs);
     if (this.closed) {
       req.socket.destroy();
@@ -167,7 +170,7 @@ export class PortalServer {
       req.socket.destroy();
       return;
     }
-    const body = await readBody(req).catch((err: unknown) => err);
+    const body = await bodyRead;
     if (!Buffer.isBuffer(body)) {
       if (body instanceof ApiError) {
         res.setHeader("Connection", "close");

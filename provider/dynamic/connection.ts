@@ -26,6 +26,12 @@ export function portal(): PortalClient {
   return client;
 }
 
+/** Whether this run takes over objects an interrupted create left (see recovery.ts). */
+export function recoverInterruptedCreates(): boolean {
+  const v = config?.get("backup-portal:recoverInterruptedCreates") ?? process.env.BACKUP_PORTAL_RECOVER_INTERRUPTED;
+  return v === "true" || v === "1";
+}
+
 /** Forgets the client (tests that point one process at another portal). */
 export function resetConnection(): void {
   client?.close();

@@ -3,6 +3,7 @@
 // process and shared by every resource, so a run of hundreds of nodes reads
 // each list once (per business unit for the default server's lists).
 import { PortalClient } from "../portal/client";
+import { Failures, isUnknown, sameValue } from "./values";
 
 export interface Named {
   id: number;
@@ -86,4 +87,42 @@ let shared: { client: PortalClient; refs: References } | undefined;
 export function referencesFor(client: PortalClient): References {
   if (!shared || shared.client !== client) shared = { client, refs: new References(client) };
   return shared.refs;
+}
+
+export interface ReferenceInput {
+  /** The input property, e.g. "operatingSystem". */
+  key: string;
+  kind: ReferenceKind;
+  required: boolean;
+}
+
+const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";
+
+/**
+ * Check's part for named references: each must name something the portal has.
+ * Lookups run in parallel; failures are added in `specs` order. A value equal to
+ * the old input (and, for the default server's lists, in the same business unit)
+ * was checked when it was set and is not read again, so an unchanged preview or
+ * update makes no request. Unknown values (preview) pass.
+ */
+export async function checkReferences(
+  f: Failures, refs: () => References, olds: Record<string, unknown>, inputs: Record<string, any>, specs: ReferenceInput[],
+): Promise<void> {
+  const results = await Promise.all(specs.map(async (r): Promise<string | undefined> => {
+    const v = inputs[r.key];
+    if (v === undefined || v === null || v === "") {
+      return r.required ? `${r.key} is required: a name or an id` : undefined;
+    }
+    const scoped = perBusinessUnit(r.kind);
+    if (isUnknown(v) || (scoped && typeof inputs.businessUnitId !== "number")) return undefined;
+    if (sameValue(olds[r.key], v) && (!scoped || sameValue(olds.businessUnitId, inputs.businessUnitId))) return undefined;
+    try {
+      await refs().resolve(r.kind, v, inputs.businessUnitId);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof UnknownReferenceError)) throw err;
+      return `${r.key}: ${err.message}`;
+    }
+  }));
+  results.forEach((reason, i) => reason && f.add(specs[i].key, reason));
 }

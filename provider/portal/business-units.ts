@@ -20,19 +20,29 @@ export class BusinessUnits {
     return itemsOf(await this.core.get<Collection<User>>(bunitPath(id, "/users")));
   }
 
-  /** Creates a child of `parentId`; a lost answer never leaves a duplicate. */
-  async create(parentId: number, fields: BusinessUnitFields): Promise<BusinessUnit> {
+  /**
+   * Creates a child of `parentId`; a lost answer never leaves a duplicate. `marker`
+   * (from `markerFor`) tags it with a caller's stable key instead of a random one.
+   */
+  async create(parentId: number, fields: BusinessUnitFields, marker?: string): Promise<BusinessUnit> {
     const made = await createOnce(
       (marker) => this.core.call<BusinessUnit>({
         method: "POST", path: bunitPath(parentId, "/bunits"),
         body: { json: { ...fields, tags: [...(fields.tags ?? []), marker] } },
       }),
-      async (marker) => findMarked(
-        itemsOf(await this.core.get<Collection<BusinessUnit>>(bunitPath(parentId, "/bunits"))), fields.name, marker,
-        (id) => this.core.get<BusinessUnit>(bunitPath(id)),
-      ),
+      (marker) => this.findCreated(parentId, fields.name, marker),
+      marker,
     );
     return withoutMarkers(made);
+  }
+
+  /** The child of `parentId` named `name` that carries `marker`, if an earlier create made one. */
+  async findCreated(parentId: number, name: string | undefined, marker: string): Promise<BusinessUnit | undefined> {
+    const found = await findMarked(
+      itemsOf(await this.core.get<Collection<BusinessUnit>>(bunitPath(parentId, "/bunits"))), name, marker,
+      (id) => this.core.get<BusinessUnit>(bunitPath(id)),
+    );
+    return found && withoutMarkers(found);
   }
 
   async update(id: number, fields: BusinessUnitFields): Promise<BusinessUnit> {

@@ -22,19 +22,29 @@ export class Consumers {
     return withoutMarkers(await this.core.get<Consumer>(consumerPath(bunitId, consumerId)));
   }
 
-  /** Creates a consumer; duplicates are allowed by the portal, so a lost answer is looked up, not repeated. */
-  async create(bunitId: number, fields: ConsumerFields): Promise<Consumer> {
+  /**
+   * Creates a consumer; duplicates are allowed by the portal, so a lost answer is
+   * looked up, not repeated. `marker` (from `markerFor`) tags it with a caller's stable key.
+   */
+  async create(bunitId: number, fields: ConsumerFields, marker?: string): Promise<Consumer> {
     const made = await createOnce(
       (marker) => this.core.call<Consumer>({
         method: "POST", path: bunitPath(bunitId, "/consumers"),
         body: { json: { ...fields, tags: [...(fields.tags ?? []), marker] } },
       }),
-      async (marker) => findMarked(
-        itemsOf(await this.core.get<Collection<Consumer>>(bunitPath(bunitId, "/consumers"))), fields.name, marker,
-        (id) => this.core.get<Consumer>(consumerPath(bunitId, id)),
-      ),
+      (marker) => this.findCreated(bunitId, fields.name, marker),
+      marker,
     );
     return withoutMarkers(made);
+  }
+
+  /** The consumer of `bunitId` named `name` that carries `marker`, if an earlier create made one. */
+  async findCreated(bunitId: number, name: string | undefined, marker: string): Promise<Consumer | undefined> {
+    const found = await findMarked(
+      itemsOf(await this.core.get<Collection<Consumer>>(bunitPath(bunitId, "/consumers"))), name, marker,
+      (id) => this.core.get<Consumer>(consumerPath(bunitId, id)),
+    );
+    return found && withoutMarkers(found);
   }
 
   async update(bunitId: number, consumerId: number, fields: ConsumerFields): Promise<Consumer> {

@@ -11,6 +11,11 @@ export function newMarker(): string {
   return PREFIX + randomUUID();
 }
 
+/** A marker derived from a caller's stable key (the same key gives the same marker). */
+export function markerFor(key: string): string {
+  return PREFIX + key;
+}
+
 export function isMarker(tag: unknown): boolean {
   return typeof tag === "string" && tag.startsWith(PREFIX);
 }
@@ -30,9 +35,9 @@ export function withoutMarkers<T extends { tags?: string[] }>(obj: T): T {
 export async function createOnce<T>(
   post: (marker: string) => Promise<T>,
   find: (marker: string) => Promise<T | undefined>,
+  marker: string = newMarker(),
   attempts = 4,
 ): Promise<T> {
-  const marker = newMarker();
   let lastError: unknown;
   for (let i = 0; i < attempts; i++) {
     try {

@@ -1,11 +1,12 @@
 // BusinessUnit: a business unit of the portal, under a parent business unit.
 import * as pulumi from "@pulumi/pulumi";
-import { portal } from "../dynamic/connection";
+import { portal, recoverInterruptedCreates } from "../dynamic/connection";
+import { createdInThisRun, createKeyFor, createMarker, noteCreated } from "../dynamic/recovery";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
-import { referencesFor } from "../dynamic/references";
+import { checkReferences, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
-  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, isUnknown, pick, defined,
+  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, pick, defined,
 } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
@@ -33,6 +34,8 @@ export interface BusinessUnitArgs {
   /** Adopt this existing business unit instead of creating one; it is then updated to the declared inputs. */
   adoptId?: pulumi.Input<number | string>;
 }
+// The class adds a hidden input, `createKey`: the resource's identity, from which
+// its create marker is derived (see dynamic/recovery.ts).
 
 /** Fields sent to the portal as they are. */
 const SETTABLE = [
@@ -43,7 +46,7 @@ const INPUT_KEYS = ["parentId", "timeZone", ...SETTABLE] as const;
 
 type Inputs = Record<string, any>;
 
-async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
   const inputs: Inputs = { ...news };
   const f = new Failures();
   checkId(f, inputs, "parentId");
@@ -58,17 +61,7 @@ async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckR
   for (const b of ["supportResponsible", "reportRemotely", "useScheduleBindings"]) checkBoolean(f, inputs, b);
   checkTags(f, inputs);
   checkId(f, inputs, "adoptId", false);
-  const tz = inputs.timeZone;
-  if (tz === undefined || tz === null || tz === "") {
-    f.add("timeZone", "timeZone is required: a windowsId such as \"W. Europe Standard Time\", a display name or an id");
-  } else if (!isUnknown(tz)) {
-    try {
-      await referencesFor(portal()).resolve("timeZone", tz);
-    } catch (err) {
-      if (!(err instanceof Error) || err.name !== "UnknownReferenceError") throw err;
-      f.add("timeZone", `timeZone: ${err.message}`);
-    }
-  }
+  await checkReferences(f, () => referencesFor(portal()), olds, inputs, [{ key: "timeZone", kind: "timeZone", required: true }]);
   return { inputs, failures: f.list };
 }
 
@@ -116,10 +109,23 @@ async function adopt(inputs: Inputs): Promise<PortalBusinessUnit> {
 }
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
+  if (inputs.adoptId !== undefined) {
+    const bu = await adopt(inputs);
+    return { id: String(bu.id), outs: outputsOf(inputs, bu) };
+  }
   const client = portal();
-  const bu = inputs.adoptId !== undefined
-    ? await adopt(inputs)
-    : await client.businessUnits.create(inputs.parentId, await fieldsOf(inputs, ["timeZone", ...SETTABLE.filter((k) => inputs[k] !== undefined)]));
+  const marker = createMarker(inputs.createKey, [inputs.parentId]);
+  const leftover = marker && recoverInterruptedCreates() && !createdInThisRun("businessUnit", inputs.parentId)
+    ? await client.businessUnits.findCreated(inputs.parentId, inputs.name, marker)
+    : undefined;
+  if (leftover) {
+    console.error(`backup-portal: business unit ${leftover.id} was made by an interrupted create of this resource; taking it over`);
+    const bu = await adopt({ ...inputs, adoptId: leftover.id });
+    return { id: String(bu.id), outs: outputsOf(inputs, bu) };
+  }
+  const fields = await fieldsOf(inputs, ["timeZone", ...SETTABLE.filter((k) => inputs[k] !== undefined)]);
+  const bu = await client.businessUnits.create(inputs.parentId, fields, marker);
+  noteCreated("businessUnit", bu.id);
   return { id: String(bu.id), outs: outputsOf(inputs, bu) };
 }
 
@@ -148,7 +154,7 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
     if (isNotFound(err)) return { id: "" };
     throw err;
   }
-  const inputs = pick(portalInputs(bu, props), ["adoptId", ...INPUT_KEYS]);
+  const inputs = pick(portalInputs(bu, props), ["adoptId", "createKey", ...INPUT_KEYS]);
   return { id, props: outputsOf({ ...props, ...inputs }, bu), inputs };
 }
 
@@ -192,7 +198,7 @@ export class BusinessUnit extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: BusinessUnitArgs, opts?: pulumi.CustomResourceOptions) {
     super(businessUnitProvider, name, {
-      ...args, businessUnitId: undefined, timeZoneId: undefined, createdDate: undefined, href: undefined,
+      ...args, createKey: createKeyFor("BusinessUnit", name), businessUnitId: undefined, timeZoneId: undefined, createdDate: undefined, href: undefined,
     }, opts, "backup-portal", "BusinessUnit");
   }
 }

@@ -1,6 +1,7 @@
 // Consumer: a consumption unit of a business unit; it carries at most one backup node.
 import * as pulumi from "@pulumi/pulumi";
-import { portal } from "../dynamic/connection";
+import { portal, recoverInterruptedCreates } from "../dynamic/connection";
+import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, pick, defined } from "../dynamic/values";
@@ -110,9 +111,22 @@ async function adopt(inputs: Inputs): Promise<PortalConsumer> {
 }
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
-  const c = inputs.adoptId !== undefined
-    ? await adopt(inputs)
-    : await portal().consumers.create(inputs.businessUnitId, fieldsOf(inputs, SETTABLE.filter((k) => inputs[k] !== undefined)));
+  if (inputs.adoptId !== undefined) {
+    const c = await adopt(inputs);
+    return { id: String(c.id), outs: outputsOf(inputs, c) };
+  }
+  const client = portal();
+  const b = inputs.businessUnitId;
+  const marker = createMarker(inputs.createKey, [b, inputs.nodeName ?? null]);
+  const leftover = marker && recoverInterruptedCreates() && !createdInThisRun("businessUnit", b)
+    ? await client.consumers.findCreated(b, inputs.name, marker)
+    : undefined;
+  if (leftover) {
+    console.error(`backup-portal: consumer ${leftover.id} was made by an interrupted create of this resource; taking it over`);
+    const c = await adopt({ ...inputs, adoptId: leftover.id });
+    return { id: String(c.id), outs: outputsOf(inputs, c) };
+  }
+  const c = await client.consumers.create(b, fieldsOf(inputs, SETTABLE.filter((k) => inputs[k] !== undefined)), marker);
   return { id: String(c.id), outs: outputsOf(inputs, c) };
 }
 
@@ -124,7 +138,7 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
     if (isNotFound(err)) return { id: "" };
     throw err;
   }
-  const inputs = pick(portalInputs(c, props), ["adoptId", ...INPUT_KEYS]);
+  const inputs = pick(portalInputs(c, props), ["adoptId", "createKey", ...INPUT_KEYS]);
   return { id, props: outputsOf({ ...props, ...inputs }, c), inputs };
 }
 
@@ -161,7 +175,7 @@ export class Consumer extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: ConsumerArgs, opts?: pulumi.CustomResourceOptions) {
     super(consumerProvider, name, {
-      deleteAssociations: true, ...args,
+      deleteAssociations: true, ...args, createKey: createKeyFor("Consumer", name),
       consumerId: undefined, createdDate: undefined, href: undefined,
     }, opts, "backup-portal", "Consumer");
   }

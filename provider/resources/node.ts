@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { PartialCreateError } from "../dynamic/partial";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
-import { ReferenceKind, referencesFor } from "../dynamic/references";
+import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, checkInteger, checkString, isUnknown, pick, sameValue, defined } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
@@ -47,7 +47,7 @@ const REPLACING = ["businessUnitId", "consumerId"] as const;
 
 type Inputs = Record<string, any>;
 
-async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
   const inputs: Inputs = { ...news };
   const f = new Failures();
   checkId(f, inputs, "businessUnitId");
@@ -68,22 +68,7 @@ async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckR
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
     f.add("adoptId", `adoptId must equal consumerId (${inputs.consumerId}): a node is adopted through its consumer`);
   }
-  const refs = referencesFor(portal());
-  for (const r of REFERENCES) {
-    const v = inputs[r.key];
-    if (v === undefined || v === null || v === "") {
-      if (r.required) f.add(r.key, `${r.key} is required: a name or an id`);
-      continue;
-    }
-    const perBunit = r.kind === "domain" || r.kind === "clientOptionSet";
-    if (isUnknown(v) || (perBunit && (isUnknown(inputs.businessUnitId) || typeof inputs.businessUnitId !== "number"))) continue;
-    try {
-      await refs.resolve(r.kind, v, inputs.businessUnitId);
-    } catch (err) {
-      if (!(err instanceof Error) || err.name !== "UnknownReferenceError") throw err;
-      f.add(r.key, `${r.key}: ${err.message}`);
-    }
-  }
+  await checkReferences(f, () => referencesFor(portal()), olds, inputs, REFERENCES);
   return { inputs, failures: f.list };
 }
 
@@ -192,10 +177,19 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
         throw new Error(`consumer ${c} does not exist in business unit ${b}. The portal deletes a consumer together with its node, ` +
           `so a replaced node needs a new consumer: give the Consumer a nodeName equal to the tsmName. (${(err as Error).message})`);
       }
-      if (err instanceof PortalError && err.status === 409) {
-        throw new Error(`consumer ${c} already has a node; to manage it, set adoptId: ${c}. (${err.message})`);
+      if (!(err instanceof PortalError) || err.status !== 409) throw err;
+      // The consumer already has a node. If it is not activated, or activated under
+      // the declared name, it is what an interrupted create of this resource left
+      // (the engine lost the answer when its host died): take it over. Anything else
+      // is somebody else's node.
+      const existing = await client.nodes.find(b, c);
+      if (!existing || (existing.tsmName && !sameName(existing.tsmName, inputs.tsmName))) {
+        throw new Error(`consumer ${c} already has a node${existing?.tsmName ? ` activated as ${existing.tsmName}` : ""}; ` +
+          `to manage it, set adoptId: ${c} (and tsmName to its name). (${err.message})`);
       }
-      throw err;
+      console.error(`backup-portal: consumer ${c} already has a node${existing.tsmName ? ` (${existing.tsmName})` : ""}, ` +
+        "left by an interrupted create; managing it instead of creating another");
+      node = await adopt({ ...inputs, adoptId: c });
     }
   }
   const id = String(c);

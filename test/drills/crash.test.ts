@@ -5,26 +5,26 @@
 // pending operations from previous deployment ... interrupted while creating")
 // and goes on; a create that was in flight is not in state, so it is made
 // again. When the portal had processed the lost request, that object is an
-// orphan: a business unit or consumer is then on the portal twice (the portal
-// allows duplicate names), and a node makes the next create fail with 409 until
-// the operator adopts it (adoptId), as the error says.
+// orphan. The resumed run uses recovery (BACKUP_PORTAL_RECOVER_INTERRUPTED, see
+// provider/dynamic/recovery.ts): business units and consumers carry a marker
+// derived from the resource's identity, and the resumed create takes over the
+// object carrying it. A node left on its consumer is taken over without it.
 //
 // The crash: the host is frozen (SIGSTOP) once creates of the kind under test
 // are in flight, the portal answers them (a server finishes a request it has
 // received), then the host is killed (SIGKILL) without reading the answers.
 //
-// The drills measure the orphans and check what must hold regardless: every
-// duplicate is a create the engine reported as interrupted, every declared
-// object exists and is in state, and nothing that was in state is made again.
+// What must hold: the resumed run completes, every declared object exists once
+// and is in state, and nothing is duplicated.
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DesiredResource, ref, StateSnapshot, TestEngine } from "../engine/engine";
+import { StateSnapshot, TestEngine } from "../engine/engine";
 import { engines } from "../resources/support";
 import { Emulator, envFor, startEmulator } from "../support/portal";
 import { exactlyOnce, Workload, workload } from "../../bench/workload";
-import { RunOutcome, sleep, stateMatchesPortal, until, upOnce } from "./helpers";
+import { sleep, stateMatchesPortal, until, upOnce } from "./helpers";
 
 interface Orphans {
   businessUnits: string[];
@@ -50,14 +50,6 @@ function orphansOf(emu: Emulator, w: Workload, snap: StateSnapshot): Orphans {
     }
   }
   return out;
-}
-
-/** The operator's fix the 409 error names: adopt the node already on the consumer. */
-function adoptNodes(resources: DesiredResource[], names: string[]): DesiredResource[] {
-  return resources.map((r) => {
-    if (!names.includes(r.name)) return r;
-    return { ...r, inputs: { ...r.inputs, adoptId: ref(r.name.replace(/\/node$/, ""), "id") } };
-  });
 }
 
 describe("crash drills: provider host killed with creates in flight, resumed from the checkpoint", function () {
@@ -125,42 +117,31 @@ describe("crash drills: provider host killed with creates in flight, resumed fro
       await sleep(100);
       const orphans = orphansOf(emu, w, snap);
 
-      // `pulumi up` again from the checkpoint (a new engine, a new host).
-      const runs: Array<RunOutcome & { adopted?: string[] }> = [];
-      const eng2 = e.track(TestEngine.fromState(snap, { stack: "test", env: envFor(emu), stateFile }));
-      let desired = w.resources;
-      for (let k = 0; k < 3; k++) {
-        const out = await upOnce(eng2, { ...w, resources: desired });
-        runs.push(out);
-        if (out.ok) break;
-        // Only the error this drill expects: a node already on the consumer (an orphan of the crash).
-        const failed = [...out.error!.matchAll(/([^\s;]+\/node) \(register\): consumer \d+ already has a node; to manage it, set adoptId/g)].map((m) => m[1]);
-        assert.ok(failed.length > 0, `unexpected failure: ${out.error}`);
-        desired = adoptNodes(desired, failed);
-        runs[runs.length - 1].adopted = failed;
-      }
-      assert.ok(runs[runs.length - 1].ok, `did not complete: ${runs.map((r) => r.error).join(" | ")}`);
+      // `pulumi up` again from the checkpoint (a new engine, a new host), with recovery on.
+      const eng2 = e.track(TestEngine.fromState(snap, {
+        stack: "test", env: { ...envFor(emu), BACKUP_PORTAL_RECOVER_INTERRUPTED: "true" }, stateFile,
+      }));
+      const out = await upOnce(eng2, w);
+      assert.ok(out.ok, `the resumed run did not complete: ${out.error}`);
       assert.equal(eng2.warnings.length, snap.pendingOperations.length, "one warning per interrupted operation");
       for (const p of pending) assert.ok(eng2.warnings.some((x) => x.includes(`::${p}: interrupted while creating`)));
 
       const s = emu.state();
       const report = exactlyOnce(s, w);
       assert.deepEqual(report.missing, [], "everything declared exists");
+      assert.deepEqual(report.duplicates, [], "nothing duplicated");
+      assert.deepEqual(report.unexpected, [], "no node left unactivated");
       assert.deepEqual(stateMatchesPortal([...eng2.state.values()], s), [], "state points at live objects");
       assert.equal(eng2.state.size, w.resources.length);
-      // Every duplicate is an interrupted create: nothing that was in state was made again.
-      const dupNames = [...orphans.businessUnits, ...orphans.consumers];
-      for (const d of dupNames) assert.ok(pending.includes(d), `${d} duplicated but its create was not pending`);
-      assert.equal(report.duplicates.length, dupNames.length, `duplicates ${JSON.stringify(report.duplicates)} vs orphans ${JSON.stringify(orphans)}`);
-      // Orphan consumers sit in the declared business units without a node; orphan business units are empty.
-      assert.deepEqual(report.unexpected, [], "no node left unactivated (the 409 path adopts it)");
-      const adopted = runs.flatMap((r) => r.adopted ?? []);
-      assert.deepEqual([...adopted].sort(), [...orphans.nodes].sort(), "every orphan node was adopted, none other");
+      const takenOver = [...orphans.businessUnits, ...orphans.consumers, ...orphans.nodes];
+      assert.ok(takenOver.length > 0, "the crash left objects the portal made but state did not record");
+      for (const name of takenOver) {
+        const urnEnd = `::${name}`;
+        assert.ok([...eng2.state.values()].some((r) => r.urn.endsWith(urnEnd)), `${name} is in state`);
+      }
 
-      console.log(`      crash drill "${sc.name}": killed with ${snap.resources.length} resources in state and ${pending.length} creates pending ` +
-        `(${pending.join(", ")}); the portal had made ${dupNames.length + orphans.nodes.length} of them anyway. ` +
-        `Resumed: ${runs.length} run(s)${adopted.length ? ` (node 409 → adoptId for ${adopted.join(", ")})` : ""}; ` +
-        `ORPHAN DUPLICATES LEFT ON THE PORTAL: ${report.duplicates.length ? report.duplicates.join("; ") : "none"}`);
+      console.log(`      crash drill "${sc.name}": killed with ${snap.resources.length} resources in state and ${pending.length} creates pending; ` +
+        `the portal had made ${takenOver.length} of them anyway (${takenOver.join(", ")}); the resumed run took them over: no duplicates`);
     });
   });
 });

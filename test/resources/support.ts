@@ -5,6 +5,7 @@ import { businessUnitProvider } from "../../provider/resources/business-unit";
 import { consumerProvider } from "../../provider/resources/consumer";
 import { nodeProvider } from "../../provider/resources/node";
 import { nodeProxyProvider } from "../../provider/resources/node-proxy";
+import { createKeyFor } from "../../provider/dynamic/recovery";
 import { clientFor, Emulator, envFor, startEmulator } from "../support/portal";
 import { PortalClient } from "../../provider/portal";
 
@@ -17,10 +18,13 @@ export const TYPES = {
 
 type Inputs = Record<string, unknown>;
 
+/** What the resource classes add to every business unit and consumer (the engine's stack is "test"). */
+const createKey = (type: string, name: string) => createKeyFor(type, name, "backup-portal", "test");
+
 export const businessUnit = (name: string, inputs: Inputs): DesiredResource =>
-  ({ name, type: TYPES.BusinessUnit, provider: businessUnitProvider, inputs });
+  ({ name, type: TYPES.BusinessUnit, provider: businessUnitProvider, inputs: { createKey: createKey("BusinessUnit", name), ...inputs } });
 export const consumer = (name: string, inputs: Inputs): DesiredResource =>
-  ({ name, type: TYPES.Consumer, provider: consumerProvider, inputs: { deleteAssociations: true, ...inputs } });
+  ({ name, type: TYPES.Consumer, provider: consumerProvider, inputs: { deleteAssociations: true, createKey: createKey("Consumer", name), ...inputs } });
 export const node = (name: string, inputs: Inputs): DesiredResource =>
   ({ name, type: TYPES.Node, provider: nodeProvider, inputs, additionalSecretOutputs: ["tsmPassword"] });
 export const nodeProxy = (name: string, inputs: Inputs): DesiredResource =>
