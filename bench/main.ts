@@ -86,8 +86,9 @@ function idealCreate(o: Options): Ideal {
     "GET /v1/timezones": 1,
     "GET /v1/nodeoperatingsystems": 1,
     "GET /v1/nodetypes": 1,
-    // ...and once per business unit: the domains and option sets of its default server (names → ids). Not the
-    // default server itself: a node POST without `server` gets the default server (docs/portal-contract.md).
+    // ...and once per business unit: its default server (spec 000 lists `server` among a node's create fields,
+    // and the real portal's only other client sends it), and that server's domains and option sets (names → ids).
+    [`GET ${B}/defaultserver`]: n,
     [`GET ${B}/defaultserver/domains`]: n,
     [`GET ${B}/defaultserver/clientoptionsets`]: n,
     [`POST ${B}/bunits`]: n,

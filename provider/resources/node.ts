@@ -93,25 +93,24 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   return { changes: changed.length > 0, replaces, deleteBeforeReplace: rename && replaces.length === 1 };
 }
 
+/** The PUT/POST body for `keys`, names resolved to ids (all lookups at once: they are independent reads). */
 async function resolveFields(inputs: Inputs, keys: readonly string[]): Promise<{ fields: NodeFields; ids: Inputs }> {
   const refs = referencesFor(portal());
   const fields: Record<string, unknown> = {};
   const ids: Inputs = {};
-  for (const k of keys) {
+  await Promise.all(keys.map(async (k) => {
     const r = REFERENCES.find((x) => x.key === k);
     if (!r) {
       fields[k] = inputs[k] ?? (k === "contact" ? "" : null);
-      continue;
-    }
-    if (inputs[k] === undefined || inputs[k] === null) {
+    } else if (inputs[k] === undefined || inputs[k] === null) {
       fields[k] = null;
       ids[r.idKey] = undefined;
-      continue;
+    } else {
+      const found = await refs.resolve(r.kind, inputs[k], inputs.businessUnitId);
+      fields[k] = { id: found.id };
+      ids[r.idKey] = found.id;
     }
-    const found = await refs.resolve(r.kind, inputs[k], inputs.businessUnitId);
-    fields[k] = { id: found.id };
-    ids[r.idKey] = found.id;
-  }
+  }));
   return { fields: fields as NodeFields, ids };
 }
 
@@ -168,8 +167,11 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   if (inputs.adoptId !== undefined) {
     node = await adopt(inputs);
   } else {
-    const { fields } = await resolveFields(inputs, SETTABLE.filter((k) => inputs[k] !== undefined));
-    fields.server = { id: (await referencesFor(client).defaultServer(b)).id };
+    const [{ fields }, server] = await Promise.all([
+      resolveFields(inputs, SETTABLE.filter((k) => inputs[k] !== undefined)),
+      referencesFor(client).defaultServer(b),
+    ]);
+    fields.server = { id: server.id };
     try {
       node = await client.nodes.create(b, c, fields);
     } catch (err) {
