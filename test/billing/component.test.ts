@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import {
   BILLING_RECEIVER_TYPE, BillingReceiver, BillingReceiverArgs, BillingReceiverConfigError, DEFAULT_IMAGE, DEFAULT_PACKAGE,
 } from "../../provider/billing";
-import { installMocks, plainPart, Recorded, secretOf, settle, unwrap, valueOf } from "./mocks";
+import { installMocks, plainPart, Recorded, secretOf, settle, unwrap, valueOf } from "../support/mocks";
 
 const PASSWORD = "Portal-Pa55word!z";
 const SECRET = "Receiver-Secret-9";

@@ -4,7 +4,7 @@ import bcrypt from "bcryptjs";
 import Ajv from "ajv";
 import schema from "../../provider/registry/zot-chart-values.schema.json";
 import { Registry, RegistryArgs, RegistryConfigError, REGISTRY_TYPE } from "../../provider/registry";
-import { installMocks, isSecretValue, Recorded, settle, unwrap, valueOf } from "./mocks";
+import { installMocks, isSecretValue, Recorded, settle, unwrap, valueOf } from "../support/mocks";
 
 const PASSWORD = "S3cret-Pa55word!x";
 const PASSWORD_2 = "An0ther-Secret#y";

@@ -6,7 +6,7 @@ import { consumerProvider } from "../../provider/resources/consumer";
 import { nodeProvider } from "../../provider/resources/node";
 import { nodeProxyProvider } from "../../provider/resources/node-proxy";
 import { createKeyFor } from "../../provider/dynamic/recovery";
-import { clientFor, Emulator, envFor, startEmulator } from "../support/portal";
+import { clientSuite, Emulator, envFor } from "../support/portal";
 import { PortalClient } from "../../provider/portal";
 
 export const TYPES = {
@@ -57,39 +57,17 @@ export function writesSince(emu: Emulator, mark: number) {
 export const ops = (steps: Array<{ urn: string; op: string }>) =>
   Object.fromEntries(steps.map((s) => [s.urn.split("::").pop()!, s.op]));
 
-/**
- * Registers the hooks of a suite that runs against one emulator: started once,
- * reset before each test with a fresh admin client, engines closed after each.
- */
+/** A client suite (test/support/portal.ts) whose engines talk to its emulator, closed after each test. */
 export function portalSuite() {
-  let emu: Emulator | undefined;
-  let client: PortalClient | undefined;
-  const e = engines(() => emu!);
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await e.closeAll();
-    await emu?.close();
-  });
-  beforeEach(() => {
-    emu!.reset();
-    client = clientFor(emu!);
-  });
-  afterEach(async () => {
-    client?.close();
-    await e.closeAll();
-  });
+  const suite = clientSuite();
+  const e = engines(() => suite.emu);
+  after(() => e.closeAll());
+  afterEach(() => e.closeAll());
   return {
-    get emu(): Emulator { return emu!; },
-    get client(): PortalClient { return client!; },
+    get emu(): Emulator { return suite.emu; },
+    get client(): PortalClient { return suite.client; },
     engine: e.engine,
     track: e.track,
-    /** Replaces the emulator (for a test that needs other options, such as short-lived tokens). */
-    async restart(opts: { tokenTtlSeconds?: number }): Promise<Emulator> {
-      await emu?.close();
-      emu = await startEmulator({ port: 0, quiet: true, ...opts });
-      return emu;
-    },
+    restart: suite.restart,
   };
 }

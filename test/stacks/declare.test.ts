@@ -2,7 +2,7 @@
 // protection of business units, deletion comments, nodeName on consumers.
 import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
-import { installMocks, valueOf } from "../registry/mocks";
+import { installMocks, valueOf } from "../support/mocks";
 import { localTenants } from "./support";
 import { declareTenants } from "../../stacks/tenants/declare";
 

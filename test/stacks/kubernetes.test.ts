@@ -2,20 +2,13 @@
 // receiver, deployed through one provider built from the stack's kubeconfig.
 import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
-import { installMocks, isSecretValue, Recorded, unwrap, valueOf } from "../registry/mocks";
+import { installMocks, plainPart, Recorded, unwrap, valueOf } from "../support/mocks";
 import { settings } from "./support";
 import { deployStack } from "../../stacks/program";
 import { ConfigError } from "../../stacks/tenants/model";
 
 const SECRETS = { "registryPassword-admin": "Zot-Adm1n-Pass", billingSecret: "billing-shared-secret" };
 const connection = () => ({ url: "https://portal.example.com", origin: "https://iac.example.com", clientId: "cid", username: "iac", password: pulumi.secret("Portal-Pa55") });
-
-function withoutSecrets(v: unknown): unknown {
-  if (isSecretValue(v)) return "[secret]";
-  if (Array.isArray(v)) return v.map(withoutSecrets);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutSecrets(x)]));
-  return v;
-}
 
 async function settled(recorded: Recorded[], count: number): Promise<void> {
   for (let i = 0; i < 200 && recorded.length < count; i++) await new Promise((r) => setTimeout(r, 25));
@@ -46,7 +39,7 @@ describe("stack program: registry and billing receiver on the stack's cluster", 
       assert.ok(types.includes(t), `${t} in ${types.join(", ")}`);
     }
     // Secret values arrive wrapped ({sig, value}): with every wrapper blanked out, no secret may remain.
-    const plainText = JSON.stringify(recorded.map((r) => withoutSecrets({ i: r.inputs, s: r.state })));
+    const plainText = JSON.stringify(recorded.map((r) => plainPart({ i: r.inputs, s: r.state })));
     for (const secret of [...Object.values(SECRETS), "Portal-Pa55"]) assert.ok(!plainText.includes(secret), `${secret} appears outside a secret`);
     assert.ok(JSON.stringify(recorded.map((r) => r.inputs)).includes("billing-shared-secret"), "the secret is there, wrapped");
   });

@@ -29,4 +29,34 @@ export function writes(emu: Emulator): Array<{ method: string; path: string; sta
   return emu.requests().filter((r) => r.method !== "GET" && r.path !== "/v1/oauth");
 }
 
+/**
+ * Registers the hooks of a suite that runs against one emulator: started once,
+ * reset before each test with a fresh admin client.
+ */
+export function clientSuite() {
+  let emu: Emulator | undefined;
+  let client: PortalClient | undefined;
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+  });
+  after(async () => {
+    await emu?.close();
+  });
+  beforeEach(() => {
+    emu!.reset();
+    client = clientFor(emu!);
+  });
+  afterEach(() => client?.close());
+  return {
+    get emu(): Emulator { return emu!; },
+    get client(): PortalClient { return client!; },
+    /** Replaces the emulator (for a test that needs other options, such as short-lived tokens). */
+    async restart(opts: { tokenTtlSeconds?: number }): Promise<Emulator> {
+      await emu?.close();
+      emu = await startEmulator({ port: 0, quiet: true, ...opts });
+      return emu;
+    },
+  };
+}
+
 export { startEmulator, Emulator };

@@ -1,5 +1,6 @@
-// Pulumi mocks for the registry tests. setMocks is process-wide state shared with other
-// test files: every suite calls installMocks() in its `before`.
+// Pulumi mocks for component tests (registry, billing receiver, stack program).
+// setMocks is process-wide state shared with other test files: every suite calls
+// installMocks() in its `before`.
 import * as pulumi from "@pulumi/pulumi";
 
 /** How secret values reach mocks: wrapped in an object carrying this signature. */
@@ -16,6 +17,19 @@ export interface Recorded {
 
 export function isSecretValue(v: unknown): boolean {
   return typeof v === "object" && v !== null && (v as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG;
+}
+
+/** The value with every secret replaced by "[secret]": what is left is stored in plain text. */
+export function plainPart(v: any): any {
+  if (isSecretValue(v)) return "[secret]";
+  if (Array.isArray(v)) return v.map(plainPart);
+  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainPart(x)]));
+  return v;
+}
+
+/** Whether an Output is secret. */
+export function secretOf(o: pulumi.Output<unknown>): Promise<boolean> {
+  return (o as unknown as { isSecret: Promise<boolean> }).isSecret;
 }
 
 /** Removes the secret wrappers, recursively. */
