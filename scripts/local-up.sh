@@ -9,9 +9,19 @@ PORT=18787                      # the url in stacks/Pulumi.local.yaml
 STATE_DIR="$PWD/.pulumi-local"  # Pulumi state (git-ignored)
 DATA_FILE="$PWD/.emulator-data/portal.json"
 
-# The Pulumi CLI: on PATH, or the `pulumi` npm package (a launcher that downloads
-# the matching CLI on first use; it needs internet access to get.pulumi.com).
-if command -v pulumi >/dev/null 2>&1; then PULUMI=(pulumi); else PULUMI=(npx --no-install pulumi); fi
+# The Pulumi CLI: an installed one on PATH, else the `pulumi` npm package (a
+# launcher that downloads the matching CLI on first use; it needs access to
+# get.pulumi.com). `npm run` puts node_modules/.bin first on PATH, so the
+# launcher is skipped while looking for an installed CLI.
+installed_cli() {
+  local IFS=: dir
+  for dir in $PATH; do
+    case "$dir" in */node_modules/.bin) continue ;; esac
+    if [ -x "$dir/pulumi" ]; then echo "$dir/pulumi"; return 0; fi
+  done
+  return 1
+}
+if cli=$(installed_cli); then PULUMI=("$cli"); else PULUMI=(npx --no-install pulumi); fi
 if ! "${PULUMI[@]}" version >/dev/null 2>&1; then
   echo "npm run local needs the Pulumi CLI, which is not installed and could not be downloaded here: install it (curl -fsSL https://get.pulumi.com | sh, or brew install pulumi) and run npm run local again." >&2
   exit 1
@@ -21,7 +31,7 @@ npm run --silent build
 mkdir -p "$STATE_DIR" "$(dirname "$DATA_FILE")"
 
 log=$(mktemp)
-npx ts-node --transpile-only emulator/main.ts --port "$PORT" --data "$DATA_FILE" >"$log" 2>&1 &
+node_modules/.bin/ts-node --transpile-only emulator/main.ts --port "$PORT" --data "$DATA_FILE" >"$log" 2>&1 &
 emulator=$!
 trap 'kill "$emulator" 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 1 100); do   # up to 20 s for the emulator to listen
@@ -30,7 +40,7 @@ for _ in $(seq 1 100); do   # up to 20 s for the emulator to listen
   sleep 0.2
 done
 grep -q "portal emulator listening" "$log" || { echo "the portal emulator did not start:" >&2; cat "$log" >&2; exit 1; }
-head -1 "$log"
+grep -m1 "portal emulator listening" "$log"
 
 export PULUMI_BACKEND_URL="file://$STATE_DIR"
 export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE:-local}"
