@@ -97,17 +97,18 @@ describe("crash drills: provider host killed with creates in flight, resumed fro
     it(sc.name, async () => {
       const w = workload({ tenants: 5, prefix: `crash${i}-` });
       const stateFile = path.join(dir, `state-${i}.json`);
-      // 100 ms per request: creates are in flight (inside the portal) for a while.
-      emu.setFaults({ latencyMs: 100 });
+      // 400 ms per request: creates stay in flight (inside the portal) long enough
+      // for the host to have sent them before it is frozen, even on a loaded machine.
+      emu.setFaults({ latencyMs: 400 });
       const eng = e.engine({ parallel: 16, stateFile });
       const run1 = eng.up(w.resources).then(() => "completed", (err: Error) => err.message);
       assert.ok(await until(() => sc.ready(eng), 60_000), "the run never reached the point to crash at");
-      await sleep(20); // requests just started reach the portal
+      await sleep(150); // requests just started reach the portal (and are still inside its latency)
       const host = eng.currentHost!;
       process.kill(host.pid, "SIGSTOP");
       // What a crashed CLI leaves: the last checkpoint, with the pending operations.
       const snap = JSON.parse(fs.readFileSync(stateFile, "utf8")) as StateSnapshot;
-      await sleep(400); // the portal answers what it received; nobody reads the answers
+      await sleep(900); // the portal answers what it received; nobody reads the answers
       await host.kill();
       assert.match(await run1, /update failed/);
       emu.clearFaults();
