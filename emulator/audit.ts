@@ -1,20 +1,13 @@
 // Writing audit log entries: one for every create, modify and delete, and for
 // activation, password changes and proxy changes.
 import type { Ctx } from "./context";
-import type { AuditObjectType } from "./types";
+import type { AuditRec } from "./types";
 import { iso } from "./util";
 
 export const AUDIT = { info: 0, create: 100, modify: 200, delete: 300, error: 400 } as const;
 
-export interface AuditInput {
-  type: number;
-  action: string;
-  objectType: AuditObjectType;
-  objectId: number;
-  businessUnitId: number;
-  consumerId?: number;
-  message: string;
-}
+/** What a handler says about a change; id, time and user are added here. */
+export type AuditInput = Omit<AuditRec, "id" | "time" | "user">;
 
 export function audit(ctx: Ctx, entry: AuditInput): void {
   const rec = { id: ctx.store.nextId("audit"), time: iso(), ...entry, user: ctx.auth?.user.username ?? "system" };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { api, call, control, login, SEED, useEmulator, type Api } from "./helpers";
+import { call, control, login, SEED, useAccounts } from "./helpers";
 
 interface Received { method: string; url: string; headers: http.IncomingHttpHeaders; body: string; at: number }
 
@@ -25,57 +25,50 @@ async function receiver(opts: { status?: number; noContinue?: boolean } = {}) {
 }
 
 describe("emulator: billing", () => {
-  const ctx = useEmulator();
-  let admin: Api;
-  let tenant: Api;
-  beforeEach(async () => {
-    ctx.em.reset();
-    admin = api(ctx.em, await login(ctx.em));
-    tenant = api(ctx.em, await login(ctx.em, "tenant"));
-  });
+  const ctx = useAccounts();
 
   it("contract, invoices and one invoice by the date in its href", async () => {
-    const contract = await admin.get("/v1/bunits/1/contract");
+    const contract = await ctx.admin.get("/v1/bunits/1/contract");
     assert.equal(contract.status, 200);
     assert.deepEqual([contract.body.id, contract.body.currency], [SEED.billing.contractId, "EUR"]);
-    const invoices = await admin.get("/v1/bunits/1/invoices");
+    const invoices = await ctx.admin.get("/v1/bunits/1/invoices");
     assert.deepEqual(invoices.body.items.map((i: { date: string }) => i.date), [...SEED.billing.periods]);
     const date = /\/invoices\/(\d{4}-\d{2}-\d{2})$/.exec(invoices.body.items[0].href)?.[1];
     assert.equal(date, SEED.billing.periods[0]);
-    const one = await admin.get(`/v1/bunits/1/invoices/${date}`);
+    const one = await ctx.admin.get(`/v1/bunits/1/invoices/${date}`);
     assert.equal(one.body.id, invoices.body.items[0].id);
-    assert.equal((await admin.get("/v1/bunits/1/invoices/2025-13-01")).status, 400);
-    assert.equal((await admin.get("/v1/bunits/1/invoices/1999-01-01")).status, 404);
-    assert.equal((await admin.get("/v1/bunits/2/contract")).status, 404);
-    assert.equal((await tenant.get("/v1/bunits/1/invoices")).status, 403);
+    assert.equal((await ctx.admin.get("/v1/bunits/1/invoices/2025-13-01")).status, 400);
+    assert.equal((await ctx.admin.get("/v1/bunits/1/invoices/1999-01-01")).status, 404);
+    assert.equal((await ctx.admin.get("/v1/bunits/2/contract")).status, 404);
+    assert.equal((await ctx.tenant.get("/v1/bunits/1/invoices")).status, 403);
   });
 
   it("invoice files: list and upload", async () => {
-    const before = await admin.get("/v1/bunits/1/invoicefiles");
+    const before = await ctx.admin.get("/v1/bunits/1/invoicefiles");
     assert.equal(before.body.total, 1);
     const up = await call(ctx.em, "POST", "/v1/bunits/1/invoicefiles?erpReference=ERP-9&sendToBillingAddress=true", {
       token: (await login(ctx.em)), body: Buffer.from("%PDF-1.4 hello"), headers: { "Content-Type": "application/pdf", "X-File-Name": "x.pdf" },
     });
     assert.equal(up.status, 200, up.text);
     assert.deepEqual([up.body.fileName, up.body.size, up.body.erpReference, up.body.sendToBillingAddress], ["x.pdf", 14, "ERP-9", true]);
-    assert.equal((await admin.get("/v1/bunits/1/invoicefiles")).body.total, 2);
+    assert.equal((await ctx.admin.get("/v1/bunits/1/invoicefiles")).body.total, 2);
   });
 
   it("billing data only on a reseller; includeNext adds forecasts", async () => {
-    const list = await admin.get("/v1/bunits/1/billing");
+    const list = await ctx.admin.get("/v1/bunits/1/billing");
     assert.equal(list.status, 200);
     assert.deepEqual(list.body.items.map((b: { period: string }) => b.period), [...SEED.billing.periods]);
     const b = list.body.items[0];
     assert.ok(b.lines.length >= 3 && typeof b.total === "number" && typeof b.generatedDate === "string");
-    const next = await admin.get("/v1/bunits/1/billing?includeNext=2");
+    const next = await ctx.admin.get("/v1/bunits/1/billing?includeNext=2");
     assert.equal(next.body.items.length, 5);
     assert.equal("generatedDate" in next.body.items[4], false, "a forecast is not generated yet");
-    assert.equal((await admin.get(`/v1/bunits/1/billing/${SEED.billing.periods[1]}`)).body.period, SEED.billing.periods[1]);
-    const notReseller = await admin.get("/v1/bunits/2/billing");
+    assert.equal((await ctx.admin.get(`/v1/bunits/1/billing/${SEED.billing.periods[1]}`)).body.period, SEED.billing.periods[1]);
+    const notReseller = await ctx.admin.get("/v1/bunits/2/billing");
     assert.equal(notReseller.status, 400);
     assert.equal(notReseller.body.code, "NotReseller");
-    assert.equal((await tenant.get("/v1/bunits/2/billing")).body.code, "NotReseller");
-    assert.equal((await tenant.get("/v1/bunits/1/billing")).status, 403);
+    assert.equal((await ctx.tenant.get("/v1/bunits/2/billing")).body.code, "NotReseller");
+    assert.equal((await ctx.tenant.get("/v1/bunits/1/billing")).status, 403);
   });
 
   describe("notification", () => {
@@ -117,9 +110,9 @@ describe("emulator: billing", () => {
           assert.equal(rx.got.length, 1);
           assert.deepEqual(JSON.parse(rx.got[0].body), { trigger: "new billing data available", businessUnitId: 1, period: "2025-04-01" });
         }
-        const list = await admin.get("/v1/bunits/1/billing");
+        const list = await ctx.admin.get("/v1/bunits/1/billing");
         assert.equal(list.body.items[list.body.items.length - 1].period, "2025-04-01");
-        assert.equal((await admin.get("/v1/bunits/1/invoices/2025-04-01")).status, 200);
+        assert.equal((await ctx.admin.get("/v1/bunits/1/invoices/2025-04-01")).status, 200);
         const explicit = await ctx.em.generateBilling(1, "2026-01-01");
         assert.equal(explicit.period, "2026-01-01");
         assert.equal(rx1.got.length, 2);

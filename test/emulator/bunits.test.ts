@@ -1,20 +1,13 @@
 import assert from "node:assert/strict";
-import { api, login, SEED, useEmulator, type Api } from "./helpers";
+import { SEED, useAccounts } from "./helpers";
 
 describe("emulator: business units", () => {
-  const ctx = useEmulator();
-  let admin: Api;
-  let tenant: Api;
-  beforeEach(async () => {
-    ctx.em.reset();
-    admin = api(ctx.em, await login(ctx.em));
-    tenant = api(ctx.em, await login(ctx.em, "tenant"));
-  });
+  const ctx = useAccounts();
 
-  const create = (body: Record<string, unknown>, parent = 1) => admin.post(`/v1/bunits/${parent}/bunits`, body);
+  const create = (body: Record<string, unknown>, parent = 1) => ctx.admin.post(`/v1/bunits/${parent}/bunits`, body);
 
   it("reads a business unit, its children and users", async () => {
-    const bu = await admin.get("/v1/bunits/2");
+    const bu = await ctx.admin.get("/v1/bunits/2");
     assert.equal(bu.status, 200);
     assert.equal(bu.body.$type, "BusinessUnit");
     assert.equal(bu.body.href, `${ctx.em.url}/v1/bunits/2`);
@@ -22,14 +15,14 @@ describe("emulator: business units", () => {
     assert.equal(bu.body.parentBusinessUnit.id, 1);
     assert.equal(bu.body.timeZone.windowsId, "W. Europe Standard Time");
     assert.equal("note" in bu.body, false, "never set: absent");
-    const root = await admin.get("/v1/bunits/1");
+    const root = await ctx.admin.get("/v1/bunits/1");
     assert.equal("parentBusinessUnit" in root.body, false);
-    const children = await admin.get("/v1/bunits/1/bunits");
+    const children = await ctx.admin.get("/v1/bunits/1/bunits");
     assert.deepEqual(children.body.items.map((b: { id: number }) => b.id), [2, 3]);
     assert.equal(children.body.total, 2);
-    const users = await admin.get("/v1/bunits/2/users");
+    const users = await ctx.admin.get("/v1/bunits/2/users");
     assert.deepEqual(users.body.items.map((u: { username: string }) => u.username), ["tenant"]);
-    assert.equal((await admin.get(users.body.items[0].href.replace(ctx.em.url, ""))).status, 200);
+    assert.equal((await ctx.admin.get(users.body.items[0].href.replace(ctx.em.url, ""))).status, 200);
   });
 
   it("create needs name, registrationNumber and timeZone (400 naming the missing one)", async () => {
@@ -51,7 +44,7 @@ describe("emulator: business units", () => {
     assert.equal(ok.body.parentBusinessUnit.id, 1);
     assert.equal(ok.body.timeZone.id, 4);
     assert.equal("tags" in ok.body, false);
-    assert.equal((await admin.get(`/v1/bunits/${ok.body.id}`)).body.registrationNumber, "556677-8899");
+    assert.equal((await ctx.admin.get(`/v1/bunits/${ok.body.id}`)).body.registrationNumber, "556677-8899");
   });
 
   it("accepts PascalCase keys and references carrying only an id", async () => {
@@ -63,55 +56,55 @@ describe("emulator: business units", () => {
 
   it("PUT changes the fields present, keeps the others, and clears with null or empty", async () => {
     const bu = (await create({ name: "Acme", registrationNumber: "R1", timeZone: { id: 4 }, note: "first", tags: ["a"] })).body;
-    const put = await admin.put(`/v1/bunits/${bu.id}`, { note: "second" });
+    const put = await ctx.admin.put(`/v1/bunits/${bu.id}`, { note: "second" });
     assert.equal(put.status, 200);
     assert.deepEqual([put.body.name, put.body.note, put.body.tags], ["Acme", "second", ["a"]]);
-    const cleared = await admin.put(`/v1/bunits/${bu.id}`, { note: null, tags: [] });
+    const cleared = await ctx.admin.put(`/v1/bunits/${bu.id}`, { note: null, tags: [] });
     assert.equal("note" in cleared.body, false);
     assert.equal("tags" in cleared.body, false);
-    assert.equal((await admin.put(`/v1/bunits/${bu.id}`, { name: "" })).status, 400);
-    assert.equal((await admin.put(`/v1/bunits/${bu.id}`, { parentBusinessUnit: { id: 3 } })).body.parentBusinessUnit.id, 1,
+    assert.equal((await ctx.admin.put(`/v1/bunits/${bu.id}`, { name: "" })).status, 400);
+    assert.equal((await ctx.admin.put(`/v1/bunits/${bu.id}`, { parentBusinessUnit: { id: 3 } })).body.parentBusinessUnit.id, 1,
       "the parent does not change by PUT");
   });
 
   it("delete: 409 HasChildren with children or consumers, else 204 and gone", async () => {
     const parent = (await create({ name: "P", registrationNumber: "P", timeZone: { id: 4 } })).body;
     const child = (await create({ name: "C", registrationNumber: "C", timeZone: { id: 4 } }, parent.id)).body;
-    const withChild = await admin.del(`/v1/bunits/${parent.id}`);
+    const withChild = await ctx.admin.del(`/v1/bunits/${parent.id}`);
     assert.equal(withChild.status, 409);
     assert.equal(withChild.body.code, "HasChildren");
-    const consumer = (await admin.post(`/v1/bunits/${child.id}/consumers`, { name: "c" })).body;
-    assert.equal((await admin.del(`/v1/bunits/${child.id}`)).status, 409);
-    assert.equal((await admin.del(`/v1/bunits/${child.id}/consumers/${consumer.id}`)).status, 204);
-    assert.equal((await admin.del(`/v1/bunits/${child.id}`)).status, 204);
-    assert.equal((await admin.del(`/v1/bunits/${parent.id}`)).status, 204);
-    assert.equal((await admin.get(`/v1/bunits/${parent.id}`)).status, 404);
-    assert.equal((await admin.del(`/v1/bunits/${parent.id}`)).status, 404);
+    const consumer = (await ctx.admin.post(`/v1/bunits/${child.id}/consumers`, { name: "c" })).body;
+    assert.equal((await ctx.admin.del(`/v1/bunits/${child.id}`)).status, 409);
+    assert.equal((await ctx.admin.del(`/v1/bunits/${child.id}/consumers/${consumer.id}`)).status, 204);
+    assert.equal((await ctx.admin.del(`/v1/bunits/${child.id}`)).status, 204);
+    assert.equal((await ctx.admin.del(`/v1/bunits/${parent.id}`)).status, 204);
+    assert.equal((await ctx.admin.get(`/v1/bunits/${parent.id}`)).status, 404);
+    assert.equal((await ctx.admin.del(`/v1/bunits/${parent.id}`)).status, 404);
   });
 
   it("the tenant reaches only its subtree: 403 outside, 404 for unknown ids", async () => {
-    assert.equal((await tenant.get("/v1/bunits/2")).status, 200);
-    const up = await tenant.get("/v1/bunits/1");
+    assert.equal((await ctx.tenant.get("/v1/bunits/2")).status, 200);
+    const up = await ctx.tenant.get("/v1/bunits/1");
     assert.equal(up.status, 403);
     assert.equal(up.body.code, "Forbidden");
     assert.match(up.body.developerMessage, /ancestor/);
-    assert.equal((await tenant.get("/v1/bunits/3")).status, 403);
-    assert.equal((await tenant.get("/v1/bunits/3/bunits")).status, 403);
-    assert.equal((await tenant.get("/v1/bunits/999")).status, 404);
-    assert.equal((await tenant.post("/v1/bunits/3/bunits", { name: "x", registrationNumber: "x", timeZone: { id: 1 } })).status, 403);
-    assert.equal((await tenant.put("/v1/bunits/1", { note: "x" })).status, 403);
-    assert.equal((await tenant.del("/v1/bunits/3")).status, 403);
-    const own = await tenant.del("/v1/bunits/2");
+    assert.equal((await ctx.tenant.get("/v1/bunits/3")).status, 403);
+    assert.equal((await ctx.tenant.get("/v1/bunits/3/bunits")).status, 403);
+    assert.equal((await ctx.tenant.get("/v1/bunits/999")).status, 404);
+    assert.equal((await ctx.tenant.post("/v1/bunits/3/bunits", { name: "x", registrationNumber: "x", timeZone: { id: 1 } })).status, 403);
+    assert.equal((await ctx.tenant.put("/v1/bunits/1", { note: "x" })).status, 403);
+    assert.equal((await ctx.tenant.del("/v1/bunits/3")).status, 403);
+    const own = await ctx.tenant.del("/v1/bunits/2");
     assert.equal(own.status, 403, "its own root cannot be deleted");
-    const sub = await tenant.post("/v1/bunits/2/bunits", { name: "Sub", registrationNumber: "S", timeZone: { id: 1 } });
+    const sub = await ctx.tenant.post("/v1/bunits/2/bunits", { name: "Sub", registrationNumber: "S", timeZone: { id: 1 } });
     assert.equal(sub.status, 200);
-    assert.equal((await tenant.get(`/v1/bunits/${sub.body.id}`)).status, 200);
+    assert.equal((await ctx.tenant.get(`/v1/bunits/${sub.body.id}`)).status, 200);
   });
 
   it("writes audit entries for business unit changes", async () => {
     const bu = (await create({ name: "Aud", registrationNumber: "A", timeZone: { id: 4 } })).body;
-    await admin.put(`/v1/bunits/${bu.id}`, { note: "n" });
-    await admin.del(`/v1/bunits/${bu.id}`);
+    await ctx.admin.put(`/v1/bunits/${bu.id}`, { note: "n" });
+    await ctx.admin.del(`/v1/bunits/${bu.id}`);
     const entries = ctx.em.state().auditLogs.filter((e) => e.objectType === "BusinessUnit" && e.objectId === bu.id);
     assert.deepEqual(entries.map((e) => e.type), [100, 200, 300]);
     assert.ok(entries.every((e) => e.user === "admin"));

@@ -20,6 +20,22 @@ export function useEmulator(opts: EmulatorOptions = {}): { readonly em: Emulator
   return { get em(): Emulator { if (!holder.em) throw new Error("emulator not started"); return holder.em; } };
 }
 
+/** A suite's emulator, reset before each test, with an admin and a tenant session. */
+export function useAccounts(opts: EmulatorOptions = {}): { readonly em: Emulator; admin: Api; tenant: Api } {
+  const ctx = useEmulator(opts);
+  const accounts = {
+    get em(): Emulator { return ctx.em; },
+    admin: undefined as unknown as Api,
+    tenant: undefined as unknown as Api,
+  };
+  beforeEach(async () => {
+    ctx.em.reset();
+    accounts.admin = api(ctx.em, await login(ctx.em));
+    accounts.tenant = api(ctx.em, await login(ctx.em, "tenant"));
+  });
+  return accounts;
+}
+
 async function toRes(r: Response): Promise<Res> {
   const text = await r.text();
   let body: unknown = undefined;
