@@ -123,3 +123,32 @@ export function defined<T extends Record<string, unknown>>(obj: T): T {
   for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
   return out as T;
 }
+
+/** Text fields the portal clears with "" rather than null. */
+const TEXT_FIELDS = new Set(["note", "contact"]);
+
+/**
+ * The value to send for `key`: the input, or, when the input no longer holds it,
+ * what clears the field on the portal ([] for tags, "" for text, null otherwise).
+ */
+export function sentValue(inputs: Record<string, unknown>, key: string): unknown {
+  const v = inputs[key];
+  if (v !== undefined && v !== null) return v;
+  return key === "tags" ? [] : TEXT_FIELDS.has(key) ? "" : null;
+}
+
+/**
+ * The declared inputs with `keys` taken from a portal object, as refresh and
+ * adoption compare them. Keys the user did not declare are left out, so a value
+ * the portal fills in by itself never shows as a change.
+ */
+export function withPortalValues(obj: object, declared: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const now = { ...declared };
+  for (const k of keys) {
+    if (!(k in declared)) continue;
+    const v = (obj as Record<string, unknown>)[k];
+    if (v === undefined || v === null) delete now[k];
+    else now[k] = v;
+  }
+  return now;
+}

@@ -6,7 +6,7 @@ import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
-  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, pick, defined,
+  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, pick, defined, sentValue, withPortalValues,
 } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
@@ -79,8 +79,7 @@ async function fieldsOf(inputs: Inputs, keys: readonly string[]): Promise<Busine
       fields.timeZone = { id: (await referencesFor(portal()).resolve("timeZone", inputs.timeZone)).id };
       continue;
     }
-    const v = inputs[k];
-    fields[k] = v !== undefined ? v : k === "tags" ? [] : typeof v === "string" || k === "note" ? "" : null;
+    fields[k] = sentValue(inputs, k);
   }
   return fields as BusinessUnitFields;
 }
@@ -89,12 +88,13 @@ function outputsOf(inputs: Inputs, bu: PortalBusinessUnit): Inputs {
   return defined({ ...inputs, businessUnitId: bu.id, createdDate: bu.createdDate, href: bu.href, timeZoneId: bu.timeZone?.id });
 }
 
-async function adopt(inputs: Inputs): Promise<PortalBusinessUnit> {
+/** Takes over business unit `adoptId` (read here unless the caller has it) and brings it to the inputs. */
+async function adopt(inputs: Inputs, found?: PortalBusinessUnit): Promise<PortalBusinessUnit> {
   const client = portal();
   const id = Number(inputs.adoptId);
   let existing: PortalBusinessUnit;
   try {
-    existing = await client.businessUnits.get(id);
+    existing = found ?? await client.businessUnits.get(id);
   } catch (err) {
     if (isNotFound(err)) throw new Error(`adoptId: no business unit ${id} exists on the portal; check the id or remove adoptId to create one`);
     throw err;
@@ -120,7 +120,7 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
     : undefined;
   if (leftover) {
     console.error(`backup-portal: business unit ${leftover.id} was made by an interrupted create of this resource; taking it over`);
-    const bu = await adopt({ ...inputs, adoptId: leftover.id });
+    const bu = await adopt({ ...inputs, adoptId: leftover.id }, leftover);
     return { id: String(bu.id), outs: outputsOf(inputs, bu) };
   }
   const fields = await fieldsOf(inputs, ["timeZone", ...SETTABLE.filter((k) => inputs[k] !== undefined)]);
@@ -131,13 +131,7 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
 
 /** The declared inputs as the portal now has them (keys the user did not declare are left out). */
 function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
-  const now: Inputs = { ...declared };
-  for (const k of SETTABLE) {
-    if (!(k in declared)) continue;
-    const v = (bu as unknown as Record<string, unknown>)[k];
-    if (v === undefined || v === null) delete now[k];
-    else now[k] = v;
-  }
+  const now = withPortalValues(bu, declared, SETTABLE);
   if (bu.parentBusinessUnit?.id !== undefined) now.parentId = bu.parentBusinessUnit.id;
   // Keep the user's spelling of the time zone while it still names the same one.
   if (bu.timeZone?.id !== undefined && bu.timeZone.id !== declared.timeZoneId) {

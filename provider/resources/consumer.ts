@@ -4,7 +4,7 @@ import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, pick, defined } from "../dynamic/values";
+import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, pick, defined, sentValue, withPortalValues } from "../dynamic/values";
 import { isNotFound } from "../portal/errors";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
 
@@ -69,8 +69,7 @@ function fieldsOf(inputs: Inputs, keys: readonly string[]): ConsumerFields {
   const fields: Record<string, unknown> = {};
   for (const k of keys) {
     if (!(SETTABLE as readonly string[]).includes(k)) continue;
-    const v = inputs[k];
-    fields[k] = v !== undefined ? v : k === "tags" ? [] : k === "note" ? "" : null;
+    fields[k] = sentValue(inputs, k);
   }
   return fields as ConsumerFields;
 }
@@ -83,23 +82,18 @@ function outputsOf(inputs: Inputs, c: PortalConsumer): Inputs {
 
 /** The declared inputs as the portal now has them. */
 function portalInputs(c: PortalConsumer, declared: Inputs): Inputs {
-  const now: Inputs = { ...declared };
-  for (const k of SETTABLE) {
-    if (!(k in declared)) continue;
-    const v = (c as unknown as Record<string, unknown>)[k];
-    if (v === undefined || v === null) delete now[k];
-    else now[k] = v;
-  }
+  const now = withPortalValues(c, declared, SETTABLE);
   if (c.businessUnit?.id !== undefined) now.businessUnitId = c.businessUnit.id;
   return now;
 }
 
-async function adopt(inputs: Inputs): Promise<PortalConsumer> {
+/** Takes over consumer `adoptId` (read here unless the caller has it) and brings it to the inputs. */
+async function adopt(inputs: Inputs, found?: PortalConsumer): Promise<PortalConsumer> {
   const client = portal();
   const id = Number(inputs.adoptId);
   let existing: PortalConsumer;
   try {
-    existing = await client.consumers.get(inputs.businessUnitId, id);
+    existing = found ?? await client.consumers.get(inputs.businessUnitId, id);
   } catch (err) {
     if (isNotFound(err)) {
       throw new Error(`adoptId: no consumer ${id} exists in business unit ${inputs.businessUnitId}; check both ids or remove adoptId to create one`);
@@ -123,7 +117,7 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
     : undefined;
   if (leftover) {
     console.error(`backup-portal: consumer ${leftover.id} was made by an interrupted create of this resource; taking it over`);
-    const c = await adopt({ ...inputs, adoptId: leftover.id });
+    const c = await adopt({ ...inputs, adoptId: leftover.id }, leftover);
     return { id: String(c.id), outs: outputsOf(inputs, c) };
   }
   const c = await client.consumers.create(b, fieldsOf(inputs, SETTABLE.filter((k) => inputs[k] !== undefined)), marker);

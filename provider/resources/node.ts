@@ -5,7 +5,7 @@ import { PartialCreateError } from "../dynamic/partial";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, checkId, checkInteger, checkString, isUnknown, pick, sameValue, defined } from "../dynamic/values";
+import { Failures, checkId, checkInteger, checkString, isUnknown, pick, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { tsmNameProblem } from "../portal/nodes";
 import { Node as PortalNode, NodeFields } from "../portal/types";
@@ -101,7 +101,7 @@ async function resolveFields(inputs: Inputs, keys: readonly string[]): Promise<{
   await Promise.all(keys.map(async (k) => {
     const r = REFERENCES.find((x) => x.key === k);
     if (!r) {
-      fields[k] = inputs[k] ?? (k === "contact" ? "" : null);
+      fields[k] = sentValue(inputs, k);
     } else if (inputs[k] === undefined || inputs[k] === null) {
       fields[k] = null;
       ids[r.idKey] = undefined;
@@ -207,17 +207,12 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
 
 /** The declared inputs as the portal now has them; tsmPassword is never read back (the client rotates it). */
 function portalInputs(node: PortalNode, props: Inputs): Inputs {
-  const now: Inputs = { ...props };
+  const now = withPortalValues(node, props, ["contact", "cpuCount"]);
   for (const r of REFERENCES) {
     const ref = (node as Record<string, any>)[r.key];
     if (!(r.key in props) && !ref) continue;
     if (!ref) delete now[r.key];
     else if (ref.id !== props[r.idKey]) now[r.key] = ref.name ?? ref.id;
-  }
-  for (const k of ["contact", "cpuCount"] as const) {
-    if (!(k in props)) continue;
-    if (node[k] === undefined || node[k] === null) delete now[k];
-    else now[k] = node[k];
   }
   if (node.tsmName && !sameName(props.tsmName, node.tsmName)) now.tsmName = node.tsmName;
   return now;
