@@ -162,6 +162,17 @@ describe("engine stand-in: TestEngine", function () {
         assert.strictEqual(maxOverlap, 2);
     });
 
+    it("Check runs for one resource at a time, like the engine's step generator; creates overlap", async () => {
+        const e = fx.engine({ parallel: 4 });
+        await e.up(["s1", "s2", "s3", "s4"].map((n) => counter(n, { checkDelayMs: 100, delayMs: 600 })));
+        const log = fx.store().log;
+        const checks = log.filter((l) => l.op === "check" || l.op === "check-end").map((l) => `${l.op}:${l.name}`);
+        assert.deepStrictEqual(checks, ["s1", "s2", "s3", "s4"].flatMap((n) => [`check:${n}`, `check-end:${n}`]), "checks never overlap");
+        const iv = Object.values(intervals(fx.store()));
+        const maxOverlap = Math.max(...iv.map(([s]) => iv.filter(([s2, e2]) => s2 <= s && s < e2).length));
+        assert.strictEqual(maxOverlap, 4, "the four creates run at once");
+    });
+
     it("a failed step rejects up, lets in-flight steps finish, keeps what succeeded", async () => {
         const e = fx.engine();
         const err = await e

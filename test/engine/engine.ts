@@ -5,6 +5,8 @@
  *  preview  Check(urn, olds = old inputs | {}, news) and, for existing resources,
  *           Diff(id, olds = old OUTPUTS, news, oldInputs). Never Create/Update/Delete: the host does not
  *           claim preview support, so the engine fakes them (outputs = checked inputs, ids unknown).
+ *  order    Check and Diff run for one resource at a time, in the order resources are registered (the
+ *           engine's step generator is serial); Create/Update/Delete chains then run `parallel` at once.
  *  up       Check, Diff, then Create / Update(id, old outputs, news) / replace / same. A replacement is
  *           re-Checked with empty olds, then create-before-delete (old one kept as `delete: true` and
  *           deleted at the end) unless Diff says deleteBeforeReplace (or the resource option is set).
@@ -244,13 +246,27 @@ function clone<T>(v: T): T {
     return JSON.parse(JSON.stringify(v)) as T;
 }
 
-/** One preview/up run: steps are registered one by one (by up() or by the mock monitor in mocks.ts). */
+/** What the step generator decided for one registration; the executor carries it out. */
+type Plan =
+    | { kind: "done"; result: RegisterResult }
+    | { kind: "create"; inputs: PropertyMap }
+    | { kind: "update"; inputs: PropertyMap; old: StateResource }
+    | { kind: "replace"; inputs: PropertyMap; old: StateResource; deleteBeforeReplace: boolean };
+
+/**
+ * One preview/up run: steps are registered one by one (by up() or by the mock monitor in mocks.ts).
+ * Like the engine's deployment executor, a registration goes through two queues, both first come, first
+ * served: the step generator, which calls Check and Diff for ONE resource at a time (step generation is
+ * serial, pulumi#12351; parallel Diff is an opt-in since pulumi#18872), then the step executor, which runs
+ * up to `parallel` chains of Create/Update/Delete at once.
+ */
 export class Deployment {
     readonly steps: Step[] = [];
     readonly failures: StepFailure[] = [];
     readonly registered = new Map<string, RegisterResult>();
     private stopped = false;
-    private readonly sem: Semaphore;
+    private readonly generator = new Semaphore(1);
+    private readonly executor: Semaphore;
 
     constructor(
         private readonly engine: TestEngine,
@@ -258,7 +274,7 @@ export class Deployment {
         readonly preview: boolean,
         private readonly releaseHost: () => Promise<void>,
     ) {
-        this.sem = new Semaphore(engine.parallel);
+        this.executor = new Semaphore(engine.parallel);
     }
 
     get failed(): boolean {
@@ -273,18 +289,26 @@ export class Deployment {
 
     async register(req: RegisterRequest): Promise<RegisterResult> {
         if (this.registered.has(req.urn)) throw new Error(`Duplicate resource URN '${req.urn}'`);
-        if (this.stopped) throw new SkippedError(req.urn);
-        await this.sem.acquire();
         try {
-            if (this.stopped) throw new SkippedError(req.urn);
-            const result = await this.step(req);
+            const plan = await this.exclusively(this.generator, req, () => this.generate(req));
+            const result = plan.kind === "done" ? plan.result : await this.exclusively(this.executor, req, () => this.execute(req, plan));
             this.registered.set(req.urn, result);
             return result;
         } catch (e) {
             if (!(e instanceof SkippedError)) this.fail(req.urn, "register", e);
             throw e;
+        }
+    }
+
+    /** Runs `work` holding one slot of `queue`; nothing new starts once the run has failed. */
+    private async exclusively<T>(queue: Semaphore, req: RegisterRequest, work: () => Promise<T>): Promise<T> {
+        if (this.stopped) throw new SkippedError(req.urn);
+        await queue.acquire();
+        try {
+            if (this.stopped) throw new SkippedError(req.urn);
+            return await work();
         } finally {
-            this.sem.release();
+            queue.release();
         }
     }
 
@@ -337,19 +361,19 @@ export class Deployment {
         }
     }
 
-    private async step(req: RegisterRequest): Promise<RegisterResult> {
+    /** The step generator's part: Check, Diff and the decision (a preview ends here). */
+    private async generate(req: RegisterRequest): Promise<Plan> {
         const { urn } = req;
         const e = this.engine;
         const preview = this.preview;
         const old = e.state.get(urn);
+        const done = (id: string, outputs: PropertyMap, op: StepOp): Plan => ({ kind: "done", result: { urn, id, outputs, op } });
 
         let inputs = await this.check(req, old ? old.inputs : {});
 
         if (!old) {
             this.steps.push({ urn, op: "create", diffs: [] });
-            if (preview) return { urn, id: UNKNOWN, outputs: inputs, op: "create" };
-            const created = await this.create(req, inputs);
-            return { urn, id: created.id, outputs: created.outputs, op: "create" };
+            return preview ? done(UNKNOWN, inputs, "create") : { kind: "create", inputs };
         }
 
         const diff = await this.host.diff(old.id, urn, old.outputs, inputs, old.inputs, { preview });
@@ -360,7 +384,7 @@ export class Deployment {
         if (changes === "none") {
             this.steps.push({ urn, op: "same", diffs: [] });
             if (!preview) e.state.set(urn, { ...old, inputs, dependencies: req.dependencies });
-            return { urn, id: old.id, outputs: old.outputs, op: "same" };
+            return done(old.id, old.outputs, "same");
         }
 
         if (diff.replaces.length > 0) {
@@ -368,8 +392,25 @@ export class Deployment {
             this.steps.push({ urn, op: "replace", diffs, replaces: diff.replaces, deleteBeforeReplace });
             // The engine re-checks a replacement with no olds (defaults/autonames are recomputed).
             inputs = await this.check(req, {});
-            if (preview) return { urn, id: UNKNOWN, outputs: inputs, op: "replace" };
-            if (deleteBeforeReplace) {
+            return preview ? done(UNKNOWN, inputs, "replace") : { kind: "replace", inputs, old, deleteBeforeReplace };
+        }
+
+        this.steps.push({ urn, op: "update", diffs });
+        return preview ? done(old.id, inputs, "update") : { kind: "update", inputs, old };
+    }
+
+    /** The step executor's part: the provider calls that change something. */
+    private async execute(req: RegisterRequest, plan: Exclude<Plan, { kind: "done" }>): Promise<RegisterResult> {
+        const { urn } = req;
+        const e = this.engine;
+        const { inputs } = plan;
+        if (plan.kind === "create") {
+            const created = await this.create(req, inputs);
+            return { urn, id: created.id, outputs: created.outputs, op: "create" };
+        }
+        const { old } = plan;
+        if (plan.kind === "replace") {
+            if (plan.deleteBeforeReplace) {
                 e.beginOp({ urn, type: "deleting", id: old.id });
                 try {
                     await this.host.delete(old.id, urn, old.outputs, old.inputs);
@@ -392,9 +433,6 @@ export class Deployment {
                 }
             }
         }
-
-        this.steps.push({ urn, op: "update", diffs });
-        if (preview) return { urn, id: old.id, outputs: inputs, op: "update" };
         e.beginOp({ urn, type: "updating", id: old.id });
         try {
             const res = await this.host.update(old.id, urn, old.outputs, inputs, old.inputs);
@@ -600,7 +638,8 @@ export class TestEngine {
                     results.set(r.name, result);
                 },
             })),
-            this.parallel,
+            // The program registers each resource as soon as its inputs resolve; the deployment's queues limit the work.
+            Infinity,
         );
         for (const [name, err] of errors) {
             if (!(err instanceof SkippedError) && !d.failures.some((f) => f.error === err)) d.fail(urns.get(name)!, "register", err);
