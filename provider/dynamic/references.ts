@@ -54,6 +54,15 @@ export class References {
     return this.memo(`server:${bunitId}`, () => this.client.reference.defaultServer(bunitId));
   }
 
+  /**
+   * Starts reading what `resolve(kind, …, bunitId)` and `defaultServer(bunitId)` will need, without waiting. A
+   * failed read is forgotten (see memo), so whoever needs it later reads again and reports the error.
+   */
+  warm(kinds: ReferenceKind[], bunitId: number): void {
+    for (const kind of kinds) this.list(kind, bunitId).catch(() => undefined);
+    this.defaultServer(bunitId).catch(() => undefined);
+  }
+
   /** The id and name of a reference given by name (case-insensitive) or id. */
   async resolve(kind: ReferenceKind, value: string | number, bunitId?: number): Promise<Named> {
     const items = await this.list(kind, bunitId);

@@ -4,8 +4,9 @@ import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, pick, defined, sentValue, withPortalValues } from "../dynamic/values";
+import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, isUnknown, pick, defined, sameValue, sentValue, withPortalValues } from "../dynamic/values";
 import { isNotFound } from "../portal/errors";
+import { prefetchNodeReferences } from "./node";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
@@ -41,7 +42,7 @@ const REPLACING = new Set(["businessUnitId", "nodeName"]);
 
 type Inputs = Record<string, any>;
 
-async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
   const inputs: Inputs = { ...news };
   const f = new Failures();
   checkId(f, inputs, "businessUnitId");
@@ -54,7 +55,15 @@ async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckR
   checkBoolean(f, inputs, "allowNoActivity");
   checkBoolean(f, inputs, "deleteAssociations");
   checkId(f, inputs, "adoptId", false);
+  if (!f.list.length && expectsNewNode(olds, inputs)) prefetchNodeReferences(inputs.businessUnitId);
   return { inputs, failures: f.list };
+}
+
+/** A consumer declared with a node (nodeName) that is new, or moves: a new node will follow it. */
+function expectsNewNode(olds: Inputs, inputs: Inputs): boolean {
+  const { businessUnitId: b, nodeName } = inputs;
+  if (typeof b !== "number" || typeof nodeName !== "string" || isUnknown(nodeName)) return false;
+  return !sameValue(olds.businessUnitId, b) || !sameValue(olds.nodeName, nodeName);
 }
 
 async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {

@@ -41,6 +41,16 @@ const REFERENCES: Array<{ key: string; kind: ReferenceKind; idKey: string; requi
   { key: "domain", kind: "domain", idKey: "domainId", required: true },
   { key: "clientOptionSet", kind: "clientOptionSet", idKey: "clientOptionSetId", required: false },
 ];
+/**
+ * Starts the reads a new node in business unit `bunitId` needs: its Check resolves the names, its create sends
+ * the default server. The engine calls Check for one resource at a time (its step generator is serial), so a
+ * Check that waits on the portal holds up the whole deployment; the Consumer that will carry the node calls
+ * this from its own Check, and the reads overlap the consumer's create.
+ */
+export function prefetchNodeReferences(bunitId: number): void {
+  referencesFor(portal()).warm(REFERENCES.map((r) => r.kind), bunitId);
+}
+
 /** Inputs changed in place with PUT. */
 const SETTABLE = ["operatingSystem", "type", "domain", "clientOptionSet", "contact", "cpuCount"] as const;
 const REPLACING = ["businessUnitId", "consumerId"] as const;

@@ -207,4 +207,36 @@ describe("Consumer, Node and NodeProxy providers", function () {
     assert.deepEqual(preview.failures, [], "unknown values pass during preview");
     assert.deepEqual(writesSince(p.emu, mark), []);
   });
+
+  it("a consumer's Check with a nodeName starts the reads its node's Check needs, so that one waits for nothing", async () => {
+    const eng = p.engine();
+    const host = await eng.getHost();
+    const { consumerProvider } = await import("../../provider/resources/consumer");
+    const { nodeProvider } = await import("../../provider/resources/node");
+    const consumerText = (await eng.serializeProvider(consumerProvider)).text;
+    const nodeText = (await eng.serializeProvider(nodeProvider)).text;
+    const reads = (from: number) => p.emu.requests().slice(from).filter((r) => r.path !== "/v1/oauth").map((r) => `${r.method} ${r.path}`).sort();
+
+    let mark = p.emu.requests().length;
+    await host.check("urn:pulumi:test::backup-portal::x::c", {}, { businessUnitId: 2, name: "c", nodeName: "PRE-1", __provider: consumerText });
+    const expected = ["GET /v1/bunits/2/defaultserver", "GET /v1/bunits/2/defaultserver/clientoptionsets", "GET /v1/bunits/2/defaultserver/domains",
+      "GET /v1/nodeoperatingsystems", "GET /v1/nodetypes"];
+    for (let i = 0; i < 50 && reads(mark).length < expected.length; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(reads(mark), expected, "the consumer's Check read what a node in business unit 2 needs, once each");
+
+    mark = p.emu.requests().length;
+    const checked = await host.check("urn:pulumi:test::backup-portal::x::n", {}, {
+      businessUnitId: 2, consumerId: 99, operatingSystem: "Linux", type: "File server", domain: "STANDARD", clientOptionSet: "DEDUP_AND_COMPRESS",
+      cpuCount: 1, tsmName: "PRE-1", __provider: nodeText,
+    });
+    assert.deepEqual(checked.failures, []);
+    assert.deepEqual(reads(mark), [], "the node's Check found everything read");
+
+    mark = p.emu.requests().length;
+    await host.check("urn:pulumi:test::backup-portal::x::c2", { businessUnitId: 2, name: "c", nodeName: "PRE-2" },
+      { businessUnitId: 2, name: "c2", nodeName: "PRE-2", __provider: consumerText });
+    await host.check("urn:pulumi:test::backup-portal::x::c3", {}, { businessUnitId: 3, name: "c3", __provider: consumerText });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(reads(mark), [], "no read for an unchanged node name, nor for a consumer without a node");
+  });
 });
