@@ -3,8 +3,8 @@
 // jitter for what is safe to repeat, and errors as PortalError.
 import * as http from "http";
 import * as https from "https";
-import fetch, { Response } from "node-fetch";
 import { PortalError, redact } from "./errors";
+import { Answer, exchange } from "./exchange";
 
 /**
  * How a request may be repeated:
@@ -60,6 +60,21 @@ export interface TransportStats {
 const RETRY_ALWAYS = new Set([429, 503]);
 const RETRY_IF_SAFE = new Set([502, 504]);
 
+/** The answer's body: JSON when it says so or looks like it, else the text; undefined when empty. */
+function parse(res: Answer): unknown {
+  const text = res.text;
+  if (!text) return undefined;
+  const type = String(res.headers["content-type"] ?? "");
+  if (type.includes("json") || /^[\[{"]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
 export class Transport {
   readonly stats: TransportStats = { requests: {}, tokenRequests: 0, retries: 0 };
   private readonly agent: http.Agent;
@@ -78,7 +93,7 @@ export class Transport {
     let refusedToken = false;
     for (let attempt = 1; ; attempt++) {
       const token = spec.auth ? spec.bearer ?? (await this.tokens!.token()) : spec.bearer;
-      let res: Response;
+      let res: Answer;
       try {
         res = await this.send(spec, token);
       } catch (err) {
@@ -89,9 +104,9 @@ export class Transport {
         }
         throw e;
       }
-      if (res.ok) return (await this.parse(res)) as T;
+      if (res.status >= 200 && res.status < 300) return parse(res) as T;
 
-      const body = await this.parse(res).catch(() => undefined);
+      const body = parse(res);
       const error = this.failure(spec, res.status, body);
       if (res.status === 401 && spec.auth && !spec.bearer && !refusedToken && token) {
         // The token expired or was revoked: renew once and repeat.
@@ -101,14 +116,15 @@ export class Transport {
       }
       const retryable = RETRY_ALWAYS.has(res.status) || (RETRY_IF_SAFE.has(res.status) && spec.retry === "safe");
       if (retryable && attempt < this.opts.maxAttempts) {
-        await this.pause(spec, attempt, `HTTP ${res.status}`, res.headers.get("retry-after"));
+        const retryAfter = res.headers["retry-after"];
+        await this.pause(spec, attempt, `HTTP ${res.status}`, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
         continue;
       }
       throw error;
     }
   }
 
-  private async send(spec: RequestSpec, token: string | undefined): Promise<Response> {
+  private send(spec: RequestSpec, token: string | undefined): Promise<Answer> {
     const url = new URL(this.opts.url + spec.path);
     for (const [k, v] of Object.entries(spec.query ?? {})) {
       if (v === undefined) continue;
@@ -131,40 +147,13 @@ export class Transport {
     const s = this.stats;
     s.requests[spec.method] = (s.requests[spec.method] ?? 0) + 1;
     if (spec.path === "/v1/oauth") s.tokenRequests++;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.opts.timeoutMs);
-    try {
-      const res = await fetch(url.toString(), {
-        method: spec.method, headers, body: payload, agent: this.agent,
-        // node-fetch 2 takes an AbortSignal-like object; Node's is compatible at run time.
-        signal: controller.signal as never,
-      });
-      // Read the body inside the timeout, so a stalled answer also times out.
-      const buffer = await res.buffer();
-      return new Response(buffer, { status: res.status, headers: res.headers });
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private async parse(res: Response): Promise<unknown> {
-    const text = await res.text();
-    if (!text) return undefined;
-    const type = res.headers.get("content-type") ?? "";
-    if (type.includes("json") || /^[\[{"]/.test(text)) {
-      try {
-        return JSON.parse(text);
-      } catch {
-        return text;
-      }
-    }
-    return text;
+    return exchange({ method: spec.method, url, headers, body: payload, agent: this.agent, timeoutMs: this.opts.timeoutMs });
   }
 
   private failure(spec: RequestSpec, status: number, body: unknown, cause?: unknown): PortalError {
     const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === "string" ? this.clean(v) : undefined);
-    const reason = cause instanceof Error ? (cause.name === "AbortError" ? `timed out after ${this.opts.timeoutMs} ms` : cause.message) : undefined;
+    const reason = cause instanceof Error ? cause.message : undefined;
     return new PortalError({
       method: spec.method,
       path: this.clean(spec.path),
