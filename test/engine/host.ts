@@ -20,12 +20,12 @@
 import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import * as grpc from "@grpc/grpc-js";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
+import { GRPC_STATUS, GrpcCallError, UnaryChannel } from "./grpc-unary";
 import { PropertyMap, secret, toWireMap, unwrapSecrets } from "./values";
 
 /** The project root (holds node_modules and Pulumi.yaml), resolved from this file: test/engine/ → ../.. */
@@ -143,7 +143,8 @@ export interface ProviderHost {
     close(): Promise<void>;
 }
 
-const MAX_RPC_MESSAGE_SIZE = 1024 * 1024 * 400; // the engine's and SDK's grpc max message size
+/** The host's methods as the generated service describes them: path and response decoder. */
+const SERVICE = provrpc.ResourceProviderService as unknown as Record<string, { path: string; responseDeserialize(b: Buffer): unknown }>;
 
 function urnName(urn: string): string {
     return urn.split("::").pop() ?? "";
@@ -168,7 +169,7 @@ class Host implements ProviderHost {
     private output = "";
     private exitPromise: Promise<void>;
     private hasExited = false;
-    private client!: provrpc.ResourceProviderClient;
+    private channel: UnaryChannel | undefined;
     public port = 0;
 
     constructor(
@@ -220,10 +221,7 @@ class Host implements ProviderHost {
             this.child.once("exit", onExit);
             onData();
         });
-        this.client = new provrpc.ResourceProviderClient(`127.0.0.1:${this.port}`, grpc.credentials.createInsecure(), {
-            "grpc.max_receive_message_length": MAX_RPC_MESSAGE_SIZE,
-            "grpc.max_send_message_length": MAX_RPC_MESSAGE_SIZE,
-        });
+        this.channel = new UnaryChannel(`127.0.0.1:${this.port}`);
         // What the engine sends before Configure; both unimplemented answers are accepted by the engine.
         await this.unary("Handshake", new provproto.ProviderHandshakeRequest(), undefined, true);
         await this.unary("GetPluginInfo", new emptyproto.Empty(), undefined, true);
@@ -234,20 +232,17 @@ class Host implements ProviderHost {
     }
 
     /** Issues one unary call. `tolerateUnimplemented`: resolve undefined on UNIMPLEMENTED (Handshake etc.). */
-    private unary<Res>(method: string, req: unknown, call?: HostCall, tolerateUnimplemented = false): Promise<Res> {
+    private async unary<Res>(method: string, req: { serializeBinary(): Uint8Array }, call?: HostCall, tolerateUnimplemented = false): Promise<Res> {
         this.calls.push(call ?? { method });
-        const fnName = method.charAt(0).toLowerCase() + method.slice(1);
-        const client = this.client as unknown as Record<
-            string,
-            (req: unknown, cb: (err: grpc.ServiceError | null, res: Res) => void) => void
-        >;
-        return new Promise<Res>((resolve, reject) => {
-            client[fnName].call(this.client, req, (err, res) => {
-                if (!err) return resolve(res);
-                if (tolerateUnimplemented && err.code === grpc.status.UNIMPLEMENTED) return resolve(undefined as Res);
-                reject(toProviderError(method, err));
-            });
-        });
+        const rpc = SERVICE[method.charAt(0).toLowerCase() + method.slice(1)];
+        if (!this.channel) throw new ProviderError(`${method}: the host is not started`, GRPC_STATUS.UNAVAILABLE, method);
+        try {
+            return rpc.responseDeserialize(await this.channel.call(rpc.path, req.serializeBinary())) as Res;
+        } catch (err) {
+            if (!(err instanceof GrpcCallError)) throw err;
+            if (tolerateUnimplemented && err.code === GRPC_STATUS.UNIMPLEMENTED) return undefined as Res;
+            throw toProviderError(method, err);
+        }
     }
 
     async configure(config: Record<string, string>, secretKeys: string[] = []): Promise<ConfigureResult> {
@@ -354,7 +349,7 @@ class Host implements ProviderHost {
         const resp = await this.unary<provproto.CreateResponse>("Create", req, { method: "Create", urn, preview });
         if (!resp.getId() && !preview) {
             // Same check as the engine.
-            throw new ProviderError(`plugin for package 'pulumi-nodejs' returned empty resource.ID from create '${urn}'`, grpc.status.UNKNOWN, "Create");
+            throw new ProviderError(`plugin for package 'pulumi-nodejs' returned empty resource.ID from create '${urn}'`, GRPC_STATUS.UNKNOWN, "Create");
         }
         return { id: resp.getId(), properties: fromStruct(resp.getProperties()) };
     }
@@ -403,11 +398,11 @@ class Host implements ProviderHost {
     async kill(): Promise<void> {
         if (!this.hasExited) this.child.kill("SIGKILL");
         await this.exitPromise;
-        this.client?.close();
+        this.channel?.close();
     }
 
     async close(): Promise<void> {
-        this.client?.close();
+        this.channel?.close();
         if (!this.hasExited) this.child.kill("SIGTERM");
         const timer = setTimeout(() => {
             if (!this.hasExited) this.child.kill("SIGKILL");
@@ -417,14 +412,13 @@ class Host implements ProviderHost {
     }
 }
 
-function toProviderError(method: string, err: grpc.ServiceError): ProviderError {
+function toProviderError(method: string, err: GrpcCallError): ProviderError {
     // The host sends the provider's message as the status details.
     const message = err.details || err.message;
     let initFailed: ProviderError["initFailed"];
-    const bin = err.metadata?.get("grpc-status-details-bin");
-    if (bin && bin.length > 0) {
+    if (err.statusDetails && err.statusDetails.length > 0) {
         try {
-            const status = statusproto.Status.deserializeBinary(new Uint8Array(bin[0] as Buffer));
+            const status = statusproto.Status.deserializeBinary(new Uint8Array(err.statusDetails));
             for (const any of status.getDetailsList()) {
                 if (any.getTypeName() === "pulumirpc.ErrorResourceInitFailed") {
                     const d = provproto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
