@@ -10,6 +10,7 @@ import { startEmulator, RequestLogEntry } from "../emulator";
 import { TestEngine } from "../test/engine/engine";
 import { envFor } from "../test/support/portal";
 import { PortalHandle, processCpuMs, startPortalProcess } from "./portal-process";
+import { countByEndpoint, endpoint, Ideal, ideal, idealCreate, idealDestroy, idealRefresh, TOKEN } from "./ideal";
 import { exactlyOnce, workload } from "./workload";
 
 const USAGE = "usage: npm run bench -- [--tenants 50] [--consumers 4] [--latency 20] [--parallel 16] [--no-passwords] " +
@@ -57,68 +58,7 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-// ---------------------------------------------------------------- the ideal
-
-/** Requests by endpoint ("METHOD /path/{id}/..."), the dependency depth in requests, and what they need at L ms and P at once. */
-interface Ideal {
-  byEndpoint: Record<string, number>;
-  total: number;
-  depth: number;
-  wallMs: number;
-}
-
-const TOKEN = "POST /v1/oauth";
-const B = "/v1/bunits/{id}";
-const C = `${B}/consumers/{id}`;
-
-function ideal(byEndpoint: Record<string, number>, depth: number, o: Options): Ideal {
-  const clean = Object.fromEntries(Object.entries(byEndpoint).filter(([, n]) => n > 0));
-  const total = Object.values(clean).reduce((a, b) => a + b, 0);
-  return { byEndpoint: clean, total, depth, wallMs: Math.max((total * o.latency) / o.parallel, depth * o.latency) };
-}
-
-function idealCreate(o: Options): Ideal {
-  const n = o.tenants;
-  const c = n * o.consumers;
-  return ideal({
-    [TOKEN]: 1,
-    // Reference data, read once per run (time zones for the business units; OS and node types for the nodes)...
-    "GET /v1/timezones": 1,
-    "GET /v1/nodeoperatingsystems": 1,
-    "GET /v1/nodetypes": 1,
-    // ...and once per business unit: its default server (spec 000 lists `server` among a node's create fields,
-    // and the real portal's only other client sends it), and that server's domains and option sets (names → ids).
-    [`GET ${B}/defaultserver`]: n,
-    [`GET ${B}/defaultserver/domains`]: n,
-    [`GET ${B}/defaultserver/clientoptionsets`]: n,
-    [`POST ${B}/bunits`]: n,
-    [`POST ${B}/consumers`]: c,
-    [`POST ${C}/node`]: c,
-    [`POST ${C}/node/password`]: o.passwords ? c : 0,
-    [`GET ${C}/node/activate`]: c,
-  // token → time zones → business unit → consumer → node → password → activation
-  }, o.passwords ? 7 : 6, o);
-}
-
-function idealRefresh(o: Options): Ideal {
-  const n = o.tenants;
-  const c = n * o.consumers;
-  return ideal({ [TOKEN]: 1, [`GET ${B}`]: n, [`GET ${C}`]: c, [`GET ${C}/node`]: c }, 2, o);
-}
-
-function idealDestroy(o: Options): Ideal {
-  const n = o.tenants;
-  const c = n * o.consumers;
-  // A node's DELETE removes its consumer; the engine still calls Delete for the consumer, which finds nothing (404).
-  return ideal({ [TOKEN]: 1, [`DELETE ${C}/node`]: c, [`DELETE ${C}`]: c, [`DELETE ${B}`]: n }, 4, o);
-}
-
 // ---------------------------------------------------------------- measuring
-
-function endpoint(r: RequestLogEntry): string {
-  const path = r.path.split("?")[0].replace(/\/\d+(?=\/|$)/g, "/{id}");
-  return `${r.method} ${path}`;
-}
 
 interface Cpu {
   /** The provider host process (our code + the SDK's host). */
@@ -145,13 +85,12 @@ interface Measured {
 
 function summarize(name: string, wallMs: number, cpu: Cpu, log: RequestLogEntry[], id: Ideal): Measured {
   const byMethod: Record<string, number> = { GET: 0, POST: 0, PUT: 0, DELETE: 0 };
-  const byEndpoint: Record<string, number> = {};
+  const byEndpoint = countByEndpoint(log);
   let tokens = 0;
   let writes = 0;
   let failed = 0;
   for (const r of log) {
     const ep = endpoint(r);
-    byEndpoint[ep] = (byEndpoint[ep] ?? 0) + 1;
     if (ep === TOKEN) tokens++;
     else byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
     // Activation is a GET that changes the node.
