@@ -115,6 +115,18 @@ export function pick(src: Record<string, unknown>, keys: readonly string[]): Rec
 }
 
 /**
+ * What Read reports for the declared inputs `keys`, given `now` (the inputs as the portal has them): those
+ * inputs, and the old outputs with those keys replaced. A value cleared on the portal leaves the outputs too,
+ * so that the next Diff (old outputs against the declared inputs) sees the drift and puts it back.
+ */
+export function readBack(props: Record<string, unknown>, now: Record<string, unknown>, keys: readonly string[]) {
+  const inputs = pick(now, keys);
+  const outputs: Record<string, unknown> = { ...props };
+  for (const k of keys) delete outputs[k];
+  return { inputs, outputs: { ...outputs, ...inputs } };
+}
+
+/**
  * Drops keys whose value is undefined: the host cannot encode them (a Create
  * answering `{key: undefined}` fails with "Unexpected struct type").
  */

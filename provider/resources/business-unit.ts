@@ -6,7 +6,7 @@ import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
-  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, pick, defined, sentValue, withPortalValues,
+  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, defined, readBack, sentValue, withPortalValues,
 } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
@@ -148,8 +148,8 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
     if (isNotFound(err)) return { id: "" };
     throw err;
   }
-  const inputs = pick(portalInputs(bu, props), ["adoptId", "createKey", ...INPUT_KEYS]);
-  return { id, props: outputsOf({ ...props, ...inputs }, bu), inputs };
+  const { inputs, outputs } = readBack(props, portalInputs(bu, props), ["adoptId", "createKey", ...INPUT_KEYS]);
+  return { id, props: outputsOf(outputs, bu), inputs };
 }
 
 async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {

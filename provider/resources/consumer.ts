@@ -4,7 +4,7 @@ import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, isUnknown, pick, defined, sameValue, sentValue, withPortalValues } from "../dynamic/values";
+import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, isUnknown, defined, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
 import { isNotFound } from "../portal/errors";
 import { prefetchNodeReferences } from "./node";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
@@ -141,8 +141,8 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
     if (isNotFound(err)) return { id: "" };
     throw err;
   }
-  const inputs = pick(portalInputs(c, props), ["adoptId", "createKey", ...INPUT_KEYS]);
-  return { id, props: outputsOf({ ...props, ...inputs }, c), inputs };
+  const { inputs, outputs } = readBack(props, portalInputs(c, props), ["adoptId", "createKey", ...INPUT_KEYS]);
+  return { id, props: outputsOf(outputs, c), inputs };
 }
 
 async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {

@@ -5,7 +5,7 @@ import { PartialCreateError } from "../dynamic/partial";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, checkId, checkInteger, checkString, isUnknown, pick, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
+import { Failures, checkId, checkInteger, checkString, isUnknown, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { tsmNameProblem } from "../portal/nodes";
 import { Node as PortalNode, NodeFields } from "../portal/types";
@@ -231,8 +231,8 @@ function portalInputs(node: PortalNode, props: Inputs): Inputs {
 async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
   const node = await portal().nodes.find(props.businessUnitId, Number(id));
   if (!node) return { id: "" };
-  const inputs = pick(portalInputs(node, props), ["businessUnitId", "consumerId", "adoptId", "tsmName", "tsmPassword", ...SETTABLE]);
-  const outs = outputsOf({ ...props, ...inputs }, node, {});
+  const { inputs, outputs } = readBack(props, portalInputs(node, props), ["businessUnitId", "consumerId", "adoptId", "tsmName", "tsmPassword", ...SETTABLE]);
+  const outs = outputsOf(outputs, node, {});
   for (const r of REFERENCES) if (!(node as Record<string, any>)[r.key]) delete outs[r.idKey];
   return { id, props: outs, inputs: defined(inputs) };
 }

@@ -68,6 +68,19 @@ describe("BusinessUnit provider", function () {
     assert.equal(bu.timeZone?.id, 4);
   });
 
+  it("a value cleared on the portal shows on refresh, and the next up puts it back", async () => {
+    const eng = p.engine();
+    const id = Number((await eng.up([acme({ note: "declared" })])).ids.acme);
+    await p.client.businessUnits.update(id, { note: null } as never);
+    assert.equal((await p.client.businessUnits.get(id)).note ?? undefined, undefined, "cleared on the portal");
+    assert.equal((await eng.refresh())[0].op, "update");
+    assert.equal(eng.get("acme")!.outputs.note, undefined, "the outputs no longer claim the old value");
+    const plan = await eng.preview([acme({ note: "declared" })]);
+    assert.deepEqual([plan[0].op, plan[0].diffs], ["update", ["note"]]);
+    await eng.up([acme({ note: "declared" })]);
+    assert.equal((await p.client.businessUnits.get(id)).note, "declared");
+  });
+
   it("adopts an existing business unit and brings it to the declared inputs", async () => {
     const existing = await p.client.businessUnits.create(1, { name: "Legacy", registrationNumber: "1", timeZone: { id: 4 } });
     const eng = p.engine();

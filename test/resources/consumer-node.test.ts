@@ -239,4 +239,21 @@ describe("Consumer, Node and NodeProxy providers", function () {
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(reads(mark), [], "no read for an unchanged node name, nor for a consumer without a node");
   });
+
+  it("values cleared on the portal (a consumer's note, a node's contact) are put back by the next up", async () => {
+    const eng = p.engine();
+    const resources = stack({}, { note: "declared" });
+    const r = await eng.up(resources);
+    const consumerId = Number(r.ids.web);
+    await p.client.consumers.update(1, consumerId, { note: null } as never);
+    await p.client.nodes.update(1, consumerId, { contact: null } as never);
+    const refreshed = await eng.refresh();
+    assert.deepEqual(refreshed.map((s) => s.op).sort(), ["update", "update"]);
+    assert.equal(eng.get("web")!.outputs.note, undefined);
+    assert.equal(eng.get("web-node")!.outputs.contact, undefined);
+    const { steps } = await eng.up(resources);
+    assert.deepEqual(steps.map((s) => `${s.op}:${s.diffs.join(",")}`).sort(), ["update:contact", "update:note"]);
+    assert.equal((await p.client.consumers.get(1, consumerId)).note, "declared");
+    assert.equal((await p.client.nodes.get(1, consumerId)).contact, "ops@example.com");
+  });
 });
