@@ -96,11 +96,19 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   if ((!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) || toActivate) changed.push("tsmName");
   if (!sameValue(olds.tsmPassword, news.tsmPassword)) changed.push("tsmPassword");
   const replaces = changed.filter((k) => (REPLACING as readonly string[]).includes(k));
-  // The backup server never renames a node: a new name needs a new node. Old and
-  // new cannot coexist on one consumer, so the old one goes first.
-  const rename = needsNewName(olds.activatedName, news.tsmName);
-  if (rename) replaces.push("tsmName");
-  return { changes: changed.length > 0, replaces, deleteBeforeReplace: rename && replaces.length === 1 };
+  // The backup server never renames a node, and deleting a node deletes its consumer on the portal: a new
+  // name needs a new consumer (the Consumer's nodeName changes, so it is replaced and so is this node).
+  // On the same consumer there is no way to do it: say so before anything is deleted.
+  if (needsNewName(olds.activatedName, news.tsmName) && !replaces.includes("consumerId")) {
+    throw new Error(renameRefused(olds.activatedName, news.tsmName));
+  }
+  return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+function renameRefused(activated: string, wanted: unknown): string {
+  return `tsmName: the node is activated as ${activated} and the backup server never renames a node, so ${JSON.stringify(wanted)} ` +
+    `needs a new node, on a new consumer: give the Consumer that carries it the new name as nodeName (it is then replaced ` +
+    `with its node), or set tsmName back to "${activated}"`;
 }
 
 /** The PUT/POST body for `keys`, names resolved to ids (all lookups at once: they are independent reads). */
@@ -146,10 +154,7 @@ async function finish(inputs: Inputs, node: PortalNode, olds: Inputs | undefined
   if (inputs.tsmName && !node.tsmName) {
     return { ...node, tsmName: await client.nodes.activate(b, c, inputs.tsmName) };
   }
-  if (inputs.tsmName && needsNewName(node.tsmName, inputs.tsmName)) {
-    throw new Error(`tsmName: the node is activated as ${node.tsmName} and the backup server never renames a node; ` +
-      `set tsmName to "${node.tsmName}", or give the Consumer a new nodeName so that a new consumer and node are made`);
-  }
+  if (inputs.tsmName && needsNewName(node.tsmName, inputs.tsmName)) throw new Error(renameRefused(node.tsmName!, inputs.tsmName));
   return node;
 }
 

@@ -82,7 +82,7 @@ describe("Consumer, Node and NodeProxy providers", function () {
     assert.ok(/tsmPassword"\s*:\s*\{\s*"4dabf18193072939515e22adb298388d"/.test(state), "tsmPassword is a secret in state");
   });
 
-  it("node: updates in place, changes the password, never reports password drift, replaces on rename", async () => {
+  it("node: updates in place, changes the password, never reports password drift, replaces on rename with a new consumer", async () => {
     const eng = p.engine();
     const pw = (v: string) => ({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: v });
     await eng.up(stack({ tsmName: "WEB01", tsmPassword: pw("first-pass") }));
@@ -113,6 +113,14 @@ describe("Consumer, Node and NodeProxy providers", function () {
     // consumer's nodeName the consumer too (the portal deletes both together).
     const renamed = await eng.preview(stack({ tsmName: "WEB02", contact: "new@example.com", cpuCount: 4 }, { nodeName: "WEB02" }));
     assert.equal(renamed.find((s) => s.urn.includes("Node"))!.op, "replace");
+    // Without a new consumer there is no way: the preview and the up say so, and nothing is deleted.
+    const alone = stack({ tsmName: "WEB02", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 });
+    const refusal = /tsmName: the node is activated as WEB01 .* give the Consumer that carries it the new name as nodeName/;
+    await assert.rejects(eng.preview(alone), refusal);
+    mark = p.emu.requests().length;
+    await assert.rejects(eng.up(alone), refusal);
+    assert.deepEqual(writesSince(p.emu, mark), [], "nothing deleted");
+    assert.equal((await p.client.nodes.get(1, cid)).tsmName, "WEB01");
     await eng.up(stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }, { nodeName: "WEB01" }));
     const r2 = await eng.up(stack({ tsmName: "WEB02", contact: "new@example.com", cpuCount: 4 }, { nodeName: "WEB02" }));
     assert.equal(r2.steps.find((s) => s.urn.includes("Consumer"))!.op, "replace");
