@@ -1,7 +1,7 @@
 // The stack config of one fleet group: the base stack's settings (portal
 // connection, root business unit, protection, deletion comment) and the group's
-// tenants. The registry stays in the base stack: it is one deployment, and a
-// copy in every group stack would fight over one namespace.
+// tenants. The registry and the billing receiver stay in the base stack: each is
+// one deployment, and a copy in every group stack would fight over one namespace.
 import * as fs from "fs";
 import * as path from "path";
 import { TenantsConfig } from "../tenants/model";
@@ -22,7 +22,7 @@ export const TENANTS_KEY = `${PROJECT}:tenants`;
 export const PASSWORD_KEY = `${PROJECT}:password`;
 
 /** Keys that belong to the base stack only and are never copied into a group. */
-export const BASE_ONLY_KEYS: readonly string[] = [TENANTS_KEY, `${PROJECT}:registry`, `${PROJECT}:kubeconfig`];
+export const BASE_ONLY_KEYS: readonly string[] = [TENANTS_KEY, `${PROJECT}:registry`, `${PROJECT}:billingReceiver`, `${PROJECT}:kubeconfig`];
 
 // js-yaml ships with @pulumi/pulumi (a dependency of its Automation API).
 // eslint-disable-next-line @typescript-eslint/no-var-requires
@@ -73,7 +73,7 @@ export interface FleetConfigOptions {
 
 /**
  * The config of one group's stack: every plain key of the base except the base-only ones
- * (tenants, registry, kubeconfig), the group's tenants, and as secrets only the portal password and
+ * (tenants, registry, billing receiver, kubeconfig), the group's tenants, and as secrets only the portal password and
  * the node passwords the group's own tenants name (a group never holds another group's node passwords).
  * Keys are namespaced; the result is deterministic (sorted keys).
  */

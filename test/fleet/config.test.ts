@@ -45,6 +45,7 @@ describe("fleet: fleetStackConfig", () => {
       a1Password: { secure: "v1:a1" },
       b1Password: { secure: "v1:b1" },
       "backup-portal:registry": { enabled: true },
+      billingReceiver: { enabled: true, namespace: "billing", secretKey: "billingSecret" },
       "backup-portal:tenants": {},
       "backup-portal:limits": { max: 3 },
     };
@@ -56,6 +57,7 @@ describe("fleet: fleetStackConfig", () => {
     assert.equal(cfg["backup-portal:b1Password"], undefined);
     assert.equal(cfg["backup-portal:kubeconfig"], undefined);
     assert.equal(cfg["backup-portal:registry"], undefined);
+    assert.equal(cfg["backup-portal:billingReceiver"], undefined, "the billing receiver stays in the base stack");
     assert.deepEqual(cfg["backup-portal:limits"], { value: '{"max":3}' });
     assert.ok(!JSON.stringify(cfg).includes("v1:"), "no ciphertext of the base stack");
     assert.deepEqual(Object.keys(fleetStackConfig(base, groupA)).sort(), ["backup-portal:limits", "backup-portal:tenants", "backup-portal:url"]);

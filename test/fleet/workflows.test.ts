@@ -18,6 +18,7 @@ interface Step {
   env?: Record<string, string>;
 }
 interface Job {
+  name?: string;
   steps: Step[];
   needs?: string | string[];
   if?: string;
@@ -76,11 +77,21 @@ describe("fleet: GitHub Actions workflows", () => {
     assert.match(job.concurrency!.group, /matrix\.stack/);
     assert.match(job.if!, /needs\.changes\.outputs\.stacks != '\[\]'/);
     assert.match(wf.jobs.changes.steps[1].run!, /changed-stacks\.js --stacks dev,prod/);
+    assert.equal(wf.jobs.test, undefined, "the tests run in test.yml, which has no paths filter");
+  });
 
+  it("test.yml: the tests on every pull request, with no paths filter (a required check must always run)", () => {
+    const wf = load("test.yml");
+    assert.deepEqual(wf.on.pull_request.branches, ["main"]);
+    assert.equal(wf.on.pull_request.paths, undefined);
+    assert.equal(wf.on.pull_request["paths-ignore"], undefined);
+    assert.deepEqual(wf.permissions, { contents: "read" });
     const test = wf.jobs.test;
-    assert.ok(test.steps.some((s) => s.run?.trim() === "npm ci"));
-    assert.ok(test.steps.some((s) => s.run?.trim() === "npm test"));
-    assert.equal(test.needs, undefined, "tests run in their own job");
+    assert.equal(test.name, "npm test");
+    const node = stepIndex(test, (s) => /^actions\/setup-node@v\d+$/.test(s.uses ?? ""));
+    assert.equal(String(test.steps[node].with!["node-version"]), "20");
+    assert.ok(node >= 0 && node < stepIndex(test, (s) => s.run?.trim() === "bash .ci/run"), "setup-node, then .ci/run");
+    assert.equal(test.needs, undefined);
   });
 
   it("up.yml: pulumi up on push to main, prod behind the production environment, never cancelled", () => {
