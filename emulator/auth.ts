@@ -46,7 +46,7 @@ export function authenticate(ctx: Ctx, needsToken: boolean): void {
   if (!token) throw unauthorized("InvalidToken", "An Authorization: Bearer access token is required");
   const rec = findAccessToken(ctx.app, token);
   if (!rec) throw unauthorized("InvalidToken", "The access token is not valid");
-  if (Date.now() >= rec.expiresAt) throw unauthorized("InvalidToken", "The access token has expired");
+  if (ctx.receivedAt >= rec.expiresAt) throw unauthorized("InvalidToken", "The access token has expired");
   const state = ctx.state;
   const session = state.sessions.find((s) => s.id === rec.sessionId);
   const client = session && state.clients.find((c) => c.clientId === session.clientId);

@@ -42,6 +42,8 @@ export class Ctx {
     readonly body: Buffer,
     /** `http://host:port` the client used, for absolute hrefs. */
     readonly baseUrl: string,
+    /** When the request arrived: a token is checked as of then, however long the injected latency. */
+    readonly receivedAt: number = Date.now(),
   ) {}
 
   get store(): Store { return this.app.store; }

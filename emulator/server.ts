@@ -127,6 +127,7 @@ export class PortalServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const receivedAt = Date.now();
     const method = (req.method ?? "GET").toUpperCase();
     const rawUrl = req.url ?? "/";
     let url: URL;
@@ -186,7 +187,7 @@ export class PortalServer {
     if (plan?.errorStatus) {
       reply = errorReply(faultError(plan.errorStatus, plan.retryAfterSeconds));
     } else {
-      reply = await this.dispatch(this.api, new Ctx(this.app, method, url, req.headers, body, this.baseUrl(req)), true);
+      reply = await this.dispatch(this.api, new Ctx(this.app, method, url, req.headers, body, this.baseUrl(req), receivedAt), true);
     }
     if (plan?.dropAfter) {
       record(0);

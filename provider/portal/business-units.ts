@@ -32,6 +32,7 @@ export class BusinessUnits {
       }),
       (marker) => this.findCreated(parentId, fields.name, marker),
       marker,
+      { settleMs: 2 * this.core.timeoutMs },
     );
     return withoutMarkers(made);
   }

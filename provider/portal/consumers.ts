@@ -34,6 +34,7 @@ export class Consumers {
       }),
       (marker) => this.findCreated(bunitId, fields.name, marker),
       marker,
+      { settleMs: 2 * this.core.timeoutMs },
     );
     return withoutMarkers(made);
   }

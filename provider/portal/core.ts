@@ -33,6 +33,11 @@ export class PortalCore {
     this.transport.tokens = this.tokens;
   }
 
+  /** The deadline of each request, ms. */
+  get timeoutMs(): number {
+    return this.transport.timeoutMs;
+  }
+
   get stats(): TransportStats {
     return this.transport.stats;
   }

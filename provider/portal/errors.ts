@@ -11,6 +11,8 @@ export interface PortalErrorDetails {
   developerMessage?: string;
   /** True when the request may have been processed although no answer came. */
   outcomeUnknown?: boolean;
+  /** True when the request was sent and its deadline passed: the portal may still be working on it. */
+  timedOut?: boolean;
   cause?: unknown;
 }
 
@@ -36,6 +38,7 @@ export class PortalError extends Error {
   readonly portalMessage?: string;
   readonly developerMessage?: string;
   readonly outcomeUnknown: boolean;
+  readonly timedOut: boolean;
 
   constructor(d: PortalErrorDetails) {
     const said = [d.code, d.developerMessage || d.message].filter(Boolean).join(": ");
@@ -50,6 +53,7 @@ export class PortalError extends Error {
     this.portalMessage = d.message;
     this.developerMessage = d.developerMessage;
     this.outcomeUnknown = d.outcomeUnknown ?? false;
+    this.timedOut = d.timedOut ?? false;
   }
 
   get notFound(): boolean {

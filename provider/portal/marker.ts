@@ -28,16 +28,29 @@ export function withoutMarkers<T extends { tags?: string[] }>(obj: T): T {
   return (tags.length ? { ...rest, tags } : rest) as T;
 }
 
+export interface CreateOnceOptions {
+  /** Posts at most this often (default 4). */
+  attempts?: number;
+  /**
+   * After a post that timed out, how long to keep looking for its object before giving up (the portal may
+   * still be working on it; posting again then could make a second one). Default 60000.
+   */
+  settleMs?: number;
+}
+
 /**
- * Runs `post` with a marker; when the answer is lost, `find` looks for an object
- * carrying the marker, and the post is repeated (bounded) only when none exists.
+ * Runs `post` with a marker; when the answer is lost, `find` looks for an object carrying the marker. The post
+ * is repeated (bounded) only when none exists and the request cannot still be in progress: after a timeout the
+ * object is looked for during `settleMs`, and the create fails rather than post again.
  */
 export async function createOnce<T>(
   post: (marker: string) => Promise<T>,
   find: (marker: string) => Promise<T | undefined>,
   marker: string = newMarker(),
-  attempts = 4,
+  opts: CreateOnceOptions = {},
 ): Promise<T> {
+  const attempts = opts.attempts ?? 4;
+  const settleMs = opts.settleMs ?? 60_000;
   let lastError: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
@@ -45,12 +58,31 @@ export async function createOnce<T>(
     } catch (err) {
       if (!(err instanceof PortalError) || !err.outcomeUnknown) throw err;
       lastError = err;
+      if (err.timedOut) return settle(err, find, marker, settleMs);
       const found = await find(marker);
       if (found) return found;
-      await new Promise((r) => setTimeout(r, 100 * 2 ** i));
+      await sleep(100 * 2 ** i);
     }
   }
   throw lastError;
+}
+
+/** After a timed-out create: the object, once it appears within `settleMs`; else an error that says what to do. */
+async function settle<T>(err: PortalError, find: (marker: string) => Promise<T | undefined>, marker: string, settleMs: number): Promise<T> {
+  const looks = 4;
+  for (let i = 1; i <= looks; i++) {
+    await sleep(settleMs / looks);
+    const found = await find(marker);
+    if (found) return found;
+  }
+  throw new Error(`${err.message}. Nothing carrying its create marker appeared within ${Math.round(settleMs / 1000)} s more, and ` +
+    "it was not sent again: the portal may still make it, and a second request would make a duplicate. Look for it on the " +
+    "portal; with Pulumi, run `pulumi up` again with backup-portal:recoverInterruptedCreates: true (or " +
+    "BACKUP_PORTAL_RECOVER_INTERRUPTED=true) and the create takes it over if it exists");
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
 
 /**

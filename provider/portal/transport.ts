@@ -4,7 +4,7 @@
 import * as http from "http";
 import * as https from "https";
 import { PortalError, redact } from "./errors";
-import { Answer, exchange } from "./exchange";
+import { Answer, exchange, TimeoutError } from "./exchange";
 
 /**
  * How a request may be repeated:
@@ -85,6 +85,10 @@ export class Transport {
     this.agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets });
   }
 
+  get timeoutMs(): number {
+    return this.opts.timeoutMs;
+  }
+
   close(): void {
     this.agent.destroy();
   }
@@ -162,6 +166,7 @@ export class Transport {
       message: str(b.message) ?? (typeof body === "string" ? this.clean(body.slice(0, 300)) : undefined),
       developerMessage: str(b.developerMessage) ?? (reason ? this.clean(reason) : undefined),
       outcomeUnknown: status === 0 || RETRY_IF_SAFE.has(status),
+      timedOut: cause instanceof TimeoutError,
     });
   }
 

@@ -182,6 +182,25 @@ describe("portal client", function () {
     assert.equal(posts.length, 1, "the create was looked up, not repeated");
   });
 
+  it("a create slower than the timeout is looked for, never posted again", async () => {
+    const slow = clientFor(emu, "admin", { timeoutMs: 300 });
+    const posts = () => emu.requests().filter((r) => r.method === "POST" && r.path === "/v1/bunits/1/consumers");
+    // Answered after 800 ms: the client gives up at 300 ms, keeps looking, and finds it.
+    await emu.setFaults({ latencyMs: 800, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
+    const c = await slow.consumers.create(1, { name: "slow" });
+    assert.deepEqual((await client.consumers.list(1)).filter((x) => x.name === "slow").map((x) => x.id), [c.id]);
+    assert.equal(posts().length, 1, "one POST");
+
+    // Slower than the client keeps looking (300 ms + 2 × 300 ms): it fails, says why and what to do, and posts once.
+    await emu.setFaults({ latencyMs: 1500, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
+    await assert.rejects(slow.consumers.create(1, { name: "slower" }),
+      /timed out after 300 ms.*was not sent again.*recoverInterruptedCreates: true/s);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await client.consumers.list(1)).filter((x) => x.name === "slower").length, 1, "made once, by the portal, late");
+    assert.equal(posts().length, 2, "one POST each");
+    slow.close();
+  });
+
   it("repeats a create that was dropped before the portal processed it", async () => {
     await emu.setFaults({ dropBeforeRate: 1, match: { method: "POST", pathPrefix: "/v1/bunits/1/bunits" }, count: 1 });
     const bu = await client.businessUnits.create(1, { name: "dropped", registrationNumber: "1", timeZone: { id: 4 } });
