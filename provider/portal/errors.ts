@@ -65,11 +65,20 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof PortalError && err.status === 404;
 }
 
-/** Replaces every occurrence of the given secrets in a text with `***`. */
+/**
+ * Replaces every occurrence of the given secrets in a text with `***`, also as they appear URL-encoded or
+ * JSON-escaped in an echoed request. A secret shorter than 4 characters is replaced only where it stands
+ * alone, so that a one-letter password does not turn every word into stars.
+ */
 export function redact(text: string, secrets: Iterable<string | undefined>): string {
   let out = text;
   for (const s of secrets) {
-    if (s && s.length >= 4) out = out.split(s).join("***");
+    if (!s) continue;
+    for (const form of new Set([s, encodeURIComponent(s), JSON.stringify(s).slice(1, -1)])) {
+      out = form.length >= 4
+        ? out.split(form).join("***")
+        : out.replace(new RegExp(`(?<![A-Za-z0-9])${form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![A-Za-z0-9])`, "g"), "***");
+    }
   }
   return out;
 }

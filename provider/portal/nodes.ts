@@ -81,6 +81,7 @@ export class Nodes {
   async setPassword(bunitId: number, consumerId: number, tsmPassword: string): Promise<Node> {
     return scrub(await this.core.call<Node>({
       method: "POST", path: consumerPath(bunitId, consumerId, "/node/password"), body: { json: { tsmPassword } }, retry: "safe",
+      secrets: [tsmPassword],
     }));
   }
 
@@ -102,7 +103,7 @@ export class Nodes {
   }
 
   async possibleProxyNodes(bunitId: number, consumerId: number): Promise<Node[]> {
-    return itemsOf(await this.core.get<Collection<Node>>(consumerPath(bunitId, consumerId, "/node/possibleproxynodes")));
+    return itemsOf(await this.core.get<Collection<Node>>(consumerPath(bunitId, consumerId, "/node/possibleproxynodes"))).map(scrub);
   }
 
   /** Makes `agentConsumerId`'s node a proxy agent of `targetConsumerId`'s node (set from the target's side). */

@@ -29,6 +29,8 @@ export interface RequestSpec {
   auth: boolean;
   /** Overrides the bearer token (the refresh grant sends the old access token). */
   bearer?: string;
+  /** Values this request carries that its errors must never show (a node's password). */
+  secrets?: string[];
 }
 
 export interface TransportOptions {
@@ -156,22 +158,24 @@ export class Transport {
 
   private failure(spec: RequestSpec, status: number, body: unknown, cause?: unknown): PortalError {
     const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === "string" ? this.clean(v) : undefined);
+    const clean = (text: string) => this.clean(text, spec.secrets);
+    const str = (v: unknown) => (typeof v === "string" ? clean(v) : undefined);
     const reason = cause instanceof Error ? cause.message : undefined;
     return new PortalError({
       method: spec.method,
-      path: this.clean(spec.path),
+      path: clean(spec.path),
       status,
       code: str(b.code),
-      message: str(b.message) ?? (typeof body === "string" ? this.clean(body.slice(0, 300)) : undefined),
-      developerMessage: str(b.developerMessage) ?? (reason ? this.clean(reason) : undefined),
+      // Redacted before it is cut, so that no part of a secret is left at the cut.
+      message: str(b.message) ?? (typeof body === "string" ? clean(body).slice(0, 300) : undefined),
+      developerMessage: str(b.developerMessage) ?? (reason ? clean(reason) : undefined),
       outcomeUnknown: status === 0 || RETRY_IF_SAFE.has(status),
       timedOut: cause instanceof TimeoutError,
     });
   }
 
-  private clean(text: string): string {
-    return redact(text, this.opts.secrets());
+  private clean(text: string, extra: string[] = []): string {
+    return redact(text, [...this.opts.secrets(), ...extra]);
   }
 
   private async pause(spec: RequestSpec, attempt: number, why: string, retryAfter: string | null | undefined): Promise<void> {

@@ -113,6 +113,34 @@ describe("portal transport on the wire", function () {
     t.close();
   });
 
+  it("a request's own secret (a node password) never reaches its error, plain, URL-encoded or JSON-escaped", async () => {
+    const secret = 'Node"Secret 99!';
+    handler = (req, _body, res) => {
+      const echo = req.url!.includes("json")
+        ? JSON.stringify({ code: "BadPassword", message: `password ${JSON.stringify(secret)} violates policy`, developerMessage: `tsmPassword=${encodeURIComponent(secret)}` })
+        : `${"x".repeat(290)}${secret} is too weak`;
+      res.writeHead(400, { "Content-Type": req.url!.includes("json") ? "application/json" : "text/plain" }).end(echo);
+    };
+    const t = transport();
+    for (const path of ["/v1/json", "/v1/text"]) {
+      const err = await failure(t.request({ method: "POST", path, body: { json: { tsmPassword: secret } }, retry: "safe", auth: false, secrets: [secret] }));
+      const everything = [err.message, err.portalMessage, err.developerMessage, JSON.stringify(err)].join(" ");
+      for (const form of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), "Secret 99"]) {
+        assert.ok(!everything.includes(form), `${path}: ${form} in ${everything}`);
+      }
+      assert.match(err.message, /\*\*\*/);
+    }
+    t.close();
+  });
+
+  it("a short secret is hidden where it stands alone, and the words around it survive", async () => {
+    handler = (_req, _body, res) => res.writeHead(400, { "Content-Type": "application/json" }).end('{"message":"password ab1 rejected; abc1 and ab12 are other words"}');
+    const t = transport();
+    const err = await failure(t.request({ method: "POST", path: "/v1/short", retry: "safe", auth: false, secrets: ["ab1"] }));
+    assert.match(err.message, /password \*\*\* rejected; abc1 and ab12 are other words/);
+    t.close();
+  });
+
   it("a redirect is not followed: it is an error that names the status", async () => {
     handler = (_req, _body, res) => res.writeHead(302, { Location: "http://example.invalid/" }).end();
     const t = transport();
