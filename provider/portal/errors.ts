@@ -26,7 +26,9 @@ const HINTS: Record<number, string> = {
   429: "the portal is rate limiting: lower the parallelism (pulumi up --parallel)",
 };
 
-function hintFor(status: number): string {
+function hintFor(status: number, path: string): string {
+  // A refused login (the real portal answers 400 invalid_grant, as OAuth servers do) is about the settings.
+  if (path.startsWith("/v1/oauth") && status >= 400 && status < 500) return HINTS[401];
   return HINTS[status] ?? (status >= 500 ? "the portal failed: try again later" : "");
 }
 
@@ -42,7 +44,7 @@ export class PortalError extends Error {
 
   constructor(d: PortalErrorDetails) {
     const said = [d.code, d.developerMessage || d.message].filter(Boolean).join(": ");
-    const hint = hintFor(d.status);
+    const hint = hintFor(d.status, d.path);
     const what = d.status ? `HTTP ${d.status}` : "no answer";
     super(`${d.method} ${d.path} failed (${what})${said ? `: ${said}` : ""}${hint ? `. Hint: ${hint}` : ""}`);
     this.name = "PortalError";

@@ -110,7 +110,17 @@ export class Transport {
         }
         throw e;
       }
-      if (res.status >= 200 && res.status < 300) return parse(res) as T;
+      if (res.status >= 200 && res.status < 300) {
+        // An HTML page is never an API answer: a login page, a proxy, or a URL that is not the portal's.
+        if (String(res.headers["content-type"] ?? "").includes("html")) {
+          throw new PortalError({
+            method: spec.method, path: this.clean(spec.path, spec.secrets), status: res.status,
+            message: "answered with an HTML page, not the API's JSON: check that backup-portal:url (or BACKUP_PORTAL_URL) " +
+              "is the portal's address, without /v1, and that no login page or proxy stands in front of it",
+          });
+        }
+        return parse(res) as T;
+      }
 
       const body = parse(res);
       const error = this.failure(spec, res.status, body);
@@ -165,9 +175,10 @@ export class Transport {
       method: spec.method,
       path: clean(spec.path),
       status,
-      code: str(b.code),
+      // The portal's own shape ({code, message}), or OAuth's ({error, error_description}) for token requests.
+      code: str(b.code) ?? str(b.error),
       // Redacted before it is cut, so that no part of a secret is left at the cut.
-      message: str(b.message) ?? (typeof body === "string" ? clean(body).slice(0, 300) : undefined),
+      message: str(b.message) ?? str(b.error_description) ?? (typeof body === "string" ? clean(body).slice(0, 300) : undefined),
       developerMessage: str(b.developerMessage) ?? (reason ? clean(reason) : undefined),
       outcomeUnknown: status === 0 || RETRY_IF_SAFE.has(status),
       timedOut: cause instanceof TimeoutError,

@@ -4,6 +4,7 @@ import * as http from "http";
 import { AddressInfo } from "net";
 import { PortalError } from "../../provider/portal/errors";
 import { Transport, TransportOptions } from "../../provider/portal/transport";
+import { PortalClient } from "../../provider/portal";
 
 type Handler = (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => void;
 
@@ -139,6 +140,28 @@ describe("portal transport on the wire", function () {
     const err = await failure(t.request({ method: "POST", path: "/v1/short", retry: "safe", auth: false, secrets: ["ab1"] }));
     assert.match(err.message, /password \*\*\* rejected; abc1 and ab12 are other words/);
     t.close();
+  });
+
+  it("a refused login names the settings to check, in OAuth's words; an HTML page or an answer without a token names the URL", async () => {
+    const client = (password: string) => new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password, retryBaseMs: 5, retryMaxMs: 20, timeoutMs: 1000 });
+    handler = (_req, _body, res) =>
+      res.writeHead(400, { "Content-Type": "application/json" }).end('{"error":"invalid_grant","error_description":"The user name or password is incorrect."}');
+    const refused = client("wrong-password");
+    const err = await failure(refused.timeZones.list());
+    assert.match(err.message, /POST \/v1\/oauth failed \(HTTP 400\): invalid_grant: The user name or password is incorrect\./);
+    assert.match(err.message, /backup-portal:clientId\/origin\/username\/password/);
+    assert.ok(!err.message.includes("wrong-password"));
+    refused.close();
+
+    handler = (_req, _body, res) => res.writeHead(200, { "Content-Type": "text/html" }).end("<html>Sign in</html>");
+    const proxied = client("p4ssword");
+    await assert.rejects(proxied.timeZones.list(), /answered with an HTML page, not the API's JSON: check that backup-portal:url/);
+    proxied.close();
+
+    handler = (_req, _body, res) => res.writeHead(200, { "Content-Type": "application/json" }).end('{"token":"x"}');
+    const odd = client("p4ssword");
+    await assert.rejects(odd.timeZones.list(), /answered without an access_token: check that backup-portal:url/);
+    odd.close();
   });
 
   it("a redirect is not followed: it is an error that names the status", async () => {
