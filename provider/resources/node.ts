@@ -242,18 +242,23 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
   return { id, props: outs, inputs: defined(inputs) };
 }
 
+/** The node as the outputs of its last create, update or read describe it. */
+function nodeFromOutputs(olds: Inputs): PortalNode {
+  const node = { id: olds.nodeId, createdDate: olds.createdDate, href: olds.href, tsmName: olds.activatedName,
+    server: olds.serverId !== undefined ? { id: olds.serverId } : undefined } as PortalNode;
+  for (const r of REFERENCES) if (olds[r.idKey] !== undefined) (node as Record<string, unknown>)[r.key] = { id: olds[r.idKey] };
+  return node;
+}
+
 async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
   const client = portal();
   const changed = SETTABLE.filter((k) => !sameValue(olds[k], news[k]));
-  let node: PortalNode;
+  // The stored outputs describe the node; a PUT's answer overrides what it says (and only that, should a
+  // portal answer with less than the whole node: a missing tsmName must not look like a node to activate).
+  let node = nodeFromOutputs(olds);
   if (changed.length) {
     const { fields } = await resolveFields(news, changed);
-    node = await client.nodes.update(news.businessUnitId, news.consumerId, fields);
-  } else {
-    // Nothing to PUT: the stored outputs describe the node (activation is checked below).
-    node = { id: olds.nodeId, createdDate: olds.createdDate, href: olds.href, tsmName: olds.activatedName,
-      server: olds.serverId !== undefined ? { id: olds.serverId } : undefined } as PortalNode;
-    for (const r of REFERENCES) if (olds[r.idKey] !== undefined) (node as Record<string, unknown>)[r.key] = { id: olds[r.idKey] };
+    node = { ...node, ...(await client.nodes.update(news.businessUnitId, news.consumerId, fields)) };
   }
   node = await finish(news, node, olds);
   return { outs: outputsOf(news, node, {}) };
