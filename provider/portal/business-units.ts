@@ -2,7 +2,7 @@
 import { Call, PortalCore, bunitPath } from "./core";
 import { itemsOf } from "./collections";
 import { isNotFound } from "./errors";
-import { createOnce, findMarked, withoutMarkers } from "./marker";
+import { createTagged, findMarked, withoutMarkers } from "./marker";
 import { BusinessUnit, BusinessUnitFields, Collection, TimeZone, User } from "./types";
 
 export class BusinessUnits {
@@ -22,17 +22,13 @@ export class BusinessUnits {
 
   /**
    * Creates a child of `parentId`; a lost answer never leaves a duplicate. `marker`
-   * (from `markerFor`) tags it with a caller's stable key instead of a random one.
+   * (from `markerFor`) also tags it with a caller's stable key.
    */
   async create(parentId: number, fields: BusinessUnitFields, marker?: string): Promise<BusinessUnit> {
-    const made = await createOnce(
-      (marker) => this.core.call<BusinessUnit>({
-        method: "POST", path: bunitPath(parentId, "/bunits"),
-        body: { json: { ...fields, tags: [...(fields.tags ?? []), marker] } },
-      }),
-      (marker) => this.findCreated(parentId, fields.name, marker),
-      marker,
-      { settleMs: 2 * this.core.timeoutMs },
+    const made = await createTagged(
+      (body) => this.core.call<BusinessUnit>({ method: "POST", path: bunitPath(parentId, "/bunits"), body: { json: body } }),
+      (own) => this.findCreated(parentId, fields.name, own),
+      fields, marker, { settleMs: 2 * this.core.timeoutMs },
     );
     return withoutMarkers(made);
   }

@@ -2,7 +2,7 @@
 import { PortalCore, bunitPath, consumerPath } from "./core";
 import { deleteTolerant } from "./business-units";
 import { itemsOf } from "./collections";
-import { createOnce, findMarked, withoutMarkers } from "./marker";
+import { createTagged, findMarked, withoutMarkers } from "./marker";
 import { Collection, Consumer, ConsumerFields } from "./types";
 
 export interface ConsumerDeletion {
@@ -24,17 +24,13 @@ export class Consumers {
 
   /**
    * Creates a consumer; duplicates are allowed by the portal, so a lost answer is
-   * looked up, not repeated. `marker` (from `markerFor`) tags it with a caller's stable key.
+   * looked up, not repeated. `marker` (from `markerFor`) also tags it with a caller's stable key.
    */
   async create(bunitId: number, fields: ConsumerFields, marker?: string): Promise<Consumer> {
-    const made = await createOnce(
-      (marker) => this.core.call<Consumer>({
-        method: "POST", path: bunitPath(bunitId, "/consumers"),
-        body: { json: { ...fields, tags: [...(fields.tags ?? []), marker] } },
-      }),
-      (marker) => this.findCreated(bunitId, fields.name, marker),
-      marker,
-      { settleMs: 2 * this.core.timeoutMs },
+    const made = await createTagged(
+      (body) => this.core.call<Consumer>({ method: "POST", path: bunitPath(bunitId, "/consumers"), body: { json: body } }),
+      (own) => this.findCreated(bunitId, fields.name, own),
+      fields, marker, { settleMs: 2 * this.core.timeoutMs },
     );
     return withoutMarkers(made);
   }

@@ -67,6 +67,26 @@ export async function createOnce<T>(
   throw lastError;
 }
 
+/**
+ * Creates an object whose body carries tags: each call adds a marker of its own, by which `find` looks for the
+ * object after a lost answer, and `stable` (a resource's marker from `markerFor`), by which the run after a crash
+ * finds it. Looking up the stable one within the call could find the object a forced replacement replaces.
+ */
+export function createTagged<T, F extends { tags?: string[] }>(
+  post: (body: F) => Promise<T>,
+  find: (own: string) => Promise<T | undefined>,
+  fields: F,
+  stable: string | undefined,
+  opts: CreateOnceOptions = {},
+): Promise<T> {
+  return createOnce(
+    (own) => post({ ...fields, tags: [...(fields.tags ?? []), ...(stable ? [stable] : []), own] }),
+    find,
+    newMarker(),
+    opts,
+  );
+}
+
 /** After a timed-out create: the object, once it appears within `settleMs`; else an error that says what to do. */
 async function settle<T>(err: PortalError, find: (marker: string) => Promise<T | undefined>, marker: string, settleMs: number): Promise<T> {
   const looks = 4;

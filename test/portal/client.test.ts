@@ -1,6 +1,7 @@
 // The API client against the emulator over real HTTP on loopback.
 import assert from "node:assert/strict";
 import { PortalClient, PortalError } from "../../provider/portal";
+import { markerFor } from "../../provider/portal/marker";
 import { clientFor, Emulator, ORIGIN, settingsFor, startEmulator } from "../support/portal";
 
 describe("portal client", function () {
@@ -199,6 +200,19 @@ describe("portal client", function () {
     assert.equal((await client.consumers.list(1)).filter((x) => x.name === "slower").length, 1, "made once, by the portal, late");
     assert.equal(posts().length, 2, "one POST each");
     slow.close();
+  });
+
+  it("a lost answer is looked up by the call's own marker, never by the stable one an older object carries", async () => {
+    // What a forced replacement (pulumi up --replace) does: the same resource, so the same stable marker.
+    const stable = markerFor("urn:pulumi:test::p::Consumer::web");
+    const old = await client.consumers.create(1, { name: "web" }, stable);
+    await emu.setFaults({ dropAfterRate: 1, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
+    const replacement = await client.consumers.create(1, { name: "web" }, stable);
+    await emu.clearFaults();
+    assert.notEqual(replacement.id, old.id, "the replacement is the new consumer, not the one it replaces");
+    assert.deepEqual((await client.consumers.list(1)).filter((c) => c.name === "web").map((c) => c.id).sort(), [old.id, replacement.id].sort());
+    // The stable marker still finds them both after a crash (recovery picks among those).
+    assert.ok(await client.consumers.findCreated(1, "web", stable));
   });
 
   it("repeats a create that was dropped before the portal processed it", async () => {
