@@ -9,6 +9,8 @@ export interface App {
   store: Store;
   tokenTtlSeconds: number;
   quiet: boolean;
+  /** PUT replaces the settable fields (absent ones cleared) instead of merging the ones present. */
+  putReplaces: boolean;
 }
 
 export interface Reply {

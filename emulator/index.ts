@@ -24,6 +24,8 @@ export interface EmulatorOptions {
   tokenTtlSeconds?: number;
   /** No diagnostics on stderr. */
   quiet?: boolean;
+  /** PUT replaces an object's settable fields (absent ones are cleared) instead of merging the ones present. */
+  putReplaces?: boolean;
 }
 
 export interface Emulator {
@@ -53,7 +55,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const ttl = opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
   if (!Number.isInteger(ttl) || ttl < 1) throw new Error(`tokenTtlSeconds must be a positive integer, got ${ttl}`);
   const store = Store.open(opts.dataFile);
-  const app = { store, tokenTtlSeconds: ttl, quiet: opts.quiet ?? false };
+  const app = { store, tokenTtlSeconds: ttl, quiet: opts.quiet ?? false, putReplaces: opts.putReplaces ?? false };
   const server = new PortalServer(app);
   const url = await server.listen(opts.port ?? 0);
   return {

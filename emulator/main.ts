@@ -1,9 +1,9 @@
-// `npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]`
+// `npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--put-replaces] [--quiet]`
 // Starts the emulator on 127.0.0.1 and prints
 // `portal emulator listening on http://127.0.0.1:<port>`; SIGINT/SIGTERM close it.
 import { startEmulator, type EmulatorOptions } from "./index";
 
-const USAGE = "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]";
+const USAGE = "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--put-replaces] [--quiet]";
 
 export function parseArgs(argv: string[]): EmulatorOptions {
   const opts: EmulatorOptions = {};
@@ -26,6 +26,7 @@ export function parseArgs(argv: string[]): EmulatorOptions {
       }
       case "--token-ttl": opts.tokenTtlSeconds = int("--token-ttl", value(), 1, 86_400 * 365); break;
       case "--quiet": opts.quiet = true; break;
+      case "--put-replaces": opts.putReplaces = true; break;
       case "--help": case "-h": throw new Error("help");
       default: throw new Error(`unknown argument "${argv[i]}"`);
     }

@@ -19,11 +19,12 @@ function resolveIds(ctx: Ctx, ids: number[] | null | undefined, list: Array<{ id
 }
 
 /** The settable fields present in the body, validated; null clears a field. */
-function readFields(ctx: Ctx, input: Input, creating: boolean): Patch {
+function readFields(ctx: Ctx, input: Input, w: Write): Patch {
+  const whole = w !== "merge";
   const p: Patch = {};
-  if (creating || input.has("name")) p.name = input.reqString("name", 200);
-  if (creating || input.has("registrationNumber")) p.registrationNumber = input.reqString("registrationNumber", 100);
-  if (creating || input.has("timeZone")) {
+  if (whole || input.has("name")) p.name = input.reqString("name", 200);
+  if (whole || input.has("registrationNumber")) p.registrationNumber = input.reqString("registrationNumber", 100);
+  if (whole || input.has("timeZone")) {
     const tz = input.reqRef("timeZone");
     if (!ctx.state.timeZones.some((t) => t.id === tz)) throw validation(`timeZone.id ${tz} is not a known time zone`);
     p.timeZoneId = tz;
@@ -43,14 +44,25 @@ function readFields(ctx: Ctx, input: Input, creating: boolean): Patch {
   return p;
 }
 
-/** Applies a patch: undefined keeps, null deletes. Returns the names of changed fields. */
-export function applyPatch<T extends object>(rec: T, patch: { [K in keyof T]?: T[K] | null }): string[] {
+/**
+ * How a body is applied: on create; on a PUT that merges (absent fields keep their value, the default); or on a
+ * PUT that replaces (`--put-replaces`: absent optional fields are cleared, required ones must be present), the
+ * other reading of the spec's "PUT takes the object".
+ */
+export type Write = "create" | "merge" | "replace";
+
+export function putWrite(ctx: Ctx): Write {
+  return ctx.app.putReplaces ? "replace" : "merge";
+}
+
+/** Applies a patch: null deletes; undefined keeps, or deletes when the write replaces. Returns the names of changed fields. */
+export function applyPatch<T extends object>(rec: T, patch: { [K in keyof T]?: T[K] | null }, w: Write = "merge"): string[] {
   const changed: string[] = [];
   const target = rec as Record<string, unknown>;
   for (const [k, v] of Object.entries(patch)) {
-    if (v === undefined) continue;
+    if (v === undefined && w !== "replace") continue;
     const before = JSON.stringify(target[k]);
-    if (v === null) delete target[k];
+    if (v === null || v === undefined) delete target[k];
     else target[k] = v;
     if (JSON.stringify(target[k]) !== before) changed.push(k);
   }
@@ -81,7 +93,7 @@ export function register(r: Router): void {
 
   r.post("/v1/bunits/:bu/bunits", (ctx) => {
     const parent = requireBu(ctx, ctx.param("bu"));
-    const patch = readFields(ctx, ctx.input(), true);
+    const patch = readFields(ctx, ctx.input(), "create");
     const rec: BusinessUnitRec = {
       id: ctx.store.nextId("businessUnit"), createdDate: iso(), name: "", registrationNumber: "", parentId: parent.id,
       timeZoneId: 0, isReseller: false,
@@ -95,8 +107,8 @@ export function register(r: Router): void {
 
   r.put("/v1/bunits/:bu", (ctx) => {
     const bu = requireBu(ctx, ctx.param("bu"));
-    const patch = readFields(ctx, ctx.input(), false);
-    const changed = applyPatch(bu, patch);
+    const w = putWrite(ctx);
+    const changed = applyPatch(bu, readFields(ctx, ctx.input(), w), w);
     if (changed.length) {
       audit(ctx, { type: AUDIT.modify, action: "Modify", objectType: "BusinessUnit", objectId: bu.id, businessUnitId: bu.id,
         message: `Business unit modified: ${changed.join(", ")}` });

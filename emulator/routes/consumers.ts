@@ -10,13 +10,14 @@ import { nodeOf, pathConsumer, reachConsumer, requireBu } from "../access";
 import { AUDIT, audit } from "../audit";
 import { buHref, collection, renderConsumer } from "../views";
 import { iso } from "../util";
-import { applyPatch } from "./bunits";
+import { applyPatch, putWrite, Write } from "./bunits";
 
 type Patch = { [K in keyof ConsumerRec]?: ConsumerRec[K] | null };
 
-function readFields(input: Input, creating: boolean): Patch {
+function readFields(input: Input, w: Write): Patch {
+  const creating = w === "create";
   const p: Patch = {};
-  if (creating || input.has("name")) p.name = input.reqString("name", 200);
+  if (w !== "merge" || input.has("name")) p.name = input.reqString("name", 200);
   p.note = input.optString("note");
   p.tags = input.optStringArray("tags");
   p.limitHighStorage = input.optNumber("limitHighStorage", { min: 0 });
@@ -70,7 +71,7 @@ export function register(r: Router): void {
       }
       return ok(renderConsumer(ctx, consumer));
     }
-    const patch = readFields(input, true);
+    const patch = readFields(input, "create");
     const now = iso();
     const rec: ConsumerRec = { id: ctx.store.nextId("consumer"), createdDate: now, name: "", businessUnitId: bu.id, billingStartDate: now };
     applyPatch(rec, patch);
@@ -82,7 +83,8 @@ export function register(r: Router): void {
 
   r.put("/v1/bunits/:bu/consumers/:consumer", (ctx) => {
     const { consumer } = pathConsumer(ctx);
-    const changed = applyPatch(consumer, readFields(ctx.input(), false));
+    const w = putWrite(ctx);
+    const changed = applyPatch(consumer, readFields(ctx.input(), w), w);
     if (changed.length) {
       audit(ctx, { type: AUDIT.modify, action: "Modify", objectType: "Consumer", objectId: consumer.id,
         businessUnitId: consumer.businessUnitId, consumerId: consumer.id, message: `Consumer modified: ${changed.join(", ")}` });

@@ -12,7 +12,7 @@ import { nodeOf, pathConsumer, pathNode, reachConsumer } from "../access";
 import { AUDIT, audit } from "../audit";
 import { collection, nodeHref, renderNode } from "../views";
 import { hashSecret, iso } from "../util";
-import { applyPatch } from "./bunits";
+import { applyPatch, putWrite, Write } from "./bunits";
 import { removeConsumer } from "./consumers";
 import { defaultServer } from "./reference";
 
@@ -20,13 +20,14 @@ export const TSM_NAME_RE = /^[A-Z0-9_.\-+&]{1,64}$/;
 
 type Patch = { [K in keyof NodeRec]?: NodeRec[K] | null };
 
-function readFields(ctx: Ctx, input: Input, creating: boolean): Patch {
+function readFields(ctx: Ctx, input: Input, w: Write): Patch {
+  const creating = w === "create";
   const s = ctx.state;
   const server = defaultServer(ctx);
   const p: Patch = {};
   /** A reference that must exist; required on create, cannot be cleared on update. */
   const mandatory = (key: string, exists: (id: number) => boolean, what: string): number | undefined => {
-    if (!creating && !input.has(key)) return undefined;
+    if (w === "merge" && !input.has(key)) return undefined;
     if (!creating && input.raw(key) === null) throw validation(`${key} cannot be cleared`);
     const id = input.reqRef(key);
     if (!exists(id)) throw validation(`${key}.id ${id} is not ${what}`);
@@ -95,7 +96,7 @@ export function register(r: Router): void {
   r.post(base, (ctx) => {
     const { consumer } = pathConsumer(ctx);
     if (nodeOf(ctx, consumer.id)) throw conflict("NodeExists", `Consumer ${consumer.id} already has a node`);
-    const patch = readFields(ctx, ctx.input(), true);
+    const patch = readFields(ctx, ctx.input(), "create");
     const node: NodeRec = {
       id: ctx.store.nextId("node"), createdDate: iso(), consumerId: consumer.id, operatingSystemId: 0, typeId: 0, domainId: 0,
       serverId: 0, locked: false, decommissioned: false,
@@ -109,7 +110,8 @@ export function register(r: Router): void {
 
   r.put(base, (ctx) => {
     const { consumer, node } = pathNode(ctx);
-    const changed = applyPatch(node, readFields(ctx, ctx.input(), false));
+    const w = putWrite(ctx);
+    const changed = applyPatch(node, readFields(ctx, ctx.input(), w), w);
     if (changed.length) {
       audit(ctx, { type: AUDIT.modify, action: "Modify", objectType: "Node", objectId: node.id, businessUnitId: consumer.businessUnitId,
         consumerId: consumer.id, message: `Node modified: ${changed.join(", ")}` });

@@ -150,6 +150,16 @@ export function sentValue(inputs: Record<string, unknown>, key: string): unknown
 }
 
 /**
+ * The settable keys a PUT carries: each one declared now or before (one no longer declared is sent cleared).
+ * The API's PUT takes the whole object, so a body of only the changed keys could clear the others on a portal
+ * that replaces rather than merges; keys never declared are left to the portal.
+ */
+export function managedKeys(keys: readonly string[], olds: Record<string, unknown>, news: Record<string, unknown>): string[] {
+  const declared = (m: Record<string, unknown>, k: string) => m[k] !== undefined && m[k] !== null;
+  return keys.filter((k) => declared(news, k) || declared(olds, k));
+}
+
+/**
  * The declared inputs with `keys` taken from a portal object, as refresh and
  * adoption compare them. Keys the user did not declare are left out, so a value
  * the portal fills in by itself never shows as a change.

@@ -6,7 +6,7 @@ import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
-  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, defined, readBack, sentValue, withPortalValues,
+  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues,
 } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
@@ -71,12 +71,16 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
 }
 
 /** The portal fields for `keys` of the inputs; a key the inputs no longer hold is cleared. */
-async function fieldsOf(inputs: Inputs, keys: readonly string[]): Promise<BusinessUnitFields> {
+/** The body for `keys`; the time zone as an id (the one `known` outputs hold when it did not change). */
+async function fieldsOf(inputs: Inputs, keys: readonly string[], known: Inputs = {}): Promise<BusinessUnitFields> {
   const fields: Record<string, unknown> = {};
   for (const k of keys) {
     if (k === "parentId") continue;
     if (k === "timeZone") {
-      fields.timeZone = { id: (await referencesFor(portal()).resolve("timeZone", inputs.timeZone)).id };
+      const id = sameValue(known.timeZone, inputs.timeZone) && known.timeZoneId !== undefined
+        ? known.timeZoneId
+        : (await referencesFor(portal()).resolve("timeZone", inputs.timeZone)).id;
+      fields.timeZone = { id };
       continue;
     }
     fields[k] = sentValue(inputs, k);
@@ -105,7 +109,7 @@ async function adopt(inputs: Inputs, found?: PortalBusinessUnit): Promise<Portal
   }
   const differing = changedKeys(["timeZone", ...SETTABLE], portalInputs(existing, inputs), inputs)
     .filter((k) => inputs[k] !== undefined);
-  return differing.length ? client.businessUnits.update(id, await fieldsOf(inputs, differing)) : existing;
+  return differing.length ? client.businessUnits.update(id, await fieldsOf(inputs, ["timeZone", ...managedKeys(SETTABLE, {}, inputs)])) : existing;
 }
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
@@ -155,7 +159,7 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
 async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
   const changed = changedKeys(INPUT_KEYS, olds, news).filter((k) => k !== "parentId");
   const bu = changed.length
-    ? await portal().businessUnits.update(Number(id), await fieldsOf(news, changed))
+    ? await portal().businessUnits.update(Number(id), await fieldsOf(news, ["timeZone", ...managedKeys(SETTABLE, olds, news)], olds))
     : await portal().businessUnits.get(Number(id));
   return { outs: outputsOf(news, bu) };
 }

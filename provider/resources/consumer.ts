@@ -4,7 +4,7 @@ import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, isUnknown, defined, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
+import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, isUnknown, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
 import { isNotFound } from "../portal/errors";
 import { prefetchNodeReferences } from "./node";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
@@ -110,7 +110,7 @@ async function adopt(inputs: Inputs, found?: PortalConsumer): Promise<PortalCons
     throw err;
   }
   const differing = changedKeys(SETTABLE, portalInputs(existing, inputs), inputs).filter((k) => inputs[k] !== undefined);
-  return differing.length ? client.consumers.update(inputs.businessUnitId, id, fieldsOf(inputs, differing)) : existing;
+  return differing.length ? client.consumers.update(inputs.businessUnitId, id, fieldsOf(inputs, managedKeys(SETTABLE, {}, inputs))) : existing;
 }
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
@@ -149,7 +149,7 @@ async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dy
   const changed = changedKeys(SETTABLE, olds, news);
   const client = portal();
   const c = changed.length
-    ? await client.consumers.update(news.businessUnitId, Number(id), fieldsOf(news, changed))
+    ? await client.consumers.update(news.businessUnitId, Number(id), fieldsOf(news, managedKeys(SETTABLE, olds, news)))
     : await client.consumers.get(news.businessUnitId, Number(id));
   return { outs: outputsOf(news, c) };
 }

@@ -5,7 +5,7 @@ import { PartialCreateError } from "../dynamic/partial";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, checkId, checkInteger, checkString, isUnknown, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
+import { Failures, checkId, checkInteger, checkString, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
 import { isNotFound, PortalError } from "../portal/errors";
 import { tsmNameProblem } from "../portal/nodes";
 import { Node as PortalNode, NodeFields } from "../portal/types";
@@ -111,8 +111,11 @@ function renameRefused(activated: string, wanted: unknown): string {
     `with its node), or set tsmName back to "${activated}"`;
 }
 
-/** The PUT/POST body for `keys`, names resolved to ids (all lookups at once: they are independent reads). */
-async function resolveFields(inputs: Inputs, keys: readonly string[]): Promise<{ fields: NodeFields; ids: Inputs }> {
+/**
+ * The PUT/POST body for `keys`, names resolved to ids (all lookups at once: they are independent reads); a name
+ * that did not change since `known` (the stored outputs) keeps the id they hold, without a read.
+ */
+async function resolveFields(inputs: Inputs, keys: readonly string[], known: Inputs = {}): Promise<{ fields: NodeFields; ids: Inputs }> {
   const refs = referencesFor(portal());
   const fields: Record<string, unknown> = {};
   const ids: Inputs = {};
@@ -123,6 +126,9 @@ async function resolveFields(inputs: Inputs, keys: readonly string[]): Promise<{
     } else if (inputs[k] === undefined || inputs[k] === null) {
       fields[k] = null;
       ids[r.idKey] = undefined;
+    } else if (sameValue(known[k], inputs[k]) && known[r.idKey] !== undefined && sameValue(known.businessUnitId, inputs.businessUnitId)) {
+      fields[k] = { id: known[r.idKey] };
+      ids[r.idKey] = known[r.idKey];
     } else {
       const found = await refs.resolve(r.kind, inputs[k], inputs.businessUnitId);
       fields[k] = { id: found.id };
@@ -171,7 +177,7 @@ async function adopt(inputs: Inputs): Promise<PortalNode> {
     return r ? (existing as Record<string, any>)[k]?.id !== ids[r.idKey] : !sameValue((existing as Record<string, unknown>)[k], inputs[k]);
   });
   if (!differing.length) return existing;
-  const { fields } = await resolveFields(inputs, differing);
+  const { fields } = await resolveFields(inputs, managedKeys(SETTABLE, {}, inputs));
   return { ...existing, ...(await client.nodes.update(inputs.businessUnitId, inputs.consumerId, fields)) };
 }
 
@@ -257,7 +263,7 @@ async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.d
   // portal answer with less than the whole node: a missing tsmName must not look like a node to activate).
   let node = nodeFromOutputs(olds);
   if (changed.length) {
-    const { fields } = await resolveFields(news, changed);
+    const { fields } = await resolveFields(news, managedKeys(SETTABLE, olds, news), olds);
     node = { ...node, ...(await client.nodes.update(news.businessUnitId, news.consumerId, fields)) };
   }
   node = await finish(news, node, olds);
