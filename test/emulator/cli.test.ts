@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { tokenRequest } from "./helpers";
+import { parseArgs } from "../../emulator/main";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const LINE = /^portal emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
@@ -68,6 +69,12 @@ describe("emulator: command line", function () {
       await stop(child, exited);
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("unit: --put-replaces and --quiet are read; an unknown flag is refused", () => {
+    assert.deepEqual(parseArgs(["--port", "0", "--put-replaces", "--quiet"]), { port: 0, putReplaces: true, quiet: true });
+    assert.deepEqual(parseArgs(["--port=8080"]), { port: 8080 });
+    assert.throws(() => parseArgs(["--put-replace"]), /unknown argument "--put-replace"/);
   });
 
   it("refuses unknown arguments with exit code 2", async () => {
