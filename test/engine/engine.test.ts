@@ -173,6 +173,21 @@ describe("engine stand-in: TestEngine", function () {
         assert.strictEqual(maxOverlap, 4, "the four creates run at once");
     });
 
+    it("a half-done create is kept with its init errors, and the next up updates it though Diff sees no change", async () => {
+        const e = fx.engine();
+        await assert.rejects(e.up([counter("h", { failAfterCreate: "activation refused" })]), /create of h half done: activation refused/);
+        const kept = e.get("h")!;
+        assert.ok(kept.id.startsWith("c-"), "in state with the id the provider reported");
+        assert.deepEqual(kept.initErrors, ["activation refused"]);
+        assert.match(e.stateJson(), /"initErrors"/);
+
+        const r = await e.up([counter("h", { failAfterCreate: "activation refused" })].map((d) => ({ ...d, inputs: { name: "h" } })));
+        assert.deepEqual(ops(r.steps), { h: "update" }, "no input changed, yet it is updated");
+        assert.ok(fx.store().log.some((l) => l.op === "update" && l.id === kept.id));
+        assert.equal(e.get("h")!.initErrors, undefined, "a successful update clears them");
+        assert.deepEqual(ops((await e.up([counter("h", {})])).steps), { h: "same" });
+    });
+
     it("a failed step rejects up, lets in-flight steps finish, keeps what succeeded", async () => {
         const e = fx.engine();
         const err = await e

@@ -74,6 +74,8 @@ export interface StateResource {
     dependencies: string[];
     /** A replaced resource awaiting deletion. */
     delete?: boolean;
+    /** Why a create or update left it half done (ErrorResourceInitFailed); the next up updates it whatever Diff says. */
+    initErrors?: string[];
 }
 
 export interface PendingOperation {
@@ -353,6 +355,7 @@ export class Deployment {
                     inputs,
                     outputs: this.finalizeOutputs(err.initFailed.properties, inputs, req),
                     dependencies: req.dependencies,
+                    initErrors: err.initFailed.reasons,
                 });
             }
             throw err;
@@ -379,6 +382,8 @@ export class Deployment {
         const diff = await this.host.diff(old.id, urn, old.outputs, inputs, old.inputs, { preview });
         let changes = diff.changes;
         if (changes === "unknown") changes = deepEqual(old.inputs, inputs) ? "none" : "some";
+        // A resource a create or update left half done is updated, whatever Diff says (step_generator.go).
+        if (changes === "none" && old.initErrors?.length) changes = "some";
         const diffs = diff.diffs.length > 0 ? diff.diffs : changes === "some" ? changedKeys(old.inputs, inputs) : [];
 
         if (changes === "none") {
@@ -437,12 +442,12 @@ export class Deployment {
         try {
             const res = await this.host.update(old.id, urn, old.outputs, inputs, old.inputs);
             const outputs = this.finalizeOutputs(res.properties, inputs, req);
-            e.state.set(urn, { ...old, inputs, outputs, dependencies: req.dependencies });
+            e.state.set(urn, { ...old, inputs, outputs, dependencies: req.dependencies, initErrors: undefined });
             return { urn, id: old.id, outputs, op: "update" };
         } catch (err) {
             // Partially-failed update: the engine keeps the OLD inputs with the NEW outputs (pulumi#2011).
             if (err instanceof ProviderError && err.initFailed) {
-                e.state.set(urn, { ...old, outputs: this.finalizeOutputs(err.initFailed.properties, inputs, req) });
+                e.state.set(urn, { ...old, outputs: this.finalizeOutputs(err.initFailed.properties, inputs, req), initErrors: err.initFailed.reasons });
             }
             throw err;
         } finally {
