@@ -67,6 +67,16 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof PortalError && err.status === 404;
 }
 
+/** The answer of a read, or undefined when the object does not exist (404); other errors pass. */
+export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
 /**
  * Replaces every occurrence of the given secrets in a text with `***`, also as they appear URL-encoded or
  * JSON-escaped in an echoed request. A secret shorter than 4 characters is replaced only where it stands

@@ -2,7 +2,7 @@
 import { PortalCore, consumerPath } from "./core";
 import { deleteTolerant } from "./business-units";
 import { itemsOf } from "./collections";
-import { PortalError, isNotFound } from "./errors";
+import { PortalError, unlessNotFound } from "./errors";
 import { Collection, Filespace, Node, NodeFields, ProxyPeer } from "./types";
 
 /** The backup server's node naming rules: 1 to 64 of A-Z 0-9 _ . - + & (case-insensitive, stored upper-case). */
@@ -36,13 +36,8 @@ export class Nodes {
   }
 
   /** The consumer's node, or undefined when the consumer has none (or is gone). */
-  async find(bunitId: number, consumerId: number): Promise<Node | undefined> {
-    try {
-      return await this.get(bunitId, consumerId);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+  find(bunitId: number, consumerId: number): Promise<Node | undefined> {
+    return unlessNotFound(this.get(bunitId, consumerId));
   }
 
   /**

@@ -8,7 +8,7 @@ import { moduleSpecifier } from "../dynamic/specifier";
 import {
   Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues,
 } from "../dynamic/values";
-import { isNotFound, PortalError } from "../portal/errors";
+import { PortalError, unlessNotFound } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
@@ -96,13 +96,8 @@ function outputsOf(inputs: Inputs, bu: PortalBusinessUnit): Inputs {
 async function adopt(inputs: Inputs, found?: PortalBusinessUnit): Promise<PortalBusinessUnit> {
   const client = portal();
   const id = Number(inputs.adoptId);
-  let existing: PortalBusinessUnit;
-  try {
-    existing = found ?? await client.businessUnits.get(id);
-  } catch (err) {
-    if (isNotFound(err)) throw new Error(`adoptId: no business unit ${id} exists on the portal; check the id or remove adoptId to create one`);
-    throw err;
-  }
+  const existing = found ?? await unlessNotFound(client.businessUnits.get(id));
+  if (!existing) throw new Error(`adoptId: no business unit ${id} exists on the portal; check the id or remove adoptId to create one`);
   const parent = existing.parentBusinessUnit?.id;
   if (parent !== undefined && parent !== inputs.parentId) {
     throw new Error(`adoptId: business unit ${id} is a child of ${parent}, but parentId is ${inputs.parentId}; set parentId to ${parent}`);
@@ -145,13 +140,8 @@ function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
 }
 
 async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
-  let bu: PortalBusinessUnit;
-  try {
-    bu = await portal().businessUnits.get(Number(id));
-  } catch (err) {
-    if (isNotFound(err)) return { id: "" };
-    throw err;
-  }
+  const bu = await unlessNotFound(portal().businessUnits.get(Number(id)));
+  if (!bu) return { id: "" };
   const { inputs, outputs } = readBack(props, portalInputs(bu, props), ["adoptId", "createKey", ...INPUT_KEYS]);
   return { id, props: outputsOf(outputs, bu), inputs };
 }

@@ -5,7 +5,7 @@ import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recover
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, isUnknown, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
-import { isNotFound } from "../portal/errors";
+import { unlessNotFound } from "../portal/errors";
 import { prefetchNodeReferences } from "./node";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
 
@@ -100,14 +100,9 @@ function portalInputs(c: PortalConsumer, declared: Inputs): Inputs {
 async function adopt(inputs: Inputs, found?: PortalConsumer): Promise<PortalConsumer> {
   const client = portal();
   const id = Number(inputs.adoptId);
-  let existing: PortalConsumer;
-  try {
-    existing = found ?? await client.consumers.get(inputs.businessUnitId, id);
-  } catch (err) {
-    if (isNotFound(err)) {
-      throw new Error(`adoptId: no consumer ${id} exists in business unit ${inputs.businessUnitId}; check both ids or remove adoptId to create one`);
-    }
-    throw err;
+  const existing = found ?? await unlessNotFound(client.consumers.get(inputs.businessUnitId, id));
+  if (!existing) {
+    throw new Error(`adoptId: no consumer ${id} exists in business unit ${inputs.businessUnitId}; check both ids or remove adoptId to create one`);
   }
   const differing = changedKeys(SETTABLE, portalInputs(existing, inputs), inputs).filter((k) => inputs[k] !== undefined);
   return differing.length ? client.consumers.update(inputs.businessUnitId, id, fieldsOf(inputs, managedKeys(SETTABLE, {}, inputs))) : existing;
@@ -134,13 +129,8 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
 }
 
 async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
-  let c: PortalConsumer;
-  try {
-    c = await portal().consumers.get(props.businessUnitId, Number(id));
-  } catch (err) {
-    if (isNotFound(err)) return { id: "" };
-    throw err;
-  }
+  const c = await unlessNotFound(portal().consumers.get(props.businessUnitId, Number(id)));
+  if (!c) return { id: "" };
   const { inputs, outputs } = readBack(props, portalInputs(c, props), ["adoptId", "createKey", ...INPUT_KEYS]);
   return { id, props: outputsOf(outputs, c), inputs };
 }
