@@ -20,8 +20,11 @@ const PERIOD = /^(\d{4}-\d{2}-\d{2})(?:$|T)/;
 const TEMP_SUFFIX = ".tmp";
 
 /** The `YYYY-MM-DD` of a billing data period; undefined when the period is missing or not a date. */
-export function periodOf(data: Pick<BillingData, "period">): string | undefined {
-  const m = typeof data.period === "string" ? PERIOD.exec(data.period) : null;
+export function periodOf(data: Pick<BillingData, "period"> & { href?: unknown }): string | undefined {
+  // The period field, or else the date that ends the entry's href (`.../billing/2025-04-01`), as the
+  // portal addresses one period's data; the spec does not show the entries' fields.
+  const text = typeof data.period === "string" ? data.period : typeof data.href === "string" ? /(\d{4}-\d{2}-\d{2})\/?$/.exec(data.href)?.[1] : undefined;
+  const m = text ? PERIOD.exec(text) : null;
   if (!m) return undefined;
   const d = new Date(`${m[1]}T00:00:00Z`);
   // Rejects 2025-02-30 and the like: the date must survive a round trip.

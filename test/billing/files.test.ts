@@ -21,6 +21,10 @@ describe("billing: period files on disk", function () {
     for (const bad of ["2025-02-30", "../2025-01-01", "2025-1-1", "", undefined, "2025-01-01/../../x"]) {
       assert.equal(periodOf({ period: bad as string }), undefined, String(bad));
     }
+    // Without a period field, the date that ends the entry's href (how the portal addresses one period).
+    assert.equal(periodOf({ href: "https://portal/v1/bunits/1/billing/2025-04-01" }), "2025-04-01");
+    assert.equal(periodOf({ href: "https://portal/v1/bunits/1/billing/2025-02-30" }), undefined);
+    assert.equal(periodOf({ period: "2025-05-01", href: ".../billing/2025-04-01" }), "2025-05-01", "the field wins");
   });
 
   it("creates, leaves alone and updates: one file per period, no temporary files left", async () => {
