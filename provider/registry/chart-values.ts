@@ -27,7 +27,11 @@ export interface ChartValuesInput<N> {
   configChecksum: string;
   /** zot serves TLS (http.tls set): the probes must use HTTPS. */
   tls?: boolean;
-  /** User values deep-merged last (objects merge, arrays/scalars replace, null deletes). */
+  /**
+   * User values deep-merged last (objects merge, arrays/scalars replace, null deletes), except `extraVolumes` and
+   * `extraVolumeMounts`, whose entries are added to this component's: replacing them would drop the config.json
+   * and htpasswd mounts, and zot would start on the image's own config, without authentication.
+   */
   extra?: JsonObject;
 }
 
@@ -75,8 +79,42 @@ export function buildChartValues<N>(input: ChartValuesInput<N>): Record<string, 
     startupProbe: { initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 30 },
     podAnnotations: { "checksum/config": input.configChecksum },
   };
+  if (!input.extra) return base;
+  const { extraVolumes: userVolumes, extraVolumeMounts: userMounts, ...rest } = input.extra;
   // deepMerge clones plain data; Outputs (non-plain objects) are carried over as they are.
-  return input.extra ? deepMerge(base as JsonObject, input.extra) : base;
+  const merged = deepMerge(base as JsonObject, rest) as Record<string, unknown>;
+  // A value that is not a list is kept as given, for the schema to name it.
+  merged.extraVolumes = Array.isArray(userVolumes) ? [...extraVolumes, ...userVolumes] : userVolumes ?? extraVolumes;
+  merged.extraVolumeMounts = Array.isArray(userMounts) ? [...extraVolumeMounts, ...userMounts] : userMounts ?? extraVolumeMounts;
+  return merged;
+}
+
+/**
+ * What in the user's extra volumes or mounts would hide the component's own: a volume of the same name, or a
+ * mount at (or above) /etc/zot/config.json or /secret.
+ */
+export function volumeConflicts(extra: JsonObject | undefined, path: string): string[] {
+  const problems: string[] = [];
+  const ours = [CONFIG_VOLUME, HTPASSWD_VOLUME];
+  const guarded = ["/etc/zot/config.json", "/secret"];
+  const list = (k: string) => (Array.isArray(extra?.[k]) ? (extra![k] as unknown[]) : []);
+  list("extraVolumes").forEach((v, i) => {
+    const name = (v as { name?: unknown })?.name;
+    if (typeof name === "string" && ours.includes(name)) {
+      problems.push(`${path}.values.extraVolumes[${i}].name: "${name}" is this component's own volume; give yours another name`);
+    }
+  });
+  list("extraVolumeMounts").forEach((m, i) => {
+    const at = (m as { mountPath?: unknown })?.mountPath;
+    if (typeof at !== "string") return;
+    const dir = at.replace(/\/+$/, "") || "/";
+    const hidden = guarded.find((g) => g === dir || g.startsWith(dir === "/" ? "/" : `${dir}/`));
+    if (hidden) {
+      problems.push(`${path}.values.extraVolumeMounts[${i}].mountPath: "${at}" would hide ${hidden}, which this component mounts ` +
+        "(zot's config.json and htpasswd); mount it elsewhere");
+    }
+  });
+  return problems;
 }
 
 let validator: ReturnType<Ajv["compile"]> | undefined;

@@ -3,7 +3,7 @@
 // complete list of problems, each naming its key path and the fix.
 import { createHash } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
-import { buildChartValues, CHART_REPOSITORY, CHART_VERSION, validateChartValues } from "./chart-values";
+import { buildChartValues, CHART_REPOSITORY, CHART_VERSION, validateChartValues, volumeConflicts } from "./chart-values";
 import { usernamesProblems } from "./htpasswd";
 import {
   buildZotConfig,
@@ -225,11 +225,15 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   const extra = args.values;
   if (extra !== undefined && !isPlainObject(extra)) problems.push(`${path}.values: must be an object of Helm values`);
   const extraOk = isPlainObject(extra) ? extra : undefined;
+  if (extraOk && extraOk.authHeader !== undefined) {
+    problems.push(`${path}.values.authHeader: a credential in the release values (stored in plain text in state); remove it, the probes need no authentication`);
+  }
   for (const k of ["mountConfig", "mountSecret"]) {
     if (extraOk && extraOk[k] === true) {
       problems.push(`${path}.values.${k}: true would mount the chart's own ${k === "mountConfig" ? "ConfigMap over /etc/zot" : "Secret over /secret"}, replacing this component's; remove it`);
     }
   }
+  problems.push(...volumeConflicts(extraOk as JsonObject | undefined, path));
   const values = buildChartValues<string>({
     fullname: typeof releaseName === "string" ? releaseName : DEFAULTS.releaseName,
     storageSize: typeof storageSize === "string" ? storageSize : DEFAULTS.storageSize,

@@ -37,6 +37,16 @@ interface Reply {
  * - `GET /` (the UI): 200 with HTML.
  */
 export async function verifyRegistry(url: string, credentials?: RegistryCredentials, options: VerifyOptions = {}): Promise<VerifyCheck[]> {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    /* fetch reports it, per check */
+  }
+  if (parsed && (parsed.username || parsed.password)) {
+    // Never echoed: a password in the URL would be in every check's detail.
+    throw new Error("verifyRegistry: the URL carries credentials; pass the URL without them and the user and password as credentials");
+  }
   const base = url.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs ?? 5000;
   const secret = credentials?.password;

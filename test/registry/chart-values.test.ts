@@ -46,6 +46,28 @@ describe("registry: zot chart values schema", () => {
     assert.ok(validateRegistryArgs({ values: { mountConfig: true } }).some((m) => m.startsWith("registry.values.mountConfig")));
     assert.ok(validateRegistryArgs({ values: { service: { type: "Internal" } } }).some((m) => m.startsWith("registry.values.service.type")));
     assert.ok(validateRegistryArgs({ values: { persistence: false } }).some((m) => m.startsWith("registry.values.persistence")));
+    assert.ok(validateRegistryArgs({ values: { authHeader: "YWRtaW46cw==" } }).some((m) => m.startsWith("registry.values.authHeader: a credential")));
+  });
+
+  it("extra volumes and mounts are added to the component's, never replace them (which would turn authentication off)", () => {
+    const users = [{ username: "admin", password: "a-long-password-1" }];
+    const tls = { name: "tls", secret: { secretName: "registry-tls" } };
+    const tlsMount = { name: "tls", mountPath: "/etc/tls", readOnly: true };
+    const { plan, problems } = planRegistry({ users, values: { extraVolumes: [tls], extraVolumeMounts: [tlsMount] } });
+    assert.deepEqual(problems, []);
+    assert.deepEqual((plan!.values.extraVolumes as Array<{ name: string }>).map((v) => v.name), ["zot-config", "zot-htpasswd", "tls"]);
+    assert.deepEqual((plan!.values.extraVolumeMounts as Array<{ mountPath: string }>).map((m) => m.mountPath), ["/etc/zot/config.json", "/secret", "/etc/tls"]);
+    // null no longer deletes them either.
+    const nulled = planRegistry({ users, values: { extraVolumes: null, extraVolumeMounts: null } as never });
+    assert.deepEqual((nulled.plan!.values.extraVolumeMounts as Array<{ mountPath: string }>).map((m) => m.mountPath), ["/etc/zot/config.json", "/secret"]);
+
+    const hiding = validateRegistryArgs({ users, values: {
+      extraVolumes: [{ name: "zot-config", emptyDir: {} }],
+      extraVolumeMounts: [{ name: "x", mountPath: "/etc/zot" }, { name: "y", mountPath: "/secret/" }, { name: "z", mountPath: "/" }, { name: "ok", mountPath: "/etc/zotx" }],
+    } });
+    assert.ok(hiding.some((m) => m.startsWith('registry.values.extraVolumes[0].name: "zot-config" is this component\'s own volume')), hiding.join("\n"));
+    for (const i of [0, 1, 2]) assert.ok(hiding.some((m) => m.startsWith(`registry.values.extraVolumeMounts[${i}].mountPath:`)), `${i}: ${hiding.join("\n")}`);
+    assert.ok(!hiding.some((m) => m.startsWith("registry.values.extraVolumeMounts[3]")), "a sibling path is fine");
   });
 
   it("fullnameOverride decides the service name and URL; TLS switches probes to HTTPS", () => {

@@ -116,6 +116,12 @@ describe("registry: verifyRegistry against a fake zot", function () {
     }
   });
 
+  it("a URL carrying credentials is refused without echoing them", async () => {
+    const err = await verifyRegistry(`http://${USER}:${PASSWORD}@127.0.0.1:9/`).then(() => assert.fail("refused"), (e: Error) => e);
+    assert.match(err.message, /the URL carries credentials; pass the URL without them/);
+    assert.ok(!err.message.includes(PASSWORD));
+  });
+
   it("auth on, no credentials: 401s are expected, and the report asks for credentials", async () => {
     const z = await fakeZot({ auth: true });
     try {
