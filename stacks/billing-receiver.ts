@@ -44,7 +44,7 @@ export function billingReceiverFromConfig(
     problems.push({ path, message: "the receiver needs the portal connection in stack config: set backup-portal:url, origin, clientId, username and (--secret) password" });
   }
   if (typeof b.secretKey === "string" && !ctx.hasSecret(b.secretKey)) {
-    problems.push({ path: `${path}.secretKey`, message: `no secret config key "${b.secretKey}"; set it with \`pulumi config set --secret ${b.secretKey} <at least 8 characters>\`` });
+    problems.push({ path: `${path}.secretKey`, message: `no secret config key "${b.secretKey}" (one set without --secret does not count); set it with \`pulumi config set --secret ${b.secretKey} <at least 8 characters>\`` });
   }
   const args: BillingReceiverArgs = {
     businessUnitId: (b.businessUnitId as number | undefined) ?? rootBusinessUnitId,

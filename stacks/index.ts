@@ -23,6 +23,23 @@ function connectionFromConfig() {
   return url && origin && clientId && username && password ? { url, origin, clientId, username, password } : undefined;
 }
 
+/** Whether `key` is set and stored as a secret (a value set without --secret sits in plain text in the stack file). */
+function storedAsSecret(key: string): boolean {
+  // The SDK's own answer (from the secret keys the CLI hands the program); exported by its runtime but not
+  // declared in its typings.
+  const isConfigSecret = (pulumi.runtime as unknown as { isConfigSecret(k: string): boolean }).isConfigSecret;
+  return isConfigSecret(`${config.name}:${key}`);
+}
+
+/** A secret setting, refusing one stored in plain text, with the command that fixes it. */
+function secretSetting(key: string): pulumi.Output<string> {
+  if (!storedAsSecret(key) && config.get(key) !== undefined) {
+    throw new Error(`${config.name}:${key} is stored in plain text in the stack's config file; set it again as a secret: ` +
+      `\`pulumi config set --secret ${key} <value>\``);
+  }
+  return config.requireSecret(key);
+}
+
 export = (async () => {
   const portal = portalForChecks();
   try {
@@ -35,8 +52,8 @@ export = (async () => {
       billingReceiver: config.getObject("billingReceiver"),
       connection: connectionFromConfig(),
       kubeconfig: config.getSecret("kubeconfig"),
-      secret: (key) => config.requireSecret(key),
-      hasSecret: (key) => config.get(key) !== undefined,
+      secret: secretSetting,
+      hasSecret: storedAsSecret,
       portal,
     });
   } finally {

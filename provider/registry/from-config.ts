@@ -143,8 +143,11 @@ export function registryArgsFromConfig(
   pending.forEach((p, i) => {
     try {
       users.push({ username: p.username, password: lookupPassword(p.key) });
-    } catch {
-      problems.push(`${path}.users[${i}]: secret config key "${p.key}" is not set; run \`pulumi config set --secret ${p.key} <password>\``);
+    } catch (err) {
+      // A lookup that knows better (the key is set, but in plain text) says so; a missing key is the usual case.
+      problems.push(err instanceof Error && /plain text/.test(err.message)
+        ? `${path}.users[${i}]: ${err.message}`
+        : `${path}.users[${i}]: secret config key "${p.key}" is not set; run \`pulumi config set --secret ${p.key} <password>\``);
     }
   });
   if (problems.length > 0) return { problems, enabled: true };

@@ -158,7 +158,8 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
       else tsmNames.set(upper, `${path}`);
     }
     if (typeof cfg.passwordSecret === "string" && cfg.passwordSecret.trim() && !ctx.hasSecret(cfg.passwordSecret)) {
-      add(`${path}.passwordSecret`, `no secret config key "${cfg.passwordSecret}"; set it with \`pulumi config set --secret ${cfg.passwordSecret} <password>\``);
+      add(`${path}.passwordSecret`, `no secret config key "${cfg.passwordSecret}" (one set without --secret does not count: it sits in plain ` +
+        `text in the stack file); set it with \`pulumi config set --secret ${cfg.passwordSecret} <password>\``);
     }
   }
 

@@ -38,4 +38,30 @@ describe("stack program entry point (stacks/index.ts)", function () {
       await emu.close();
     }
   });
+
+  it("refuses a password set without --secret, naming the command that stores it as a secret", async () => {
+    await installMocks();
+    const config: Record<string, string> = {
+      "backup-portal:url": "http://127.0.0.1:9", "backup-portal:origin": ORIGIN, "backup-portal:clientId": "emulator",
+      "backup-portal:username": "admin", "backup-portal:password": "admin",
+      "backup-portal:tenants": JSON.stringify({ acme: { name: "Acme", registrationNumber: "1", timeZone: "UTC", consumers: {
+        web: { name: "web", node: { operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, tsmName: "ACME-WEB", passwordSecret: "webPassword" } },
+      } } }),
+      "backup-portal:webPassword": "plain-text-pw",
+      "backup-portal:registry": JSON.stringify({ users: [{ username: "admin" }] }),
+      "backup-portal:registryPassword-admin": "plain-registry-pw",
+      "backup-portal:kubeconfig": "apiVersion: v1",
+    };
+    pulumi.runtime.setAllConfig(config, ["backup-portal:password", "backup-portal:kubeconfig"]);
+    try {
+      const modulePath = require.resolve("../../stacks/index");
+      delete require.cache[modulePath];
+      const err = await (require(modulePath) as Promise<unknown>).then(() => assert.fail("refused"), (e: Error) => e);
+      assert.match(err.message, /no secret config key "webPassword" \(one set without --secret does not count/);
+      assert.match(err.message, /registry.users\[0\]: backup-portal:registryPassword-admin is stored in plain text .*`pulumi config set --secret registryPassword-admin/);
+      assert.ok(!err.message.includes("plain-text-pw") && !err.message.includes("plain-registry-pw"), "never the values");
+    } finally {
+      pulumi.runtime.setAllConfig({});
+    }
+  });
 });
