@@ -92,9 +92,15 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
       const agent = consumersByKey[p.agent];
       const target = consumersByKey[p.target];
       const pname = `${name}/${p.agent}>${p.target}`;
+      // Earlier names too, from every earlier name of the business unit, the agent and the target: without them a
+      // rename would create the "new" relation (a no-op on the portal, the pair exists) and then delete the old
+      // name, which removes the pair.
+      const keysOf = (k: string) => [k, ...(cfg.consumers?.[k]?.aliases ?? [])];
+      const pEarlier = [name, ...earlier].flatMap((b) => keysOf(p.agent).flatMap((a) => keysOf(p.target).map((t) => `${b}/${a}>${t}`)))
+        .filter((n) => n !== pname);
       out.proxies[pname] = new NodeProxy(pname, {
         businessUnitId: bu.id, agentConsumerId: agent.consumer.id, targetConsumerId: target.consumer.id,
-      }, { ...base, dependsOn: [agent.node!, target.node!] });
+      }, { ...base, dependsOn: [agent.node!, target.node!], ...aliasOpts(pEarlier) });
     }
 
     for (const [childKey, child] of Object.entries(cfg.businessUnits ?? {})) {

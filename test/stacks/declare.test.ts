@@ -49,6 +49,20 @@ describe("stack program: declared resources", function () {
     assert.ok(nodeAliases.some((a) => a.endsWith("Node::acme/web01")), nodeAliases.join());
     const childAliases = await aliasesOf(d.businessUnits["acme-ab/acme-labs"]);
     assert.ok(childAliases.some((a) => a.endsWith("BusinessUnit::acme/acme-labs")), childAliases.join());
+    // A proxy relation keeps its name across the rename of its business unit and of its agent.
+    const [pname] = Object.keys(d.proxies);
+    const [, agentKey, targetKey] = /^acme-ab\/(.+)>(.+)$/.exec(pname)!;
+    const proxyAliases = await aliasesOf(d.proxies[pname]);
+    assert.ok(proxyAliases.some((a) => a.endsWith(`NodeProxy::acme/${agentKey}>${targetKey}`)), proxyAliases.join());
+
+    const t2 = localTenants();
+    const c = t2.acme.consumers!;
+    c[`${agentKey}-renamed`] = { ...c[agentKey], aliases: [agentKey] };
+    delete c[agentKey];
+    t2.acme.proxies = t2.acme.proxies!.map((p) => (p.agent === agentKey ? { ...p, agent: `${agentKey}-renamed` } : p));
+    const d2 = declareTenants(t2, options(false));
+    const renamed = await aliasesOf(d2.proxies[`acme/${agentKey}-renamed>${targetKey}`]);
+    assert.ok(renamed.some((a) => a.endsWith(`NodeProxy::acme/${agentKey}>${targetKey}`)), renamed.join());
   });
 
   it("gives consumers the deletion comment and the node's name, and nodes their secret password", async () => {
