@@ -47,7 +47,8 @@ export = (async () => {
       tenants: config.getObject("tenants"),
       rootBusinessUnitId: config.getNumber("rootBusinessUnitId") ?? 1,
       protectBusinessUnits: config.getBoolean("protectBusinessUnits") ?? false,
-      deletionComment: config.get("deletionComment") ?? `Removed by Pulumi (stack ${pulumi.getStack()})`,
+      // Not the stack's name: moving tenants into another stack (the fleet) must not change every consumer's input.
+      deletionComment: config.get("deletionComment") ?? "Removed by Pulumi",
       registry: config.getObject("registry"),
       billingReceiver: config.getObject("billingReceiver"),
       connection: connectionFromConfig(),
