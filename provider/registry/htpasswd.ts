@@ -64,9 +64,11 @@ export function usernamesProblems(usernames: unknown[], path: string): string[] 
  * or longer than bcrypt's 72-byte limit.
  */
 export function htpasswdLine(username: string, password: string, namespace: string, cost = BCRYPT_COST): string {
-  if (typeof password !== "string" || password === "") throw new Error(`registry user ${JSON.stringify(username)}: the password is empty`);
+  // In stack config the password is the secret key registryPassword-<user> (or the user's passwordSecretKey).
+  const where = `set another with \`pulumi config set --secret registryPassword-${username} <password>\` (or the user's passwordSecretKey)`;
+  if (typeof password !== "string" || password === "") throw new Error(`registry user ${JSON.stringify(username)}: the password is empty; ${where}`);
   if (bcrypt.truncates(password)) {
-    throw new Error(`registry user ${JSON.stringify(username)}: the password is longer than 72 bytes, which bcrypt cannot hash; use a shorter one`);
+    throw new Error(`registry user ${JSON.stringify(username)}: the password is longer than 72 bytes, which bcrypt cannot hash; ${where}`);
   }
   return `${username}:${bcrypt.hashSync(password, deterministicSalt(username, password, namespace, cost))}`;
 }

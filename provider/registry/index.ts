@@ -89,9 +89,11 @@ export class Registry extends pulumi.ComponentResource {
       `${name}-release`,
       {
         name: plan.releaseName,
-        chart: CHART_NAME,
+        // An OCI registry is not a chart repository: Helm takes the chart's full reference instead.
+        ...(plan.chartRepository.startsWith("oci://")
+          ? { chart: `${plan.chartRepository.replace(/\/+$/, "")}/${CHART_NAME}` }
+          : { chart: CHART_NAME, repositoryOpts: { repo: plan.chartRepository } }),
         version: plan.chartVersion,
-        repositoryOpts: { repo: plan.chartRepository },
         namespace: nsName,
         createNamespace: false,
         values,

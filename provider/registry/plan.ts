@@ -203,8 +203,9 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   }
   if (address === undefined) problems.push(`${cfgPath}.http.address: is missing (zot would listen on 127.0.0.1 only); use "0.0.0.0"`);
   const root = getPath(zotConfig, ["storage", "rootDirectory"]);
-  if (typeof root === "string" && root !== "" && root.replace(/\/+$/, "") !== ROOT_DIRECTORY) {
-    problems.push(`${cfgPath}.storage.rootDirectory: ${JSON.stringify(root)} is not on the persistent volume (mounted at ${ROOT_DIRECTORY}); use "${ROOT_DIRECTORY}"`);
+  const rootDir = typeof root === "string" ? root.replace(/\/+$/, "") : "";
+  if (typeof root === "string" && root !== "" && rootDir !== ROOT_DIRECTORY && !(rootDir.startsWith(`${ROOT_DIRECTORY}/`) && !rootDir.includes("/../"))) {
+    problems.push(`${cfgPath}.storage.rootDirectory: ${JSON.stringify(root)} is not on the persistent volume (mounted at ${ROOT_DIRECTORY}); use "${ROOT_DIRECTORY}" or a directory below it`);
   }
   const htPath = getPath(zotConfig, ["http", "auth", "htpasswd", "path"]);
   if (withHtpasswd && htPath !== HTPASSWD_PATH && typeof htPath === "string" && htPath !== "") {

@@ -70,6 +70,10 @@ describe("registry: zot chart values schema", () => {
     assert.ok(!hiding.some((m) => m.startsWith("registry.values.extraVolumeMounts[3]")), "a sibling path is fine");
   });
 
+  it("a directory below the volume's root is on the volume too", () => {
+    assert.deepEqual(planRegistry({ config: { storage: { rootDirectory: "/var/lib/registry/images" } } }).problems, []);
+  });
+
   it("fullnameOverride decides the service name and URL; TLS switches probes to HTTPS", () => {
     const { plan } = planRegistry({ values: { fullnameOverride: "registry" }, config: { http: { tls: { cert: "/c", key: "/k" } } } });
     assert.equal(plan!.serviceName, "registry");

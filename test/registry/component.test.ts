@@ -94,6 +94,14 @@ describe("registry: Registry component under mocks", function () {
     assert.deepEqual(rel.inputs.repositoryOpts, { repo: "https://zotregistry.dev/helm-charts" });
   });
 
+  it("an OCI chart registry is given to Helm as the chart's reference, not as a repository", async () => {
+    const r = await run({ chartRepository: "oci://ghcr.io/project-zot/helm-charts/" }, 4);
+    const [rel] = r.byType("kubernetes:helm.sh/v3:Release");
+    assert.equal(rel.inputs.chart, "oci://ghcr.io/project-zot/helm-charts/zot");
+    assert.equal(rel.inputs.repositoryOpts, undefined);
+    assert.equal(rel.inputs.version, "0.1.122");
+  });
+
   it("config.json matches spec 001's table key by key", async () => {
     const r = await run({ users: USERS() }, 5);
     const [cm] = r.byType("kubernetes:core/v1:ConfigMap");

@@ -53,6 +53,8 @@ describe("registry: zot config.json", () => {
     ["port other than the chart's", { http: { port: "8080" } }, "registry.config.http.port", /container port/],
     ["empty rootDirectory", { storage: { rootDirectory: "" } }, "registry.config.storage.rootDirectory", /must not be empty/],
     ["rootDirectory off the PVC", { storage: { rootDirectory: "/data" } }, "registry.config.storage.rootDirectory", /persistent volume/],
+    ["rootDirectory beside the PVC", { storage: { rootDirectory: "/var/lib/registry-other" } }, "registry.config.storage.rootDirectory", /persistent volume/],
+    ["rootDirectory climbing out", { storage: { rootDirectory: "/var/lib/registry/../../etc" } }, "registry.config.storage.rootDirectory", /persistent volume/],
     ["invalid log level", { log: { level: "verbose" } }, "registry.config.log.level", /log level/],
     ["negative duration", { storage: { gcDelay: "-1h" } }, "registry.config.storage.gcDelay", /negative/],
     ["invalid duration", { storage: { gcInterval: "1 day" } }, "registry.config.storage.gcInterval", /duration/],
