@@ -43,7 +43,9 @@ export function billingReceiverFromConfig(
   if (!connection) {
     problems.push({ path, message: "the receiver needs the portal connection in stack config: set backup-portal:url, origin, clientId, username and (--secret) password" });
   }
-  if (typeof b.secretKey === "string" && !ctx.hasSecret(b.secretKey)) {
+  if (typeof b.secretKey === "string" && b.secretKey.includes(":")) {
+    problems.push({ path: `${path}.secretKey`, message: `"${b.secretKey}" must be a key without a namespace: it is read as backup-portal:<key>` });
+  } else if (typeof b.secretKey === "string" && !ctx.hasSecret(b.secretKey)) {
     problems.push({ path: `${path}.secretKey`, message: `no secret config key "${b.secretKey}" (one set without --secret does not count); set it with \`pulumi config set --secret ${b.secretKey} <at least 8 characters>\`` });
   }
   const args: BillingReceiverArgs = {

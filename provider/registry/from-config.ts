@@ -125,8 +125,8 @@ export function registryArgsFromConfig(
         }
         unknownKeys(u, [...USER_KEYS, "password"], at, problems);
         const key = u.passwordSecretKey ?? (typeof u.username === "string" ? defaultPasswordKey(u.username) : undefined);
-        if (u.passwordSecretKey !== undefined && (typeof u.passwordSecretKey !== "string" || u.passwordSecretKey === "")) {
-          problems.push(`${at}.passwordSecretKey: must be a non-empty config key name`);
+        if (u.passwordSecretKey !== undefined && (typeof u.passwordSecretKey !== "string" || u.passwordSecretKey === "" || u.passwordSecretKey.includes(":"))) {
+          problems.push(`${at}.passwordSecretKey: must be a non-empty config key name without a namespace (it is read as backup-portal:<key>)`);
         }
         pending.push({ username: u.username as string, key: String(key) });
       });

@@ -157,7 +157,9 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
       if (other) add(`${path}.tsmName`, `"${cfg.tsmName}" is also the tsmName of ${other}; node names are unique on the backup server`);
       else tsmNames.set(upper, `${path}`);
     }
-    if (typeof cfg.passwordSecret === "string" && cfg.passwordSecret.trim() && !ctx.hasSecret(cfg.passwordSecret)) {
+    if (typeof cfg.passwordSecret === "string" && cfg.passwordSecret.includes(":")) {
+      add(`${path}.passwordSecret`, `"${cfg.passwordSecret}" must be a key without a namespace: it is read as backup-portal:<key>`);
+    } else if (typeof cfg.passwordSecret === "string" && cfg.passwordSecret.trim() && !ctx.hasSecret(cfg.passwordSecret)) {
       add(`${path}.passwordSecret`, `no secret config key "${cfg.passwordSecret}" (one set without --secret does not count: it sits in plain ` +
         `text in the stack file); set it with \`pulumi config set --secret ${cfg.passwordSecret} <password>\``);
     }

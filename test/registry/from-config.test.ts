@@ -74,6 +74,11 @@ describe("registry: registryArgsFromConfig (stack config block)", () => {
     assert.deepEqual(problems, ['registry.users[0]: secret config key "missing" is not set; run `pulumi config set --secret missing <password>`']);
   });
 
+  it("a secret key with a namespace is refused: it could never be found", () => {
+    const { problems } = registryArgsFromConfig({ users: [{ username: "a", passwordSecretKey: "other:key" }] }, "registry", lookup);
+    assert.ok(problems.some((m) => /registry.users\[0\].passwordSecretKey: must be a non-empty config key name without a namespace/.test(m)), problems.join("\n"));
+  });
+
   it("not an object", () => {
     assert.match(registryArgsFromConfig("yes", "registry", lookup).problems[0], /^registry: must be an object/);
   });

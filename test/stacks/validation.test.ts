@@ -30,6 +30,7 @@ const CASES: Array<[string, (t: Tenants) => unknown, string, RegExp]> = [
   ["the same tsmName twice", (t) => { node(t).tsmName = "acme-db01"; return t; }, "tenants.acme.consumers.db01.node.tsmName", /"ACME-DB01" is also the tsmName of tenants\.acme\.consumers\.web01\.node/],
   ["a plain password in config", (t) => { node(t).tsmPassword = "hunter2"; return t; }, "tenants.acme.consumers.web01.node.tsmPassword", /pulumi config set --secret/],
   ["passwordSecret naming no secret", (t) => { node(t).passwordSecret = "web01Password"; return t; }, "tenants.acme.consumers.web01.node.passwordSecret", /pulumi config set --secret web01Password/],
+  ["passwordSecret with a namespace", (t) => { node(t).passwordSecret = "other:web01Password"; return t; }, "tenants.acme.consumers.web01.node.passwordSecret", /without a namespace: it is read as backup-portal:<key>/],
   ["a proxy to an unknown consumer", (t) => { t.acme.proxies = [{ agent: "backup-proxy", target: "web02" }]; return t; }, "tenants.acme.proxies[0].target", /no consumer "web02".*known: web01, db01, backup-proxy/],
   ["a proxy of a node to itself", (t) => { t.acme.proxies = [{ agent: "web01", target: "web01" }]; return t; }, "tenants.acme.proxies[0]", /cannot be its own proxy/],
   ["a proxy to a consumer without node", (t) => { t.acme.consumers!.plain = {}; t.acme.proxies = [{ agent: "backup-proxy", target: "plain" }]; return t; }, "tenants.acme.proxies[0].target", /has no node/],
