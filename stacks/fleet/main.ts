@@ -1,7 +1,7 @@
 // The fleet from the command line: one stack per tenant group, same project.
 //
 //   npx ts-node stacks/fleet/main.ts --config stacks/Pulumi.prod.yaml --groups 8 preview
-//   npx ts-node stacks/fleet/main.ts --config stacks/Pulumi.prod.yaml --groups 8 --org acme up --yes
+//   npx ts-node stacks/fleet/main.ts --config stacks/fleet/prod.yaml --stack-prefix acme/prod --groups 8 up --yes
 //   npx ts-node stacks/fleet/main.ts --config stacks/Pulumi.prod.yaml --groups 8 groups
 //   npx ts-node stacks/fleet/main.ts --config stacks/Pulumi.prod.yaml --groups 8 --org acme operator --repo https://github.com/acme/backup-portal
 //
@@ -17,7 +17,7 @@ import { FleetConfigError, groupTenants, GroupOptions } from "./group";
 import { manifestsYaml, operatorStacks } from "./operator";
 import {
   CreateStack, DEFAULT_PARALLEL, FleetCommand, FLEET_COMMANDS, findPulumiCli, formatCounts, formatFleetReport, localStackFactory,
-  PulumiCliMissingError, runFleet,
+  PulumiCliMissingError, runFleet, stackNameOf, staleGroups,
 } from "./run";
 
 export const USAGE = `usage: ts-node stacks/fleet/main.ts --config <stack file> (--groups <N> | --by-prefix | --assign <file>) [options] <command>
@@ -28,7 +28,8 @@ commands:
   operator --repo <git url>          print one Pulumi Kubernetes Operator Stack per group (no CLI needed)
 
 options:
-  --config <file>        the base stack file, e.g. stacks/Pulumi.prod.yaml (tenants and connection settings)
+  --config <file>        tenants and connection settings in a stack file's shape, e.g. stacks/fleet/prod.yaml
+                         (up refuses while the base stack's own file still declares tenants)
   --groups <N>           N stacks; each tenant goes to the bucket of a stable hash of its key (never change N casually)
   --by-prefix            one stack per key prefix (the part before the first "-", "_" or ".")
   --assign <file>        explicit groups: a YAML/JSON map from group name to the list of its tenant keys
@@ -39,6 +40,8 @@ options:
   --parallel <n>         groups at once (default ${DEFAULT_PARALLEL})
   --work-dir <dir>       the project directory (default: the one holding Pulumi.yaml above the stack file)
   --refresh              refresh before preview or up, so drift shows up
+  --prune                also run the existing <prefix>-* stacks the grouping no longer has, with no tenants:
+                         their tenants are deleted (without it, preview lists such stacks and fails, up refuses)
   --quiet                only the summary, not the engine's output
   --yes                  confirm up or destroy
   --repo <url> --branch <name> --namespace <ns>   for operator`;
@@ -50,6 +53,8 @@ export interface MainIO {
   createStack?: CreateStack;
   /** Plaintext of the base stack's secrets (tests); by default `pulumi config --show-secrets` of the base stack. */
   readBaseSecrets?: (stackName: string, workDir: string, keys: string[]) => Promise<Record<string, string>>;
+  /** The names of the project's stacks (tests); by default `pulumi stack ls` through the Automation API. */
+  listStacks?: (workDir: string) => Promise<string[]>;
 }
 
 interface Args {
@@ -58,7 +63,7 @@ interface Args {
 }
 
 const VALUE_FLAGS = new Set(["config", "groups", "assign", "org", "stack-prefix", "base-stack", "parallel", "work-dir", "repo", "branch", "namespace"]);
-const BOOL_FLAGS = new Set(["by-prefix", "no-base-secrets", "refresh", "quiet", "yes", "help"]);
+const BOOL_FLAGS = new Set(["by-prefix", "no-base-secrets", "refresh", "prune", "quiet", "yes", "help"]);
 
 class UsageError extends Error {}
 
@@ -131,6 +136,27 @@ async function defaultReadBaseSecrets(stackName: string, workDir: string, keys: 
   return out;
 }
 
+async function defaultListStacks(workDir: string): Promise<string[]> {
+  const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
+  const ws = await LocalWorkspace.create({ workDir, pulumiCommand: await findPulumiCli() });
+  return (await ws.listStacks()).map((s) => s.name);
+}
+
+/** The `backup-portal:tenants` of a stack file's config. */
+function tenantsIn(config: BaseConfig): TenantsConfig {
+  return (Object.entries(config).find(([k]) => normalizeKey(k) === TENANTS_KEY)?.[1] ?? {}) as TenantsConfig;
+}
+
+/** What to do about existing stacks of the prefix that the grouping no longer has. */
+function staleStacksMessage(stacks: string[]): string {
+  return `${stacks.length} existing stack${stacks.length === 1 ? "" : "s"} of the fleet ${stacks.length === 1 ? "is" : "are"} not in this grouping: ` +
+    `${stacks.join(", ")}. No run of the fleet manages ${stacks.length === 1 ? "its" : "their"} tenants any more; they stay on the portal. For each:\n` +
+    "  - its tenants are to be deleted: preview, then up, with --prune (the stack runs with no tenants, which deletes them), then `pulumi stack rm` it;\n" +
+    "  - its tenants moved to other groups: move their state there first (`pulumi state move`, docs/gitops.md \"Why a tenant must not change stacks by accident\"), then `pulumi stack rm` it;\n" +
+    "  - the group is to stay: keep it in the grouping (the earlier --groups N, or its entry in --assign);\n" +
+    "  - it is not a fleet stack (a hand-made stack whose name starts with the prefix): rename it or the fleet's stacks (`pulumi stack rename`)";
+}
+
 export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<number> {
   const out = io.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   const err = io.err ?? ((l: string) => process.stderr.write(`${l}\n`));
@@ -147,8 +173,7 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     if (typeof configFile !== "string") throw new UsageError("--config <stack file> is required, e.g. --config stacks/Pulumi.prod.yaml");
 
     const base: BaseConfig = readStackConfigFile(configFile);
-    const tenantsEntry = Object.entries(base).find(([k]) => normalizeKey(k) === TENANTS_KEY);
-    const tenants = (tenantsEntry?.[1] ?? {}) as TenantsConfig;
+    const tenants = tenantsIn(base);
     // The whole fleet at once: a tsmName used twice in two groups is caught here, not by the portal.
     // Node password secrets are checked by each group's program against its own stack config (they
     // may live in the base stack, or, with the operator, in a Kubernetes Secret).
@@ -195,16 +220,35 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     }
     const workDir = typeof flags.get("work-dir") === "string" ? path.resolve(String(flags.get("work-dir"))) : findWorkDir(configFile);
     const createStack = io.createStack ?? localStackFactory(await findPulumiCli());
-    if (fleetCommand === "up" && baseName && Object.keys(tenants).length &&
-      path.resolve(configFile) === stackConfigPath(workDir, baseName)) {
-      err(`note: ${configFile} is also the config of stack ${qualified(baseName)}; once the groups hold its tenants, that stack must ` +
-        "declare none (tenants: {}) after their state was moved, or two stacks manage each tenant (docs/gitops.md, \"Adopting the fleet\")");
+    const baseStack = typeof flags.get("base-stack") === "string" ? String(flags.get("base-stack")) : qualified(baseName ?? stackPrefix);
+    // The base stack's own file, whether or not it is --config: tenants it declares are managed by it too.
+    const baseFile = stackConfigPath(workDir, baseStack);
+    const baseTenants = Object.keys(fs.existsSync(baseFile) ? tenantsIn(readStackConfigFile(baseFile)) : {});
+    if ((fleetCommand === "up" || fleetCommand === "preview") && Object.keys(tenants).length && baseTenants.length) {
+      const problem = `stack ${baseStack} still declares ${baseTenants.length} tenant${baseTenants.length === 1 ? "" : "s"} (${baseFile}); ` +
+        "once the groups hold the tenants that stack must declare none (tenants: {}), their state moved to the groups first, " +
+        "or two stacks manage (and fight over) each tenant (docs/gitops.md, \"Adopting the fleet\")";
+      if (fleetCommand === "up") {
+        err(`up refused, no stack was touched: ${problem}`);
+        return 1;
+      }
+      err(`note: ${problem}; up refuses until then`);
+    }
+
+    // Groups that disappeared (the last tenant of a prefix removed, fewer --groups, a group dropped
+    // from --assign) leave stacks that still hold their tenants.
+    const stale = fleetCommand === "up" || fleetCommand === "preview"
+      ? staleGroups(await (io.listStacks ?? defaultListStacks)(workDir), stackPrefix, Object.keys(groups))
+      : [];
+    const prune = flags.has("prune");
+    if (stale.length && !prune && fleetCommand === "up") {
+      err(`up refused, no stack was touched: ${staleStacksMessage(stale.map((g) => stackNameOf(stackPrefix, g)))}`);
+      return 1;
     }
 
     let secrets: Record<string, string> = {};
     const needed = flags.has("no-base-secrets") ? [] : neededSecureKeys(base, groups);
     if (needed.length) {
-      const baseStack = typeof flags.get("base-stack") === "string" ? String(flags.get("base-stack")) : qualified(baseName ?? stackPrefix);
       try {
         secrets = await (io.readBaseSecrets ?? defaultReadBaseSecrets)(baseStack, workDir, needed);
       } catch (e) {
@@ -214,6 +258,7 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     }
     const configs: Record<string, ConfigMap> = {};
     for (const [g, ts] of Object.entries(groups)) configs[g] = fleetStackConfig(base, ts, { secrets });
+    if (prune) for (const g of stale) configs[g] = fleetStackConfig(base, {}, { secrets });
     const unresolved = [...new Set(Object.values(groups).flatMap(referencedSecrets))].filter((k) => secrets[k] === undefined);
     if (unresolved.length) {
       err(`note: no value for ${unresolved.join(", ")} (named by passwordSecret); the groups that use ${unresolved.length === 1 ? "it" : "them"} fail their check until it is set in the base stack`);
@@ -230,6 +275,14 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
       onResult: (r) => err(`[${r.group}] ${r.ok ? `done ${formatCounts(r.changes)}` : `FAILED ${r.error}`}`),
     });
     out(formatFleetReport(result));
+    if (prune && stale.length) {
+      out(`not in the grouping, run with no tenants (--prune): ${stale.map((g) => stackNameOf(stackPrefix, g)).join(", ")}; ` +
+        (fleetCommand === "up" ? "once their tenants are gone, `pulumi stack rm` them" : "their tenants are deleted by up --prune"));
+    } else if (stale.length) {
+      out(staleStacksMessage(stale.map((g) => stackNameOf(stackPrefix, g))));
+      err(`preview: ${stale.length} stack${stale.length === 1 ? "" : "s"} of the fleet not in the grouping (see the report); up refuses until then`);
+      return 1;
+    }
     return result.ok ? 0 : 1;
   } catch (e) {
     if (e instanceof PulumiCliMissingError) {

@@ -88,6 +88,30 @@ export function stackNameOf(stackPrefix: string, group: string): string {
   return `${stackPrefix}-${group}`;
 }
 
+/**
+ * The groups of existing stacks named `<stackPrefix>-<group>` that are not in `groups`, sorted: groups
+ * the grouping no longer has, whose stacks still hold what they last deployed. `stackNames` come from
+ * `pulumi stack ls`, with or without the organization (and project); an organization is compared
+ * only when both names carry one.
+ */
+export function staleGroups(stackNames: string[], stackPrefix: string, groups: string[]): string[] {
+  const split = (n: string) => {
+    const parts = n.split("/");
+    return { org: parts.length > 1 ? parts[0] : undefined, name: parts[parts.length - 1] };
+  };
+  const prefix = split(stackPrefix);
+  const current = new Set(groups);
+  const stale = new Set<string>();
+  for (const listed of stackNames) {
+    const s = split(listed);
+    if (prefix.org !== undefined && s.org !== undefined && prefix.org !== s.org) continue;
+    if (!s.name.startsWith(`${prefix.name}-`)) continue;
+    const group = s.name.slice(prefix.name.length + 1);
+    if (group && !current.has(group)) stale.add(group);
+  }
+  return [...stale].sort();
+}
+
 export function changeCounts(ops: OpCounts | undefined): ChangeCounts {
   const n = (k: string) => (ops && typeof ops[k] === "number" ? ops[k]! : 0);
   return {

@@ -81,6 +81,15 @@ describe("fleet: groupTenants", () => {
       assert.equal(bucketName(100), "g100");
     });
 
+    it("keeps a renamed tenant in the bucket of its oldest alias, the key it was first grouped under", () => {
+      assert.notEqual(tenantBucket("acme-ab", 8), tenantBucket("acme", 8), "the new key alone would move the tenant");
+      const before = groupTenants({ acme: tenant("acme"), globex: tenant("globex") }, { groupBy: "key-prefix", size: 8 });
+      const renamed = groupTenants({ "acme-ab": tenant("acme-ab", { aliases: ["acme"] }), globex: tenant("globex") }, { groupBy: "key-prefix", size: 8 });
+      assert.equal(assignment(renamed).get("acme-ab"), assignment(before).get("acme"));
+      const again = groupTenants({ "acme-x": tenant("acme-x", { aliases: ["acme", "acme-ab"] }) }, { groupBy: "key-prefix", size: 8 });
+      assert.equal(assignment(again).get("acme-x"), assignment(before).get("acme"), "renamed twice: still the first key's bucket");
+    });
+
     it("rejects a size that cannot be a number of stacks", () => {
       for (const size of [0, -1, 2.5, 1001]) {
         assert.match(errorOf(() => groupTenants({}, { groupBy: "key-prefix", size })).message, /size: must be an integer from 1 to 1000/);
@@ -95,6 +104,22 @@ describe("fleet: groupTenants", () => {
         r1: ["r1-acme", "r1_globex"], r2: ["r2.x"], solo: ["solo"],
       });
       assert.equal(keyPrefix("abc"), "abc");
+    });
+
+    it("accepts a rename within the prefix, and refuses one whose alias is in another group, naming both groups and the fix", () => {
+      const same = groupTenants({ "r2-acme-ab": tenant("a", { aliases: ["r2-acme"] }) }, { groupBy: "key-prefix" });
+      assert.deepEqual(Object.keys(same), ["r2"]);
+      const e = errorOf(() => groupTenants({ "acme-ab": tenant("a", { aliases: ["r2-acme"] }), "r2-x": tenant("b") }, { groupBy: "key-prefix" }));
+      assert.equal(e.problems.length, 1);
+      assert.match(e.problems[0], /^tenants\.acme-ab: its key puts it in group "acme", its alias "r2-acme" in group "r2"; an alias only works within one stack: /);
+      assert.match(e.problems[0], /the stack of group "r2" would delete the tenant and the stack of group "acme" create it anew/);
+      assert.match(e.problems[0], /Keep the old key .*`pulumi state move`/);
+    });
+
+    it("refuses groups whose names differ only in case (one stack file on macOS and Windows)", () => {
+      const e = errorOf(() => groupTenants({ "Acme-x": tenant("a"), "acme-y": tenant("b"), "globex": tenant("c") }, { groupBy: "key-prefix" }));
+      assert.equal(e.problems.length, 1);
+      assert.match(e.problems[0], /^groups "Acme" and "acme" differ only in case: .*case-insensitive filesystem/);
     });
   });
 
@@ -130,6 +155,24 @@ describe("fleet: groupTenants", () => {
       assert.match(errorOf(() => groupTenants(tenants, { groupBy: "explicit" })).message, /groups: required with groupBy "explicit"/);
       const e = errorOf(() => groupTenants(tenants, { groupBy: "explicit", size: 3, groups: { a: Object.keys(tenants) } }));
       assert.deepEqual(e.problems, ['size: only used with groupBy "key-prefix"; remove it']);
+    });
+
+    it("takes a tenant listed by its alias, and refuses its key and its alias in two groups", () => {
+      const renamed = { "acme-ab": tenant("acme-ab", { aliases: ["acme"] }), globex: tenant("globex"), initech: tenant("initech") };
+      const kept = groupTenants(renamed, { groupBy: "explicit", groups: { a: ["acme", "globex"], b: ["initech"] } });
+      assert.deepEqual(Object.keys(kept.a), ["acme-ab", "globex"]);
+      const both = groupTenants(renamed, { groupBy: "explicit", groups: { a: ["acme", "acme-ab", "globex"], b: ["initech"] } });
+      assert.deepEqual(Object.keys(both.a), ["acme-ab", "globex"]);
+      const e = errorOf(() => groupTenants(renamed, { groupBy: "explicit", groups: { a: ["acme", "globex"], b: ["initech", "acme-ab"] } }));
+      assert.equal(e.problems.length, 1);
+      assert.match(e.problems[0], /^groups\.b\[1\]: tenant "acme-ab" is in group "a" as "acme" and in group "b" as "acme-ab"; /);
+      assert.match(e.problems[0], /the stack of group "a" would delete the tenant and the stack of group "b" create it anew/);
+    });
+
+    it("refuses group names that differ only in case", () => {
+      const e = errorOf(() => groupTenants(tenants, { groupBy: "explicit", groups: { Big: ["acme", "globex"], big: ["initech"] } }));
+      assert.deepEqual(e.problems.length, 1);
+      assert.match(e.problems[0], /^groups "Big" and "big" differ only in case: .*rename one of the groups$/);
     });
 
     it("reports the moves between two assignments", () => {

@@ -7,7 +7,13 @@ import { main, parseArgs } from "../../stacks/fleet/main";
 import { CreateStack, StackLike } from "../../stacks/fleet/run";
 import { ROOT, tmpDir } from "./helpers";
 
-async function run(argv: string[], extra: { createStack?: CreateStack; readBaseSecrets?: (s: string, w: string, k: string[]) => Promise<Record<string, string>> } = {}) {
+interface Extra {
+  createStack?: CreateStack;
+  readBaseSecrets?: (s: string, w: string, k: string[]) => Promise<Record<string, string>>;
+  listStacks?: (workDir: string) => Promise<string[]>;
+}
+
+async function run(argv: string[], extra: Extra = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l), ...extra });
@@ -17,9 +23,14 @@ async function run(argv: string[], extra: { createStack?: CreateStack; readBaseS
 const PROD = path.join(ROOT, "stacks/Pulumi.prod.yaml");
 const LOCAL = path.join(ROOT, "stacks/Pulumi.local.yaml");
 
-function fakeStacks(fail: string[] = []) {
+/** Fake stacks; `existing` are the stacks `pulumi stack ls` lists. */
+function fakeStacks(fail: string[] = [], existing: string[] = []) {
   const configs = new Map<string, ConfigMap>();
   const workDirs = new Set<string>();
+  const listStacks = async (workDir: string) => {
+    workDirs.add(workDir);
+    return existing;
+  };
   const createStack: CreateStack = async (name, workDir) => {
     workDirs.add(workDir);
     const stack: StackLike = {
@@ -35,8 +46,21 @@ function fakeStacks(fail: string[] = []) {
     };
     return stack;
   };
-  return { configs, workDirs, createStack };
+  return { configs, workDirs, createStack, listStacks };
 }
+
+/** A project in a temporary directory: Pulumi.yaml and stacks/ with the given files. */
+function project(files: Record<string, string[]>): string {
+  const dir = tmpDir();
+  fs.mkdirSync(path.join(dir, "stacks"));
+  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: backup-portal\nruntime: nodejs\nmain: stacks/\nstackConfigDir: stacks\n");
+  for (const [name, lines] of Object.entries(files)) fs.writeFileSync(path.join(dir, "stacks", name), lines.join("\n"));
+  return dir;
+}
+
+const TENANT = (key: string) => [`    ${key}:`, "      registrationNumber: \"1\"", "      timeZone: UTC"];
+
+const tenantsOfStack = (c: ConfigMap) => Object.keys(JSON.parse(c["backup-portal:tenants"].value));
 
 describe("fleet: the command line (stacks/fleet/main.ts)", () => {
   it("prints the grouping without the Pulumi CLI", async () => {
@@ -52,7 +76,7 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
 
   it("runs a preview on every group with its config, and exits 1 when one fails", async () => {
     const fake = fakeStacks(["acme/local-g01"]);
-    const r = await run(["--config", LOCAL, "--groups", "3", "--org", "acme", "--no-base-secrets", "preview"], { createStack: fake.createStack });
+    const r = await run(["--config", LOCAL, "--groups", "3", "--org", "acme", "--no-base-secrets", "preview"], { createStack: fake.createStack, listStacks: fake.listStacks });
     assert.equal(r.code, 1);
     assert.deepEqual([...fake.configs.keys()].sort(), ["acme/local-g00", "acme/local-g01", "acme/local-g02"]);
     assert.deepEqual([...fake.workDirs], [ROOT], "the project directory is found from the stack file");
@@ -64,24 +88,24 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
   });
 
   it("copies the base stack's secrets into the groups that need them", async () => {
-    const dir = tmpDir();
-    fs.mkdirSync(path.join(dir, "stacks"));
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: backup-portal\nruntime: nodejs\nmain: stacks/\nstackConfigDir: stacks\n");
-    const file = path.join(dir, "stacks", "Pulumi.prod.yaml");
-    fs.writeFileSync(file, [
-      "config:",
-      "  backup-portal:url: https://portal.example.com",
-      "  backup-portal:password:", "    secure: v1:pw",
-      "  nodePw:", "    secure: v1:node",
-      "  backup-portal:tenants:",
-      "    acme:", "      registrationNumber: \"1\"", "      timeZone: UTC",
-      "      consumers:", "        web:", "          node:", "            operatingSystem: Linux", "            type: File server",
-      "            domain: STANDARD", "            cpuCount: 1", "            passwordSecret: nodePw",
-    ].join("\n"));
+    const dir = project({
+      "Pulumi.prod.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants: {}"],
+      "fleet.yaml": [
+        "config:",
+        "  backup-portal:url: https://portal.example.com",
+        "  backup-portal:password:", "    secure: v1:pw",
+        "  nodePw:", "    secure: v1:node",
+        "  backup-portal:tenants:",
+        "    acme:", "      registrationNumber: \"1\"", "      timeZone: UTC",
+        "      consumers:", "        web:", "          node:", "            operatingSystem: Linux", "            type: File server",
+        "            domain: STANDARD", "            cpuCount: 1", "            passwordSecret: nodePw",
+      ],
+    });
     const fake = fakeStacks();
     let asked: { stack: string; keys: string[] } | undefined;
-    const r = await run(["--config", file, "--groups", "1", "--quiet", "up", "--yes"], {
+    const r = await run(["--config", path.join(dir, "stacks", "fleet.yaml"), "--stack-prefix", "prod", "--groups", "1", "--quiet", "up", "--yes"], {
       createStack: fake.createStack,
+      listStacks: fake.listStacks,
       readBaseSecrets: async (stack, workDir, keys) => {
         assert.equal(workDir, dir);
         asked = { stack, keys };
@@ -94,8 +118,74 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
     assert.deepEqual(cfg["backup-portal:password"], { value: "pw", secret: true });
     assert.deepEqual(cfg["backup-portal:nodePw"], { value: "n", secret: true });
     assert.ok(!r.out.includes("[g00]"), "--quiet leaves out the engine output");
-    assert.match(r.err, /note: .*Pulumi\.prod\.yaml is also the config of stack prod; .*must declare none/);
+    assert.equal(r.err, "[g00] done +0 ~1 -0 +-0 =0");
     assert.match(r.out, /up: 1 of 1 stacks ok; changes made: \+0 ~1 -0 \+-0 =0$/);
+  });
+
+  it("refuses up while the base stack still declares tenants, whether or not --config is its file", async () => {
+    const dir = project({
+      "Pulumi.prod.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants:", ...TENANT("acme")],
+      "fleet.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants:", ...TENANT("acme"), ...TENANT("globex")],
+    });
+    const fleetFile = path.join(dir, "stacks", "fleet.yaml");
+    for (const argv of [
+      ["--config", fleetFile, "--stack-prefix", "acme/prod", "--groups", "2", "up", "--yes"],
+      ["--config", path.join(dir, "stacks", "Pulumi.prod.yaml"), "--org", "acme", "--groups", "2", "up", "--yes"],
+      ["--config", fleetFile, "--stack-prefix", "acme/fleet", "--base-stack", "acme/prod", "--groups", "2", "up", "--yes"],
+    ]) {
+      const fake = fakeStacks();
+      const r = await run(argv, { createStack: fake.createStack, listStacks: fake.listStacks, readBaseSecrets: async () => ({}) });
+      assert.equal(r.code, 1, argv.join(" "));
+      assert.match(r.err, /^up refused, no stack was touched: stack acme\/prod still declares 1 tenant \(.*Pulumi\.prod\.yaml\); .*must declare none \(tenants: \{\}\)/);
+      assert.equal(fake.configs.size, 0, "no stack was touched");
+    }
+    const fake = fakeStacks();
+    const preview = await run(["--config", fleetFile, "--stack-prefix", "acme/prod", "--groups", "2", "--quiet", "preview"], { createStack: fake.createStack, listStacks: fake.listStacks });
+    assert.equal(preview.code, 0, preview.err);
+    assert.match(preview.err, /^note: stack acme\/prod still declares 1 tenant .*; up refuses until then$/m);
+    assert.equal(fake.configs.size, 2);
+  });
+
+  it("finds the stacks of groups that disappeared: preview lists them and fails, up refuses, --prune runs them with no tenants", async () => {
+    const dir = project({
+      "Pulumi.prod.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants: {}"],
+      "fleet.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants:", ...TENANT("r1-acme"), ...TENANT("r1-globex")],
+    });
+    const argv = ["--config", path.join(dir, "stacks", "fleet.yaml"), "--stack-prefix", "acme/prod", "--by-prefix", "--quiet"];
+    // r2's last tenant was removed; prod is the base stack, other/prod-r3 another organization's.
+    const existing = ["acme/prod", "acme/prod-r1", "acme/prod-r2", "other/prod-r3"];
+
+    let fake = fakeStacks([], existing);
+    const preview = await run([...argv, "preview"], { createStack: fake.createStack, listStacks: fake.listStacks });
+    assert.equal(preview.code, 1);
+    assert.deepEqual([...fake.configs.keys()], ["acme/prod-r1"], "the groups still run; the stale stack is not touched");
+    assert.deepEqual([...fake.workDirs], [dir]);
+    assert.match(preview.out, /^1 existing stack of the fleet is not in this grouping: acme\/prod-r2\. No run of the fleet manages its tenants any more/m);
+    assert.match(preview.out, /with --prune .*then `pulumi stack rm` it/);
+    assert.match(preview.err, /^preview: 1 stack of the fleet not in the grouping \(see the report\); up refuses until then$/m);
+
+    fake = fakeStacks([], existing);
+    const up = await run([...argv, "up", "--yes"], { createStack: fake.createStack, listStacks: fake.listStacks });
+    assert.equal(up.code, 1);
+    assert.match(up.err, /^up refused, no stack was touched: 1 existing stack of the fleet is not in this grouping: acme\/prod-r2\./);
+    assert.equal(fake.configs.size, 0);
+
+    for (const command of [["preview"], ["up", "--yes"]]) {
+      fake = fakeStacks([], existing);
+      const pruned = await run([...argv, "--prune", ...command], { createStack: fake.createStack, listStacks: fake.listStacks });
+      assert.equal(pruned.code, 0, pruned.err);
+      assert.deepEqual([...fake.configs.keys()].sort(), ["acme/prod-r1", "acme/prod-r2"]);
+      assert.deepEqual(tenantsOfStack(fake.configs.get("acme/prod-r2")!), [], "the stale stack runs with no tenants");
+      assert.deepEqual(fake.configs.get("acme/prod-r2")!["backup-portal:url"], { value: "https://portal.example.com" });
+      assert.match(pruned.out, /^not in the grouping, run with no tenants \(--prune\): acme\/prod-r2; /m);
+    }
+
+    // Fewer hash buckets: g02 is left over. Unqualified names from `pulumi stack ls` count too.
+    fake = fakeStacks([], ["prod-g00", "prod-g01", "prod-g02"]);
+    const shrunk = await run(["--config", path.join(dir, "stacks", "fleet.yaml"), "--stack-prefix", "acme/prod", "--groups", "2", "up", "--yes"],
+      { createStack: fake.createStack, listStacks: fake.listStacks });
+    assert.equal(shrunk.code, 1);
+    assert.match(shrunk.err, /not in this grouping: acme\/prod-g02\./);
   });
 
   it("asks for --yes before up or destroy, and explains usage mistakes", async () => {

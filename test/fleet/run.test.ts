@@ -2,6 +2,7 @@ import { strict as assert } from "assert";
 import { ConfigMap } from "../../stacks/fleet/config";
 import {
   changeCounts, CreateStack, errorSummary, MAX_CONFIG_ARG_BYTES, splitConfigForArgs, findPulumiCli, formatFleetReport, OperationOptions, OpCounts, PulumiCliMissingError, runFleet, StackLike,
+  staleGroups,
 } from "../../stacks/fleet/run";
 import { tmpDir } from "./helpers";
 
@@ -188,5 +189,12 @@ describe("fleet: runFleet", () => {
     assert.equal(errorSummary(new Error(msg)), "error: a | error: b");
     assert.equal(errorSummary(new Error("spawn failed\nmore")), "spawn failed");
     assert.equal(errorSummary("text"), "text");
+  });
+
+  it("finds the stacks of the prefix that are not in the grouping, whatever form `pulumi stack ls` gives their names in", () => {
+    const listed = ["prod", "prod-g00", "acme/prod-g01", "acme/backup-portal/prod-g07", "other/prod-g09", "prod-eu", "dev-g05", "production-x"];
+    assert.deepEqual(staleGroups(listed, "acme/prod", ["g00", "g01"]), ["eu", "g07"]);
+    assert.deepEqual(staleGroups(listed, "prod", ["g00", "g01", "g07", "g09", "eu"]), []);
+    assert.deepEqual(staleGroups([], "acme/prod", ["g00"]), []);
   });
 });
