@@ -2,7 +2,8 @@
 // free port. Serves GET /<platform> (version names, newline separated) and
 // /<platform>/<version>/meta_data.json and .../user_data for `latest` and the
 // dated versions listed in VERSIONS, with fault injection (first N requests
-// fail with a status, optional Retry-After; a delay before every answer).
+// fail with a status, optional Retry-After; a delay before every answer; a
+// redirect for every request).
 import * as http from "http";
 import { AddressInfo } from "net";
 
@@ -30,6 +31,8 @@ export interface MetadataServiceOptions {
   userData?: string | null;
   /** The first `count` requests (any path, counted together) answer `status`, with Retry-After when given (seconds). */
   failFirst?: { count: number; status: number; retryAfter?: number | string };
+  /** Every request answers 302 Found with this Location (a service behind a redirecting proxy). */
+  redirectTo?: string;
   /** Wait this long before answering each request, ms. */
   delayMs?: number;
   /** Platform path segment. Default `openstack`. */
@@ -69,6 +72,7 @@ export async function startMetadataService(opts: MetadataServiceOptions = {}): P
       if (opts.failFirst.retryAfter !== undefined) headers["retry-after"] = String(opts.failFirst.retryAfter);
       return send(opts.failFirst.status, `injected failure ${seen}/${opts.failFirst.count}\n`, undefined, headers);
     }
+    if (opts.redirectTo !== undefined) return send(302, "found\n", undefined, { location: opts.redirectTo });
     if (req.method !== "GET" && req.method !== "HEAD") return send(405, "method not allowed\n", undefined, { allow: "GET, HEAD" });
     const parts = entry.path.split("?")[0].split("/").filter((p) => p !== "");
     if (parts[0] !== platform) return send(404, "not found\n");

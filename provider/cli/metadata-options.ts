@@ -1,6 +1,6 @@
 // The metadata reader's options, shared by `backup-portal metadata` and `backup-portal register`.
-import { ReadMetadataOptions } from "../metadata";
-import { Arg, httpUrl, integer } from "./args";
+import { metadataUrl, ReadMetadataOptions } from "../metadata";
+import { Arg, httpUrl, integer, UsageError } from "./args";
 
 /** Takes `a` into `o` when it is one of the metadata reader's options; false when it is none. */
 export function metadataOption(a: Arg, o: ReadMetadataOptions): boolean {
@@ -18,7 +18,19 @@ export function metadataOption(a: Arg, o: ReadMetadataOptions): boolean {
   return true;
 }
 
-/** Checks what needs all the arguments read first (the URL, after every option is known). */
+/** The reader's names for its options, as the command line spells them. */
+const FLAGS: Record<string, string> = { platform: "--platform", version: "--api-version", timeoutMs: "--timeout", attempts: "--attempts" };
+
+/**
+ * Checks what needs all the arguments read first (the URL, after every option is known), and every
+ * option by the reader's own rules: a bad one is a UsageError (exit 2), never a failure to read.
+ */
 export function checkMetadataOptions(o: ReadMetadataOptions): void {
   if (o.url !== undefined) httpUrl("--url", o.url);
+  try {
+    metadataUrl(o);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    throw new UsageError(err.message.replace(/^\w+/, (name) => FLAGS[name] ?? name));
+  }
 }

@@ -76,7 +76,7 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
       if (err instanceof MetadataError && err.kind === "timeout") {
         io.err("hint: not on an instance, or the service is unreachable from here; try --config-drive or a larger --timeout\n");
       }
-      return err instanceof RangeError ? 2 : 1;
+      return 1; // bad arguments were refused (exit 2) before reading
     }
   });
 }

@@ -100,12 +100,20 @@ export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {
     if (code === "ENOENT") throw notADrive(image, "no such file");
     throw new MetadataError("io", image, `config drive ${image}: ${(err as Error).message}`, { cause: err });
   }
+  // Any other failure of a read (a broken directory or file record, EIO) is a MetadataError naming the image.
+  const readFile = (file: string): Buffer | null => {
+    try {
+      return iso.readFile(file);
+    } catch (err) {
+      throw new MetadataError("io", `${image}:${file}`, `config drive ${image}: cannot read ${file.slice(1)} from the image: ${(err as Error).message}`, { cause: err });
+    }
+  };
   try {
     const location = `${image}:${inner}/meta_data.json`;
-    const meta = iso.readFile(`${inner}/meta_data.json`);
+    const meta = readFile(`${inner}/meta_data.json`);
     if (!meta) throw notADrive(location, `no ${inner.slice(1)}/meta_data.json in the image (label ${JSON.stringify(iso.label)})`);
     const { metadata, raw } = parseMetadataDocument(meta.toString("utf8"), location);
-    const user = opts.userData === false ? null : iso.readFile(`${inner}/user_data`);
+    const user = opts.userData === false ? null : readFile(`${inner}/user_data`);
     return { source: "config-drive", location, metadata, raw, userData: user ? user.toString("utf8") : null };
   } finally {
     iso.close();

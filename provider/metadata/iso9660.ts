@@ -149,7 +149,8 @@ class Reader implements IsoImage {
     const special = idLen === 1 && (id[0] === 0 || id[0] === 1);
     if (special) return null;
     if (joliet) {
-      const swapped = Buffer.from(id);
+      // UCS-2 big-endian; an odd length (a broken record) must not break the directory: decode the even part.
+      const swapped = Buffer.from(id.subarray(0, idLen - (idLen % 2)));
       swapped.swap16();
       return { extent, size, isDir, name: stripVersion(swapped.toString("utf16le"), false), isoName: false };
     }

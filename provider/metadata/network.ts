@@ -1,7 +1,8 @@
 // The network metadata service: GET <url>/<platform>/<version>/meta_data.json
 // and .../user_data with Node's global fetch, a per-request timeout and
 // bounded retries on what can succeed on retry only (connection errors,
-// timeouts, 408/429/500/502/503/504), as cloud-init does.
+// timeouts, 408/429/500/502/503/504), as cloud-init does. Redirects are not
+// followed: a 3xx is an HTTP error, not retried.
 import { MetadataError } from "./types";
 
 export const DEFAULT_METADATA_URL = "http://169.254.169.254";
@@ -107,7 +108,8 @@ async function getText(url: string, r: Resolved, notFoundIsNull: boolean): Promi
       const res = await fetch(url, {
         method: "GET",
         headers: { accept: "*/*" },
-        redirect: "error",
+        // A redirect is an answer, not a connection failure: "manual" hands it back as a 3xx (not followed, not retried).
+        redirect: "manual",
         signal: AbortSignal.timeout(r.timeoutMs),
       });
       if (res.ok) {
@@ -120,7 +122,9 @@ async function getText(url: string, r: Resolved, notFoundIsNull: boolean): Promi
       if (res.status === 404 && notFoundIsNull) return null;
       last = { kind: "http", status: res.status, text: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}` };
       if (!RETRYABLE_STATUSES.has(res.status)) {
-        throw new MetadataError("http", url, `metadata service: GET ${url} answered ${last.text}${res.status === 404 ? " (not found)" : ""}; not retried`, { status: res.status, attempts: attempt });
+        const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
+        const note = res.status === 404 ? " (not found)" : res.status >= 300 && res.status < 400 ? ` (a redirect${location ? ` to ${location}` : ""}; redirects are not followed)` : "";
+        throw new MetadataError("http", url, `metadata service: GET ${url} answered ${last.text}${note}; not retried`, { status: res.status, attempts: attempt });
       }
       if (res.status === 503 || res.status === 429) {
         const retryAfter = parseRetryAfter(res.headers.get("retry-after"));

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { run, CliIo } from "../../provider/cli/metadata";
 import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
-import { cleanupFixtures, writeDriveTree } from "./helpers";
+import * as fs from "fs";
+import * as path from "path";
+import { cleanupFixtures, hasCommand, jolietRecord, makeIso, writeDriveTree } from "./helpers";
 
 function capture(): CliIo & { stdout: string; stderr: string } {
   const io = { stdout: "", stderr: "", out: (t: string) => { io.stdout += t; }, err: (t: string) => { io.stderr += t; } };
@@ -66,6 +68,24 @@ describe("metadata: backup-portal metadata CLI", () => {
     assert.equal(svc.requests.length, 1);
   });
 
+  it("an image that cannot be read is exit code 1 (not 2: the arguments were fine), naming the image", async function () {
+    if (!hasCommand("genisoimage")) this.skip();
+    const tree = writeDriveTree({ metadata: { uuid: "cli-image" } });
+    fs.writeFileSync(path.join(tree, "openstack", "latest", "vendor_data.json"), "{}");
+    const iso = makeIso(tree, ["-J"]);
+    const bytes = fs.readFileSync(iso);
+    bytes[jolietRecord(bytes, "vendor_data.json") + 32] -= 1; // an odd Joliet name length
+    const rec = jolietRecord(bytes, "meta_data.json");
+    bytes.writeUInt32LE(0x7fffffff, rec + 10); // and a size over the reader's limit
+    bytes.writeUInt32BE(0x7fffffff, rec + 14);
+    fs.writeFileSync(iso, bytes);
+    const io = capture();
+    assert.equal(await run(["--config-drive", iso], io), 1, io.stderr);
+    assert.equal(io.stdout, "");
+    assert.ok(io.stderr.startsWith(`backup-portal metadata: config drive ${iso}: cannot read openstack/latest/meta_data.json from the image: `), io.stderr);
+    assert.ok(!io.stderr.includes("usage:"), "not reported as bad arguments");
+  });
+
   it("a broken document is an error with exit code 1", async () => {
     svc = await startMetadataService({ metadata: "[]" });
     const io = capture();
@@ -84,10 +104,12 @@ describe("metadata: backup-portal metadata CLI", () => {
     const help = capture();
     assert.equal(await run(["--help"], help), 0);
     assert.match(help.stdout, /usage: backup-portal metadata/);
-    for (const argv of [["--bogus"], ["--timeout", "abc"], ["--timeout"], ["--url", "not a url"], ["--user-data=yes"], ["--platform", "a/b", "--no-config-drive"]]) {
+    for (const argv of [["--bogus"], ["--timeout", "abc"], ["--timeout"], ["--url", "not a url"], ["--user-data=yes"], ["--platform", "a/b", "--no-config-drive"],
+      ["--api-version", "..", "--no-config-drive"], ["--attempts", "9".repeat(400), "--no-config-drive"]]) {
       const io = capture();
       assert.equal(await run(argv, io), 2, `${argv.join(" ")}: ${io.stderr}`);
       assert.match(io.stderr, /^backup-portal metadata: /);
+      assert.match(io.stderr, /usage: backup-portal metadata/, "bad arguments come with the usage");
     }
   });
 

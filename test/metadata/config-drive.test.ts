@@ -3,10 +3,10 @@ import * as fs from "fs";
 import * as path from "path";
 import {
   findConfigDriveDevices, findMountPoint, isPartition, MetadataError, openIsoImage, readConfigDriveDirectory,
-  readConfigDriveImage, readInstanceMetadata,
+  readConfigDriveImage, readInstanceMetadata, readIsoFile,
 } from "../../provider/metadata";
 import { SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
-import { blkidTable, cleanupFixtures, fakeRunner, hasCommand, makeIso, noMatch, ok, tempDir, writeDriveTree } from "./helpers";
+import { blkidTable, cleanupFixtures, fakeRunner, hasCommand, jolietRecord, makeIso, noMatch, ok, tempDir, writeDriveTree } from "./helpers";
 
 const DRIVE_DOC = { ...SAMPLE_METADATA, uuid: "0a1b2c3d-drive", name: "from-the-drive" };
 
@@ -106,6 +106,39 @@ describe("metadata: config drive ISO 9660 image (read without mounting)", functi
     const iso = makeIso(writeDriveTree({ metadata: DRIVE_DOC }));
     const found = await readInstanceMetadata({ configDrive: iso });
     assert.equal(found.metadata.name, "from-the-drive");
+  });
+
+  it("a Joliet name of odd length does not break its directory", () => {
+    const tree = writeDriveTree({ metadata: DRIVE_DOC, userData: "ud" });
+    fs.writeFileSync(path.join(tree, "openstack", "latest", "vendor_data.json"), "{}");
+    const iso = makeIso(tree, ["-J"]);
+    const bytes = fs.readFileSync(iso);
+    bytes[jolietRecord(bytes, "vendor_data.json") + 32] -= 1; // an odd name length: 32 bytes -> 31
+    fs.writeFileSync(iso, bytes);
+    const found = readConfigDriveImage(iso);
+    assert.equal(found.metadata.uuid, DRIVE_DOC.uuid);
+    assert.equal(found.userData, "ud");
+    // Only the even part of the broken name is decoded.
+    assert.equal(readIsoFile(iso, "/openstack/latest/vendor_data.jso")?.toString(), "{}");
+  });
+
+  it("a file that cannot be read from the image is a MetadataError naming the image", async () => {
+    const iso = makeIso(writeDriveTree({ metadata: DRIVE_DOC }), ["-J"]);
+    const bytes = fs.readFileSync(iso);
+    const rec = jolietRecord(bytes, "meta_data.json");
+    bytes.writeUInt32LE(0x7fffffff, rec + 10); // a size over the reader's limit
+    bytes.writeUInt32BE(0x7fffffff, rec + 14);
+    fs.writeFileSync(iso, bytes);
+    for (const read of [async () => readConfigDriveImage(iso), () => readInstanceMetadata({ configDrive: iso })]) {
+      await assert.rejects(read(), (err: unknown) => {
+        assert.ok(err instanceof MetadataError, `expected a MetadataError, got ${String(err)}`);
+        assert.equal(err.kind, "io");
+        assert.equal(err.location, `${iso}:/openstack/latest/meta_data.json`);
+        assert.ok(err.message.startsWith(`config drive ${iso}: cannot read openstack/latest/meta_data.json from the image: `), err.message);
+        assert.match(err.message, /is larger than \d+ bytes/);
+        return true;
+      });
+    }
   });
 
   it("a file that is not ISO 9660 is a clear error", () => {

@@ -76,3 +76,21 @@ export function blkidTable(answers: { labelLower?: string[]; labelUpper?: string
     "blkid -c /dev/null -t TYPE=vfat -o device": entry(answers.vfat),
   };
 }
+
+/**
+ * Offset of the Joliet directory record of file `name` in an image made with genisoimage -J
+ * (Joliet names are UCS-2 big-endian, with or without ";1"): the record starts 33 bytes before the name.
+ */
+export function jolietRecord(image: Buffer, name: string): number {
+  for (const spelled of [name, `${name};1`]) {
+    const needle = Buffer.from(spelled, "utf16le").swap16();
+    let found = -1;
+    for (let at = image.indexOf(needle); at !== -1; at = image.indexOf(needle, at + 1)) {
+      if (at < 33 || image[at - 1] !== needle.length) continue; // not a whole record name
+      if (found !== -1) throw new Error(`more than one Joliet record named ${name} in the image`);
+      found = at - 33;
+    }
+    if (found !== -1) return found;
+  }
+  throw new Error(`no Joliet record named ${name} in the image`);
+}

@@ -130,6 +130,17 @@ describe("metadata: network source", () => {
     });
   });
 
+  it("a redirect is an HTTP error, not followed and not retried", async () => {
+    svc = await startMetadataService({ redirectTo: "http://127.0.0.1:1/elsewhere" });
+    await rejectsWith(readInstanceMetadata({ url: svc.url, ...fast }), (err) => {
+      assert.equal(err.kind, "http");
+      assert.equal(err.status, 302);
+      assert.equal(err.attempts, 1);
+      assert.match(err.message, /answered HTTP 302 Found \(a redirect to http:\/\/127\.0\.0\.1:1\/elsewhere; redirects are not followed\); not retried/);
+    });
+    assert.deepEqual(svc.requests, [{ method: "GET", path: "/openstack/latest/meta_data.json", status: 302 }]);
+  });
+
   it("honours Retry-After on 503, capped by maxRetryAfterMs", async () => {
     svc = await startMetadataService({ failFirst: { count: 1, status: 503, retryAfter: 30 } });
     const started = Date.now();
