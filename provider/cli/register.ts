@@ -2,6 +2,7 @@
 // a backup node (see provider/registration/register.ts and docs/registration.md).
 import { DEFAULT_ATTEMPTS, DEFAULT_METADATA_URL, DEFAULT_TIMEOUT_MS, ReadMetadataOptions } from "../metadata";
 import { DEFAULT_OPTION_FILE } from "../registration/files";
+import { DEFAULT_LOCK_WAIT_MS } from "../registration/lock";
 import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
 import { CommandIo, parseArgv, processIo, runCommand, unknownOption } from "./args";
@@ -34,6 +35,10 @@ options:
   --password-file <path>  keep the node password in this 0600 file when one is set
   --rotate-password       set a new node password even if the node is registered
   --dry-run               check everything and print what would be done
+  --lock-file <path>      lock file that keeps two runs from registering at once
+                          (default /run/backup-portal-register-bunit-<id>.lock when
+                          /run is writable, else in the temp dir); a run waits for it
+                          up to ${DEFAULT_LOCK_WAIT_MS / 1000} s
   --json                  print the result as JSON
   --quiet                 no progress lines on stderr
   --verbose               also report metadata and portal details on stderr
@@ -50,7 +55,8 @@ options:
 
 exit codes: 0 registered (or nothing to do), 1 failed (metadata unreadable, portal
 error: running again may help), 2 bad arguments, 3 configuration to fix (metadata
-keys, credentials, names unknown to the portal)`;
+keys, credentials, names unknown to the portal); the registration user data retries
+every failure but 2 and 3`;
 
 export interface RegisterIo extends CommandIo {
   /** The environment for BACKUP_PORTAL_*; default process.env. */
@@ -65,7 +71,7 @@ interface Parsed {
   quiet: boolean;
   verbose: boolean;
   metadata: ReadMetadataOptions;
-  register: Pick<RegisterOptions, "optionFile" | "passwordFile" | "rotatePassword" | "dryRun">;
+  register: Pick<RegisterOptions, "optionFile" | "passwordFile" | "rotatePassword" | "dryRun" | "lockFile">;
 }
 
 function parseArgs(argv: string[]): Parsed {
@@ -79,6 +85,7 @@ function parseArgs(argv: string[]): Parsed {
       case "--password-file": r.passwordFile = a.value(); break;
       case "--rotate-password": a.noValue(); r.rotatePassword = true; break;
       case "--dry-run": a.noValue(); r.dryRun = true; break;
+      case "--lock-file": r.lockFile = a.value(); break;
       case "--json": a.noValue(); parsed.json = true; break;
       case "--quiet": case "-q": a.noValue(); parsed.quiet = true; break;
       case "--verbose": case "-v": a.noValue(); parsed.verbose = true; break;
@@ -113,6 +120,7 @@ export function run(argv: string[], io: RegisterIo = processIo): Promise<number>
         io.out(`${JSON.stringify({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }, null, 2)}\n`);
       }
       if (err instanceof RegistrationError && err.kind === "configuration") return 3;
+      if (err instanceof RegistrationError && err.kind === "usage") return 2;
       return 1;
     }
   });

@@ -6,10 +6,11 @@ export {
 } from "./register";
 export {
   META_KEYS, REGISTRATION_DEFAULTS, INSTANCE_TAG_PREFIX, instanceTag, deriveTsmName, uuidSuffix, consumerNameFor,
-  parseRegistrationMetadata, RegistrationSpec, Requested, KeyProblem,
+  parseRegistrationMetadata, RegistrationSpec, Requested, KeyProblem, CONFIG_DRIVE_NOTE,
 } from "./keys";
 export { credentialsFromUserData, resolveCredentials, USER_DATA_KEY, CredentialSource, ResolvedCredentials } from "./credentials";
 export { generateNodePassword, NODE_PASSWORD_ALPHABET, NODE_PASSWORD_LENGTH } from "./password";
+export { acquireLock, defaultLockDir, defaultLockFile, DEFAULT_LOCK_WAIT_MS, HeldLock, LockBusyError } from "./lock";
 export { DEFAULT_OPTION_FILE, renderOptionFile, writeSecretFile, prepareSecretFile, OptionFileValues, PendingWrite } from "./files";
 export {
   registrationUserData, renderRegistrationUserData, renderEnvFile, shellQuote, RegistrationUserDataArgs, RegistrationUserDataOptions,

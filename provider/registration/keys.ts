@@ -66,6 +66,14 @@ export interface KeyProblem {
   message: string;
 }
 
+/**
+ * Added to a hint that asks to change the instance's metadata when it was read from the config drive: the
+ * drive keeps the values the instance was launched with, so a change shows only on the metadata service.
+ */
+export const CONFIG_DRIVE_NOTE = "this instance's metadata was read from its config drive, which keeps the values the instance was launched with: " +
+  "after changing a key with `openstack server set --property`, run again with --no-config-drive (and without --config-drive) " +
+  "so that the metadata service, which has the current values, is read";
+
 function setHint(key: string, example: string): string {
   return `set it with \`openstack server set --property ${key}=${example} <instance>\` (or in the instance's metadata in your Pulumi program)`;
 }

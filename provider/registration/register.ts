@@ -7,7 +7,8 @@
 // 2. Validate locally: the backup_* keys and the portal credentials; every problem at once.
 // 3. Validate on the portal with reads only: the business unit, the names of operating
 //    system, node type, domain and client option set, the default backup server.
-// 4. Find the consumer tagged `instance-uuid:<uuid>` in the business unit.
+// 4. Take the lock of the business unit (one run at a time), then find the consumer tagged
+//    `instance-uuid:<uuid>` in the business unit.
 // 5. Make only the missing changes: consumer, node (or its explicitly requested fields),
 //    password (new or not yet activated node, or rotatePassword), activation.
 // 6. Write the option file (and the password file) atomically with mode 0600.
@@ -20,14 +21,17 @@ import { BackupServer, BusinessUnit, Consumer, Node, NodeFields } from "../porta
 import { Named, ReferenceKind, References, UnknownReferenceError } from "../dynamic/references";
 import { CredentialSource, resolveCredentials } from "./credentials";
 import { DEFAULT_OPTION_FILE, PendingWrite, prepareSecretFile, renderOptionFile, writeSecretFile } from "./files";
-import { instanceTag, META_KEYS, parseRegistrationMetadata, RegistrationSpec, Requested } from "./keys";
+import { CONFIG_DRIVE_NOTE, instanceTag, META_KEYS, parseRegistrationMetadata, RegistrationSpec, Requested } from "./keys";
+import { acquireLock, defaultLockFile, HeldLock, LockBusyError } from "./lock";
 import { generateNodePassword } from "./password";
 
 export type RegistrationErrorKind =
   | "configuration" // metadata keys, credentials, names: fix the configuration, retrying does not help
   | "metadata" // the instance metadata could not be read
   | "portal" // the portal failed or refused a change; a later run continues where this one stopped
-  | "files"; // a local file could not be written
+  | "files" // a local file could not be written
+  | "locked" // another registration held the lock for the whole wait; a later run continues
+  | "usage"; // bad options (arguments), e.g. a platform that is not a path segment: fix them, retrying does not help
 
 /** Every failure of {@link registerInstance}; the message names the key or step and the fix, never a password. */
 export class RegistrationError extends Error {
@@ -55,8 +59,16 @@ export interface RegisterOptions {
   passwordFile?: string;
   /** Set a new node password even when the node is registered already. */
   rotatePassword?: boolean;
-  /** Validate and report what would be done; change nothing. */
+  /** Validate and report what would be done; change nothing (and take no lock). */
   dryRun?: boolean;
+  /**
+   * The lock file that keeps two runs from registering at the same time; default
+   * `defaultLockFile(<business unit id>)`: /run/backup-portal-register-bunit-<id>.lock when /run is writable,
+   * else the same name in os.tmpdir().
+   */
+  lockFile?: string;
+  /** How long to wait for another run's lock before failing, ms; default DEFAULT_LOCK_WAIT_MS (120000). */
+  lockWaitMs?: number;
   /** CPU count when `backup_cpu_count` is absent; default os.cpus().length. */
   cpuCount?: () => number;
   /** Transport tuning of the portal client (tests). */
@@ -99,10 +111,16 @@ const KIND_OF: Record<"operatingSystem" | "nodeType" | "domain" | "clientOptionS
   operatingSystem: "operatingSystem", nodeType: "type", domain: "domain", clientOptionSet: "clientOptionSet",
 };
 
-function configurationError(problems: string[]): RegistrationError {
+/** CONFIG_DRIVE_NOTE when the metadata came from the config drive (a change to it would not show), else "". */
+function metadataChangeNote(source: MetadataSource): string {
+  return source === "config-drive" ? CONFIG_DRIVE_NOTE : "";
+}
+
+function configurationError(problems: string[], source?: MetadataSource): RegistrationError {
   const lines = problems.map((p) => `  - ${p}`).join("\n");
+  const note = source && problems.some((p) => p.includes("openstack server set")) ? metadataChangeNote(source) : "";
   return new RegistrationError("configuration",
-    `cannot register this instance; nothing was changed:\n${lines}`, problems);
+    `cannot register this instance; nothing was changed:\n${lines}${note ? `\nnote: ${note}` : ""}`, problems);
 }
 
 function message(err: unknown): string {
@@ -169,8 +187,9 @@ async function findRegistration(
   const tag = instanceTag(spec.uuid);
   const listed = await client.consumers.list(bu);
   const matches = listed.filter((c) => hasTag(c, tag));
-  // Lists may carry incomplete objects: a consumer listed without tags but with our name is read in full.
-  for (const c of listed.filter((x) => !Array.isArray(x.tags) && x.name === spec.consumerName)) {
+  // Lists may carry incomplete objects: every consumer listed without tags is read in full (whatever its
+  // name: the instance may have been renamed since it registered). Bounded by the list's length.
+  for (const c of listed.filter((x) => !Array.isArray(x.tags))) {
     const full = await client.consumers.get(bu, c.id);
     if (hasTag(full, tag)) matches.push(full);
   }
@@ -231,6 +250,8 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   try {
     found = await readInstanceMetadata({ ...opts.metadata, userData: true, log: opts.log ?? opts.metadata?.log });
   } catch (err) {
+    // The reader refuses bad options (platform "a/b", attempts 0...) with a RangeError: bad arguments, not a read failure.
+    if (err instanceof RangeError) throw new RegistrationError("usage", `bad metadata reader option; nothing was changed: ${message(err)}`);
     const hint = err instanceof MetadataError && err.kind === "timeout"
       ? "; not on an instance, or the metadata service is unreachable: try --config-drive or --timeout (see `backup-portal metadata --verbose`)" : "";
     throw new RegistrationError("metadata", `cannot read the instance metadata; nothing was changed: ${message(err)}${hint}`);
@@ -241,7 +262,7 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   const parsed = parseRegistrationMetadata(md, { cpuCount: opts.cpuCount });
   const creds = resolveCredentials(env, found.userData);
   const local = [...parsed.problems.map((p) => p.message), ...creds.problems];
-  if (local.length || !parsed.spec || !creds.credentials) throw configurationError(local);
+  if (local.length || !parsed.spec || !creds.credentials) throw configurationError(local, found.source);
   const spec = parsed.spec;
   const credentials = creds.credentials;
   const warnings: string[] = [];
@@ -255,7 +276,10 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   const secrets: string[] = [settings.password];
   const clean = (text: string): string => client.redact(redact(text, secrets));
   const done: string[] = [];
+  let lock: HeldLock | undefined;
   try {
+    // One run at a time: two runs that both find no consumer would both create one.
+    if (!opts.dryRun) lock = await takeLock(opts.lockFile ?? defaultLockFile(spec.businessUnitId), opts.lockWaitMs, progress);
     progress(`checking business unit ${spec.businessUnitId} and the requested names on ${client.url}`);
     let check;
     try {
@@ -264,7 +288,7 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
       if (err instanceof RegistrationError) throw err;
       throw new RegistrationError("portal", `cannot check the registration on the portal; nothing was changed: ${clean(message(err))}`);
     }
-    if (!check.resolved) throw configurationError(check.problems);
+    if (!check.resolved) throw configurationError(check.problems, found.source);
     const r = check.resolved;
     const bu = spec.businessUnitId;
 
@@ -381,9 +405,24 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
         result.tsmName = await client.nodes.activate(bu, consumerId, tsmName);
       } catch (err) {
         if (err instanceof PortalError && err.status === 409) {
+          const so = `done so far: ${done.join(", ") || "nothing"}`;
+          if (err.code === "TsmNameTaken") {
+            // The name may be taken by this very instance: registered meanwhile by another run (without this lock).
+            const again = await findRegistration(client, spec, []).catch((e: unknown) => {
+              opts.log?.(`looking for this instance's registration again failed: ${clean(message(e))}`);
+              return undefined;
+            });
+            if (again?.consumer && again.consumer.id !== consumerId && again.node?.tsmName?.toUpperCase() === tsmName.toUpperCase()) {
+              throw new RegistrationError("portal", `cannot activate the node as ${tsmName}: this instance is registered under that name already, ` +
+                `as the node of consumer ${again.consumer.id}, most likely by another \`backup-portal register\` that ran at the same time. ` +
+                `Consumer ${consumerId} of this run is a duplicate: delete it on the portal, then run again with --rotate-password so that the ` +
+                `password file holds the password of node ${tsmName} (${so}).`, [], done);
+            }
+          }
           const taken = err.code === "TsmNameTaken" ? `another node is already named ${tsmName}` : "the portal refused the name";
+          const note = metadataChangeNote(found.source);
           throw new RegistrationError("portal", `cannot activate the node as ${tsmName}: ${taken}; set another name with ` +
-            `\`openstack server set --property ${META_KEYS.tsmName}=<name> <instance>\` and run again (done so far: ${done.join(", ") || "nothing"}). ` +
+            `\`openstack server set --property ${META_KEYS.tsmName}=<name> <instance>\` and run again${note ? ` (${note})` : ""} (${so}). ` +
             `Portal said: ${clean(message(err))}`, [], done);
         }
         throw err;
@@ -418,6 +457,25 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
     throw new RegistrationError("portal", `${so}: ${clean(message(err))}. Run it again once the cause is fixed: it continues where it stopped.`, [], done);
   } finally {
     client.close();
+    lock?.release();
+  }
+}
+
+/** The lock, or a RegistrationError that says what holds it and what to remove if it is stale. */
+async function takeLock(file: string, waitMs: number | undefined, progress: (line: string) => void): Promise<HeldLock> {
+  try {
+    return await acquireLock(file, {
+      waitMs,
+      onWait: (holder) => progress(`waiting for another registration to finish (lock file ${file}${holder ? `, held by ${holder}` : ""})`),
+    });
+  } catch (err) {
+    if (err instanceof LockBusyError) {
+      throw new RegistrationError("locked", `another registration is running (lock file ${file}${err.holder ? `, held by ${err.holder}` : ""}; ` +
+        `waited ${Math.round(err.waitedMs / 1000)} s); nothing was changed. Run again when it has finished; if no other \`backup-portal register\` ` +
+        `is running, the lock is stale (left by a run that was killed): remove ${file} and run again`);
+    }
+    if (err instanceof RangeError) throw new RegistrationError("usage", `${message(err)}; nothing was changed`);
+    throw new RegistrationError("files", `cannot create the lock file ${file}: ${message(err)}; nothing was changed (give another path with --lock-file)`);
   }
 }
 

@@ -17,7 +17,10 @@ export const DEFAULT_INSTALL_NODE =
   "command -v npx >/dev/null 2>&1 || { if command -v apt-get >/dev/null 2>&1; then apt-get update -q && apt-get install -y -q nodejs npm; " +
   "elif command -v dnf >/dev/null 2>&1; then dnf install -y -q nodejs npm; elif command -v yum >/dev/null 2>&1; then yum install -y -q nodejs npm; " +
   "else echo 'backup-portal: no npx and no known package manager; install Node.js 20' >&2; exit 1; fi; }";
-/** Attempts of the registration at boot (the network or the portal may not be ready yet); exit code 3 is not retried. */
+/**
+ * Attempts of the registration at boot (the network or the portal may not be ready yet). Every failure is
+ * retried except exit codes 2 (bad arguments) and 3 (configuration to fix): they fail the same way every time.
+ */
 export const REGISTER_ATTEMPTS = 5;
 
 export interface PortalAccount<S = string> {
@@ -99,7 +102,7 @@ export function renderRegistrationUserData(opts: RegistrationUserDataOptions): s
   const register = [
     `export HOME="\${HOME:-/root}"`,
     `set -a && . ${shellQuote(envFile)} && set +a || exit 1`,
-    `n=0; until ${command}; do rc=$?; n=$((n+1)); if [ "$rc" -eq 3 ] || [ "$n" -ge ${REGISTER_ATTEMPTS} ]; then exit "$rc"; fi; sleep 20; done`,
+    `n=0; until ${command}; do rc=$?; n=$((n+1)); if [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || [ "$n" -ge ${REGISTER_ATTEMPTS} ]; then exit "$rc"; fi; sleep 20; done`,
   ].join("; ");
 
   const env = renderEnvFile(portal).split("\n").map((l) => (l ? `      ${l}` : l)).join("\n").replace(/\n+$/, "");

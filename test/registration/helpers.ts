@@ -1,6 +1,8 @@
 // Test support for self-registration: a metadata service per run, the CLI with
 // captured output, and temp dirs.
 import * as fs from "fs";
+import * as http from "http";
+import { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
 import { MetadataService, startMetadataService } from "../../emulator/metadata-service";
@@ -37,14 +39,18 @@ export function removeTempDirs(): void {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 }
 
-/** Runs `backup-portal register` against a fresh metadata service serving `doc` and `userData`. */
+/**
+ * Runs `backup-portal register` against a fresh metadata service serving `doc` and `userData`; with a lock file
+ * in a temp dir unless `args` name one (tests never use the default lock in /run).
+ */
 export async function register(
   args: string[], opts: { doc: Record<string, unknown> | string; userData?: string | null; env: NodeJS.ProcessEnv },
 ): Promise<Outcome> {
   const svc: MetadataService = await startMetadataService({ metadata: opts.doc, userData: opts.userData ?? null });
   const out = { stdout: "", stderr: "" };
   try {
-    const code = await run(["--url", svc.url, "--no-config-drive", ...args], {
+    const lock = args.includes("--lock-file") ? [] : ["--lock-file", path.join(tempDir(), "register.lock")];
+    const code = await run(["--url", svc.url, "--no-config-drive", ...lock, ...args], {
       out: (t) => { out.stdout += t; },
       err: (t) => { out.stderr += t; },
       env: opts.env,
@@ -58,4 +64,56 @@ export async function register(
 
 export function modeOf(file: string): number {
   return fs.statSync(file).mode & 0o777;
+}
+
+export interface PortalProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy on 127.0.0.1 in front of the portal emulator at `target`: `before` runs before a request is
+ * passed on; `rewrite` may replace the JSON body of an answer (a portal that answers differently).
+ */
+export async function startPortalProxy(target: string, hooks: {
+  before?: (req: { method: string; path: string }) => Promise<void> | void;
+  rewrite?: (req: { method: string; path: string }, body: unknown) => unknown;
+} = {}): Promise<PortalProxy> {
+  const to = new URL(target);
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const info = { method: req.method ?? "GET", path: req.url ?? "/" };
+      Promise.resolve(hooks.before?.(info)).then(() => {
+        const headers = { ...req.headers, host: to.host };
+        const out = http.request({ host: to.hostname, port: to.port, method: info.method, path: info.path, headers }, (answer) => {
+          const body: Buffer[] = [];
+          answer.on("data", (c: Buffer) => body.push(c));
+          answer.on("end", () => {
+            let data = Buffer.concat(body);
+            const json = /json/.test(String(answer.headers["content-type"] ?? ""));
+            if (hooks.rewrite && json && data.length) data = Buffer.from(JSON.stringify(hooks.rewrite(info, JSON.parse(data.toString("utf8")))));
+            const h = { ...answer.headers, "content-length": String(data.length) };
+            delete h["transfer-encoding"];
+            res.writeHead(answer.statusCode ?? 502, h);
+            res.end(data);
+          });
+        });
+        out.on("error", () => res.destroy());
+        out.end(Buffer.concat(chunks));
+      }, () => res.destroy());
+    });
+  });
+  await new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => done());
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((done) => {
+      server.close(() => done());
+      server.closeAllConnections();
+    }),
+  };
 }

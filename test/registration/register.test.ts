@@ -7,7 +7,9 @@ import { hashSecret } from "../../emulator/util";
 import { registerInstance, RegistrationError } from "../../provider/registration";
 import { startMetadataService } from "../../emulator/metadata-service";
 import { clientFor, Emulator, envFor, startEmulator, writes } from "../support/portal";
-import { CPU_COUNT, instanceDocument, modeOf, Outcome, register, removeTempDirs, tempDir, TSM_NAME, UUID } from "./helpers";
+import {
+  CPU_COUNT, instanceDocument, modeOf, Outcome, register, removeTempDirs, startPortalProxy, tempDir, TSM_NAME, UUID,
+} from "./helpers";
 
 const TAG = `instance-uuid:${UUID}`;
 const BUNIT = 2; // Tenant A, reachable by the "tenant" account
@@ -356,6 +358,160 @@ describe("registration: backup-portal register", function () {
     assert.equal(code, 1);
     assert.match(out.stderr, /cannot read the instance metadata; nothing was changed/);
     assert.deepEqual(emu.requests(), []);
+  });
+
+  it("bad metadata reader options are bad arguments (exit 2, not retried), and touch nothing", async () => {
+    for (const bad of [["--platform", "a/b"], ["--api-version", ".."], ["--attempts", "9".repeat(400)]]) {
+      const outcome = await run([...files(), ...bad], { backup_bunit: String(BUNIT) });
+      assert.equal(outcome.code, 2, `${bad.join(" ")}: ${outcome.stderr}`);
+      assert.match(outcome.stderr, /^backup-portal register: /);
+      assert.match(outcome.stderr, /usage: backup-portal register/);
+      assert.equal(outcome.metadataRequests, 0);
+    }
+    assert.deepEqual(emu.requests(), []);
+    // The API says so too: kind "usage", not a metadata read failure.
+    await assert.rejects(
+      registerInstance({ metadata: { url: "http://127.0.0.1:9", platform: "a/b", discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false }),
+      (err: unknown) => err instanceof RegistrationError && err.kind === "usage" && /platform must be a single non-empty path segment/.test(err.message),
+    );
+  });
+
+  describe("two runs at the same time", () => {
+    it("register the instance once: the second waits for the lock, then finds it registered", async () => {
+      const svc = await startMetadataService({ metadata: instanceDocument({ backup_bunit: String(BUNIT) }) });
+      const lockFile = path.join(dir, "register.lock");
+      const lines: string[][] = [[], []];
+      emu.setFaults({ latencyMs: 150 });
+      try {
+        const results = await Promise.all(lines.map((l) => registerInstance({
+          metadata: { url: svc.url, discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false,
+          cpuCount: () => 1, lockFile, progress: (line) => l.push(line),
+        })));
+        assert.deepEqual(results.map((r) => r.status).sort(), ["registered", "unchanged"]);
+        assert.equal(tagged().length, 1, "one consumer");
+        assert.equal(emu.state().nodes.filter((n) => n.consumerId === tagged()[0].id).length, 1, "one node");
+        assert.deepEqual(results.map((r) => r.consumerId), [tagged()[0].id, tagged()[0].id]);
+        const waiting = `waiting for another registration to finish (lock file ${lockFile}, held by pid ${process.pid} on `;
+        assert.equal(lines.flat().filter((l) => l.startsWith(waiting)).length, 1, "one run waited, and said so");
+        assert.ok(!fs.existsSync(lockFile), "the lock is removed");
+      } finally {
+        emu.clearFaults();
+        await svc.close();
+      }
+    });
+
+    it("a lock held too long: a bounded wait, then an error naming the file; nothing changed; a failed run removes its lock", async () => {
+      const lockFile = path.join(dir, "register.lock");
+      fs.writeFileSync(lockFile, "pid 4242 on elsewhere since 2020-01-01T00:00:00.000Z (0a1b2c)\n");
+      const svc = await startMetadataService({ metadata: instanceDocument({ backup_bunit: String(BUNIT) }) });
+      try {
+        const started = Date.now();
+        await assert.rejects(registerInstance({
+          metadata: { url: svc.url, discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false, lockFile, lockWaitMs: 300,
+        }), (err: unknown) => {
+          assert.ok(err instanceof RegistrationError);
+          assert.equal(err.kind, "locked");
+          assert.ok(err.message.startsWith(`another registration is running (lock file ${lockFile}, held by pid 4242 on elsewhere since 2020-01-01T00:00:00.000Z (0a1b2c); waited 0 s); nothing was changed.`), err.message);
+          assert.match(err.message, new RegExp(`the lock is stale \\(left by a run that was killed\\): remove ${lockFile.replace(/[.]/g, "\\.")} and run again$`));
+          return true;
+        });
+        assert.ok(Date.now() - started < 5000);
+        assert.deepEqual(emu.requests(), [], "the portal was not even read");
+        assert.ok(fs.existsSync(lockFile), "another run's lock is left alone");
+
+        fs.rmSync(lockFile);
+        emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST" } });
+        await assert.rejects(registerInstance({
+          metadata: { url: svc.url, discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false, lockFile,
+          portal: { maxAttempts: 1 },
+        }), (err: unknown) => err instanceof RegistrationError && err.kind === "portal");
+        assert.ok(!fs.existsSync(lockFile), "a failed run removes its lock");
+      } finally {
+        emu.clearFaults();
+        await svc.close();
+      }
+    });
+
+    it("a node name taken by this instance's own registration (another run's) is said so, not blamed on the name", async () => {
+      let other: number | undefined;
+      const proxy = await startPortalProxy(emu.url, {
+        // Just before this run activates its node, another run registers the instance and takes the name.
+        before: async (req) => {
+          if (other !== undefined || !req.path.includes("/node/activate")) return;
+          const client = clientFor(emu, "tenant");
+          try {
+            const c = await client.consumers.create(BUNIT, { name: "web01", tags: [TAG] });
+            other = c.id;
+            await client.nodes.create(BUNIT, c.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 } });
+            await client.nodes.activate(BUNIT, c.id, TSM_NAME);
+          } finally {
+            client.close();
+          }
+        },
+      });
+      try {
+        const outcome = await run(files(), { backup_bunit: String(BUNIT) }, { env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url } });
+        assert.equal(outcome.code, 1);
+        const mine = tagged().map((c) => c.id).filter((id) => id !== other);
+        assert.equal(mine.length, 1);
+        assert.match(outcome.stderr, new RegExp(`cannot activate the node as ${TSM_NAME}: this instance is registered under that name already, as the node of consumer ${other}, ` +
+          `most likely by another \`backup-portal register\` that ran at the same time\. Consumer ${mine[0]} of this run is a duplicate: delete it on the portal, ` +
+          `then run again with --rotate-password`));
+        assert.ok(!/another node is already named/.test(outcome.stderr));
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+
+  it("finds its consumer when consumer lists carry no tags, even after the instance was renamed", async () => {
+    assert.equal((await run(files(), { backup_bunit: String(BUNIT) })).code, 0);
+    const c = tagged()[0];
+    // A portal whose lists leave the tags out: only the full consumer has them.
+    const proxy = await startPortalProxy(emu.url, {
+      rewrite: (req, body) => {
+        if (req.method !== "GET" || !/^\/v1\/bunits\/\d+\/consumers$/.test(req.path.split("?")[0])) return body;
+        const list = body as { items: Array<Record<string, unknown>> };
+        return { ...list, items: list.items.map(({ tags: _tags, ...rest }) => rest) };
+      },
+    });
+    emu.clearRequests();
+    try {
+      const meta = { backup_bunit: String(BUNIT) };
+      const again = await run(files(), meta, { env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url }, doc: instanceDocument(meta, { name: "web01-renamed" }) });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, new RegExp(`^already registered as ${TSM_NAME} \\(business unit ${BUNIT}, consumer ${c.id}\\); nothing to do$`, "m"));
+      assert.deepEqual(writes(emu), [], "no second consumer or node");
+      assert.deepEqual(tagged().map((x) => x.id), [c.id]);
+      assert.ok(emu.requests().some((r) => r.method === "GET" && r.path.split("?")[0] === `/v1/bunits/${BUNIT}/consumers/${c.id}`), "read in full");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("hints to change the metadata say that the config drive keeps launch-time values (--no-config-drive)", async () => {
+    const drive = (meta: Record<string, string>): string => {
+      const d = tempDir();
+      fs.mkdirSync(path.join(d, "openstack", "latest"), { recursive: true });
+      fs.writeFileSync(path.join(d, "openstack", "latest", "meta_data.json"), JSON.stringify(instanceDocument(meta)));
+      return d;
+    };
+    const note = /\nnote: this instance's metadata was read from its config drive, which keeps the values the instance was launched with: after changing a key with `openstack server set --property`, run again with --no-config-drive \(and without --config-drive\)/;
+    // A local problem, and a name the portal does not know.
+    const metas: Array<Record<string, string>> = [{}, { backup_bunit: String(BUNIT), backup_os: "Solaris" }];
+    for (const meta of metas) {
+      const fromDrive = await run([...files(), "--config-drive", drive(meta)], meta);
+      assert.equal(fromDrive.code, 3, fromDrive.stderr);
+      assert.match(fromDrive.stderr, note);
+      const fromNetwork = await run(files(), meta);
+      assert.equal(fromNetwork.code, 3, fromNetwork.stderr);
+      assert.ok(!/config drive/.test(fromNetwork.stderr), fromNetwork.stderr);
+    }
+    // A taken name.
+    const meta = { backup_bunit: String(BUNIT), backup_tsm_name: "web-01" };
+    const taken = await run([...files(), "--config-drive", drive(meta)], meta);
+    assert.equal(taken.code, 1);
+    assert.match(taken.stderr, /another node is already named WEB-01; set another name with `openstack server set --property backup_tsm_name=<name> <instance>` and run again \(this instance's metadata was read from its config drive, .*--no-config-drive/);
   });
 
   it("registerInstance (the API) answers a typed result and throws RegistrationError", async () => {

@@ -2,14 +2,15 @@
 // node passwords and the 0600 file writes.
 import assert from "node:assert/strict";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import { tsmNameProblem } from "../../provider/portal";
 import {
-  credentialsFromUserData, deriveTsmName, generateNodePassword, NODE_PASSWORD_ALPHABET, parseRegistrationMetadata,
-  prepareSecretFile, renderOptionFile, resolveCredentials, uuidSuffix, writeSecretFile,
+  acquireLock, credentialsFromUserData, defaultLockDir, defaultLockFile, deriveTsmName, generateNodePassword, LockBusyError,
+  NODE_PASSWORD_ALPHABET, parseRegistrationMetadata, prepareSecretFile, renderOptionFile, resolveCredentials, uuidSuffix, writeSecretFile,
 } from "../../provider/registration";
 import { InstanceMetadata } from "../../provider/metadata";
-import { removeTempDirs, tempDir, UUID } from "./helpers";
+import { modeOf, removeTempDirs, tempDir, UUID } from "./helpers";
 
 function md(meta: Record<string, string>, extra: Partial<InstanceMetadata> = {}): InstanceMetadata {
   return { uuid: UUID, name: "web01", hostname: "web01.novalocal", publicKeys: {}, keys: [], devices: [], dedicatedCpus: [], meta, ...extra };
@@ -193,5 +194,34 @@ describe("registration: files", () => {
     assert.equal(fs.readFileSync(file, "utf8"), "new");
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(fs.readdirSync(dir), ["pw"]);
+  });
+});
+
+describe("registration: lock file", () => {
+  after(removeTempDirs);
+
+  it("is named after the business unit, in /run when writable, else the temp dir", () => {
+    assert.equal(defaultLockFile(7, "/x"), "/x/backup-portal-register-bunit-7.lock");
+    assert.ok(["/run", os.tmpdir()].includes(defaultLockDir()));
+    assert.equal(defaultLockFile(7), path.join(defaultLockDir(), "backup-portal-register-bunit-7.lock"));
+  });
+
+  it("is exclusive: a second taker waits a bounded time; release removes only its own file", async () => {
+    const file = path.join(tempDir(), "bu.lock");
+    const lock = await acquireLock(file);
+    assert.match(fs.readFileSync(file, "utf8"), new RegExp(`^pid ${process.pid} on .* since \\d{4}-`));
+    assert.equal(modeOf(file), 0o600);
+    const started = Date.now();
+    await assert.rejects(acquireLock(file, { waitMs: 150 }), (err: unknown) => err instanceof LockBusyError && err.file === file && err.holder!.startsWith(`pid ${process.pid}`));
+    assert.ok(Date.now() - started >= 140 && Date.now() - started < 3000);
+    lock.release();
+    assert.ok(!fs.existsSync(file));
+    // Taken by someone else after a stale lock was removed by hand: not ours to remove.
+    const again = await acquireLock(file);
+    fs.writeFileSync(file, "pid 1 on elsewhere\n");
+    again.release();
+    assert.equal(fs.readFileSync(file, "utf8"), "pid 1 on elsewhere\n");
+    await assert.rejects(acquireLock(file, { waitMs: Infinity }), RangeError);
+    await assert.rejects(acquireLock(path.join(file, "no-dir", "x.lock")), /ENOTDIR|ENOENT/);
   });
 });

@@ -1,10 +1,12 @@
 // The cloud-init user data that makes an instance register itself at first boot.
 import assert from "node:assert/strict";
-import { execFileSync } from "child_process";
+import { execFileSync, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import { registrationUserData, renderRegistrationUserData, shellQuote } from "../../provider/registration/user-data";
+import {
+  REGISTER_ATTEMPTS, registrationUserData, renderEnvFile, renderRegistrationUserData, shellQuote,
+} from "../../provider/registration/user-data";
 import { removeTempDirs, tempDir } from "./helpers";
 
 // js-yaml comes with @pulumi/pulumi (no types installed): used only to check that the output parses.
@@ -66,6 +68,29 @@ describe("registration: cloud-init user data", () => {
     assert.match(register, /"\$rc" -eq 3/, "configuration errors are not retried");
     assert.ok(!register.includes("w0rd"), "the password is only in the env file");
     assert.equal(cfg.runcmd.flat().join(" ").includes(PORTAL.password), false);
+  });
+
+  it("the boot loop retries failures, but not bad arguments (2) or configuration errors (3)", () => {
+    // Runs the real runcmd with a fake npx (exits with $FAKE_RC, counts its runs) and a sleep that returns at once.
+    const dir = tempDir();
+    const bin = path.join(dir, "bin");
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, "npx"), '#!/bin/sh\necho run >> "$FAKE_COUNT"\nexit "$FAKE_RC"\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, "sleep"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const envFile = path.join(dir, "portal.env");
+    fs.writeFileSync(envFile, renderEnvFile({ ...PORTAL, password: "plain" }), { mode: 0o600 });
+    const register = parse(renderRegistrationUserData({ portal: PORTAL, envFile, installNode: false })).runcmd[0][2];
+    const runs = (rc: number): { code: number | null; runs: number } => {
+      const count = path.join(dir, `count-${rc}`);
+      const res = spawnSync("sh", ["-c", register], {
+        env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, FAKE_RC: String(rc), FAKE_COUNT: count }, encoding: "utf8", timeout: 30_000,
+      });
+      return { code: res.status, runs: fs.existsSync(count) ? fs.readFileSync(count, "utf8").split("\n").filter(Boolean).length : 0 };
+    };
+    assert.deepEqual(runs(0), { code: 0, runs: 1 });
+    assert.deepEqual(runs(1), { code: 1, runs: REGISTER_ATTEMPTS });
+    assert.deepEqual(runs(2), { code: 2, runs: 1 }, "bad arguments are not retried");
+    assert.deepEqual(runs(3), { code: 3, runs: 1 }, "configuration errors are not retried");
   });
 
   it("takes a package spec, extra arguments, paths, and no Node install", () => {
