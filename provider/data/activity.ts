@@ -167,7 +167,8 @@ export function auditTypes(types: Array<number | string>): number[] {
 /**
  * The audit log of a consumer, every page (or up to `limit` entries). Pages advance by the entries
  * that arrived (a portal that caps the page size still yields everything) and stop at the total;
- * an entry that shows up on two pages (the log grew while paging) is kept once. Bounded: stops on
+ * an entry that shows up on two pages (the log grew while paging) is kept once (entries with a
+ * numeric id only; entries without one are all kept). Bounded: stops on
  * an empty page, on a short page when the portal gives no total, and on a page with nothing new.
  */
 export async function getAuditLog(client: PortalClient, bunitId: number, consumerId: number, q: AuditQuery = {}): Promise<AuditLogEntry[]> {
@@ -193,8 +194,11 @@ export async function getAuditLog(client: PortalClient, bunitId: number, consume
     let fresh = 0;
     for (const e of page.items) {
       if (out.length >= max) break;
-      if (seen.has(e.id)) continue;
-      seen.add(e.id);
+      // Only a numeric id identifies an entry; entries without one are never taken for duplicates.
+      if (typeof e.id === "number") {
+        if (seen.has(e.id)) continue;
+        seen.add(e.id);
+      }
       out.push(e);
       fresh++;
     }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { clientSuite } from "../support/portal";
 import { PortalError } from "../../provider/portal";
+import { AuditLogEntry } from "../../provider/portal/types";
 import {
   auditTypes, getAuditLog, getFirstJobDate, getJobs, getLatestReport, getRecentJobs, getReports, jobsSince, jobsSinceDetailed,
 } from "../../provider/data";
@@ -148,6 +149,22 @@ describe("data: reports, jobs and the audit log", function () {
       });
       assert.equal(new Set(entries.map((e) => e.id)).size, entries.length);
       for (const e of expected) assert.ok(entries.some((x) => x.id === e.id), `entry ${e.id} missing`);
+    });
+
+    it("keeps every entry without an id (only numeric ids are de-duplicated)", async () => {
+      const real = p.client.activity.auditLogPage.bind(p.client.activity);
+      // Two pages: entries without an id (or with a non-numeric one), and numeric ids, one of them repeated.
+      const pages = [
+        [{ message: "a" }, { message: "b" }, { id: 7, message: "c" }],
+        [{ message: "d" }, { id: "x", message: "e" }, { id: 7, message: "c again" }],
+      ] as unknown as AuditLogEntry[][];
+      p.client.activity.auditLogPage = async (_b, _c, _q, offset) => ({ offset, items: offset === 0 ? pages[0] : offset === 3 ? pages[1] : [], total: 6 });
+      try {
+        const entries = await getAuditLog(p.client, 2, 1, { pageSize: 3 });
+        assert.deepEqual(entries.map((e) => e.message), ["a", "b", "c", "d", "e"]);
+      } finally {
+        p.client.activity.auditLogPage = real;
+      }
     });
 
     it("stops at a limit, asking only for what it needs", async () => {
