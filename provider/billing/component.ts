@@ -92,6 +92,10 @@ export function billingReceiverProblems(args: BillingReceiverArgs): string[] {
   if (s?.kind === "persistentVolumeClaim" && s.size !== undefined && !QUANTITY.test(s.size)) p.push(`storage.size is not a quantity: ${JSON.stringify(s.size)}`);
   if (s?.kind === "emptyDir" && s.sizeLimit !== undefined && !QUANTITY.test(s.sizeLimit)) p.push(`storage.sizeLimit is not a quantity: ${JSON.stringify(s.sizeLimit)}`);
   if (args.serviceType && !["ClusterIP", "NodePort", "LoadBalancer"].includes(args.serviceType)) p.push(`serviceType must be ClusterIP, NodePort or LoadBalancer`);
+  // Reachable from outside the cluster, anyone could make it read the portal: the Post URL must carry a secret.
+  if (args.serviceType && args.serviceType !== "ClusterIP" && args.secret === undefined) {
+    p.push(`serviceType ${args.serviceType} exposes the receiver outside the cluster: set secret (at least 8 characters), which the Post URL then carries`);
+  }
   return p;
 }
 

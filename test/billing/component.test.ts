@@ -133,10 +133,10 @@ describe("billing: BillingReceiver component under mocks", function () {
     assert.equal(await secretOf(r.receiver.notifyUrl), false);
   });
 
-  it("an emptyDir instead of a claim; no secret; a prebuilt image with its own command", async () => {
+  it("an emptyDir instead of a claim; no secret inside the cluster; a prebuilt image with its own command", async () => {
     const r = await deploy({
       storage: { kind: "emptyDir", sizeLimit: "500Mi" }, secret: undefined, image: "registry.example.com/receiver:1",
-      command: ["node", "/app/dist/provider/billing/main.js"], port: 9000, serviceType: "LoadBalancer",
+      command: ["node", "/app/dist/provider/billing/main.js"], port: 9000, serviceType: "ClusterIP",
     }, 4);
     assert.equal(r.byType("kubernetes:core/v1:PersistentVolumeClaim").length, 0);
     const dep = unwrap(r.one("kubernetes:apps/v1:Deployment").inputs);
@@ -147,7 +147,7 @@ describe("billing: BillingReceiver component under mocks", function () {
     assert.deepEqual(c.args, ["--port", "9000", "--host", "0.0.0.0", "--out", "/data", "--bunit", "1"]);
     assert.equal(envOf(r).has("BILLING_RECEIVER_SECRET"), false);
     assert.equal(unwrap(r.one("kubernetes:core/v1:Secret").inputs).stringData.receiverSecret, undefined);
-    assert.equal(unwrap(r.one("kubernetes:core/v1:Service").inputs).spec.type, "LoadBalancer");
+    assert.equal(unwrap(r.one("kubernetes:core/v1:Service").inputs).spec.type, "ClusterIP");
     assert.equal(await valueOf(r.receiver.claimName), undefined);
     assert.doesNotMatch(await valueOf(r.receiver.postUrl), /secret=/);
   });
@@ -162,6 +162,9 @@ describe("billing: BillingReceiver component under mocks", function () {
       assert.equal(err.problems.length, 5, err.message);
       return true;
     });
+    assert.throws(() => new BillingReceiver("open", {
+      businessUnitId: 1, portal: { url: "http://p", origin: "o", clientId: "c", username: "u", password: "p" }, serviceType: "LoadBalancer",
+    }), /serviceType LoadBalancer exposes the receiver outside the cluster: set secret/);
     assert.equal(recorded.length, before);
   });
 });
