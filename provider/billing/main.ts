@@ -69,11 +69,12 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 /**
- * A portal client for the receiver: the BACKUP_PORTAL_* settings with short timeouts, so a read
- * and its retries fit in the time the portal waits for an answer (the receiver retries too).
+ * A portal client for the receiver: the BACKUP_PORTAL_* settings with a 3 s timeout and no retries of its own.
+ * The receiver retries within its 8 s deadline; retries here too stacked up (3 × 4 s for the token, then the
+ * same for the read) past the 10 s the portal waits for an answer.
  */
 export function receiverClient(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): PortalClient {
-  return new PortalClient({ timeoutMs: 4000, maxAttempts: 3, retryBaseMs: 200, retryMaxMs: 1500, ...resolveSettings(undefined, env) }, { log });
+  return new PortalClient({ timeoutMs: 3000, maxAttempts: 1, ...resolveSettings(undefined, env) }, { log });
 }
 
 export type MainIo = CommandIo;

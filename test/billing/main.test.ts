@@ -3,7 +3,9 @@ import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { envFor, Emulator, startEmulator } from "../support/portal";
-import { main, parseArgs, UsageError } from "../../provider/billing/main";
+import * as http from "http";
+import { AddressInfo } from "net";
+import { main, parseArgs, receiverClient, UsageError } from "../../provider/billing/main";
 import { control, filesUnder, tempDir } from "./helpers";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -83,5 +85,23 @@ describe("billing: the billing-receiver command", function () {
     }
     assert.match(stderr, /test request; portal reachable/);
     assert.ok(!stderr.includes(SECRET), "the secret is never logged");
+  });
+
+  it("the receiver's client sends each request once: the receiver's own retries keep to its deadline", async () => {
+    // A portal that takes requests and never answers: each one waits for the client's 3 s timeout.
+    let requests = 0;
+    const silent = http.createServer(() => { requests++; });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const client = receiverClient({ BACKUP_PORTAL_URL: url, BACKUP_PORTAL_ORIGIN: "http://localhost", BACKUP_PORTAL_CLIENT_ID: "c",
+      BACKUP_PORTAL_USERNAME: "u", BACKUP_PORTAL_PASSWORD: "p4ssword" });
+    try {
+      await assert.rejects(client.billing.billingData(1), /timed out after 3000 ms/);
+      assert.equal(requests, 1, "the token request, once: no retry stacked under the receiver's");
+    } finally {
+      client.close();
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
   });
 });
