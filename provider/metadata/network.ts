@@ -8,9 +8,11 @@ import { MetadataError } from "./types";
 export const DEFAULT_METADATA_URL = "http://169.254.169.254";
 export const DEFAULT_PLATFORM = "openstack";
 export const DEFAULT_VERSION = "latest";
-export const DEFAULT_TIMEOUT_MS = 2000;
-export const DEFAULT_ATTEMPTS = 3;
-export const DEFAULT_BACKOFF_MS = 200;
+// cloud-init's OpenStack data source: 10 s per request, 5 retries 1 s apart (Nova's metadata proxy is often
+// slow at boot, when this runs).
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_ATTEMPTS = 6;
+export const DEFAULT_BACKOFF_MS = 1000;
 export const DEFAULT_MAX_RETRY_AFTER_MS = 5000;
 
 /** Statuses worth another attempt. Every other status >= 400 stops at once. */
@@ -23,11 +25,11 @@ export interface NetworkOptions {
   platform?: string;
   /** Version path segment. Default `latest`. */
   version?: string;
-  /** Timeout of each request (headers and body), ms. Default 2000. */
+  /** Timeout of each request (headers and body), ms. Default 10000. */
   timeoutMs?: number;
-  /** Attempts per document, first one included (>= 1). Default 3. */
+  /** Attempts per document, first one included (>= 1). Default 6. */
   attempts?: number;
-  /** Wait before the 2nd attempt, doubled for each further one, ms. Default 200. */
+  /** Wait between attempts, ms (the same each time, as cloud-init). Default 1000. */
   backoffMs?: number;
   /** Cap on a Retry-After wait (429/503), ms. Default 5000. */
   maxRetryAfterMs?: number;
@@ -103,7 +105,7 @@ function networkCause(err: unknown): { kind: "timeout" | "connection"; text: str
 async function getText(url: string, r: Resolved, notFoundIsNull: boolean): Promise<string | null> {
   let last: { kind: "timeout" | "connection" | "http"; text: string; status?: number; cause?: unknown } | undefined;
   for (let attempt = 1; attempt <= r.attempts; attempt++) {
-    let waitMs = r.backoffMs * 2 ** (attempt - 1);
+    let waitMs = r.backoffMs;
     try {
       const res = await fetch(url, {
         method: "GET",
