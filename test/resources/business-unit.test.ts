@@ -37,7 +37,7 @@ describe("BusinessUnit provider", function () {
     assert.deepEqual(ops(preview), { acme: "same" }, "no diff is left behind by refresh");
   });
 
-  it("updates only what changed, with one PUT", async () => {
+  it("updates in place with one PUT, and clears an input no longer declared", async () => {
     const eng = p.engine();
     await eng.up([acme({ note: "a" })]);
     const mark = p.emu.requests().length;
