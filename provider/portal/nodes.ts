@@ -103,18 +103,30 @@ export class Nodes {
 
   /** Makes `agentConsumerId`'s node a proxy agent of `targetConsumerId`'s node (set from the target's side). */
   async addProxyAgent(bunitId: number, targetConsumerId: number, agentConsumerId: number): Promise<Node> {
-    return scrub(await this.core.call<Node>({
-      method: "POST", path: consumerPath(bunitId, targetConsumerId, "/node/proxyagents"),
-      query: { proxyAgentId: agentConsumerId }, body: { json: {} }, retry: "safe",
-    }));
+    return this.addRelation(bunitId, targetConsumerId, agentConsumerId, "proxyagents", "proxyAgentId", (n) => n.proxyAgents);
   }
 
   /** The same relation, set from the agent's side. */
   async addProxyTarget(bunitId: number, agentConsumerId: number, targetConsumerId: number): Promise<Node> {
-    return scrub(await this.core.call<Node>({
-      method: "POST", path: consumerPath(bunitId, agentConsumerId, "/node/proxytargets"),
-      query: { proxyTargetId: targetConsumerId }, body: { json: {} }, retry: "safe",
-    }));
+    return this.addRelation(bunitId, agentConsumerId, targetConsumerId, "proxytargets", "proxyTargetId", (n) => n.proxyTargets);
+  }
+
+  /**
+   * Adds a proxy relation from `ownerId`'s side. Repeating it is safe, but a portal may answer a relation that
+   * exists already (a repeat after a lost answer) with 409: the node is then read, and the relation being there
+   * is success.
+   */
+  private async addRelation(bunitId: number, ownerId: number, otherId: number, list: string, param: string, peers: (n: Node) => Node["proxyAgents"]): Promise<Node> {
+    try {
+      return scrub(await this.core.call<Node>({
+        method: "POST", path: consumerPath(bunitId, ownerId, `/node/${list}`), query: { [param]: otherId }, body: { json: {} }, retry: "safe",
+      }));
+    } catch (err) {
+      if (!(err instanceof PortalError) || err.status !== 409) throw err;
+      const node = await this.get(bunitId, ownerId);
+      if (proxyPeers(peers(node)).some((p) => p.id === otherId)) return node;
+      throw err;
+    }
   }
 
   /** Severs the relation from the target's side; false when it did not exist. */

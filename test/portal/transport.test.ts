@@ -164,6 +164,22 @@ describe("portal transport on the wire", function () {
     odd.close();
   });
 
+  it("a proxy relation the portal says exists already (409) is success when the node lists it, an error otherwise", async () => {
+    const client = new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password: "p4ssword", retryBaseMs: 5, timeoutMs: 1000 });
+    let listed = [{ id: 7, name: "agent" }];
+    handler = (req, _body, res) => {
+      const json = (status: number, body: unknown) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      if (req.url!.startsWith("/v1/oauth")) return json(200, { access_token: "tok-123456", token_type: "bearer", expires_in: 300 });
+      if (req.method === "POST") return json(409, { code: "Conflict", message: "The proxy relation exists" });
+      return json(200, { id: 55, proxyAgents: listed, proxyTargets: [] });
+    };
+    const node = await client.nodes.addProxyAgent(1, 5, 7);
+    assert.equal(node.id, 55);
+    listed = [];
+    await assert.rejects(client.nodes.addProxyAgent(1, 5, 7), (e: PortalError) => e.status === 409);
+    client.close();
+  });
+
   it("a redirect is not followed: it is an error that names the status", async () => {
     handler = (_req, _body, res) => res.writeHead(302, { Location: "http://example.invalid/" }).end();
     const t = transport();
