@@ -27,8 +27,8 @@ export const SAMPLE_METADATA = {
 export interface MetadataServiceOptions {
   /** The meta_data.json document; a string is served as the raw body (for broken JSON). Default SAMPLE_METADATA. */
   metadata?: object | string;
-  /** user_data body; null or absent → 404 (no user data). */
-  userData?: string | null;
+  /** user_data body (bytes too: gzip user data); null or absent → 404 (no user data). */
+  userData?: string | Buffer | null;
   /** The first `count` requests (any path, counted together) answer `status`, with Retry-After when given (seconds). */
   failFirst?: { count: number; status: number; retryAfter?: number | string };
   /** Every request answers 302 Found with this Location (a service behind a redirecting proxy). */
@@ -62,7 +62,7 @@ export async function startMetadataService(opts: MetadataServiceOptions = {}): P
   let seen = 0;
 
   const answer = (req: http.IncomingMessage, res: http.ServerResponse, entry: RecordedRequest): void => {
-    const send = (status: number, body: string, type = "text/plain; charset=utf-8", headers: Record<string, string> = {}): void => {
+    const send = (status: number, body: string | Buffer, type = "text/plain; charset=utf-8", headers: Record<string, string> = {}): void => {
       entry.status = status;
       res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body), ...headers });
       res.end(req.method === "HEAD" ? undefined : body);

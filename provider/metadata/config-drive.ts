@@ -11,6 +11,7 @@ import { DEFAULT_PLATFORM, DEFAULT_VERSION } from "./network";
 import { CommandRunner, defaultCommandRunner } from "./runner";
 import { MetadataError, MetadataResult } from "./types";
 import { parseMetadataDocument } from "./validate";
+import { userDataText } from "./user-data";
 
 export const CONFIG_DRIVE_LABELS = ["config-2", "CONFIG-2"] as const;
 export const CONFIG_DRIVE_TYPES = ["iso9660", "vfat"] as const;
@@ -76,14 +77,16 @@ export function readConfigDriveDirectory(dir: string, opts: ConfigDriveOptions =
   let userData: string | null = null;
   if (opts.userData !== false) {
     const userFile = path.join(base, "user_data");
+    let bytes: Buffer | undefined;
     try {
-      userData = fs.readFileSync(userFile, "utf8");
+      bytes = fs.readFileSync(userFile);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") {
         throw new MetadataError("io", userFile, `config drive: cannot read ${userFile}: ${(err as Error).message}`, { cause: err });
       }
     }
+    if (bytes) userData = userDataText(bytes, userFile);
   }
   return { source: "config-drive", location: metaFile, metadata, raw, userData };
 }
@@ -114,7 +117,7 @@ export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {
     if (!meta) throw notADrive(location, `no ${inner.slice(1)}/meta_data.json in the image (label ${JSON.stringify(iso.label)})`);
     const { metadata, raw } = parseMetadataDocument(meta.toString("utf8"), location);
     const user = opts.userData === false ? null : readFile(`${inner}/user_data`);
-    return { source: "config-drive", location, metadata, raw, userData: user ? user.toString("utf8") : null };
+    return { source: "config-drive", location, metadata, raw, userData: user ? userDataText(user, `${image}:${inner}/user_data`) : null };
   } finally {
     iso.close();
   }

@@ -4,6 +4,7 @@
 // timeouts, 408/429/500/502/503/504), as cloud-init does. Redirects are not
 // followed: a 3xx is an HTTP error, not retried.
 import { MetadataError } from "./types";
+import { userDataText } from "./user-data";
 
 export const DEFAULT_METADATA_URL = "http://169.254.169.254";
 export const DEFAULT_PLATFORM = "openstack";
@@ -103,6 +104,12 @@ function networkCause(err: unknown): { kind: "timeout" | "connection"; text: str
  * 404 when `notFoundIsNull`. Throws MetadataError otherwise.
  */
 async function getText(url: string, r: Resolved, notFoundIsNull: boolean): Promise<string | null> {
+  const bytes = await getBytes(url, r, notFoundIsNull);
+  return bytes === null ? null : bytes.toString("utf8");
+}
+
+/** GET with the retry policy, the body as bytes (see getText). */
+async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean): Promise<Buffer | null> {
   let last: { kind: "timeout" | "connection" | "http"; text: string; status?: number; cause?: unknown } | undefined;
   for (let attempt = 1; attempt <= r.attempts; attempt++) {
     let waitMs = r.backoffMs;
@@ -115,7 +122,7 @@ async function getText(url: string, r: Resolved, notFoundIsNull: boolean): Promi
         signal: AbortSignal.timeout(r.timeoutMs),
       });
       if (res.ok) {
-        const body = await res.text(); // still under the request's timeout signal
+        const body = Buffer.from(await res.arrayBuffer()); // still under the request's timeout signal
         r.log(`GET ${url}: ${res.status} (attempt ${attempt})`);
         return body;
       }
@@ -158,10 +165,12 @@ export async function fetchMetadataText(opts: NetworkOptions = {}): Promise<{ ur
   return { url, text };
 }
 
-/** GET user_data: its text, or null on 404 (no user data; never retried). */
+/** GET user_data: its text (gunzipped when compressed), or null on 404 (no user data; never retried). */
 export async function fetchUserData(opts: NetworkOptions = {}): Promise<string | null> {
   const r = resolve(opts, true);
-  return getText(`${r.base}/user_data`, r, true);
+  const url = `${r.base}/user_data`;
+  const bytes = await getBytes(url, r, true);
+  return bytes === null ? null : userDataText(bytes, url);
 }
 
 /** GET <url>/<platform>: the version names the service offers (newline separated), blanks dropped. */

@@ -50,7 +50,7 @@ export type MetadataErrorKind =
   | "timeout" // a request did not answer in time (after all attempts)
   | "connection" // a request could not connect (after all attempts)
   | "http" // a status >= 400 (404 included), not retried or retried to exhaustion
-  | "invalid" // meta_data.json was read but is not a valid document
+  | "invalid" // meta_data.json was read but is not a valid document (or user_data does not decompress)
   | "not-found" // a config drive path / file does not exist
   | "io" // a local read failed
   | "unavailable"; // no source could be used; `causes` has why

@@ -1,3 +1,4 @@
+import * as zlib from "zlib";
 import assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
@@ -20,6 +21,15 @@ describe("metadata: config drive directory", () => {
     assert.equal(found.location, path.join(dir, "openstack", "latest", "meta_data.json"));
     assert.equal(found.metadata.uuid, "0a1b2c3d-drive");
     assert.equal(found.userData, "#!/bin/sh\necho hi\n");
+  });
+
+  it("gzip user_data is decompressed, as cloud-init does; a broken one is a named error", () => {
+    const script = "#cloud-config\nruncmd:\n  - echo hi\n";
+    const found = readConfigDriveDirectory(writeDriveTree({ metadata: DRIVE_DOC, userData: zlib.gzipSync(script) }));
+    assert.equal(found.userData, script);
+    const broken = Buffer.concat([zlib.gzipSync(script).subarray(0, 12), Buffer.from("not gzip")]);
+    assert.throws(() => readConfigDriveDirectory(writeDriveTree({ metadata: DRIVE_DOC, userData: broken })),
+      (e: MetadataError) => e.kind === "invalid" && /user_data at .* is gzip-compressed but does not decompress/.test(e.message));
   });
 
   it("no user_data file means null; absent and null meta mean {}", () => {

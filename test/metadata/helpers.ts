@@ -22,7 +22,7 @@ export function cleanupFixtures(): void {
  * Writes the config drive layout `<dir>/<platform>/<version>/meta_data.json`
  * (+ `user_data` unless null) into `dir` (a new temp dir by default).
  */
-export function writeDriveTree(opts: { metadata: object | string; userData?: string | null; platform?: string; version?: string; dir?: string }): string {
+export function writeDriveTree(opts: { metadata: object | string; userData?: string | Buffer | null; platform?: string; version?: string; dir?: string }): string {
   const dir = opts.dir ?? tempDir("config-drive-tree-");
   const base = path.join(dir, opts.platform ?? "openstack", opts.version ?? "latest");
   fs.mkdirSync(base, { recursive: true });

@@ -1,3 +1,4 @@
+import * as zlib from "zlib";
 import assert from "node:assert/strict";
 import {
   DEFAULT_ATTEMPTS, fetchUserData, listMetadataVersions, MetadataError, parseRetryAfter, readInstanceMetadata, readNetworkMetadata,
@@ -87,6 +88,12 @@ describe("metadata: network source", () => {
     svc = await startMetadataService({ failFirst: { count: 5, status: 403 } });
     await rejectsWith(readInstanceMetadata({ url: svc.url, ...fast }), (err) => assert.equal(err.status, 403));
     assert.equal(svc.requests.length, 1);
+  });
+
+  it("gzip user_data is decompressed, as cloud-init does", async () => {
+    const script = "#!/bin/sh\necho from gzip\n";
+    svc = await startMetadataService({ userData: zlib.gzipSync(script) });
+    assert.equal(await fetchUserData({ url: svc.url, ...fast }), script);
   });
 
   it("500 exhausts the attempts and reports them", async () => {
