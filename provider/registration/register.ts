@@ -205,25 +205,23 @@ async function findRegistration(
   return found[0];
 }
 
+/** The metadata's named references: spec and resolved key, the node's field, and how a message names it. */
+const REFERENCE_FIELDS = [
+  ["operatingSystem", "operatingSystem", "operating system"],
+  ["nodeType", "type", "type"],
+  ["domain", "domain", "domain"],
+  ["clientOptionSet", "clientOptionSet", "client option set"],
+] as const;
+
 /** Node fields the metadata asks for explicitly that differ from the node (defaults never change a node). */
 function drift(node: Node, spec: RegistrationSpec, r: Resolved): { fields: NodeFields; names: string[] } {
   const fields: NodeFields = {};
   const names: string[] = [];
-  if (spec.operatingSystem.explicit && node.operatingSystem?.id !== r.operatingSystem.id) {
-    fields.operatingSystem = { id: r.operatingSystem.id };
-    names.push("operating system");
-  }
-  if (spec.nodeType.explicit && node.type?.id !== r.nodeType.id) {
-    fields.type = { id: r.nodeType.id };
-    names.push("type");
-  }
-  if (spec.domain.explicit && node.domain?.id !== r.domain.id) {
-    fields.domain = { id: r.domain.id };
-    names.push("domain");
-  }
-  if (spec.clientOptionSet.explicit && node.clientOptionSet?.id !== r.clientOptionSet.id) {
-    fields.clientOptionSet = { id: r.clientOptionSet.id };
-    names.push("client option set");
+  for (const [key, field, name] of REFERENCE_FIELDS) {
+    if (spec[key].explicit && node[field]?.id !== r[key].id) {
+      fields[field] = { id: r[key].id };
+      names.push(name);
+    }
   }
   if (spec.contact.explicit && spec.contact.value !== undefined && node.contact !== spec.contact.value) {
     fields.contact = spec.contact.value;
