@@ -72,30 +72,26 @@ export function register(r: Router): void {
     const bu = requireBu(ctx, ctx.param("bu"));
     return ok(renderServer(ctx, bu.id, defaultServer(ctx)));
   });
-  r.get("/v1/bunits/:bu/defaultserver/domains", (ctx) => {
+  serverCollection(r, "domains", "domain", "Domain", (ctx) => ctx.state.domains, renderDomain);
+  serverCollection(r, "clientoptionsets", "cos", "Client option set", (ctx) => ctx.state.clientOptionSets, renderClientOptionSet);
+}
+
+/** A list of the default server's objects under a business unit (domains, client option sets), and one item of it. */
+function serverCollection<T extends { id: number; serverId: number }>(
+  r: Router, segment: string, param: string, what: string, all: (ctx: Ctx) => T[], render: (ctx: Ctx, buId: number, item: T) => unknown,
+): void {
+  const path = `/v1/bunits/:bu/defaultserver/${segment}`;
+  r.get(path, (ctx) => {
     const bu = requireBu(ctx, ctx.param("bu"));
     const server = defaultServer(ctx);
-    const items = ctx.state.domains.filter((d) => d.serverId === server.id).map((d) => renderDomain(ctx, bu.id, d));
-    return ok(collection(`${ctx.baseUrl}/v1/bunits/${bu.id}/defaultserver/domains`, items));
+    const items = all(ctx).filter((x) => x.serverId === server.id).map((x) => render(ctx, bu.id, x));
+    return ok(collection(`${ctx.baseUrl}/v1/bunits/${bu.id}/defaultserver/${segment}`, items));
   });
-  r.get("/v1/bunits/:bu/defaultserver/domains/:domain", (ctx) => {
+  r.get(`${path}/:${param}`, (ctx) => {
     const bu = requireBu(ctx, ctx.param("bu"));
     const server = defaultServer(ctx);
-    const d = ctx.state.domains.find((x) => x.id === ctx.param("domain") && x.serverId === server.id);
-    if (!d) throw notFound(`Domain ${ctx.param("domain")}`);
-    return ok(renderDomain(ctx, bu.id, d));
-  });
-  r.get("/v1/bunits/:bu/defaultserver/clientoptionsets", (ctx) => {
-    const bu = requireBu(ctx, ctx.param("bu"));
-    const server = defaultServer(ctx);
-    const items = ctx.state.clientOptionSets.filter((c) => c.serverId === server.id).map((c) => renderClientOptionSet(ctx, bu.id, c));
-    return ok(collection(`${ctx.baseUrl}/v1/bunits/${bu.id}/defaultserver/clientoptionsets`, items));
-  });
-  r.get("/v1/bunits/:bu/defaultserver/clientoptionsets/:cos", (ctx) => {
-    const bu = requireBu(ctx, ctx.param("bu"));
-    const server = defaultServer(ctx);
-    const c = ctx.state.clientOptionSets.find((x) => x.id === ctx.param("cos") && x.serverId === server.id);
-    if (!c) throw notFound(`Client option set ${ctx.param("cos")}`);
-    return ok(renderClientOptionSet(ctx, bu.id, c));
+    const item = all(ctx).find((x) => x.id === ctx.param(param) && x.serverId === server.id);
+    if (!item) throw notFound(`${what} ${ctx.param(param)}`);
+    return ok(render(ctx, bu.id, item));
   });
 }

@@ -50,6 +50,12 @@ describe("emulator: reference data", () => {
     assert.ok(sets.some((c: { name: string }) => c.name === "FORCE_ENCRYPT"));
     assert.ok(sets.some((c: { name: string }) => c.name === "None"));
     assert.equal((await a.get("/v1/bunits/999/defaultserver")).status, 404);
+    // One item of each list, and an unknown one.
+    assert.equal((await a.get("/v1/bunits/1/defaultserver/domains/1")).body.name, "STANDARD");
+    assert.equal((await a.get("/v1/bunits/2/defaultserver/clientoptionsets/2")).body.name, "DEDUP_AND_COMPRESS");
+    const missing = await a.get("/v1/bunits/1/defaultserver/clientoptionsets/999");
+    assert.equal(missing.status, 404);
+    assert.match(missing.body.message, /Client option set 999/);
   });
 
   it("unknown paths are 404 and wrong methods 405, both in the error shape", async () => {
