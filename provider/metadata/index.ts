@@ -30,7 +30,7 @@ export { createCommandRunner, defaultCommandRunner } from "./runner";
 export type { CommandResult, CommandRunner } from "./runner";
 export { IsoFileTooLargeError, openIsoImage, readIsoFile } from "./iso9660";
 export { MAX_DECOMPRESSED_USER_DATA_BYTES, MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, MAX_VERSIONS_BYTES } from "./limits";
-export { KNOWN_VERSIONS, LATEST_VERSION, newestKnownVersion, selectVersion } from "./versions";
+export { KNOWN_VERSIONS, LATEST_VERSION, newestKnownVersion } from "./versions";
 export type { IsoImage } from "./iso9660";
 
 export interface ReadMetadataOptions extends NetworkOptions, ConfigDriveOptions {

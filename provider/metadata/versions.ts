@@ -25,8 +25,3 @@ export function newestKnownVersion(available: readonly string[]): string | undef
   for (let i = KNOWN_VERSIONS.length - 1; i >= 0; i--) if (offered.has(KNOWN_VERSIONS[i])) return KNOWN_VERSIONS[i];
   return undefined;
 }
-
-/** cloud-init's choice among `available`: the newest known version, else `latest`. */
-export function selectVersion(available: readonly string[]): string {
-  return newestKnownVersion(available) ?? LATEST_VERSION;
-}
