@@ -58,6 +58,19 @@ describe("metadata: config drive directory", () => {
     assert.throws(() => readConfigDriveDirectory(path.join(empty, "missing")), /no such directory/);
   });
 
+  it("latest missing: the newest dated folder the reader knows; an explicit version has no fallback", () => {
+    const dir = writeDriveTree({ metadata: { ...DRIVE_DOC, name: "rocky" }, userData: "ud", version: "2018-08-27" });
+    writeDriveTree({ dir, metadata: { ...DRIVE_DOC, name: "folsom" }, version: "2012-08-10" });
+    writeDriveTree({ dir, metadata: { ...DRIVE_DOC, name: "future" }, version: "2099-01-01" });
+    fs.mkdirSync(path.join(dir, "openstack", "content"));
+    const found = readConfigDriveDirectory(dir);
+    assert.deepEqual([found.version, found.metadata.name, found.userData], ["2018-08-27", "rocky", "ud"]);
+    assert.equal(found.location, path.join(dir, "openstack", "2018-08-27", "meta_data.json"));
+    assert.throws(() => readConfigDriveDirectory(dir, { version: "latest" }), /no openstack\/latest\/meta_data\.json in/);
+    const unknown = writeDriveTree({ metadata: DRIVE_DOC, version: "2099-01-01" });
+    assert.throws(() => readConfigDriveDirectory(unknown), /nor a dated version the reader knows/);
+  });
+
   it("honours platform and version", () => {
     const dir = writeDriveTree({ metadata: DRIVE_DOC, platform: "acme", version: "2018-08-27" });
     assert.equal(readConfigDriveDirectory(dir, { platform: "acme", version: "2018-08-27" }).metadata.name, "from-the-drive");
