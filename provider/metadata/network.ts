@@ -2,7 +2,8 @@
 // and .../user_data with Node's global fetch, a per-request timeout and
 // bounded retries on what can succeed on retry only (connection errors,
 // timeouts, 408/429/500/502/503/504), as cloud-init does. Redirects are not
-// followed: a 3xx is an HTTP error, not retried.
+// followed: a 3xx is an HTTP error, not retried. Every answer is read within
+// its cap (limits.ts): a larger one is refused, not retried.
 import { MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, MAX_VERSIONS_BYTES, tooLarge } from "./limits";
 import { MetadataError } from "./types";
 import { userDataText } from "./user-data";
