@@ -1,7 +1,7 @@
 // An OpenStack-style instance metadata service for tests, on 127.0.0.1 and a
 // free port. Serves GET /<platform> (version names, newline separated) and
 // /<platform>/<version>/meta_data.json and .../user_data for `latest` and the
-// dated versions listed in VERSIONS, with fault injection (first N requests
+// dated versions listed in VERSIONS (or a given set of files), with fault injection (first N requests
 // fail with a status, optional Retry-After; a delay before every answer; a
 // redirect for every request).
 import * as http from "http";
@@ -37,6 +37,13 @@ export interface MetadataServiceOptions {
   delayMs?: number;
   /** Platform path segment. Default `openstack`. */
   platform?: string;
+  /**
+   * Serve exactly these files, by path under /<platform>/ (`2017-02-22/meta_data.json`), instead of the
+   * documents above for every version: anything else answers 404 (a cloud-init fixture's layout).
+   */
+  files?: Record<string, string | Buffer>;
+  /** The versions list at /<platform>. Default METADATA_VERSIONS. */
+  versions?: readonly string[];
 }
 
 export interface RecordedRequest {
@@ -76,7 +83,11 @@ export async function startMetadataService(opts: MetadataServiceOptions = {}): P
     if (req.method !== "GET" && req.method !== "HEAD") return send(405, "method not allowed\n", undefined, { allow: "GET, HEAD" });
     const parts = entry.path.split("?")[0].split("/").filter((p) => p !== "");
     if (parts[0] !== platform) return send(404, "not found\n");
-    if (parts.length === 1) return send(200, METADATA_VERSIONS.join("\n"));
+    if (parts.length === 1) return send(200, (opts.versions ?? METADATA_VERSIONS).join("\n"));
+    if (opts.files) {
+      const body = opts.files[parts.slice(1).join("/")];
+      return body === undefined ? send(404, "not found\n") : send(200, body, "application/octet-stream");
+    }
     if (!(METADATA_VERSIONS as readonly string[]).includes(parts[1])) return send(404, "not found\n");
     if (parts.length === 2) return send(200, ["meta_data.json", "user_data", "network_data.json"].join("\n"));
     if (parts.length === 3 && parts[2] === "meta_data.json") return send(200, metadataBody, "application/json");

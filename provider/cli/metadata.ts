@@ -9,14 +9,18 @@ import { checkMetadataOptions, metadataOption } from "./metadata-options";
 export const USAGE = `usage: backup-portal metadata [options]
 
 Reads this instance's metadata (meta_data.json, and user_data with --user-data)
-and prints it as JSON: {source, location, metadata[, userData]}.
+and prints it as JSON: {source, location, version, disabled, metadata[, userData]}.
+version is latest, or when latest is missing the newest dated version known to
+the reader; disabled is true when meta.dsmode is "disabled" (cloud-init's off
+switch for the source; said on stderr too, and register refuses to run).
 Sources in order: the config drive (--config-drive, else block devices labelled
 config-2 or whole disks of type iso9660/vfat), then the network service.
 
 options:
   --url <base>            metadata service base URL (default ${DEFAULT_METADATA_URL})
   --platform <name>       platform path segment (default ${DEFAULT_PLATFORM})
-  --api-version <v>       version path segment (default ${DEFAULT_VERSION})
+  --api-version <v>       version path segment (default ${DEFAULT_VERSION}, then the
+                          newest known dated version when latest is missing)
   --config-drive <path>   read this config drive only: a directory (mount point),
                           an ISO 9660 image file or a block device
   --no-config-drive       do not search block devices for a config drive
@@ -65,7 +69,10 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     };
     try {
       const found = await readInstanceMetadata(options);
-      const output: Record<string, unknown> = { source: found.source, location: found.location, metadata: found.metadata };
+      const output: Record<string, unknown> = {
+        source: found.source, location: found.location, version: found.version, disabled: found.disabled, metadata: found.metadata,
+      };
+      if (found.disabled) io.err(`backup-portal metadata: warning: meta.dsmode is "disabled" at ${found.location}: cloud-init does not use this source, and register refuses to run\n`);
       if (parsed.raw) output.raw = found.raw;
       if (parsed.userData) output.userData = found.userData;
       io.out(`${JSON.stringify(output, null, 2)}\n`);

@@ -55,7 +55,7 @@ options:
 
 exit codes: 0 registered (or nothing to do), 1 failed (metadata unreadable, portal
 error: running again may help), 2 bad arguments, 3 configuration to fix (metadata
-keys, credentials, names unknown to the portal); the registration user data retries
+keys, credentials, names unknown to the portal, meta.dsmode "disabled"); the registration user data retries
 every failure but 2 and 3`;
 
 export interface RegisterIo extends CommandIo {

@@ -6,12 +6,14 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { isIsoImage, openIsoImage } from "./iso9660";
+import { IsoFileTooLargeError, isIsoImage, openIsoImage } from "./iso9660";
+import { MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, tooLarge } from "./limits";
 import { DEFAULT_PLATFORM, DEFAULT_VERSION } from "./network";
 import { CommandRunner, defaultCommandRunner } from "./runner";
 import { MetadataError, MetadataResult } from "./types";
-import { parseMetadataDocument } from "./validate";
+import { parseMetadataDocument, resultOf } from "./validate";
 import { userDataText } from "./user-data";
+import { newestKnownVersion } from "./versions";
 
 export const CONFIG_DRIVE_LABELS = ["config-2", "CONFIG-2"] as const;
 export const CONFIG_DRIVE_TYPES = ["iso9660", "vfat"] as const;
@@ -19,7 +21,10 @@ export const CONFIG_DRIVE_TYPES = ["iso9660", "vfat"] as const;
 export interface ConfigDriveOptions {
   /** Platform path segment. Default `openstack`. */
   platform?: string;
-  /** Version path segment. Default `latest`. */
+  /**
+   * Version path segment. Default `latest`, or when the drive has no `latest/meta_data.json`, the newest dated
+   * folder under `<platform>/` that the reader knows (as cloud-init). A version given here has no fallback.
+   */
   version?: string;
   /** Read user_data too (default true); when false `userData` is null. */
   userData?: boolean;
@@ -53,9 +58,79 @@ function notADrive(location: string, what: string): MetadataError {
   return new MetadataError("not-found", location, `config drive ${location}: ${what}`);
 }
 
-/** Reads a config drive laid out under directory `dir` (a mount point). */
+/**
+ * The real path of `<root>/<segments>`, or null when it does not exist. A path that leads out of the drive
+ * (a symlink to /etc/shadow, to `..`) is refused: only what is on the drive is read.
+ */
+function insideDrive(root: string, rootReal: string, segments: string[]): string | null {
+  const target = path.join(root, ...segments);
+  let real: string;
+  try {
+    real = fs.realpathSync(target);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw new MetadataError("io", target, `config drive: cannot resolve ${target}: ${(err as Error).message}`, { cause: err });
+  }
+  if (real !== rootReal && !real.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep)) {
+    throw new MetadataError("unsafe", target, `config drive: ${target} leads out of the drive ${root} (a symbolic link); refused`);
+  }
+  return real;
+}
+
+/**
+ * Reads the regular file `<root>/<segments>` (inside the drive, see insideDrive), refusing one larger than
+ * `maxBytes` before reading it. Null when it does not exist.
+ */
+function readDriveFile(root: string, rootReal: string, segments: string[], what: string, maxBytes: number): Buffer | null {
+  const file = path.join(root, ...segments);
+  const real = insideDrive(root, rootReal, segments);
+  if (real === null) return null;
+  let fd: number;
+  try {
+    // O_NOFOLLOW: the resolved path must not have become a symlink since; O_NONBLOCK: a FIFO does not block the open.
+    fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    throw new MetadataError("io", file, `config drive: cannot read ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new MetadataError("invalid", file, `config drive: ${file} is not a regular file`);
+    if (st.size > maxBytes) throw tooLarge(what, file, maxBytes, st.size);
+    // Read at most maxBytes + 1: a file that grows meanwhile is still refused, not read without bound.
+    const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
+    let got = 0;
+    for (let n = -1; n !== 0 && got < buf.length;) {
+      n = fs.readSync(fd, buf, got, buf.length - got, got);
+      got += n;
+    }
+    if (got > maxBytes) throw tooLarge(what, file, maxBytes);
+    return buf.subarray(0, got);
+  } catch (err) {
+    if (err instanceof MetadataError) throw err;
+    throw new MetadataError("io", file, `config drive: cannot read ${file}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Names of the entries of `<root>/<platform>` (inside the drive), or [] when there is no such directory. */
+function driveVersions(root: string, rootReal: string, platform: string): string[] {
+  const real = insideDrive(root, rootReal, [platform]);
+  if (real === null) return [];
+  try {
+    return fs.readdirSync(real);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Reads a config drive laid out under directory `dir` (a mount point). Files are read only inside `dir`
+ * (a symlink out of it is refused) and within the caps of limits.ts.
+ */
 export function readConfigDriveDirectory(dir: string, opts: ConfigDriveOptions = {}): MetadataResult {
-  const { platform, version } = layout(opts);
+  const { platform } = layout(opts);
   let st: fs.Stats;
   try {
     st = fs.statSync(dir);
@@ -63,38 +138,34 @@ export function readConfigDriveDirectory(dir: string, opts: ConfigDriveOptions =
     throw notADrive(dir, "no such directory");
   }
   if (!st.isDirectory()) throw notADrive(dir, "not a directory");
-  const base = path.join(dir, platform, version);
-  const metaFile = path.join(base, "meta_data.json");
-  let text: string;
-  try {
-    text = fs.readFileSync(metaFile, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") throw notADrive(metaFile, `no ${platform}/${version}/meta_data.json in ${dir}`);
-    throw new MetadataError("io", metaFile, `config drive: cannot read ${metaFile}: ${(err as Error).message}`, { cause: err });
+  const rootReal = fs.realpathSync(dir);
+  const log = opts.log ?? (() => undefined);
+  let version = layout(opts).version;
+  const metaAt = (v: string): Buffer | null => readDriveFile(dir, rootReal, [platform, v, "meta_data.json"], "meta_data.json", MAX_METADATA_BYTES);
+  let meta = metaAt(version);
+  if (meta === null && opts.version === undefined) {
+    const dated = newestKnownVersion(driveVersions(dir, rootReal, platform));
+    if (dated !== undefined) {
+      log(`config drive ${dir}: no ${platform}/${version}/meta_data.json; using ${platform}/${dated}, the newest version the reader knows`);
+      version = dated;
+      meta = metaAt(version);
+    }
   }
-  const { metadata, raw } = parseMetadataDocument(text, metaFile);
+  const metaFile = path.join(dir, platform, version, "meta_data.json");
+  if (meta === null) throw notADrive(metaFile, `no ${platform}/${version}/meta_data.json in ${dir}${opts.version === undefined ? " (nor a dated version the reader knows)" : ""}`);
+  const parsed = parseMetadataDocument(meta.toString("utf8"), metaFile);
   let userData: string | null = null;
   if (opts.userData !== false) {
-    const userFile = path.join(base, "user_data");
-    let bytes: Buffer | undefined;
-    try {
-      bytes = fs.readFileSync(userFile);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") {
-        throw new MetadataError("io", userFile, `config drive: cannot read ${userFile}: ${(err as Error).message}`, { cause: err });
-      }
-    }
-    if (bytes) userData = userDataText(bytes, userFile);
+    const bytes = readDriveFile(dir, rootReal, [platform, version, "user_data"], "user_data", MAX_USER_DATA_BYTES);
+    if (bytes) userData = userDataText(bytes, path.join(dir, platform, version, "user_data"));
   }
-  return { source: "config-drive", location: metaFile, metadata, raw, userData };
+  return resultOf("config-drive", metaFile, version, parsed, userData);
 }
 
 /** Reads a config drive from an ISO 9660 image file (or iso9660 device) without mounting it. */
 export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {}): MetadataResult {
-  const { platform, version } = layout(opts);
-  const inner = `/${platform}/${version}`;
+  const { platform } = layout(opts);
+  const log = opts.log ?? (() => undefined);
   let iso;
   try {
     iso = openIsoImage(image);
@@ -104,20 +175,32 @@ export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {
     throw new MetadataError("io", image, `config drive ${image}: ${(err as Error).message}`, { cause: err });
   }
   // Any other failure of a read (a broken directory or file record, EIO) is a MetadataError naming the image.
-  const readFile = (file: string): Buffer | null => {
+  const readFile = (file: string, what: string, maxBytes: number): Buffer | null => {
     try {
-      return iso.readFile(file);
+      return iso.readFile(file, maxBytes);
     } catch (err) {
+      if (err instanceof IsoFileTooLargeError) throw tooLarge(what, `${image}:${file}`, err.maxBytes, err.size);
       throw new MetadataError("io", `${image}:${file}`, `config drive ${image}: cannot read ${file.slice(1)} from the image: ${(err as Error).message}`, { cause: err });
     }
   };
   try {
+    let version = layout(opts).version;
+    const metaAt = (v: string): Buffer | null => readFile(`/${platform}/${v}/meta_data.json`, "meta_data.json", MAX_METADATA_BYTES);
+    let meta = metaAt(version);
+    if (meta === null && opts.version === undefined) {
+      const dated = newestKnownVersion(iso.listDirectory(`/${platform}`) ?? []);
+      if (dated !== undefined) {
+        log(`config drive ${image}: no ${platform}/${version}/meta_data.json; using ${platform}/${dated}, the newest version the reader knows`);
+        version = dated;
+        meta = metaAt(version);
+      }
+    }
+    const inner = `/${platform}/${version}`;
     const location = `${image}:${inner}/meta_data.json`;
-    const meta = readFile(`${inner}/meta_data.json`);
     if (!meta) throw notADrive(location, `no ${inner.slice(1)}/meta_data.json in the image (label ${JSON.stringify(iso.label)})`);
-    const { metadata, raw } = parseMetadataDocument(meta.toString("utf8"), location);
-    const user = opts.userData === false ? null : readFile(`${inner}/user_data`);
-    return { source: "config-drive", location, metadata, raw, userData: user ? userDataText(user, `${image}:${inner}/user_data`) : null };
+    const parsed = parseMetadataDocument(meta.toString("utf8"), location);
+    const user = opts.userData === false ? null : readFile(`${inner}/user_data`, "user_data", MAX_USER_DATA_BYTES);
+    return resultOf("config-drive", location, version, parsed, user ? userDataText(user, `${image}:${inner}/user_data`) : null);
   } finally {
     iso.close();
   }

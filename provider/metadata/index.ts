@@ -8,9 +8,10 @@
 // Sources in order: an explicit config drive path (no fallback when it fails);
 // else block devices that look like a config drive; else the network service.
 import { ConfigDriveOptions, discoverConfigDrive, readConfigDrivePath } from "./config-drive";
-import { fetchMetadataText, fetchUserData, NetworkOptions } from "./network";
+import { DEFAULT_VERSION, fetchMetadataText, fetchUserData, listMetadataVersions, NetworkOptions } from "./network";
 import { MetadataError, MetadataResult } from "./types";
-import { parseMetadataDocument } from "./validate";
+import { parseMetadataDocument, resultOf } from "./validate";
+import { newestKnownVersion } from "./versions";
 
 export * from "./types";
 export { parseMetadataDocument } from "./validate";
@@ -27,7 +28,9 @@ export {
 export type { ConfigDriveOptions, DriveCandidate } from "./config-drive";
 export { createCommandRunner, defaultCommandRunner } from "./runner";
 export type { CommandResult, CommandRunner } from "./runner";
-export { openIsoImage, readIsoFile } from "./iso9660";
+export { IsoFileTooLargeError, openIsoImage, readIsoFile } from "./iso9660";
+export { MAX_DECOMPRESSED_USER_DATA_BYTES, MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, MAX_VERSIONS_BYTES } from "./limits";
+export { KNOWN_VERSIONS, LATEST_VERSION, newestKnownVersion } from "./versions";
 export type { IsoImage } from "./iso9660";
 
 export interface ReadMetadataOptions extends NetworkOptions, ConfigDriveOptions {
@@ -43,12 +46,45 @@ export interface ReadMetadataOptions extends NetworkOptions, ConfigDriveOptions 
   network?: boolean;
 }
 
-/** Reads meta_data.json and user_data from the network service. */
+/**
+ * The version to read when `latest/meta_data.json` answered 404 (`notFound`): the newest dated version the
+ * reader knows from the service's list (as cloud-init). Throws `notFound`, with why, when there is none.
+ */
+async function fallbackVersion(opts: NetworkOptions, notFound: MetadataError): Promise<string> {
+  let offered: string[];
+  try {
+    offered = await listMetadataVersions(opts);
+  } catch (err) {
+    throw new MetadataError("http", notFound.location, `${notFound.message}; the versions list could not be read either: ${(err as Error).message}`,
+      { status: notFound.status, attempts: notFound.attempts, cause: err });
+  }
+  const dated = newestKnownVersion(offered);
+  if (dated === undefined) {
+    throw new MetadataError("http", notFound.location,
+      `${notFound.message}; the versions list offers ${offered.length} version${offered.length === 1 ? "" : "s"}, none of them one the reader knows`,
+      { status: notFound.status, attempts: notFound.attempts, cause: notFound });
+  }
+  opts.log?.(`${notFound.location} is missing; using version ${dated}, the newest the service lists that the reader knows`);
+  return dated;
+}
+
+/**
+ * Reads meta_data.json and user_data from the network service: under `latest`, or when that answers 404
+ * and no version was given, under the newest dated version listed at <url>/<platform> that the reader knows.
+ */
 export async function readNetworkMetadata(opts: NetworkOptions & { userData?: boolean } = {}): Promise<MetadataResult> {
-  const { url, text } = await fetchMetadataText(opts);
-  const { metadata, raw } = parseMetadataDocument(text, url);
-  const userData = opts.userData === false ? null : await fetchUserData(opts);
-  return { source: "network", location: url, metadata, raw, userData };
+  let version = opts.version ?? DEFAULT_VERSION;
+  let fetched: { url: string; text: string };
+  try {
+    fetched = await fetchMetadataText({ ...opts, version });
+  } catch (err) {
+    if (opts.version !== undefined || !(err instanceof MetadataError) || err.status !== 404) throw err;
+    version = await fallbackVersion(opts, err);
+    fetched = await fetchMetadataText({ ...opts, version });
+  }
+  const parsed = parseMetadataDocument(fetched.text, fetched.url);
+  const userData = opts.userData === false ? null : await fetchUserData({ ...opts, version });
+  return resultOf("network", fetched.url, version, parsed, userData);
 }
 
 /**

@@ -25,12 +25,25 @@ interface DirRecord {
 export interface IsoImage {
   /** Volume identifier, e.g. `config-2`. */
   readonly label: string;
-  /** Contents of the file at `path` ("/openstack/latest/meta_data.json"), or null when there is none. */
-  readFile(path: string): Buffer | null;
+  /**
+   * Contents of the file at `path` ("/openstack/latest/meta_data.json"), or null when there is none.
+   * A file larger than `maxBytes` (default 64 MiB) throws IsoFileTooLargeError before it is read.
+   */
+  readFile(path: string, maxBytes?: number): Buffer | null;
+  /** Names in the directory at `path` ("/openstack"), or null when there is no such directory. */
+  listDirectory(path: string): string[] | null;
   close(): void;
 }
 
 class IsoFormatError extends Error {}
+
+/** A file in the image is larger than the cap its reader gave. */
+export class IsoFileTooLargeError extends Error {
+  constructor(readonly path: string, readonly size: number, readonly maxBytes: number) {
+    super(`${path} is ${size} bytes, larger than the cap of ${maxBytes} bytes`);
+    this.name = "IsoFileTooLargeError";
+  }
+}
 
 /** Opens an ISO 9660 image file or device. Throws when it is not ISO 9660. */
 export function openIsoImage(file: string): IsoImage {
@@ -91,18 +104,32 @@ class Reader implements IsoImage {
     }
   }
 
-  readFile(path: string): Buffer | null {
+  readFile(path: string, maxBytes = MAX_FILE_BYTES): Buffer | null {
     const parts = path.split("/").filter((p) => p !== "" && p !== ".");
     if (parts.length === 0 || parts.length > MAX_DEPTH) return null;
-    const roots = this.jolietRoot ? [this.pvdRoot, this.jolietRoot] : [this.pvdRoot];
-    for (const root of roots) {
-      const rec = this.lookup(root, parts, root === this.jolietRoot);
+    for (const [root, joliet] of this.roots()) {
+      const rec = this.lookup(root, parts, joliet);
       if (rec && !rec.isDir) {
-        if (rec.size > MAX_FILE_BYTES) throw new IsoFormatError(`${this.file}: ${path} is larger than ${MAX_FILE_BYTES} bytes`);
+        if (rec.size > Math.min(maxBytes, MAX_FILE_BYTES)) throw new IsoFileTooLargeError(path, rec.size, Math.min(maxBytes, MAX_FILE_BYTES));
         return this.read(rec.extent * this.blockSize, rec.size);
       }
     }
     return null;
+  }
+
+  listDirectory(path: string): string[] | null {
+    const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+    if (parts.length > MAX_DEPTH) return null;
+    for (const [root, joliet] of this.roots()) {
+      const rec = this.lookup(root, parts, joliet);
+      if (rec && rec.isDir) return this.list(rec, joliet).map((e) => e.name);
+    }
+    return null;
+  }
+
+  /** The primary tree, then the Joliet one (when there is one), each with its name encoding. */
+  private roots(): Array<[DirRecord, boolean]> {
+    return this.jolietRoot ? [[this.pvdRoot, false], [this.jolietRoot, true]] : [[this.pvdRoot, false]];
   }
 
   private lookup(root: DirRecord, parts: string[], joliet: boolean): DirRecord | null {

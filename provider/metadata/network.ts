@@ -2,7 +2,9 @@
 // and .../user_data with Node's global fetch, a per-request timeout and
 // bounded retries on what can succeed on retry only (connection errors,
 // timeouts, 408/429/500/502/503/504), as cloud-init does. Redirects are not
-// followed: a 3xx is an HTTP error, not retried.
+// followed: a 3xx is an HTTP error, not retried. Every answer is read within
+// its cap (limits.ts): a larger one is refused, not retried.
+import { MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, MAX_VERSIONS_BYTES, tooLarge } from "./limits";
 import { MetadataError } from "./types";
 import { userDataText } from "./user-data";
 
@@ -103,13 +105,38 @@ function networkCause(err: unknown): { kind: "timeout" | "connection"; text: str
  * GET with the retry policy. Returns the body of a 2xx answer, or null for a
  * 404 when `notFoundIsNull`. Throws MetadataError otherwise.
  */
-async function getText(url: string, r: Resolved, notFoundIsNull: boolean): Promise<string | null> {
-  const bytes = await getBytes(url, r, notFoundIsNull);
+async function getText(url: string, r: Resolved, notFoundIsNull: boolean, what: string, maxBytes: number): Promise<string | null> {
+  const bytes = await getBytes(url, r, notFoundIsNull, what, maxBytes);
   return bytes === null ? null : bytes.toString("utf8");
 }
 
-/** GET with the retry policy, the body as bytes (see getText). */
-async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean): Promise<Buffer | null> {
+/** The body of `res`, at most `maxBytes` (refused before reading when Content-Length says more). */
+async function readCapped(res: Response, url: string, what: string, maxBytes: number): Promise<Buffer> {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge(what, url, maxBytes, declared);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  if (res.body) {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(what, url, maxBytes);
+      }
+      chunks.push(Buffer.from(value));
+    }
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** GET with the retry policy, the body as bytes, at most `maxBytes` (a larger answer is refused, not retried; see getText). */
+async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean, what: string, maxBytes: number): Promise<Buffer | null> {
   let last: { kind: "timeout" | "connection" | "http"; text: string; status?: number; cause?: unknown } | undefined;
   for (let attempt = 1; attempt <= r.attempts; attempt++) {
     let waitMs = r.backoffMs;
@@ -122,7 +149,7 @@ async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean): Prom
         signal: AbortSignal.timeout(r.timeoutMs),
       });
       if (res.ok) {
-        const body = Buffer.from(await res.arrayBuffer()); // still under the request's timeout signal
+        const body = await readCapped(res, url, what, maxBytes); // still under the request's timeout signal
         r.log(`GET ${url}: ${res.status} (attempt ${attempt})`);
         return body;
       }
@@ -148,8 +175,8 @@ async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean): Prom
     if (attempt < r.attempts) await sleep(waitMs);
   }
   const l = last!;
-  const what = l.kind === "timeout" ? `timed out after ${r.timeoutMs} ms` : l.kind === "http" ? `answered ${l.text}` : l.text;
-  throw new MetadataError(l.kind, url, `metadata service: GET ${url} ${what}, ${r.attempts} attempt${r.attempts === 1 ? "" : "s"} made`, { status: l.status, attempts: r.attempts, cause: l.cause });
+  const outcome = l.kind === "timeout" ? `timed out after ${r.timeoutMs} ms` : l.kind === "http" ? `answered ${l.text}` : l.text;
+  throw new MetadataError(l.kind, url, `metadata service: GET ${url} ${outcome}, ${r.attempts} attempt${r.attempts === 1 ? "" : "s"} made`, { status: l.status, attempts: r.attempts, cause: l.cause });
 }
 
 /** URL of meta_data.json for these options. */
@@ -161,7 +188,7 @@ export function metadataUrl(opts: NetworkOptions = {}): string {
 export async function fetchMetadataText(opts: NetworkOptions = {}): Promise<{ url: string; text: string }> {
   const r = resolve(opts, true);
   const url = `${r.base}/meta_data.json`;
-  const text = (await getText(url, r, false)) as string;
+  const text = (await getText(url, r, false, "meta_data.json", MAX_METADATA_BYTES)) as string;
   return { url, text };
 }
 
@@ -169,13 +196,13 @@ export async function fetchMetadataText(opts: NetworkOptions = {}): Promise<{ ur
 export async function fetchUserData(opts: NetworkOptions = {}): Promise<string | null> {
   const r = resolve(opts, true);
   const url = `${r.base}/user_data`;
-  const bytes = await getBytes(url, r, true);
+  const bytes = await getBytes(url, r, true, "user_data", MAX_USER_DATA_BYTES);
   return bytes === null ? null : userDataText(bytes, url);
 }
 
 /** GET <url>/<platform>: the version names the service offers (newline separated), blanks dropped. */
 export async function listMetadataVersions(opts: NetworkOptions = {}): Promise<string[]> {
   const r = resolve(opts, false);
-  const text = (await getText(r.base, r, false)) as string;
+  const text = (await getText(r.base, r, false, "the versions list", MAX_VERSIONS_BYTES)) as string;
   return text.split(/\r?\n/).map((line) => line.trim().replace(/\/$/, "")).filter((line) => line !== "");
 }

@@ -32,6 +32,11 @@ export interface InstanceMetadata {
   dedicatedCpus: unknown[];
   /** Custom metadata; `{}` when `meta` is absent or null. */
   meta: Record<string, string>;
+  /**
+   * `meta.dsmode` when set: cloud-init's switch for the source (`local`, `net`, `pass`, `disabled`).
+   * `disabled` means cloud-init does not use this metadata; the reader still returns it, and `register` refuses it.
+   */
+  dsmode?: string;
 }
 
 /** What {@link readInstanceMetadata} returns. */
@@ -44,6 +49,10 @@ export interface MetadataResult {
   raw: Record<string, unknown>;
   /** user_data as UTF-8 text; null when the instance has none (404 / no file). */
   userData: string | null;
+  /** The version path segment read: `latest`, or the newest known dated version when `latest` is missing. */
+  version: string;
+  /** True when `meta.dsmode` is `disabled` (cloud-init turns the source off). */
+  disabled: boolean;
 }
 
 export type MetadataErrorKind =
@@ -53,6 +62,8 @@ export type MetadataErrorKind =
   | "invalid" // meta_data.json was read but is not a valid document (or user_data does not decompress)
   | "not-found" // a config drive path / file does not exist
   | "io" // a local read failed
+  | "too-large" // a document or the user data is larger than the reader's cap (limits.ts)
+  | "unsafe" // a config drive file is a symlink that leads out of the drive
   | "unavailable"; // no source could be used; `causes` has why
 
 /** Every failure of the reader is one of these; the message names the source and what is wrong. */

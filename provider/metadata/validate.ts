@@ -2,7 +2,7 @@
 // is not a JSON object with a `uuid` makes the source broken; beyond that the
 // fields of spec 001 section 2 are type-checked when present, so a bad value
 // is reported here, naming the source, and not deep inside a consumer.
-import { InstanceMetadata, MetadataError, MetadataKey } from "./types";
+import { InstanceMetadata, MetadataError, MetadataKey, MetadataResult, MetadataSource } from "./types";
 
 function describe(value: unknown): string {
   if (value === null) return "null";
@@ -26,8 +26,9 @@ export function parseMetadataDocument(text: string, location: string): { metadat
   try {
     doc = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (err) {
-    const snippet = text.length > 60 ? `${text.slice(0, 60)}...` : text;
-    return fail(`not JSON (${err instanceof Error ? err.message : String(err)}); starts with ${JSON.stringify(snippet)}`);
+    // Never the parser's message nor the text: both may quote the file (a symlink to a secret, a wrong file).
+    const at = /at position (\d+)/.exec(err instanceof Error ? err.message : "");
+    return fail(`not JSON (${Buffer.byteLength(text)} bytes${at ? `; the parser stopped at position ${at[1]}` : ""})`);
   }
   if (!isObject(doc)) return fail(`expected a JSON object, got ${describe(doc)}`);
   const raw = doc;
@@ -87,10 +88,19 @@ export function parseMetadataDocument(text: string, location: string): { metadat
     dedicatedCpus: arr("dedicated_cpus"),
     meta: stringMap("meta"),
   };
+  if (metadata.meta.dsmode !== undefined) metadata.dsmode = metadata.meta.dsmode;
   if (launchIndex !== undefined) metadata.launchIndex = launchIndex;
   const availabilityZone = str("availability_zone");
   if (availabilityZone !== undefined) metadata.availabilityZone = availabilityZone;
   const projectId = str("project_id");
   if (projectId !== undefined) metadata.projectId = projectId;
   return { metadata, raw };
+}
+
+/** A reader's result from a parsed document; `disabled` from `meta.dsmode`. */
+export function resultOf(
+  source: MetadataSource, location: string, version: string,
+  parsed: { metadata: InstanceMetadata; raw: Record<string, unknown> }, userData: string | null,
+): MetadataResult {
+  return { source, location, metadata: parsed.metadata, raw: parsed.raw, userData, version, disabled: parsed.metadata.dsmode === "disabled" };
 }

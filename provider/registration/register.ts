@@ -118,7 +118,7 @@ function metadataChangeNote(source: MetadataSource): string {
 
 function configurationError(problems: string[], source?: MetadataSource): RegistrationError {
   const lines = problems.map((p) => `  - ${p}`).join("\n");
-  const note = source && problems.some((p) => p.includes("openstack server set")) ? metadataChangeNote(source) : "";
+  const note = source && problems.some((p) => /openstack server (un)?set/.test(p)) ? metadataChangeNote(source) : "";
   return new RegistrationError("configuration",
     `cannot register this instance; nothing was changed:\n${lines}${note ? `\nnote: ${note}` : ""}`, problems);
 }
@@ -256,6 +256,11 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   }
   const md = found.metadata;
   progress(`instance ${JSON.stringify(md.name)} (${md.uuid}) from ${found.location}`);
+  if (found.disabled) {
+    // cloud-init's off switch for the metadata source: whoever set it does not want the instance configured from it.
+    throw configurationError([`the instance metadata sets dsmode=disabled, cloud-init's switch that turns this metadata source off, ` +
+      `so the instance is not registered from it; to register it, remove the key: openstack server unset --property dsmode <instance>`], found.source);
+  }
 
   const parsed = parseRegistrationMetadata(md, { cpuCount: opts.cpuCount });
   const creds = resolveCredentials(env, found.userData);

@@ -8,6 +8,7 @@
 //     ...
 //   });
 import * as pulumi from "@pulumi/pulumi";
+import { Document, Scalar, visit } from "yaml";
 
 export const DEFAULT_ENV_FILE = "/etc/backup-portal/portal.env";
 export const DEFAULT_PASSWORD_FILE = "/etc/backup-portal/node-password";
@@ -52,12 +53,23 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-function oneLine(what: string, value: unknown, { allowEmpty = false } = {}): string {
+function stringValue(what: string, value: unknown, { allowEmpty = false } = {}): string {
   if (typeof value !== "string") throw new TypeError(`registration user data: ${what} must be a string`);
   if (!allowEmpty && value === "") throw new Error(`registration user data: ${what} must not be empty`);
-  // Never echo the value: it may be the password.
-  if (/[\r\n\0]/.test(value)) throw new Error(`registration user data: ${what} must be a single line (no newline or NUL characters)`);
+  // Never echo the value: it may be the password. NUL cannot be in an environment variable or a shell word.
+  if (value.includes("\0")) throw new Error(`registration user data: ${what} must not contain a NUL character`);
   return value;
+}
+
+// Line breaks of YAML 1.1 (PyYAML, which cloud-init uses) and of sh.
+const LINE_BREAKS = /[\r\n\u0085\u2028\u2029]/;
+
+function oneLine(what: string, value: unknown, opts: { allowEmpty?: boolean } = {}): string {
+  stringValue(what, value, opts);
+  if (LINE_BREAKS.test(value as string)) {
+    throw new Error(`registration user data: ${what} must be a single line (no line break characters: CR, LF, U+0085, U+2028, U+2029)`);
+  }
+  return value as string;
 }
 
 function absolutePath(what: string, value: string): string {
@@ -66,13 +78,19 @@ function absolutePath(what: string, value: string): string {
   return value;
 }
 
-/** The env file's text: BACKUP_PORTAL_* assignments, single-quoted for `sh`. */
+/**
+ * The env file's text: BACKUP_PORTAL_* assignments, single-quoted for `sh`, which keeps every byte between the
+ * quotes (line breaks included) and gives it back intact when the file is sourced.
+ */
 export function renderEnvFile(portal: PortalAccount): string {
   const entries: Array<[string, keyof PortalAccount]> = [
     ["BACKUP_PORTAL_URL", "url"], ["BACKUP_PORTAL_ORIGIN", "origin"], ["BACKUP_PORTAL_CLIENT_ID", "clientId"],
     ["BACKUP_PORTAL_USERNAME", "username"], ["BACKUP_PORTAL_PASSWORD", "password"],
   ];
-  const lines = entries.map(([name, key]) => `${name}='${oneLine(`portal.${key}`, portal[key]).replace(/'/g, `'\\''`)}'`);
+  const lines = entries.map(([name, key]) => {
+    const value = key === "url" ? oneLine("portal.url", portal.url) : stringValue(`portal.${key}`, portal[key]);
+    return `${name}='${value.replace(/'/g, `'\\''`)}'`;
+  });
   return ["# Backup Portal account for `backup-portal register` (written by cloud-init; keep it 0600).", ...lines, ""].join("\n");
 }
 
@@ -105,21 +123,34 @@ export function renderRegistrationUserData(opts: RegistrationUserDataOptions): s
     `n=0; until ${command}; do rc=$?; n=$((n+1)); if [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || [ "$n" -ge ${REGISTER_ATTEMPTS} ]; then exit "$rc"; fi; sleep 20; done`,
   ].join("; ");
 
-  const env = renderEnvFile(portal).split("\n").map((l) => (l ? `      ${l}` : l)).join("\n").replace(/\n+$/, "");
-  const runcmd = [...(installNode ? [installNode] : []), register].map((c) => `  - ${JSON.stringify(["sh", "-c", c])}`);
-  return [
-    "#cloud-config",
-    "# Registers this instance for backup at first boot (backup-portal register; see docs/registration.md).",
-    "write_files:",
-    `  - path: ${JSON.stringify(envFile)}`,
-    "    owner: root:root",
-    "    permissions: '0600'",
-    "    content: |",
-    env,
-    "runcmd:",
-    ...runcmd,
-    "",
-  ].join("\n");
+  const runcmd = [...(installNode ? [installNode] : []), register].map((c) => ["sh", "-c", c]);
+  const config = {
+    write_files: [{ path: envFile, owner: "root:root", permissions: "0600", content: renderEnvFile(portal) }],
+    runcmd,
+  };
+  return "#cloud-config\n" +
+    "# Registers this instance for backup at first boot (backup-portal register; see docs/registration.md).\n" +
+    toYaml11(config);
+}
+
+// YAML 1.1 escapes of the line breaks that YAML 1.2 does not count as line breaks.
+const YAML11_ESCAPES: Record<string, string> = { "\u0085": "\\N", "\u2028": "\\L", "\u2029": "\\P" };
+
+/**
+ * `value` as YAML that PyYAML (YAML 1.1) reads back exactly. The yaml package writes U+0085, U+2028 and
+ * U+2029 raw (they are not line breaks in YAML 1.2), and PyYAML would end the scalar there: a value could start
+ * a new key. So every string holding a line break is double-quoted with its breaks escaped (no folding), and
+ * those three characters, which can then only be inside double-quoted scalars, get their YAML 1.1 escapes.
+ */
+export function toYaml11(value: unknown): string {
+  const doc = new Document(value, { version: "1.1" });
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === "string" && LINE_BREAKS.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  const text = doc.toString({ lineWidth: 0, doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER });
+  return text.replace(/[\u0085\u2028\u2029]/g, (c) => YAML11_ESCAPES[c]);
 }
 
 export interface RegistrationUserDataArgs extends Omit<RegistrationUserDataOptions, "portal"> {

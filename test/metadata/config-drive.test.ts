@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
 import {
-  findConfigDriveDevices, findMountPoint, isPartition, MetadataError, openIsoImage, readConfigDriveDirectory,
+  findConfigDriveDevices, findMountPoint, isPartition, MAX_METADATA_BYTES, MetadataError, openIsoImage, readConfigDriveDirectory,
   readConfigDriveImage, readInstanceMetadata, readIsoFile,
 } from "../../provider/metadata";
 import { SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
@@ -58,6 +58,19 @@ describe("metadata: config drive directory", () => {
     assert.throws(() => readConfigDriveDirectory(path.join(empty, "missing")), /no such directory/);
   });
 
+  it("latest missing: the newest dated folder the reader knows; an explicit version has no fallback", () => {
+    const dir = writeDriveTree({ metadata: { ...DRIVE_DOC, name: "rocky" }, userData: "ud", version: "2018-08-27" });
+    writeDriveTree({ dir, metadata: { ...DRIVE_DOC, name: "folsom" }, version: "2012-08-10" });
+    writeDriveTree({ dir, metadata: { ...DRIVE_DOC, name: "future" }, version: "2099-01-01" });
+    fs.mkdirSync(path.join(dir, "openstack", "content"));
+    const found = readConfigDriveDirectory(dir);
+    assert.deepEqual([found.version, found.metadata.name, found.userData], ["2018-08-27", "rocky", "ud"]);
+    assert.equal(found.location, path.join(dir, "openstack", "2018-08-27", "meta_data.json"));
+    assert.throws(() => readConfigDriveDirectory(dir, { version: "latest" }), /no openstack\/latest\/meta_data\.json in/);
+    const unknown = writeDriveTree({ metadata: DRIVE_DOC, version: "2099-01-01" });
+    assert.throws(() => readConfigDriveDirectory(unknown), /nor a dated version the reader knows/);
+  });
+
   it("honours platform and version", () => {
     const dir = writeDriveTree({ metadata: DRIVE_DOC, platform: "acme", version: "2018-08-27" });
     assert.equal(readConfigDriveDirectory(dir, { platform: "acme", version: "2018-08-27" }).metadata.name, "from-the-drive");
@@ -96,7 +109,7 @@ describe("metadata: config drive ISO 9660 image (read without mounting)", functi
   });
 
   it("reads Nova's flags (-J -r -l) and a directory spanning several sectors", () => {
-    const tree = writeDriveTree({ metadata: DRIVE_DOC, userData: "u".repeat(70_000) });
+    const tree = writeDriveTree({ metadata: DRIVE_DOC, userData: "u".repeat(65_535) });
     const many = path.join(tree, "openstack", "latest");
     for (let i = 0; i < 150; i++) fs.writeFileSync(path.join(many, `network_data_${String(i).padStart(3, "0")}.json`), `{"n":${i}}`);
     const iso = makeIso(tree, ["-J", "-r", "-l", "-allow-lowercase", "-allow-multidot"]);
@@ -109,7 +122,7 @@ describe("metadata: config drive ISO 9660 image (read without mounting)", functi
       image.close();
     }
     const found = readConfigDriveImage(iso);
-    assert.equal(found.userData?.length, 70_000);
+    assert.equal(found.userData?.length, 65_535, "user data up to Nova's limit, over several sectors");
   });
 
   it("readInstanceMetadata({configDrive: image}) uses the image", async () => {
@@ -132,7 +145,7 @@ describe("metadata: config drive ISO 9660 image (read without mounting)", functi
     assert.equal(readIsoFile(iso, "/openstack/latest/vendor_data.jso")?.toString(), "{}");
   });
 
-  it("a file that cannot be read from the image is a MetadataError naming the image", async () => {
+  it("a file over the reader's cap in the image is refused before it is read, naming the image", async () => {
     const iso = makeIso(writeDriveTree({ metadata: DRIVE_DOC }), ["-J"]);
     const bytes = fs.readFileSync(iso);
     const rec = jolietRecord(bytes, "meta_data.json");
@@ -142,10 +155,10 @@ describe("metadata: config drive ISO 9660 image (read without mounting)", functi
     for (const read of [async () => readConfigDriveImage(iso), () => readInstanceMetadata({ configDrive: iso })]) {
       await assert.rejects(read(), (err: unknown) => {
         assert.ok(err instanceof MetadataError, `expected a MetadataError, got ${String(err)}`);
-        assert.equal(err.kind, "io");
+        assert.equal(err.kind, "too-large");
         assert.equal(err.location, `${iso}:/openstack/latest/meta_data.json`);
-        assert.ok(err.message.startsWith(`config drive ${iso}: cannot read openstack/latest/meta_data.json from the image: `), err.message);
-        assert.match(err.message, /is larger than \d+ bytes/);
+        assert.equal(err.message, `meta_data.json at ${iso}:/openstack/latest/meta_data.json is larger than the reader's cap of ` +
+          `${MAX_METADATA_BYTES} bytes (${0x7fffffff} bytes); refused`);
         return true;
       });
     }

@@ -38,6 +38,37 @@ describe("metadata: network source", () => {
     ]);
   });
 
+  it("latest missing: reads the versions list and the newest known version, user_data from there too", async () => {
+    const doc = JSON.stringify({ ...SAMPLE_METADATA, name: "ocata" });
+    svc = await startMetadataService({
+      versions: ["2012-08-10", "2017-02-22", "2099-01-01", "latest"],
+      files: { "2012-08-10/meta_data.json": JSON.stringify(SAMPLE_METADATA), "2017-02-22/meta_data.json": doc, "2017-02-22/user_data": "ud" },
+    });
+    const lines: string[] = [];
+    const found = await readNetworkMetadata({ url: svc.url, ...fast, log: (l) => lines.push(l) });
+    assert.equal(found.version, "2017-02-22");
+    assert.equal(found.metadata.name, "ocata");
+    assert.equal(found.userData, "ud");
+    assert.equal(found.location, `${svc.url}/openstack/2017-02-22/meta_data.json`);
+    assert.deepEqual(svc.requests.map((r) => `${r.path} ${r.status}`), [
+      "/openstack/latest/meta_data.json 404", "/openstack 200", "/openstack/2017-02-22/meta_data.json 200", "/openstack/2017-02-22/user_data 200",
+    ]);
+    assert.ok(lines.some((l) => /using version 2017-02-22, the newest the service lists that the reader knows/.test(l)), lines.join("\n"));
+  });
+
+  it("latest missing and no known version listed, or a version given: the 404 stands", async () => {
+    svc = await startMetadataService({ versions: ["2099-01-01", "latest"], files: { "2099-01-01/meta_data.json": JSON.stringify(SAMPLE_METADATA) } });
+    await rejectsWith(readNetworkMetadata({ url: svc.url, ...fast }), (err) => {
+      assert.equal(err.kind, "http");
+      assert.equal(err.status, 404);
+      assert.match(err.message, /latest\/meta_data\.json answered HTTP 404.*the versions list offers 2 versions, none of them one the reader knows/);
+    });
+    await svc.close();
+    svc = await startMetadataService({ versions: ["2017-02-22", "latest"], files: { "2017-02-22/meta_data.json": JSON.stringify(SAMPLE_METADATA) } });
+    await rejectsWith(readNetworkMetadata({ url: svc.url, ...fast, version: "latest" }), (err) => assert.equal(err.status, 404));
+    assert.equal(svc.requests.length, 1, "an explicit version has no fallback");
+  });
+
   it("honours platform and version, and a trailing slash on the URL", async () => {
     svc = await startMetadataService({ platform: "acme", userData: "x" });
     const found = await readNetworkMetadata({ url: `${svc.url}/`, platform: "acme", version: "2018-08-27" });

@@ -46,7 +46,7 @@ describe("metadata: meta_data.json validation", () => {
   });
 
   it("rejects what is not a JSON object with a string uuid", () => {
-    invalid("<html>502 Bad Gateway</html>", /not JSON.*<html>/);
+    invalid("<html>502 Bad Gateway</html>", /not JSON \(28 bytes\)/);
     invalid("", /not JSON/);
     invalid("[1,2]", /expected a JSON object, got an array/);
     invalid("null", /expected a JSON object, got null/);

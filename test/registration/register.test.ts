@@ -255,6 +255,13 @@ describe("registration: backup-portal register", function () {
       assert.deepEqual(emu.requests(), [], "not even a portal read");
     });
 
+    it("meta.dsmode disabled (cloud-init's off switch) stops it: exit 3, so the boot loop does not retry", async () => {
+      const err = await fails({ backup_bunit: String(BUNIT), dsmode: "disabled" });
+      assert.match(err, /the instance metadata sets dsmode=disabled, cloud-init's switch that turns this metadata source off/);
+      assert.match(err, /openstack server unset --property dsmode <instance>/);
+      assert.deepEqual(emu.requests(), [], "not even a portal read");
+    });
+
     it("a non-numeric backup_bunit", async () => {
       const err = await fails({ backup_bunit: "Tenant A" });
       assert.match(err, /backup_bunit must be a business unit id \(a positive integer\), got "Tenant A"/);

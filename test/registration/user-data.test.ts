@@ -4,6 +4,8 @@ import { execFileSync, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
+import { isScalar, parse as parseYaml, parseDocument, visit } from "yaml";
+import { resolveCredentials } from "../../provider/registration/credentials";
 import {
   REGISTER_ATTEMPTS, registrationUserData, renderEnvFile, renderRegistrationUserData, shellQuote,
 } from "../../provider/registration/user-data";
@@ -35,6 +37,26 @@ function sourced(content: string): Record<string, string> {
   fs.writeFileSync(file, content, { mode: 0o600 });
   const out = execFileSync("sh", ["-c", `set -a && . "$0" && set +a && env -0`, file], { env: {}, encoding: "utf8" });
   return Object.fromEntries(out.split("\0").filter(Boolean).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+}
+
+// Every line break of YAML 1.1 (PyYAML, as cloud-init reads user data) and of sh.
+const YAML11_BREAKS = ["\r", "\n", "\r\n", "\u0085", "\u2028", "\u2029"];
+
+/** Values that try to break out of their scalar: every line break (each followed by a would-be key), quotes, `#`, `: `, non-ASCII. */
+const HOSTILE = {
+  url: "https://portal.example.com/a#b?c=d: e",
+  origin: `https://app.example.com${YAML11_BREAKS.map((b) => `${b}bootcmd: [touch, /tmp/pwned]`).join("")}`,
+  clientId: `'single' "double" # not a comment: yes`,
+  username: "r\u00e9gistrar \u65e5\u672c \u{1F512}\u2028runcmd:\u2029- [x]",
+  password: `${YAML11_BREAKS.join("x")}\u2028bootcmd:\u0085 - [sh, -c, 'id']\r\n#: "'\\ \t\u00a0\u00e9\ufeff`,
+};
+
+/** PyYAML's reading of `text` as JSON, or undefined when python3 with PyYAML is not installed. */
+function pyyamlLoad(text: string): unknown {
+  const res = spawnSync("python3", ["-c", "import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.buffer.read().decode('utf-8'))))"],
+    { input: text, encoding: "utf8", timeout: 30_000 });
+  if (res.error || res.status !== 0) return undefined;
+  return JSON.parse(res.stdout);
 }
 
 describe("registration: cloud-init user data", () => {
@@ -110,12 +132,53 @@ describe("registration: cloud-init user data", () => {
     execFileSync("sh", ["-n", "-c", register]);
   });
 
-  it("refuses values that would break the files, without echoing a password", () => {
-    assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, password: "a\nBACKUP_PORTAL_URL=x" } }),
-      (err: Error) => /portal\.password must be a single line/.test(err.message) && !err.message.includes("BACKUP_PORTAL_URL=x"));
+  it("refuses values that cannot be written, without echoing a password", () => {
+    assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, password: "a\0BACKUP_PORTAL_URL=x" } }),
+      (err: Error) => /portal\.password must not contain a NUL/.test(err.message) && !err.message.includes("BACKUP_PORTAL_URL=x"));
+    assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, url: "https://portal.example.com\u2028" } }), /portal\.url/);
+    for (const brk of YAML11_BREAKS) {
+      assert.throws(() => renderRegistrationUserData({ portal: PORTAL, envFile: `/etc/x${brk}y` }), /envFile must be a single line/);
+    }
     assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, url: "not a url" } }), /portal\.url is not a URL/);
     assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, username: "" } }), /portal\.username must not be empty/);
     assert.throws(() => renderRegistrationUserData({ portal: PORTAL, envFile: "relative/env" }), /envFile must be an absolute path/);
+  });
+
+  it("round-trips hostile values under YAML 1.1: exactly the keys and values written, no raw line break in a scalar", () => {
+    const text = renderRegistrationUserData({ portal: HOSTILE, extraArgs: ["--contact", "caf\u00e9 # x: y"] });
+    // The yaml package reads U+0085, U+2028, U+2029 as YAML 1.2 does (not line breaks): none may be raw, nor CR.
+    for (const c of ["\r", "\u0085", "\u2028", "\u2029"]) assert.equal(text.includes(c), false, `raw U+${c.codePointAt(0)!.toString(16)}`);
+    const doc = parseDocument(text, { version: "1.1", keepSourceTokens: true });
+    assert.deepEqual(doc.errors, []);
+    let scalars = 0;
+    visit(doc, {
+      Scalar(_k, node) {
+        scalars++;
+        const source = (node.srcToken as { source?: string } | undefined)?.source ?? "";
+        assert.doesNotMatch(source, /[\r\n\u0085\u2028\u2029]/, `a scalar holds a raw line break: ${JSON.stringify(source.slice(0, 40))}`);
+      },
+    });
+    assert.ok(scalars > 8);
+    const expected = {
+      write_files: [{ path: "/etc/backup-portal/portal.env", owner: "root:root", permissions: "0600", content: renderEnvFile(HOSTILE) }],
+      runcmd: parse(text).runcmd,
+    };
+    const cfg = parseYaml(text, { version: "1.1" }) as CloudConfig;
+    assert.deepEqual(Object.keys(cfg), ["write_files", "runcmd"]);
+    assert.deepEqual(cfg, expected);
+    assert.equal(cfg.runcmd.length, 2);
+    assert.match(cfg.runcmd[1][2], /--contact 'caf\u00e9 # x: y'/);
+    assert.ok(isScalar(doc.getIn(["write_files", 0, "permissions"], true)));
+    // cloud-init's own parser, when installed here.
+    const py = pyyamlLoad(text);
+    if (py !== undefined) assert.deepEqual(py, expected, "PyYAML reads the same keys and values");
+    // The env file as written at boot, sourced by sh as the runcmd does, gives `register` every value intact.
+    const vars = sourced(cfg.write_files[0].content);
+    const creds = resolveCredentials(vars, null);
+    assert.deepEqual(creds.problems, []);
+    const got = creds.credentials!.settings;
+    assert.deepEqual({ url: got.url, origin: got.origin, clientId: got.clientId, username: got.username, password: got.password },
+      { ...HOSTILE, url: HOSTILE.url });
   });
 
   it("quotes shell words", () => {
