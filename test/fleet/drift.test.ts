@@ -11,7 +11,7 @@ import * as path from "path";
 import { ROOT } from "./helpers";
 
 const yaml: { load(s: string): unknown } = require("js-yaml");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const drift = require(path.join(ROOT, ".github/scripts/drift-issue.js")) as {
   plan(a: { stack: string; status: number; output: string; open?: { number: number }; runUrl?: string }): {
     action: string; outcome: string; number?: number; title?: string; body?: string;
