@@ -73,16 +73,17 @@ export function writeAtomically(file: string, content: string): void {
   const dir = path.dirname(path.resolve(file));
   fs.mkdirSync(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomToken(6)}.tmp`);
-  const fd = fs.openSync(tmp, "w", 0o600);
   try {
-    fs.writeSync(fd, content);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
+    const fd = fs.openSync(tmp, "w", 0o600);
+    try {
+      fs.writeSync(fd, content);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } catch (err) {
+    // A full disk or a failed rename: the old file stays as it was, and no half-written temp file is left.
     fs.rmSync(tmp, { force: true });
     throw err;
   }

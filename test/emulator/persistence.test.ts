@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../../emulator";
+import { writeAtomically } from "../../emulator/store";
 import { api, login } from "./helpers";
 
 describe("emulator: persistence with a data file", () => {
@@ -61,5 +62,43 @@ describe("emulator: persistence with a data file", () => {
     fs.writeFileSync(file, "{}");
     await assert.rejects(startEmulator({ quiet: true, dataFile: file }), /schemaVersion/);
     assert.equal(fs.readFileSync(file, "utf8"), "{}", "left untouched");
+  });
+  it("writes atomically: each change replaces the file whole (rename), never rewrites it in place", async () => {
+    const file = path.join(dir, "state.json");
+    const em = await startEmulator({ quiet: true, dataFile: file });
+    // Holding the first file open pins its inode: a write in place would change what this descriptor reads.
+    const held = fs.openSync(file, "r");
+    try {
+      const text = fs.readFileSync(held, "utf8");
+      await api(em, await login(em)).put("/v1/bunits/2", { note: "replaced whole" });
+      await em.close(); // every change is on disk once the emulator has stopped
+      assert.equal(fs.fstatSync(held).nlink, 0, "the old file was unlinked by a rename, not rewritten");
+      assert.equal(JSON.parse(text).schemaVersion, 1);
+      assert.match(fs.readFileSync(file, "utf8"), /replaced whole/);
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    } finally {
+      fs.closeSync(held);
+      await em.close();
+    }
+  });
+
+  it("a write that fails half-way leaves the old file intact and no temp file behind", () => {
+    const file = path.join(dir, "state.json");
+    writeAtomically(file, JSON.stringify({ generation: 1 }));
+    // The module object itself (the namespace import above only has getters): the store reads through it.
+    const nodeFs = require("node:fs") as { writeSync: typeof fs.writeSync };
+    const realWrite = nodeFs.writeSync;
+    // The disk fills up after a few bytes: a write in place would leave a truncated file.
+    (nodeFs as { writeSync: unknown }).writeSync = (fd: number, data: string) => {
+      realWrite(fd, data.slice(0, 5));
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    };
+    try {
+      assert.throws(() => writeAtomically(file, JSON.stringify({ generation: 2, padding: "x".repeat(1000) })), /ENOSPC/);
+    } finally {
+      nodeFs.writeSync = realWrite;
+    }
+    assert.deepEqual(JSON.parse(fs.readFileSync(file, "utf8")), { generation: 1 });
+    assert.deepEqual(fs.readdirSync(dir), ["state.json"], "the temp file is removed");
   });
 });
