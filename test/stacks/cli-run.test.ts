@@ -7,6 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../../emulator";
 import { writes } from "../support/portal";
+import * as ts from "typescript";
 import { pwdMain, readProject, runPreview, startFakeEngine, configEnv } from "./cli";
 import { localStackConfig, localTenants } from "./support";
 import { TenantsConfig } from "../../stacks/tenants/model";
@@ -51,6 +52,27 @@ describe("PULUMI_CONFIG as the language host builds it", () => {
       "backup-portal:config:t": '{"a":[1]}', "backup-portal:config:url": "http://x",
     });
     assert.equal(env.PULUMI_CONFIG_SECRET_KEYS, "[]");
+  });
+});
+
+describe("what the CLI compiles the program with", () => {
+  const location = () => pwdMain(ROOT, readProject(ROOT).main);
+  const readTsconfig = (file: string) => ts.parseConfigFileTextToJson(file, fs.readFileSync(file, "utf8")).config;
+
+  it("a tsconfig.json in the program's folder that extends the project's and states its module settings itself", () => {
+    // The runtime hands ts-node only that file's own compilerOptions over its defaults (module "nodenext"):
+    // it does not follow `extends`.
+    const own = readTsconfig(path.join(location().pwd, "tsconfig.json"));
+    assert.equal(path.resolve(location().pwd, own.extends), path.join(ROOT, "tsconfig.json"));
+    const root = readTsconfig(path.join(ROOT, "tsconfig.json"));
+    for (const key of ["target", "module", "moduleResolution"]) assert.equal(own.compilerOptions?.[key], root.compilerOptions[key], key);
+  });
+
+  it("a change to the program's entry point or its tsconfig.json previews every stack", () => {
+    const { changedStacks } = require(path.join(ROOT, ".github/scripts/changed-stacks.js"));
+    for (const file of [path.join(location().pwd, location().entry), path.join(location().pwd, "tsconfig.json")]) {
+      assert.deepEqual(changedStacks([path.relative(ROOT, file)], ["dev", "prod"]), ["dev", "prod"], file);
+    }
   });
 });
 
