@@ -78,14 +78,17 @@ describe("what the CLI compiles the program with", () => {
 
 /** Every business unit, consumer and node the local stack declares, by logical name. */
 function expectedTenants(tenants: TenantsConfig) {
-  const out = { businessUnits: [] as string[], consumers: [] as string[], nodes: [] as string[], proxies: 0 };
+  const out = { businessUnits: [] as string[], consumers: [] as string[], nodes: [] as string[], proxies: 0, tsmNames: {} as Record<string, unknown> };
   const walk = (units: TenantsConfig, prefix: string) => {
     for (const [key, unit] of Object.entries(units)) {
       const name = prefix + key;
       out.businessUnits.push(name);
       for (const [c, consumer] of Object.entries(unit.consumers ?? {})) {
         out.consumers.push(`${name}/${c}`);
-        if (consumer.node) out.nodes.push(`${name}/${c}`);
+        if (consumer.node) {
+          out.nodes.push(`${name}/${c}`);
+          out.tsmNames[`${name}/${c}`] = consumer.node.tsmName;
+        }
       }
       out.proxies += unit.proxies?.length ?? 0;
       walk(unit.businessUnits ?? {}, `${name}/`);
@@ -127,6 +130,8 @@ describe("the stack program under the CLI's runtime (cmd/run, as the language ho
       assert.deepEqual(named("Consumer"), [...want.consumers].sort(), "consumers");
       assert.deepEqual(named("Node"), [...want.nodes].sort(), "nodes");
       assert.equal(named("NodeProxy").length, want.proxies, "node proxies");
+      const nodeInputs = Object.fromEntries(dynamic.filter((r) => r.type.endsWith(":Node")).map((r) => [r.name, r.inputs.tsmName]));
+      assert.deepEqual(nodeInputs, want.tsmNames, "each node declared from its own config (PULUMI_CONFIG as the CLI passes it)");
 
       for (const r of dynamic) {
         const specifiers = providerSpecifiers(r.inputs.__provider);
