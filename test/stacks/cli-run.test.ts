@@ -46,10 +46,17 @@ describe("where the engine runs the program (getPwdMain)", () => {
 
 describe("PULUMI_CONFIG as the language host builds it", () => {
   it("namespaces keys as <ns>:config:<name> and hands every value over as text", () => {
-    const env = configEnv({ "backup-portal:rootBusinessUnitId": 1, "backup-portal:protect": false, "backup-portal:t": { a: [1] }, "backup-portal:url": "http://x" });
+    const env = configEnv({
+      "backup-portal:rootBusinessUnitId": 1,
+      "backup-portal:protect": false,
+      "backup-portal:t": { a: [1] },
+      "backup-portal:url": "http://x",
+    });
     assert.deepEqual(JSON.parse(env.PULUMI_CONFIG), {
-      "backup-portal:config:rootBusinessUnitId": "1", "backup-portal:config:protect": "false",
-      "backup-portal:config:t": '{"a":[1]}', "backup-portal:config:url": "http://x",
+      "backup-portal:config:rootBusinessUnitId": "1",
+      "backup-portal:config:protect": "false",
+      "backup-portal:config:t": '{"a":[1]}',
+      "backup-portal:config:url": "http://x",
     });
     assert.equal(env.PULUMI_CONFIG_SECRET_KEYS, "[]");
   });
@@ -78,7 +85,13 @@ describe("what the CLI compiles the program with", () => {
 
 /** Every business unit, consumer and node the local stack declares, by logical name. */
 function expectedTenants(tenants: TenantsConfig) {
-  const out = { businessUnits: [] as string[], consumers: [] as string[], nodes: [] as string[], proxies: 0, tsmNames: {} as Record<string, unknown> };
+  const out = {
+    businessUnits: [] as string[],
+    consumers: [] as string[],
+    nodes: [] as string[],
+    proxies: 0,
+    tsmNames: {} as Record<string, unknown>,
+  };
   const walk = (units: TenantsConfig, prefix: string) => {
     for (const [key, unit] of Object.entries(units)) {
       const name = prefix + key;
@@ -106,15 +119,24 @@ describe("the stack program under the CLI's runtime (cmd/run, as the language ho
     const project = readProject(ROOT);
     const location = pwdMain(ROOT, project.main);
     for (const m of ["business-unit", "consumer", "node", "node-proxy"]) {
-      assert.ok(fs.existsSync(path.join(ROOT, "dist", "provider", "resources", `${m}.js`)), "npm run build first: the providers load from dist/");
+      assert.ok(
+        fs.existsSync(path.join(ROOT, "dist", "provider", "resources", `${m}.js`)),
+        "npm run build first: the providers load from dist/",
+      );
     }
     const emu = await startEmulator({ port: 0, quiet: true });
     const engine = await startFakeEngine(project.name, "local");
     try {
       const config = { ...localStackConfig(), "backup-portal:url": emu.url };
       const result = await runPreview({
-        root: ROOT, location, project, stack: "local", engine, config,
-        env: { BACKUP_PORTAL_PASSWORD: "admin" }, timeoutMs: 200_000,
+        root: ROOT,
+        location,
+        project,
+        stack: "local",
+        engine,
+        config,
+        env: { BACKUP_PORTAL_PASSWORD: "admin" },
+        timeoutMs: 200_000,
       });
       const report = `exit ${result.code ?? result.signal}\n${result.output}\n${engine.logs.join("\n")}`;
       assert.equal(result.code, 0, report);
@@ -123,7 +145,11 @@ describe("the stack program under the CLI's runtime (cmd/run, as the language ho
       const regs = engine.registrations;
       assert.equal(regs[0]?.type, "pulumi:pulumi:Stack", report);
       const dynamic = regs.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/"));
-      const named = (suffix: string) => dynamic.filter((r) => r.type.endsWith(`:${suffix}`)).map((r) => r.name).sort();
+      const named = (suffix: string) =>
+        dynamic
+          .filter((r) => r.type.endsWith(`:${suffix}`))
+          .map((r) => r.name)
+          .sort();
       const want = expectedTenants(localTenants());
       assert.ok(want.businessUnits.length >= 3 && want.nodes.length >= 5, "the local stack has tenants to declare");
       assert.deepEqual(named("BusinessUnit"), [...want.businessUnits].sort(), `business units\n${report}`);
@@ -145,7 +171,10 @@ describe("the stack program under the CLI's runtime (cmd/run, as the language ho
       }
       assert.ok(engine.stackOutputs && "businessUnitIds" in engine.stackOutputs, "the stack's outputs were registered");
       assert.deepEqual(writes(emu), [], "a preview writes nothing to the portal");
-      assert.ok(emu.requests().some((r) => r.path === "/v1/timezones"), "names were checked against the portal");
+      assert.ok(
+        emu.requests().some((r) => r.path === "/v1/timezones"),
+        "names were checked against the portal",
+      );
     } finally {
       await engine.close();
       await emu.close();

@@ -157,7 +157,10 @@ export async function startFakeEngine(project: string, stack: string): Promise<F
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err: Error | null, p: number) => (err ? reject(err) : resolve(p))));
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err: Error | null, p: number) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
   return {
     address: `127.0.0.1:${port}`,
     registrations,
@@ -198,12 +201,18 @@ export function runPreview(o: RunOptions): Promise<RunResult> {
   const runPath = path.dirname(require.resolve("@pulumi/pulumi/cmd/run/index.js", { paths: [o.location.pwd] }));
   const args = [
     runPath,
-    "--monitor", o.engine.address,
-    "--engine", o.engine.address,
-    "--project", o.project.name,
-    "--root-directory", o.root,
-    "--stack", o.stack,
-    "--pwd", o.location.pwd,
+    "--monitor",
+    o.engine.address,
+    "--engine",
+    o.engine.address,
+    "--project",
+    o.project.name,
+    "--root-directory",
+    o.root,
+    "--stack",
+    o.stack,
+    "--pwd",
+    o.location.pwd,
     "--dry-run",
     o.location.entry,
   ];

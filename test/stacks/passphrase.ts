@@ -21,7 +21,11 @@ function keyFor(passphrase: string, salt: Buffer): Buffer {
   return crypto.pbkdf2Sync(passphrase, salt, ITERATIONS, KEY_BYTES, "sha256");
 }
 
-export function passphraseState(passphrase: string, salt = crypto.randomBytes(SALT_BYTES), nonce = crypto.randomBytes(NONCE_BYTES)): string {
+export function passphraseState(
+  passphrase: string,
+  salt = crypto.randomBytes(SALT_BYTES),
+  nonce = crypto.randomBytes(NONCE_BYTES),
+): string {
   const cipher = crypto.createCipheriv("aes-256-gcm", keyFor(passphrase, salt), nonce);
   const sealed = Buffer.concat([cipher.update(PROBE, "utf8"), cipher.final(), cipher.getAuthTag()]);
   return `v1:${salt.toString("base64")}:v1:${nonce.toString("base64")}:${sealed.toString("base64")}`;
