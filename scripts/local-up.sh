@@ -27,7 +27,7 @@ if ! "${PULUMI[@]}" version >/dev/null 2>&1; then
   exit 1
 fi
 
-npm run --silent build
+npm run --silent build  # the providers load from dist/; the CLI compiles stacks/index.ts itself
 mkdir -p "$STATE_DIR" "$(dirname "$DATA_FILE")"
 
 log=$(mktemp)
@@ -43,7 +43,10 @@ grep -q "portal emulator listening" "$log" || { echo "the portal emulator did no
 grep -m1 "portal emulator listening" "$log"
 
 export PULUMI_BACKEND_URL="file://$STATE_DIR"
-export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE:-local}"
+# The passphrase of the encryptionsalt committed in stacks/Pulumi.local.yaml (so
+# creating the stack leaves that file unchanged); not one from the caller's shell,
+# which would not unlock it. The state stays on this machine: it is no secret.
+export PULUMI_CONFIG_PASSPHRASE=local
 export BACKUP_PORTAL_PASSWORD="${BACKUP_PORTAL_PASSWORD:-admin}"
 "${PULUMI[@]}" stack select local --create --non-interactive >/dev/null
 "${PULUMI[@]}" up --stack local --yes --non-interactive "$@"

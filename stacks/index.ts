@@ -1,4 +1,4 @@
-// The Pulumi program of this project (Pulumi.yaml `main: stacks/`): reads the
+// The Pulumi program of this project (Pulumi.yaml `main: stacks/index.ts`): reads the
 // stack's config and declares its tenants and, when enabled, the registry.
 import * as pulumi from "@pulumi/pulumi";
 import { PortalClient } from "../provider/portal/client";

@@ -5,7 +5,8 @@
 // by value would copy the whole client into every resource's state; instead the
 // serialized provider holds only a module specifier and `require`s it in the
 // host. The specifier is relative (a package name, or a path relative to the
-// project directory, which is the host's working directory), so state holds no
+// program's working directory, which is also the host's: the folder of
+// Pulumi.yaml `main`, so `../dist/...` from stacks/), so state holds no
 // absolute path of the machine that wrote it.
 import * as fs from "fs";
 import * as path from "path";

@@ -1,4 +1,4 @@
-// The program's entry point (Pulumi.yaml main: stacks/) reads the stack's config
+// The program's entry point (Pulumi.yaml main: stacks/index.ts) reads the stack's config
 // as Pulumi hands it over: structured tenants, numbers and booleans as text,
 // secrets, and the portal connection for its read-only name checks.
 import assert from "node:assert/strict";
