@@ -5,17 +5,8 @@
 // `mapstructure` tag name; `mapstructure:"-"` fields are skipped; `,squash` embeds a struct's
 // fields into its parent; any other key stops startup ("unknown keys"). This module parses
 // just enough Go (type declarations, struct fields, tags, imports) to rebuild that tree.
+import type { ZotField, ZotKeyNode } from "../../provider/registry/key-data";
 import type { SourceTree } from "./source";
-
-/** One node of the derived tree, as stored in the data file. */
-export type ZotKeyNode =
-  | { type: "string" | "bool" | "int" | "float" | "duration" | "any" }
-  | { type: "list"; items: ZotKeyNode }
-  | { type: "map"; values: ZotKeyNode }
-  | { type: "object"; go: string; keys: Record<string, ZotField>; open?: string };
-
-/** A key of an object node: its Go field name and what it holds. */
-export type ZotField = { field: string } & ZotKeyNode;
 
 interface GoField {
   name?: string; // undefined: embedded

@@ -7,24 +7,9 @@
 // a map (`range $k, $v := ...`): its contents are then not chart keys but Kubernetes fields or
 // free names. Every other value is closed: only the keys the templates read exist.
 import { parse as parseYaml } from "yaml";
+import type { ChartKeyNode } from "../../provider/registry/key-data";
 
-export type DefaultKind = "string" | "integer" | "number" | "boolean" | "map" | "list" | "null";
-
-/** One value of the chart, as stored in the data file. */
-export interface ChartKeyNode {
-  /** The type of its default in values.yaml; absent when values.yaml does not set it. */
-  default?: DefaultKind;
-  /** Where it is declared or read: "values.yaml" and/or template file names. */
-  sources: string[];
-  /** Rendered verbatim or iterated as a map: its contents are not checked key by key. */
-  open?: boolean;
-  /** Printed as a whole (e.g. `{{ . }}` on a list item): besides its keys it may be a scalar. */
-  scalar?: boolean;
-  /** Keys read below it. */
-  keys?: Record<string, ChartKeyNode>;
-  /** The element of a list iterated with `range` (no key variable). */
-  items?: ChartKeyNode;
-}
+type DefaultKind = NonNullable<ChartKeyNode["default"]>;
 
 type Ctx = { kind: "root" } | { kind: "values"; path: string[] } | { kind: "other" };
 const ITEM = "[]";
@@ -178,17 +163,6 @@ function kindOf(v: unknown): DefaultKind {
   if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
   if (typeof v === "boolean") return "boolean";
   return "string";
-}
-
-/** Every key path of a tree ("a.b", "a[].c"), sorted. */
-export function chartKeyPaths(node: ChartKeyNode, prefix = ""): string[] {
-  const out: string[] = [];
-  for (const [k, child] of Object.entries(node.keys ?? {})) {
-    const p = prefix === "" ? k : `${prefix}.${k}`;
-    out.push(p, ...chartKeyPaths(child, p));
-  }
-  if (node.items) out.push(...chartKeyPaths(node.items, `${prefix}[]`));
-  return out.sort();
 }
 
 /** Sorts keys and sources recursively, so that the data file is stable. */

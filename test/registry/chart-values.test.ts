@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import Ajv from "ajv";
-import schema from "../../provider/registry/zot-chart-values.schema.json";
-import { buildChartValues, planRegistry, validateChartValues, validateRegistryArgs } from "../../provider/registry";
+import { buildChartValues, chartValuesSchema, planRegistry, validateChartValues, validateRegistryArgs } from "../../provider/registry";
 
 const base = () =>
   buildChartValues<string>({ fullname: "zot", storageSize: "100Gi", storageClass: "large", configMapName: "cm", htpasswdSecretName: "sec", configChecksum: "0".repeat(64) });
 
 describe("registry: zot chart values schema", () => {
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(chartValuesSchema());
 
   it("the component's values are valid", () => {
     assert.ok(validate(base()), JSON.stringify(validate.errors));
@@ -18,7 +17,7 @@ describe("registry: zot chart values schema", () => {
     const v = { ...base(), persistance: true };
     assert.equal(validate(v), false);
     assert.deepEqual(validateChartValues(v), [
-      "registry.values.persistance: unknown key for the zot chart 0.1.122 (Helm would silently ignore it); check the spelling against zot-chart-values.schema.json",
+      "registry.values.persistance: unknown key for the zot chart 0.1.122 (Helm would silently ignore it); did you mean \"persistence\"?",
     ]);
   });
 

@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import bcrypt from "bcryptjs";
 import Ajv from "ajv";
-import schema from "../../provider/registry/zot-chart-values.schema.json";
-import { Registry, RegistryArgs, RegistryConfigError, REGISTRY_TYPE } from "../../provider/registry";
+import { chartValuesSchema, Registry, RegistryArgs, RegistryConfigError, REGISTRY_TYPE } from "../../provider/registry";
 import { installMocks, isSecretValue, Recorded, settle, unwrap, valueOf } from "../support/mocks";
 
 const PASSWORD = "S3cret-Pa55word!x";
@@ -151,7 +150,7 @@ describe("registry: Registry component under mocks", function () {
   it("Helm values pass the chart schema; PVC 100Gi of class large; mounts and service as intended", async () => {
     const r = await run({ users: USERS() }, 5);
     const values: any = r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.values;
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(chartValuesSchema());
     const valid: boolean = validate(values as object) as boolean;
     assert.ok(valid, JSON.stringify(validate.errors));
     assert.equal(values.persistence, true);
