@@ -252,4 +252,23 @@ describe("registry: Registry component under mocks", function () {
     );
     assert.equal(recorded.length, before);
   });
+
+  it("warns through pulumi.log when the chart version or zot tag is not the pinned one", async () => {
+    const warned: string[] = [];
+    const original = pulumi.log.warn;
+    (pulumi.log as { warn: typeof pulumi.log.warn }).warn = async (msg: string) => {
+      warned.push(msg);
+    };
+    try {
+      await run({}, 4);
+      assert.deepEqual(warned, [], "the pinned versions: no warning");
+      const r = await run({ chartVersion: "0.1.130", values: { image: { tag: "v2.1.20" } } }, 4);
+      assert.equal(r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.version, "0.1.130", "the given version is still deployed");
+      assert.equal(warned.length, 2, warned.join("\n"));
+      assert.match(warned[0], /registry\.chartVersion: "0\.1\.130" is not the pinned chart 0\.1\.122; the values are checked against the keys chart 0\.1\.122 reads/);
+      assert.match(warned[1], /registry\.values\.image\.tag: "v2\.1\.20" is not v2\.1\.18/);
+    } finally {
+      (pulumi.log as { warn: typeof pulumi.log.warn }).warn = original;
+    }
+  });
 });

@@ -63,6 +63,10 @@ describe("registry: zot config.json", () => {
     ["loopback address", { http: { address: "127.0.0.1" } }, "registry.config.http.address", /0\.0\.0\.0/],
     ["unknown trivy key", { extensions: { search: { cve: { trivy: { dbRepo: "m.local/db" } } } } }, "registry.config.extensions.search.cve.trivy.dbRepo", /did you mean "dbRepository"/],
     ["empty log output", { log: { output: "" } }, "registry.config.log.output", /must not be empty/],
+    // zot v2.1.18 has no such key (a later release adds a time window, as "HH:MM-HH:MM")
+    ["storage.gcTimeWindow", { storage: { gcTimeWindow: "1h" } }, "registry.config.storage.gcTimeWindow", /unknown key \(zot v2\.1\.18 refuses to start/],
+    ["a key of a struct the old lists left open", { http: { tls: { cert: "/c", key: "/k", certFile: "/c" } } }, "registry.config.http.tls.certFile", /unknown key/],
+    ["a wrong type in a list element", { extensions: { search: { cve: { trivy: { vulnSeveritySources: ["nvd", 3] } } } } }, "registry.config.extensions.search.cve.trivy.vulnSeveritySources[1]", /must be a string/],
   ];
   for (const [what, config, key, fix] of BAD) {
     it(`refuses ${what}, naming ${key}`, () => {
@@ -103,5 +107,15 @@ describe("registry: zot config.json", () => {
       validateRegistryArgs({ cve: { dbRepository: "m.local/trivy-db" }, config: { extensions: { search: null, ui: null } } }).some((m) => m.startsWith("registry.cve:")),
     );
     assert.deepEqual(validateRegistryArgs({ cve: { dbRepository: "m.local:5000/aquasecurity/trivy-db" } }), []);
+  });
+
+  it("accepts the keys zot v2.1.18 knows that the old lists refused: extensions.apikey, trivy.vulnSeveritySources and sbom", () => {
+    const config = {
+      extensions: {
+        apikey: { enable: true },
+        search: { cve: { trivy: { vulnSeveritySources: ["nvd", "ghsa"], sbom: { enable: true, format: "cyclonedx" } } } },
+      },
+    };
+    assert.deepEqual(validateRegistryArgs({ config }), []);
   });
 });
