@@ -181,7 +181,8 @@ const nonEmpty =
   (v) =>
     typeof v === "string" && v.trim() === "" ? `must not be empty; ${fix}` : undefined;
 
-export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace"] as const;
+/** The levels zot's log.ParseLevel accepts (compared case-insensitively). */
+export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "warning", "info", "debug", "trace"] as const;
 
 /**
  * zot's own startup checks of single values (pkg/api/config and pkg/cli/server at the pinned
@@ -198,7 +199,7 @@ export const ZOT_VALUE_CHECKS: Record<string, { check: Check; replacesType?: boo
   "http.auth.htpasswd.path": { check: nonEmpty(`use "${HTPASSWD_PATH}"`) },
   "log.level": {
     check: (v) =>
-      typeof v === "string" && !(LOG_LEVELS as readonly string[]).includes(v)
+      typeof v === "string" && !(LOG_LEVELS as readonly string[]).includes(v.toLowerCase())
         ? `is not a log level zot accepts; use one of ${LOG_LEVELS.join(", ")}`
         : undefined,
   },
@@ -218,6 +219,17 @@ function portCheck(v: unknown): string | undefined {
     return `is not a port zot accepts (a number 0-65535 as a string); use "${ZOT_PORT}"`;
   }
   return undefined;
+}
+
+/** Go's path.Clean for an absolute path: no empty, "." or ".." elements, no trailing slash. */
+function goPathClean(p: string): string {
+  const out: string[] = [];
+  for (const part of p.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") out.pop();
+    else out.push(part);
+  }
+  return "/" + out.join("/");
 }
 
 /** Go's time.ParseDuration grammar (a sign, then one or more number+unit pairs, or "0"). */
@@ -379,15 +391,17 @@ export function validateZotConfig(config: unknown, path = "registry.config"): st
         `set extensions.search.enable to true or extensions.ui.enable to false`,
     );
   }
-  if (extensionEnabled(config, "metrics")) {
-    const p = getPath(config, ["extensions", "metrics", "prometheus", "path"]);
-    const at = `${path}.extensions.metrics.prometheus.path`;
-    if (typeof p === "string") {
-      if (p === "/" || p === "/v2" || p === "/v2/" || p.startsWith("/v2/")) {
-        problems.push(`${at}: ${show(p)} is reserved (it would shadow the UI or the registry API); use e.g. "/metrics"`);
-      } else if (!p.startsWith("/")) {
-        problems.push(`${at}: ${show(p)} must start with "/"; use e.g. "/metrics"`);
-      }
+  // zot checks the metrics path whenever it is given, enabled or not. "/v2/<x>" passes zot's
+  // check but would sit inside the registry API: refused as well.
+  const p = getPath(config, ["extensions", "metrics", "prometheus", "path"]);
+  const at = `${path}.extensions.metrics.prometheus.path`;
+  if (typeof p === "string") {
+    if (p === "/" || p === "/v2" || p === "/v2/" || p.startsWith("/v2/")) {
+      problems.push(`${at}: ${show(p)} is reserved (it would shadow the UI or the registry API); use e.g. "/metrics"`);
+    } else if (!p.startsWith("/")) {
+      problems.push(`${at}: ${show(p)} must start with "/"; use e.g. "/metrics"`);
+    } else if (goPathClean(p) !== p) {
+      problems.push(`${at}: ${show(p)} is not a clean path (zot requires it equal to its cleaned form); use ${show(goPathClean(p))}`);
     }
   }
   return problems;

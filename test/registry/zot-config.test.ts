@@ -47,6 +47,8 @@ describe("registry: zot config.json", () => {
     ["UI with search removed", { extensions: { search: null } }, "registry.config.extensions.ui", /search/],
     ["metrics path /v2", { extensions: { metrics: { prometheus: { path: "/v2" } } } }, "registry.config.extensions.metrics.prometheus.path", /"\/v2" is reserved.*use e\.g\. "\/metrics"/],
     ["metrics path /", { extensions: { metrics: { prometheus: { path: "/" } } } }, "registry.config.extensions.metrics.prometheus.path", /reserved/],
+    ["metrics path not clean", { extensions: { metrics: { prometheus: { path: "/metrics/" } } } }, "registry.config.extensions.metrics.prometheus.path", /not a clean path.*use "\/metrics"/],
+    ["metrics path of disabled metrics", { extensions: { metrics: { enable: false, prometheus: { path: "/v2" } } } }, "registry.config.extensions.metrics.prometheus.path", /reserved/],
     ["metrics path without /", { extensions: { metrics: { prometheus: { path: "metrics" } } } }, "registry.config.extensions.metrics.prometheus.path", /must start with "\/"/],
     ["port out of range", { http: { port: "70000" } }, "registry.config.http.port", /0-65535/],
     ["port not numeric", { http: { port: "http" } }, "registry.config.http.port", /0-65535/],
@@ -117,5 +119,9 @@ describe("registry: zot config.json", () => {
       },
     };
     assert.deepEqual(validateRegistryArgs({ config }), []);
+  });
+
+  it("log levels as zot's ParseLevel takes them: case-insensitive, warning too", () => {
+    for (const level of ["WARNING", "Info", "trace"]) assert.deepEqual(validateRegistryArgs({ config: { log: { level } } }), [], level);
   });
 });
