@@ -16,6 +16,7 @@ import {
   ROOT_DIRECTORY,
   validateZotConfig,
   ZOT_PORT,
+  zotConfigWarnings,
 } from "./zot-config";
 
 /** A registry user. The password is treated as a secret and only ever stored hashed. */
@@ -249,7 +250,7 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   problems.push(...validateChartValues(values, `${path}.values`));
   if (values.persistence !== true) problems.push(`${path}.values.persistence: must stay true (the registry's data lives on the PVC)`);
 
-  const warnings = versionWarnings(chartVersion, extraOk, path);
+  const warnings = [...versionWarnings(chartVersion, extraOk, path), ...zotConfigWarnings(zotConfig, cfgPath)];
   if (problems.length > 0) return { problems, warnings };
   const serviceName = typeof values.fullnameOverride === "string" && values.fullnameOverride !== "" ? values.fullnameOverride : releaseName;
   return {

@@ -364,6 +364,21 @@ function walk(value: unknown, node: ZotKeyNode, path: string, keyPath: string, p
   }
 }
 
+/**
+ * What zot accepts but says at startup it ignores (pkg/cli/server at the pinned version): worth a
+ * warning, since the setting has no effect.
+ */
+export function zotConfigWarnings(config: unknown, path = "registry.config"): string[] {
+  const warnings: string[] = [];
+  if (getPath(config, ["extensions", "apikey"]) !== undefined) {
+    warnings.push(`${path}.extensions.apikey: zot ${PINNED_ZOT_VERSION} ignores this extension; API keys are turned on with http.auth.apikey: true`);
+  }
+  if (getPath(config, ["extensions", "mgmt"]) !== undefined) {
+    warnings.push(`${path}.extensions.mgmt: zot ${PINNED_ZOT_VERSION} ignores this extension (search and ui provide it)`);
+  }
+  return warnings;
+}
+
 /** An extension counts as enabled when present, unless `enable: false` (zot's rule). */
 export function extensionEnabled(config: unknown, name: string): boolean {
   const ext = getPath(config, ["extensions", name]);

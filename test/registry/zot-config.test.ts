@@ -119,6 +119,11 @@ describe("registry: zot config.json", () => {
       },
     };
     assert.deepEqual(validateRegistryArgs({ config }), []);
+    // zot v2.1.18 accepts extensions.apikey but ignores it (API keys moved to http.auth.apikey): a warning says so.
+    assert.deepEqual(planRegistry({ config }).warnings, [
+      "registry.config.extensions.apikey: zot v2.1.18 ignores this extension; API keys are turned on with http.auth.apikey: true",
+    ]);
+    assert.deepEqual(planRegistry({ config: { http: { auth: { apikey: true } } } }).warnings, []);
   });
 
   it("log levels as zot's ParseLevel takes them: case-insensitive, warning too", () => {
