@@ -58,7 +58,7 @@ export interface RegistryArgs {
   config?: JsonObject;
   /** CVE scanning options (applied after `config`). */
   cve?: RegistryCveOptions;
-  /** Extra Helm values deep-merged last and checked against zot-chart-values.schema.json. */
+  /** Extra Helm values deep-merged last and checked against the keys the pinned chart reads (chart-schema.ts). */
   values?: JsonObject;
 }
 
