@@ -25,7 +25,10 @@ export function deriveChartKeys(tree: SourceTree, chartDir = "charts/zot", repos
   const chart = parseYaml(tree.read(`${chartDir}/Chart.yaml`)) as { name: string; version: string; appVersion: string };
   const keys = new ChartKeyTree();
   keys.addValuesYaml(tree.read(`${chartDir}/values.yaml`));
-  const templates = tree.list(`${chartDir}/templates`).filter((f) => /\.(ya?ml|tpl|txt)$/.test(f)).sort();
+  const templates = tree
+    .list(`${chartDir}/templates`)
+    .filter((f) => /\.(ya?ml|tpl|txt)$/.test(f))
+    .sort();
   for (const file of templates) keys.addTemplate(tree.read(file), file.slice(chartDir.length + "/templates/".length));
   return {
     $comment: GENERATED,
@@ -93,7 +96,8 @@ function main(argv: string[]): number {
   const tree = openSource(location, ref);
   const data = what === "chart" ? deriveChartKeys(tree) : deriveZotKeys(tree);
   const file =
-    out ?? path.join(DATA_DIR, what === "chart" ? `zot-chart-${data.source.version}.keys.json` : `zot-${data.source.version}.config-keys.json`);
+    out ??
+    path.join(DATA_DIR, what === "chart" ? `zot-chart-${data.source.version}.keys.json` : `zot-${data.source.version}.config-keys.json`);
   const text = JSON.stringify(data, null, 2) + "\n";
   if (flags.has("--check")) {
     const same = fs.existsSync(file) && fs.readFileSync(file, "utf8") === text;

@@ -54,9 +54,16 @@ export const CHART_VALUE_RULES: Record<string, Schema> = {
   "externalSecrets[]": { type: "object", required: ["secretName", "mountPath"] },
   "externalSecrets[].secretName": { type: "string", minLength: 1 },
   "externalSecrets[].mountPath": { type: "string", pattern: "^/" },
-  persistence: { type: "boolean", description: "true renders a StatefulSet with a volumeClaimTemplate from pvc; a map would count as true and its keys be ignored" },
+  persistence: {
+    type: "boolean",
+    description: "true renders a StatefulSet with a volumeClaimTemplate from pvc; a map would count as true and its keys be ignored",
+  },
   "pvc.name": { type: ["string", "null"] },
-  "pvc.accessModes": { type: "array", minItems: 1, items: { enum: ["ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"] } },
+  "pvc.accessModes": {
+    type: "array",
+    minItems: 1,
+    items: { enum: ["ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"] },
+  },
   "pvc.storage": quantity,
   "pvc.storageClassName": { type: ["string", "null"] },
   env: { type: ["array", "null"], items: { type: "object", required: ["name"] } },
@@ -127,7 +134,14 @@ export const CHART_KEY_HINTS: Record<string, { key: string; why: string }> = {
   "service.headless": { key: "serviceHeadless", why: "the headless Service is configured at the top level ({enabled, port, annotations})" },
 };
 
-const DEFAULT_TYPES: Record<string, string> = { string: "string", integer: "integer", number: "number", boolean: "boolean", map: "object", list: "array" };
+const DEFAULT_TYPES: Record<string, string> = {
+  string: "string",
+  integer: "integer",
+  number: "number",
+  boolean: "boolean",
+  map: "object",
+  list: "array",
+};
 
 function nodeSchema(node: ChartKeyNode, path: string): Schema {
   const t = node.default ? DEFAULT_TYPES[node.default] : undefined;

@@ -31,7 +31,16 @@ export type ZotKeyNode =
 export type ZotField = { field: string } & ZotKeyNode;
 
 export interface ChartKeyData {
-  source: { repository: string; path: string; chart: string; version: string; appVersion: string; ref: string; commit: string; read: string[] };
+  source: {
+    repository: string;
+    path: string;
+    chart: string;
+    version: string;
+    appVersion: string;
+    ref: string;
+    commit: string;
+    read: string[];
+  };
   keys: Record<string, ChartKeyNode>;
 }
 export interface ZotKeyData {

@@ -24,7 +24,7 @@ interface GoPackage {
 /** Removes comments, keeping string and raw-string literals (struct tags are raw strings). */
 export function stripGoComments(src: string): string {
   let out = "";
-  for (let i = 0; i < src.length; ) {
+  for (let i = 0; i < src.length;) {
     const c = src[i];
     if (c === "/" && src[i + 1] === "/") {
       while (i < src.length && src[i] !== "\n") i++;
@@ -113,7 +113,7 @@ function loadPackage(tree: SourceTree, dir: string, modulePath: string): GoPacka
     };
     // `type X struct {...}`, `type X Y`, and the same inside `type ( ... )` groups.
     const specs: string[] = [];
-    for (let m, re = /^type\s+(\(|[A-Za-z_])/gm; (m = re.exec(src)); ) {
+    for (let m, re = /^type\s+(\(|[A-Za-z_])/gm; (m = re.exec(src));) {
       if (m[1] === "(") {
         const start = m.index + m[0].length;
         let depth = 1;
@@ -152,10 +152,12 @@ function splitSpecs(body: string): string[] {
     if (!m) break;
     const rest = body.slice(i);
     const brace = /^\s*[A-Za-z_]\w*\s+struct\s*\{/.exec(rest);
-    const end = brace ? matchBrace(body, i + brace[0].length - 1) : (() => {
-      const nl = body.indexOf("\n", i + m[0].length);
-      return nl < 0 ? body.length : nl;
-    })();
+    const end = brace
+      ? matchBrace(body, i + brace[0].length - 1)
+      : (() => {
+          const nl = body.indexOf("\n", i + m[0].length);
+          return nl < 0 ? body.length : nl;
+        })();
     specs.push(body.slice(i, end));
     i = end;
   }

@@ -129,7 +129,10 @@ export class ChartKeyTree {
     };
     // index .Values "a" "b" → a.b
     for (const m of expr.matchAll(/\bindex\s+\$?\.Values((?:\s+"[^"]*")+)/g)) {
-      this.node([...m[1].matchAll(/"([^"]*)"/g)].map((x) => x[1]), source);
+      this.node(
+        [...m[1].matchAll(/"([^"]*)"/g)].map((x) => x[1]),
+        source,
+      );
     }
     const bare = expr.replace(/"(?:[^"\\]|\\.)*"/g, '""');
     for (const m of bare.matchAll(/(\$\w*)?((?:\.[A-Za-z_]\w*)+)|(\$[A-Za-z_]\w*)|(?<![\w.)\]])\.(?![\w.])/g)) {
@@ -152,7 +155,8 @@ export class ChartKeyTree {
 }
 
 function extend(c: Ctx, chain: string): Ctx {
-  if (c.kind !== "values") return c.kind === "root" && chain.startsWith(".Values") ? { kind: "values", path: chain.split(".").slice(2) } : { kind: "other" };
+  if (c.kind !== "values")
+    return c.kind === "root" && chain.startsWith(".Values") ? { kind: "values", path: chain.split(".").slice(2) } : { kind: "other" };
   return { kind: "values", path: [...c.path, ...chain.split(".").filter(Boolean)] };
 }
 
@@ -170,7 +174,12 @@ export function normalize(node: ChartKeyNode): ChartKeyNode {
   const out: ChartKeyNode = { ...(node.default ? { default: node.default } : {}), sources: [...node.sources].sort() };
   if (node.open) out.open = true;
   if (node.scalar) out.scalar = true;
-  if (node.keys) out.keys = Object.fromEntries(Object.keys(node.keys).sort().map((k) => [k, normalize(node.keys![k])]));
+  if (node.keys)
+    out.keys = Object.fromEntries(
+      Object.keys(node.keys)
+        .sort()
+        .map((k) => [k, normalize(node.keys![k])]),
+    );
   if (node.items) out.items = normalize(node.items);
   return out;
 }

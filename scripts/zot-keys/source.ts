@@ -34,7 +34,10 @@ function isBareRepo(location: string): boolean {
 function bareTree(repo: string, ref: string): SourceTree {
   const commit = git(repo, ["rev-parse", "--verify", `${ref}^{commit}`]).trim();
   let files: string[] | undefined;
-  const all = () => (files ??= git(repo, ["ls-tree", "-r", "--name-only", commit]).split("\n").filter((f) => f !== ""));
+  const all = () =>
+    (files ??= git(repo, ["ls-tree", "-r", "--name-only", commit])
+      .split("\n")
+      .filter((f) => f !== ""));
   return {
     location: repo,
     ref,

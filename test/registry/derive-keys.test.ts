@@ -41,7 +41,23 @@ describe("registry: scripts/derive-zot-keys.ts", () => {
     assert.equal(data.source.version, "9.9.9");
     assert.equal(data.source.commit, "unknown");
     assert.deepEqual(chartKeyPaths(data.keys), [
-      "a", "a.b", "a.c", "d", "d.e", "flag", "list", "list[].name", "list[].ports", "list[].ports[].port", "m", "o", "res", "t", "t.u", "v", "v.w",
+      "a",
+      "a.b",
+      "a.c",
+      "d",
+      "d.e",
+      "flag",
+      "list",
+      "list[].name",
+      "list[].ports",
+      "list[].ports[].port",
+      "m",
+      "o",
+      "res",
+      "t",
+      "t.u",
+      "v",
+      "v.w",
     ]);
     assert.equal(data.keys.m.open, true, "a map iterated with $k, $v holds free names");
     assert.equal(data.keys.res.open, true, "toYaml renders Kubernetes fields");
@@ -101,7 +117,17 @@ describe("registry: scripts/derive-zot-keys.ts", () => {
     const data = deriveZotKeys(openSource(root));
     assert.equal(data.source.module, "example.com/m");
     assert.deepEqual(zotKeyPaths(data.config), [
-      "a", "b", "enable", "ext", "ext.extra", "ext.timeout", "ext.urls", "gcDelay", "name", "nums", "renamed",
+      "a",
+      "b",
+      "enable",
+      "ext",
+      "ext.extra",
+      "ext.timeout",
+      "ext.urls",
+      "gcDelay",
+      "name",
+      "nums",
+      "renamed",
     ]);
     const keys = (data.config as { keys: Record<string, { type: string; field: string }> }).keys;
     assert.equal(keys.gcDelay.type, "duration");

@@ -88,7 +88,11 @@ function sample(node: ZotKeyNode): unknown {
 }
 
 /** The object nodes of a zot config tree, with the path of a concrete value in sample(). */
-function objectNodes(node: ZotKeyNode, path: (string | number)[] = [], out: { path: (string | number)[]; node: ZotKeyNode & { type: "object" } }[] = []) {
+function objectNodes(
+  node: ZotKeyNode,
+  path: (string | number)[] = [],
+  out: { path: (string | number)[]; node: ZotKeyNode & { type: "object" } }[] = [],
+) {
   if (node.type === "object") {
     out.push({ path, node });
     for (const [k, v] of Object.entries(node.keys)) objectNodes(v, [...path, k], out);
@@ -115,8 +119,13 @@ describe("registry: the component's rules agree with the derived key lists", () 
 
     it("hand-kept value rules and hints name keys of the chart; hints never shadow a real key", () => {
       const all = new Set(chartKeyPaths());
-      const elements = new Set(chartKeyPaths().map((p) => p.replace(/\.[^.[\]]+$/, "")).filter((p) => p.endsWith("[]")));
-      for (const p of Object.keys(CHART_VALUE_RULES)) assert.ok(all.has(p) || elements.has(p), `rule for ${p}, which the chart does not read`);
+      const elements = new Set(
+        chartKeyPaths()
+          .map((p) => p.replace(/\.[^.[\]]+$/, ""))
+          .filter((p) => p.endsWith("[]")),
+      );
+      for (const p of Object.keys(CHART_VALUE_RULES))
+        assert.ok(all.has(p) || elements.has(p), `rule for ${p}, which the chart does not read`);
       for (const [p, hint] of Object.entries(CHART_KEY_HINTS)) {
         assert.ok(!all.has(p), `hint for ${p}, which the chart reads`);
         assert.ok(all.has(hint.key), `hint ${p} points at ${hint.key}, which the chart does not read`);
@@ -126,7 +135,11 @@ describe("registry: the component's rules agree with the derived key lists", () 
     it("the data names its source and the zot version the chart deploys", () => {
       assert.equal(CHART_KEY_DATA.source.version, "0.1.122");
       assert.match(CHART_KEY_DATA.source.commit, /^[0-9a-f]{40}$/);
-      assert.equal(CHART_KEY_DATA.source.appVersion, ZOT_KEY_DATA.source.version, "the zot key list must be of the version the chart deploys");
+      assert.equal(
+        CHART_KEY_DATA.source.appVersion,
+        ZOT_KEY_DATA.source.version,
+        "the zot key list must be of the version the chart deploys",
+      );
     });
   });
 
