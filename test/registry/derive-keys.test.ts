@@ -1,5 +1,6 @@
 // The derivation script's parsers on small source trees written to a temporary directory.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -141,6 +142,10 @@ describe("registry: scripts/derive-zot-keys.ts", () => {
     const root = writeTree({ "x.txt": "x" });
     dirs.push(root);
     assert.throws(() => openSource(root, "v1.0.0"), /is a checkout/);
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), "derive-keys-bare-"));
+    dirs.push(bare);
+    execFileSync("git", ["init", "--quiet", "--bare", bare]);
+    assert.throws(() => openSource(bare), /is a bare repository: give the ref/);
   });
 
   it("zot's documented spelling of Go field names", () => {
