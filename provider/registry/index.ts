@@ -42,7 +42,8 @@ export class Registry extends pulumi.ComponentResource {
     const { plan, problems, warnings } = planRegistry(args);
     if (!plan) throw new RegistryConfigError(problems);
     super(REGISTRY_TYPE, name, {}, opts);
-    // Another chart version or zot tag is deployed, but checked with the pinned versions' keys.
+    // A chart version or zot tag other than the pinned ones (checked with the pinned versions' keys),
+    // and settings zot accepts but ignores: deployed as given, with a warning.
     for (const w of warnings) void pulumi.log.warn(w, this);
 
     const ns = plan.createNamespace
