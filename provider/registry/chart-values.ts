@@ -1,13 +1,17 @@
-// The values given to the zot Helm chart, in the chart's real keys (see
-// /work/shared/reference/zot-chart-facts.md and docs/registry.md for the translation of
-// spec 001's deployment values), and their validation against zot-chart-values.schema.json.
+// The values given to the zot Helm chart, in the chart's real keys (see docs/registry.md for
+// the translation of spec 001's deployment values), and their validation against the schema
+// built from the keys the pinned chart reads (chart-schema.ts).
 import Ajv, { ErrorObject } from "ajv";
-import schema from "./zot-chart-values.schema.json";
-import { deepMerge, JsonObject } from "./zot-config";
+import { CHART_KEY_HINTS, chartKeyAt, chartValuesSchema } from "./chart-schema";
+import { CHART_KEY_DATA, PINNED_CHART_VERSION } from "./key-data";
+import { deepMerge, JsonObject, suggest } from "./zot-config";
 
-export const CHART_NAME = "zot";
+export const CHART_NAME = CHART_KEY_DATA.source.chart;
 export const CHART_REPOSITORY = "https://zotregistry.dev/helm-charts";
-export const CHART_VERSION = "0.1.122";
+/** The pinned chart version: the one whose values the checks know. */
+export const CHART_VERSION = PINNED_CHART_VERSION;
+/** The zot image tag the pinned chart deploys by default. */
+export const CHART_APP_VERSION = CHART_KEY_DATA.source.appVersion;
 
 /** Names of the pod volumes this component adds through extraVolumes. */
 export const CONFIG_VOLUME = "zot-config";
@@ -119,22 +123,38 @@ export function volumeConflicts(extra: JsonObject | undefined, path: string): st
 
 let validator: ReturnType<Ajv["compile"]> | undefined;
 
+/** What to say about a key the chart does not read: the chart's real key, or a likely spelling. */
+function unknownKeyHint(parent: string[], key: string): string {
+  const named = parent.filter((k) => !/^\d+$/.test(k));
+  const hint = CHART_KEY_HINTS[[...named, key].join(".")];
+  if (hint) return `the chart's key is ${hint.key}: ${hint.why}`;
+  // `service.headless` for `serviceHeadless`: the same words one level up.
+  if (named.length > 0) {
+    const joined = named[named.length - 1] + key[0].toUpperCase() + key.slice(1);
+    if (chartKeyAt([...named.slice(0, -1), joined])) return `the chart's key is ${[...named.slice(0, -1), joined].join(".")}`;
+  }
+  const siblings = Object.keys(chartKeyAt(parent)?.keys ?? {});
+  const s = suggest(key, siblings);
+  return s ? `did you mean "${s}"?` : `keys the chart reads here: ${siblings.join(", ")}`;
+}
+
 function formatError(e: ErrorObject, path: string): string {
-  const at = path + e.instancePath.replace(/\/([^/]+)/g, (_m, k: string) => (/^\d+$/.test(k) ? `[${k}]` : `.${k.replace(/~1/g, "/").replace(/~0/g, "~")}`));
+  const segments = e.instancePath.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const at = path + segments.map((k) => (/^\d+$/.test(k) ? `[${k}]` : `.${k}`)).join("");
   if (e.keyword === "additionalProperties") {
     const key = String((e.params as { additionalProperty: string }).additionalProperty);
-    return `${at}.${key}: unknown key for the zot chart ${CHART_VERSION} (Helm would silently ignore it); check the spelling against zot-chart-values.schema.json`;
+    return `${at}.${key}: unknown key for the zot chart ${CHART_VERSION} (Helm would silently ignore it); ${unknownKeyHint(segments, key)}`;
   }
   if (e.keyword === "enum") return `${at}: must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
   return `${at}: ${e.message ?? "is invalid"}`;
 }
 
 /**
- * Validates chart values against zot-chart-values.schema.json (ajv) and returns the
+ * Validates chart values against the pinned chart's values schema (ajv) and returns the
  * problems, each with its key path under `path`; an empty list means valid.
  */
 export function validateChartValues(values: unknown, path = "registry.values"): string[] {
-  if (!validator) validator = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  if (!validator) validator = new Ajv({ allErrors: true, strict: false }).compile(chartValuesSchema());
   if (validator(values)) return [];
   return (validator.errors ?? []).map((e) => formatError(e, path));
 }

@@ -11,6 +11,8 @@ export * from "./plan";
 export * from "./zot-config";
 export * from "./htpasswd";
 export * from "./chart-values";
+export * from "./chart-schema";
+export * from "./key-data";
 export * from "./verify";
 export * from "./from-config";
 
@@ -37,9 +39,12 @@ export class Registry extends pulumi.ComponentResource {
   public readonly accessCommands: pulumi.Output<string[]>;
 
   constructor(name: string, args: RegistryArgs = {}, opts?: pulumi.ComponentResourceOptions) {
-    const { plan, problems } = planRegistry(args);
+    const { plan, problems, warnings } = planRegistry(args);
     if (!plan) throw new RegistryConfigError(problems);
     super(REGISTRY_TYPE, name, {}, opts);
+    // A chart version or zot tag other than the pinned ones (checked with the pinned versions' keys),
+    // and settings zot accepts but ignores: deployed as given, with a warning.
+    for (const w of warnings) void pulumi.log.warn(w, this);
 
     const ns = plan.createNamespace
       ? new k8s.core.v1.Namespace(`${name}-ns`, { metadata: { name: plan.namespace, labels: LABELS } }, { parent: this })

@@ -3,7 +3,8 @@
 // complete list of problems, each naming its key path and the fix.
 import { createHash } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
-import { buildChartValues, CHART_REPOSITORY, CHART_VERSION, validateChartValues, volumeConflicts } from "./chart-values";
+import { buildChartValues, CHART_APP_VERSION, CHART_REPOSITORY, CHART_VERSION, validateChartValues, volumeConflicts } from "./chart-values";
+import { PINNED_ZOT_VERSION } from "./key-data";
 import { usernamesProblems } from "./htpasswd";
 import {
   buildZotConfig,
@@ -15,6 +16,7 @@ import {
   ROOT_DIRECTORY,
   validateZotConfig,
   ZOT_PORT,
+  zotConfigWarnings,
 } from "./zot-config";
 
 /** A registry user. The password is treated as a secret and only ever stored hashed. */
@@ -40,7 +42,7 @@ export interface RegistryArgs {
   createNamespace?: boolean;
   /** Helm release name; default "zot". Also the chart's fullnameOverride (the Service name). */
   releaseName?: string;
-  /** Chart version; default "0.1.122". */
+  /** Chart version; default "0.1.122", the pinned one (another version gets a warning: the checks are the pinned chart's). */
   chartVersion?: string;
   /** Chart repository; default https://zotregistry.dev/helm-charts. */
   chartRepository?: string;
@@ -56,7 +58,7 @@ export interface RegistryArgs {
   config?: JsonObject;
   /** CVE scanning options (applied after `config`). */
   cve?: RegistryCveOptions;
-  /** Extra Helm values deep-merged last and checked against zot-chart-values.schema.json. */
+  /** Extra Helm values deep-merged last and checked against the keys the pinned chart reads (chart-schema.ts). */
   values?: JsonObject;
 }
 
@@ -133,7 +135,7 @@ export function accessCommands(serviceName: string, namespace: string, firstUser
  * would make the deployment fail or zot refuse to start. Pure: the stack program can call
  * it to report all problems before creating anything; the component calls it too.
  */
-export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan?: RegistryPlan; problems: string[] } {
+export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan?: RegistryPlan; problems: string[]; warnings: string[] } {
   const problems: string[] = [];
   const p = (m: string | undefined) => m !== undefined && problems.push(m);
 
@@ -248,10 +250,12 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   problems.push(...validateChartValues(values, `${path}.values`));
   if (values.persistence !== true) problems.push(`${path}.values.persistence: must stay true (the registry's data lives on the PVC)`);
 
-  if (problems.length > 0) return { problems };
+  const warnings = [...versionWarnings(chartVersion, extraOk, path), ...zotConfigWarnings(zotConfig, cfgPath)];
+  if (problems.length > 0) return { problems, warnings };
   const serviceName = typeof values.fullnameOverride === "string" && values.fullnameOverride !== "" ? values.fullnameOverride : releaseName;
   return {
     problems,
+    warnings,
     plan: {
       namespace,
       createNamespace,
@@ -271,6 +275,30 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
       accessCommands: accessCommands(serviceName, namespace, usernames[0] as string | undefined, tls),
     },
   };
+}
+
+/**
+ * The checks know the keys of the pinned chart and of the zot version it deploys: another chart
+ * version or zot image tag, given by the user, may read or refuse other keys.
+ */
+export function versionWarnings(chartVersion: unknown, values: JsonObject | undefined, path = "registry"): string[] {
+  const warnings: string[] = [];
+  const regenerate = "regenerate the key lists for it to check against that version (docs/registry.md, \"Bumping the chart or zot version\")";
+  if (typeof chartVersion === "string" && chartVersion.replace(/^v/, "") !== CHART_VERSION) {
+    warnings.push(
+      `${path}.chartVersion: ${JSON.stringify(chartVersion)} is not the pinned chart ${CHART_VERSION}; the values are checked against ` +
+        `the keys chart ${CHART_VERSION} reads and config.json against zot ${PINNED_ZOT_VERSION}'s, which may differ; ${regenerate}`,
+    );
+  }
+  const image = values?.image;
+  const tag = isPlainObject(image) ? image.tag : undefined;
+  if (typeof tag === "string" && tag !== CHART_APP_VERSION) {
+    warnings.push(
+      `${path}.values.image.tag: ${JSON.stringify(tag)} is not ${CHART_APP_VERSION}, the zot version chart ${CHART_VERSION} deploys; ` +
+        `config.json is checked against the keys zot ${PINNED_ZOT_VERSION} accepts, which may differ; ${regenerate}`,
+    );
+  }
+  return warnings;
 }
 
 /** All problems of the arguments (empty when the registry can be deployed). */

@@ -3,11 +3,10 @@
 // every configuration zot itself would refuse at startup.
 //
 // zot reads config.json through viper + mapstructure: keys are matched case-insensitively
-// and any key it does not know stops startup ("unknown keys"). The tree in ZOT_KEYS below
-// is the set of keys documented for zot v2.1.18–v2.1.20 (see
-// /work/shared/reference/zot-chart-facts.md and zot's pkg/extensions/config). Subtrees we do
-// not model key by key (tls, ldap, accessControl, sync, retention, ...) are "open": their
-// contents are passed through unchecked.
+// and any key it does not know stops startup ("unknown keys"). The keys and their types are
+// those of zot's config structs at the pinned version (ZOT_KEY_DATA, derived by
+// scripts/derive-zot-keys.ts); zot's startup checks of values are kept by hand below.
+import { PINNED_ZOT_VERSION, ZOT_KEY_DATA, ZotKeyNode } from "./key-data";
 
 /** A JSON object as it appears in config.json. */
 export type JsonObject = { [key: string]: unknown };
@@ -172,105 +171,66 @@ export function buildZotConfig(opts: ZotConfigOptions): JsonObject {
 }
 
 // ---------------------------------------------------------------------------------------
-// The schema of zot's known keys.
+// zot's known keys come from ZOT_KEY_DATA (derived from zot's config structs, key-data.ts);
+// what zot checks beyond the key names and types at startup is kept by hand below.
 
 type Check = (v: unknown) => string | undefined;
-type Spec =
-  | { t: "object"; keys: Record<string, Spec> }
-  | { t: "open" } // an object whose contents are not modelled
-  | { t: "string"; check?: Check }
-  | { t: "boolean" }
-  | { t: "duration" }
-  | { t: "port" }
-  | { t: "any" };
-
-const obj = (keys: Record<string, Spec>): Spec => ({ t: "object", keys });
-const open: Spec = { t: "open" };
-const str = (check?: Check): Spec => ({ t: "string", check });
-const bool: Spec = { t: "boolean" };
-const dur: Spec = { t: "duration" };
-const any: Spec = { t: "any" };
 
 const nonEmpty =
   (fix: string): Check =>
   (v) =>
     typeof v === "string" && v.trim() === "" ? `must not be empty; ${fix}` : undefined;
 
-export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace"] as const;
+/** The levels zot's log.ParseLevel accepts (compared case-insensitively). */
+export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "warning", "info", "debug", "trace"] as const;
 
-const ZOT_KEYS: Spec = obj({
-  distSpecVersion: str(nonEmpty('use "1.1.0"')),
-  storage: obj({
-    rootDirectory: str(nonEmpty(`use "${ROOT_DIRECTORY}"`)),
-    dedupe: bool,
-    gc: bool,
-    gcDelay: dur,
-    gcInterval: dur,
-    gcTimeWindow: dur,
-    retention: open,
-    remoteCache: bool,
-    storageDriver: open,
-    cacheDriver: open,
-    subPaths: open,
-    maxRepos: any,
-    commit: bool,
-    redirectBlobURL: any,
-    fastRestart: any,
-  }),
-  http: obj({
-    address: str(nonEmpty('use "0.0.0.0"')),
-    externalURL: str(),
-    port: { t: "port" },
-    realm: str(),
-    allowOrigin: str(),
-    readTimeout: dur,
-    writeTimeout: dur,
-    tls: open,
-    // auth has more methods than the facts list key by key: unknown keys under auth pass.
-    auth: obj({
-      htpasswd: obj({ path: str(nonEmpty(`use "${HTPASSWD_PATH}"`)) }),
-      failDelay: any,
-      ldap: open,
-      bearer: open,
-      openid: open,
-      apikey: any,
-    }),
-    accessControl: open,
-    ratelimit: open,
-    compat: any,
-  }),
-  log: obj({
-    level: str((v) =>
-      typeof v === "string" && !(LOG_LEVELS as readonly string[]).includes(v)
+/**
+ * zot's own startup checks of single values (pkg/api/config and pkg/cli/server at the pinned
+ * version), by key path (case-insensitive; "*" a map entry, "[]" a list element). `replacesType`:
+ * the check also decides the type (http.port: zot's examples give it as a string or a number).
+ */
+export const ZOT_VALUE_CHECKS: Record<string, { check: Check; replacesType?: boolean }> = {
+  distSpecVersion: { check: nonEmpty('use "1.1.0"') },
+  "storage.rootDirectory": { check: nonEmpty(`use "${ROOT_DIRECTORY}"`) },
+  "storage.gcDelay": { check: notNegative },
+  "storage.gcInterval": { check: notNegative },
+  "http.address": { check: nonEmpty('use "0.0.0.0"') },
+  "http.port": { check: portCheck, replacesType: true },
+  "http.auth.htpasswd.path": { check: nonEmpty(`use "${HTPASSWD_PATH}"`) },
+  "log.level": {
+    check: (v) =>
+      typeof v === "string" && !(LOG_LEVELS as readonly string[]).includes(v.toLowerCase())
         ? `is not a log level zot accepts; use one of ${LOG_LEVELS.join(", ")}`
         : undefined,
-    ),
-    output: str(nonEmpty('use "/dev/stdout"')),
-    audit: str(),
-  }),
-  extensions: obj({
-    search: obj({
-      enable: bool,
-      cve: obj({
-        updateInterval: dur,
-        trivy: obj({ dbRepository: str(nonEmpty("give an OCI repository or remove the key")), javaDBRepository: str() }),
-      }),
-    }),
-    metrics: obj({ enable: bool, prometheus: obj({ path: str() }) }),
-    ui: obj({ enable: bool }),
-    sync: open,
-    scrub: open,
-    lint: open,
-    mgmt: open,
-    trust: open,
-    events: open,
-  }),
-  scheduler: open,
-  cluster: open,
-});
+  },
+  "log.output": { check: nonEmpty('use "/dev/stdout"') },
+  "extensions.search.cve.trivy.dbRepository": { check: nonEmpty("give an OCI repository or remove the key") },
+};
+const CHECKS_BY_PATH = new Map(Object.entries(ZOT_VALUE_CHECKS).map(([k, v]) => [k.toLowerCase(), v]));
 
-/** Objects whose unknown keys are tolerated (modelled partially). */
-const PARTIAL = new Set(["http.auth"]);
+function notNegative(v: unknown): string | undefined {
+  const secs = typeof v === "string" ? parseDurationSeconds(v) : undefined;
+  return secs !== undefined && secs < 0 ? 'must not be negative; use e.g. "1h"' : undefined;
+}
+
+function portCheck(v: unknown): string | undefined {
+  const s = typeof v === "number" ? String(v) : v;
+  if (typeof s !== "string" || !/^\d{1,5}$/.test(s) || Number(s) > 65535) {
+    return `is not a port zot accepts (a number 0-65535 as a string); use "${ZOT_PORT}"`;
+  }
+  return undefined;
+}
+
+/** Go's path.Clean for an absolute path: no empty, "." or ".." elements, no trailing slash. */
+function goPathClean(p: string): string {
+  const out: string[] = [];
+  for (const part of p.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") out.pop();
+    else out.push(part);
+  }
+  return "/" + out.join("/");
+}
 
 /** Go's time.ParseDuration grammar (a sign, then one or more number+unit pairs, or "0"). */
 const GO_DURATION = /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
@@ -324,72 +284,99 @@ export function suggest(key: string, candidates: string[]): string | undefined {
   return best !== undefined && bestD <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
 }
 
-function walk(value: unknown, spec: Spec, path: string, specPath: string, problems: string[]): void {
-  switch (spec.t) {
-    case "any":
-      return;
-    case "open":
-      if (!isPlainObject(value)) problems.push(`${path}: ${show(value)} must be an object`);
-      return;
-    case "boolean":
-      if (typeof value !== "boolean") problems.push(`${path}: ${show(value)} must be a boolean (true or false)`);
-      return;
-    case "string": {
-      if (typeof value !== "string") {
-        problems.push(`${path}: ${show(value)} must be a string`);
-        return;
-      }
-      const msg = spec.check?.(value);
-      if (msg) problems.push(`${path}: ${show(value)} ${msg}`);
+const TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  bool: "a boolean (true or false)",
+  int: "a whole number",
+  float: "a number",
+  list: "a list",
+  map: "an object",
+  object: "an object",
+};
+
+function typeProblem(value: unknown, node: ZotKeyNode): string | undefined {
+  const ok =
+    node.type === "string" ? typeof value === "string"
+    : node.type === "bool" ? typeof value === "boolean"
+    : node.type === "int" ? Number.isInteger(value)
+    : node.type === "float" ? typeof value === "number"
+    : node.type === "list" ? Array.isArray(value)
+    : node.type === "map" || node.type === "object" ? isPlainObject(value)
+    : true;
+  if (ok) return undefined;
+  return `must be ${TYPE_NAMES[node.type]}`;
+}
+
+function walk(value: unknown, node: ZotKeyNode, path: string, keyPath: string, problems: string[]): void {
+  const extra = CHECKS_BY_PATH.get(keyPath.toLowerCase());
+  if (extra?.replacesType) {
+    const msg = extra.check(value);
+    if (msg) problems.push(`${path}: ${show(value)} ${msg}`);
+    return;
+  }
+  if (node.type === "duration") {
+    if (typeof value !== "string") {
+      problems.push(`${path}: ${show(value)} must be a duration string; use e.g. "1h" or "30m"`);
       return;
     }
-    case "duration": {
-      if (typeof value !== "string") {
-        problems.push(`${path}: ${show(value)} must be a duration string; use e.g. "1h" or "30m"`);
-        return;
-      }
-      const secs = parseDurationSeconds(value);
-      if (secs === undefined) problems.push(`${path}: ${show(value)} is not a duration zot can parse; use e.g. "1h", "24h" or "90m"`);
-      else if (secs < 0) problems.push(`${path}: ${show(value)} must not be negative; use e.g. "1h"`);
+    if (parseDurationSeconds(value) === undefined) {
+      problems.push(`${path}: ${show(value)} is not a duration zot can parse; use e.g. "1h", "24h" or "90m"`);
       return;
     }
-    case "port": {
-      const s = typeof value === "number" ? String(value) : value;
-      if (typeof s !== "string" || !/^\d{1,5}$/.test(s) || Number(s) > 65535) {
-        problems.push(`${path}: ${show(value)} is not a port zot accepts (a number 0-65535 as a string); use "${ZOT_PORT}"`);
-      }
-      return;
-    }
-    case "object": {
-      if (!isPlainObject(value)) {
-        problems.push(`${path}: ${show(value)} must be an object`);
-        return;
-      }
-      const seen = new Map<string, string>();
-      for (const key of Object.keys(value)) {
-        const childPath = `${path}.${key}`;
-        const lower = key.toLowerCase();
-        const dup = seen.get(lower);
-        if (dup !== undefined) {
-          problems.push(`${childPath}: duplicates "${dup}" (zot matches keys case-insensitively); keep only one of them`);
-          continue;
-        }
-        seen.set(lower, key);
-        const known = Object.keys(spec.keys).find((k) => k.toLowerCase() === lower);
-        if (known === undefined) {
-          if (PARTIAL.has(specPath)) continue;
-          const s = suggest(key, Object.keys(spec.keys));
-          problems.push(
-            `${childPath}: unknown key (zot refuses to start on unknown keys); ` +
-              (s ? `did you mean "${s}"?` : `known keys here: ${Object.keys(spec.keys).join(", ")}`),
-          );
-          continue;
-        }
-        walk(value[key], spec.keys[known], childPath, specPath ? `${specPath}.${known}` : known, problems);
-      }
+  } else {
+    const typeMsg = typeProblem(value, node);
+    if (typeMsg) {
+      problems.push(`${path}: ${show(value)} ${typeMsg}`);
       return;
     }
   }
+  const msg = extra?.check(value);
+  if (msg) problems.push(`${path}: ${show(value)} ${msg}`);
+
+  if (node.type === "list") {
+    (value as unknown[]).forEach((item, i) => walk(item, node.items, `${path}[${i}]`, `${keyPath}[]`, problems));
+  } else if (node.type === "map") {
+    for (const [k, v] of Object.entries(value as JsonObject)) walk(v, node.values, `${path}.${k}`, `${keyPath}.*`, problems);
+  } else if (node.type === "object") {
+    const known = Object.keys(node.keys);
+    const seen = new Map<string, string>();
+    for (const key of Object.keys(value as JsonObject)) {
+      const childPath = `${path}.${key}`;
+      const lower = key.toLowerCase();
+      const dup = seen.get(lower);
+      if (dup !== undefined) {
+        problems.push(`${childPath}: duplicates "${dup}" (zot matches keys case-insensitively); keep only one of them`);
+        continue;
+      }
+      seen.set(lower, key);
+      const match = known.find((k) => k.toLowerCase() === lower);
+      if (match === undefined) {
+        if (node.open) continue; // zot ignores unknown keys here (see the data file's note)
+        const s = suggest(key, known);
+        problems.push(
+          `${childPath}: unknown key (zot ${PINNED_ZOT_VERSION} refuses to start on unknown keys); ` +
+            (s ? `did you mean "${s}"?` : `known keys here: ${known.join(", ")}`),
+        );
+        continue;
+      }
+      walk((value as JsonObject)[key], node.keys[match], childPath, keyPath === "" ? match : `${keyPath}.${match}`, problems);
+    }
+  }
+}
+
+/**
+ * What zot accepts but says at startup it ignores (pkg/cli/server at the pinned version): worth a
+ * warning, since the setting has no effect.
+ */
+export function zotConfigWarnings(config: unknown, path = "registry.config"): string[] {
+  const warnings: string[] = [];
+  if (getPath(config, ["extensions", "apikey"]) !== undefined) {
+    warnings.push(`${path}.extensions.apikey: zot ${PINNED_ZOT_VERSION} ignores this extension; API keys are turned on with http.auth.apikey: true`);
+  }
+  if (getPath(config, ["extensions", "mgmt"]) !== undefined) {
+    warnings.push(`${path}.extensions.mgmt: zot ${PINNED_ZOT_VERSION} ignores this extension (search and ui provide it)`);
+  }
+  return warnings;
 }
 
 /** An extension counts as enabled when present, unless `enable: false` (zot's rule). */
@@ -408,7 +395,7 @@ export function validateZotConfig(config: unknown, path = "registry.config"): st
   const problems: string[] = [];
   if (!isPlainObject(config)) return [`${path}: ${show(config)} must be an object (zot's config.json)`];
   if (Object.keys(config).length === 0) return [`${path}: is empty; zot rejects an empty configuration`];
-  walk(config, ZOT_KEYS, path, "", problems);
+  walk(config, ZOT_KEY_DATA.config, path, "", problems);
 
   if (getPath(config, ["storage", "rootDirectory"]) === undefined) {
     problems.push(`${path}.storage.rootDirectory: is missing; zot needs it, use "${ROOT_DIRECTORY}"`);
@@ -419,15 +406,17 @@ export function validateZotConfig(config: unknown, path = "registry.config"): st
         `set extensions.search.enable to true or extensions.ui.enable to false`,
     );
   }
-  if (extensionEnabled(config, "metrics")) {
-    const p = getPath(config, ["extensions", "metrics", "prometheus", "path"]);
-    const at = `${path}.extensions.metrics.prometheus.path`;
-    if (typeof p === "string") {
-      if (p === "/" || p === "/v2" || p === "/v2/" || p.startsWith("/v2/")) {
-        problems.push(`${at}: ${show(p)} is reserved (it would shadow the UI or the registry API); use e.g. "/metrics"`);
-      } else if (!p.startsWith("/")) {
-        problems.push(`${at}: ${show(p)} must start with "/"; use e.g. "/metrics"`);
-      }
+  // zot checks the metrics path whenever it is given, enabled or not. "/v2/<x>" passes zot's
+  // check but would sit inside the registry API: refused as well.
+  const p = getPath(config, ["extensions", "metrics", "prometheus", "path"]);
+  const at = `${path}.extensions.metrics.prometheus.path`;
+  if (typeof p === "string") {
+    if (p === "/" || p === "/v2" || p === "/v2/" || p.startsWith("/v2/")) {
+      problems.push(`${at}: ${show(p)} is reserved (it would shadow the UI or the registry API); use e.g. "/metrics"`);
+    } else if (!p.startsWith("/")) {
+      problems.push(`${at}: ${show(p)} must start with "/"; use e.g. "/metrics"`);
+    } else if (goPathClean(p) !== p) {
+      problems.push(`${at}: ${show(p)} is not a clean path (zot requires it equal to its cleaned form); use ${show(goPathClean(p))}`);
     }
   }
   return problems;

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import Ajv from "ajv";
-import schema from "../../provider/registry/zot-chart-values.schema.json";
-import { buildChartValues, planRegistry, validateChartValues, validateRegistryArgs } from "../../provider/registry";
+import { buildChartValues, chartValuesSchema, planRegistry, validateChartValues, validateRegistryArgs } from "../../provider/registry";
 
 const base = () =>
   buildChartValues<string>({ fullname: "zot", storageSize: "100Gi", storageClass: "large", configMapName: "cm", htpasswdSecretName: "sec", configChecksum: "0".repeat(64) });
 
 describe("registry: zot chart values schema", () => {
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(chartValuesSchema());
 
   it("the component's values are valid", () => {
     assert.ok(validate(base()), JSON.stringify(validate.errors));
@@ -18,7 +17,7 @@ describe("registry: zot chart values schema", () => {
     const v = { ...base(), persistance: true };
     assert.equal(validate(v), false);
     assert.deepEqual(validateChartValues(v), [
-      "registry.values.persistance: unknown key for the zot chart 0.1.122 (Helm would silently ignore it); check the spelling against zot-chart-values.schema.json",
+      "registry.values.persistance: unknown key for the zot chart 0.1.122 (Helm would silently ignore it); did you mean \"persistence\"?",
     ]);
   });
 
@@ -86,5 +85,54 @@ describe("registry: zot chart values schema", () => {
     for (const k of ["namespace", "storageSize", "chartVersion", "storageClass"]) {
       assert.ok(p.some((m) => m.startsWith(`registry.${k}:`)), `${k}: ${p.join("\n")}`);
     }
+  });
+
+  // Issue 14: keys chart 0.1.122 reads (values.yaml or templates) are accepted; keys it never reads are refused.
+  const READ_BY_THE_CHART: [string, Record<string, unknown>][] = [
+    ["hostAliases", { hostAliases: [{ ip: "10.0.0.5", hostnames: ["mirror.internal"] }] }],
+    ["initContainers", { initContainers: [{ name: "init", image: "busybox", command: ["true"] }] }],
+    ["topologySpreadConstraints", { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "DoNotSchedule" }] }],
+    ["podDisruptionBudget", { podDisruptionBudget: { enabled: true, minAvailable: 1 } }],
+    ["httproute", { httproute: { enabled: true, parentRefs: [{ name: "gw", namespace: "gateway", sectionName: "https" }], hostnames: ["zot.example.com"], pathType: "PathPrefix", path: "/" } }],
+    ["listenerset", { listenerset: { enabled: true, parentRef: { name: "gw" }, listeners: [{ name: "https", port: 443, protocol: "HTTPS" }] } }],
+    ["service.externalTrafficPolicy", { service: { externalTrafficPolicy: "Local" } }],
+    ["service.trafficDistribution", { service: { trafficDistribution: "PreferClose" } }],
+    ["ingress.path", { ingress: { enabled: true, path: "/", hosts: ["zot.example.com"] } }],
+    ["metrics.serviceMonitor.{jobLabel,scheme,scrapeTimeout}", { metrics: { enabled: true, serviceMonitor: { enabled: true, jobLabel: "zot", scheme: "https", scrapeTimeout: "10s" } } }],
+    ["serviceHeadless", { serviceHeadless: { enabled: true, port: 5000, annotations: { a: "b" } } }],
+  ];
+  for (const [key, values] of READ_BY_THE_CHART) {
+    it(`accepts ${key}, which chart 0.1.122 reads`, () => {
+      assert.deepEqual(validateRegistryArgs({ values }), []);
+    });
+  }
+
+  const NEVER_READ: [string, Record<string, unknown>, string, RegExp][] = [
+    ["livenessProbe", { livenessProbe: { httpGet: { path: "/livez", port: 5000 } } }, "registry.values.livenessProbe", /the chart's key is httpGet/],
+    ["readinessProbe", { readinessProbe: { periodSeconds: 5 } }, "registry.values.readinessProbe", /the chart's key is httpGet/],
+    ["service.headless", { service: { headless: { enabled: true } } }, "registry.values.service.headless", /the chart's key is serviceHeadless/],
+  ];
+  for (const [key, values, at, real] of NEVER_READ) {
+    it(`refuses ${key}, which the chart never reads, naming the chart's key`, () => {
+      const problems = validateRegistryArgs({ values });
+      assert.equal(problems.length, 1, problems.join("\n"));
+      assert.ok(problems[0].startsWith(`${at}: unknown key for the zot chart 0.1.122 (Helm would silently ignore it)`), problems[0]);
+      assert.match(problems[0], real);
+    });
+  }
+
+  it("list elements the templates read key by key are closed (externalSecrets[], httproute.parentRefs[])", () => {
+    const p = validateRegistryArgs({ values: { externalSecrets: [{ secretName: "s", mountPath: "/s", readOnly: true }], httproute: { parentRefs: [{ nam: "gw" }] } } });
+    assert.ok(p.some((m) => m.startsWith("registry.values.externalSecrets[0].readOnly: unknown key")), p.join("\n"));
+    assert.ok(p.some((m) => m.startsWith('registry.values.httproute.parentRefs[0].nam: unknown key') && m.includes('did you mean "name"?')), p.join("\n"));
+  });
+
+  it("another chart version or zot tag is warned about: the checks are the pinned versions'", () => {
+    assert.deepEqual(planRegistry({}).warnings, []);
+    assert.deepEqual(planRegistry({ chartVersion: "0.1.122", values: { image: { tag: "v2.1.18" } } }).warnings, []);
+    const w = planRegistry({ chartVersion: "0.1.130", values: { image: { tag: "v2.1.20" } } }).warnings;
+    assert.equal(w.length, 2, w.join("\n"));
+    assert.match(w[0], /^registry\.chartVersion: "0\.1\.130" is not the pinned chart 0\.1\.122; .*zot v2\.1\.18/);
+    assert.match(w[1], /^registry\.values\.image\.tag: "v2\.1\.20" is not v2\.1\.18, the zot version chart 0\.1\.122 deploys/);
   });
 });

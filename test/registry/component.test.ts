@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import bcrypt from "bcryptjs";
 import Ajv from "ajv";
-import schema from "../../provider/registry/zot-chart-values.schema.json";
-import { Registry, RegistryArgs, RegistryConfigError, REGISTRY_TYPE } from "../../provider/registry";
+import { chartValuesSchema, Registry, RegistryArgs, RegistryConfigError, REGISTRY_TYPE } from "../../provider/registry";
 import { installMocks, isSecretValue, Recorded, settle, unwrap, valueOf } from "../support/mocks";
 
 const PASSWORD = "S3cret-Pa55word!x";
@@ -151,7 +150,7 @@ describe("registry: Registry component under mocks", function () {
   it("Helm values pass the chart schema; PVC 100Gi of class large; mounts and service as intended", async () => {
     const r = await run({ users: USERS() }, 5);
     const values: any = r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.values;
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(chartValuesSchema());
     const valid: boolean = validate(values as object) as boolean;
     assert.ok(valid, JSON.stringify(validate.errors));
     assert.equal(values.persistence, true);
@@ -252,5 +251,24 @@ describe("registry: Registry component under mocks", function () {
       },
     );
     assert.equal(recorded.length, before);
+  });
+
+  it("warns through pulumi.log when the chart version or zot tag is not the pinned one", async () => {
+    const warned: string[] = [];
+    const original = pulumi.log.warn;
+    (pulumi.log as { warn: typeof pulumi.log.warn }).warn = async (msg: string) => {
+      warned.push(msg);
+    };
+    try {
+      await run({}, 4);
+      assert.deepEqual(warned, [], "the pinned versions: no warning");
+      const r = await run({ chartVersion: "0.1.130", values: { image: { tag: "v2.1.20" } } }, 4);
+      assert.equal(r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.version, "0.1.130", "the given version is still deployed");
+      assert.equal(warned.length, 2, warned.join("\n"));
+      assert.match(warned[0], /registry\.chartVersion: "0\.1\.130" is not the pinned chart 0\.1\.122; the values are checked against the keys chart 0\.1\.122 reads/);
+      assert.match(warned[1], /registry\.values\.image\.tag: "v2\.1\.20" is not v2\.1\.18/);
+    } finally {
+      (pulumi.log as { warn: typeof pulumi.log.warn }).warn = original;
+    }
   });
 });

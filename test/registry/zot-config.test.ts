@@ -47,6 +47,8 @@ describe("registry: zot config.json", () => {
     ["UI with search removed", { extensions: { search: null } }, "registry.config.extensions.ui", /search/],
     ["metrics path /v2", { extensions: { metrics: { prometheus: { path: "/v2" } } } }, "registry.config.extensions.metrics.prometheus.path", /"\/v2" is reserved.*use e\.g\. "\/metrics"/],
     ["metrics path /", { extensions: { metrics: { prometheus: { path: "/" } } } }, "registry.config.extensions.metrics.prometheus.path", /reserved/],
+    ["metrics path not clean", { extensions: { metrics: { prometheus: { path: "/metrics/" } } } }, "registry.config.extensions.metrics.prometheus.path", /not a clean path.*use "\/metrics"/],
+    ["metrics path of disabled metrics", { extensions: { metrics: { enable: false, prometheus: { path: "/v2" } } } }, "registry.config.extensions.metrics.prometheus.path", /reserved/],
     ["metrics path without /", { extensions: { metrics: { prometheus: { path: "metrics" } } } }, "registry.config.extensions.metrics.prometheus.path", /must start with "\/"/],
     ["port out of range", { http: { port: "70000" } }, "registry.config.http.port", /0-65535/],
     ["port not numeric", { http: { port: "http" } }, "registry.config.http.port", /0-65535/],
@@ -63,6 +65,10 @@ describe("registry: zot config.json", () => {
     ["loopback address", { http: { address: "127.0.0.1" } }, "registry.config.http.address", /0\.0\.0\.0/],
     ["unknown trivy key", { extensions: { search: { cve: { trivy: { dbRepo: "m.local/db" } } } } }, "registry.config.extensions.search.cve.trivy.dbRepo", /did you mean "dbRepository"/],
     ["empty log output", { log: { output: "" } }, "registry.config.log.output", /must not be empty/],
+    // zot v2.1.18 has no such key (a later release adds a time window, as "HH:MM-HH:MM")
+    ["storage.gcTimeWindow", { storage: { gcTimeWindow: "1h" } }, "registry.config.storage.gcTimeWindow", /unknown key \(zot v2\.1\.18 refuses to start/],
+    ["a key of a struct the old lists left open", { http: { tls: { cert: "/c", key: "/k", certFile: "/c" } } }, "registry.config.http.tls.certFile", /unknown key/],
+    ["a wrong type in a list element", { extensions: { search: { cve: { trivy: { vulnSeveritySources: ["nvd", 3] } } } } }, "registry.config.extensions.search.cve.trivy.vulnSeveritySources[1]", /must be a string/],
   ];
   for (const [what, config, key, fix] of BAD) {
     it(`refuses ${what}, naming ${key}`, () => {
@@ -103,5 +109,24 @@ describe("registry: zot config.json", () => {
       validateRegistryArgs({ cve: { dbRepository: "m.local/trivy-db" }, config: { extensions: { search: null, ui: null } } }).some((m) => m.startsWith("registry.cve:")),
     );
     assert.deepEqual(validateRegistryArgs({ cve: { dbRepository: "m.local:5000/aquasecurity/trivy-db" } }), []);
+  });
+
+  it("accepts the keys zot v2.1.18 knows that the old lists refused: extensions.apikey, trivy.vulnSeveritySources and sbom", () => {
+    const config = {
+      extensions: {
+        apikey: { enable: true },
+        search: { cve: { trivy: { vulnSeveritySources: ["nvd", "ghsa"], sbom: { enable: true, format: "cyclonedx" } } } },
+      },
+    };
+    assert.deepEqual(validateRegistryArgs({ config }), []);
+    // zot v2.1.18 accepts extensions.apikey but ignores it (API keys moved to http.auth.apikey): a warning says so.
+    assert.deepEqual(planRegistry({ config }).warnings, [
+      "registry.config.extensions.apikey: zot v2.1.18 ignores this extension; API keys are turned on with http.auth.apikey: true",
+    ]);
+    assert.deepEqual(planRegistry({ config: { http: { auth: { apikey: true } } } }).warnings, []);
+  });
+
+  it("log levels as zot's ParseLevel takes them: case-insensitive, warning too", () => {
+    for (const level of ["WARNING", "Info", "trace"]) assert.deepEqual(validateRegistryArgs({ config: { log: { level } } }), [], level);
   });
 });
