@@ -24,6 +24,25 @@ function scrub(node: Node): Node {
   return rest as Node;
 }
 
+/**
+ * A node name from an answer that is a JSON string (`"EMU-1"`) or the bare name (`EMU-1`, text): the
+ * transport gives the first as the string and the second as its text; quotes left on text are removed.
+ */
+export function nameOf(answer: unknown, what: string): string {
+  if (typeof answer !== "string") throw new Error(`${what} answered ${JSON.stringify(answer)?.slice(0, 80)}, not a node name`);
+  let name = answer.trim();
+  if (/^".*"$/.test(name)) {
+    try {
+      name = String(JSON.parse(name)).trim();
+    } catch {
+      name = name.slice(1, -1).trim();
+    }
+  }
+  const problem = tsmNameProblem(name);
+  if (problem) throw new Error(`${what} answered ${JSON.stringify(name.slice(0, 80))}, which ${problem}`);
+  return name;
+}
+
 export function proxyPeers(list: Node["proxyAgents"]): ProxyPeer[] {
   return itemsOf(list as Collection<ProxyPeer> | ProxyPeer[] | undefined);
 }
@@ -85,12 +104,15 @@ export class Nodes {
     const problem = tsmNameProblem(tsmName);
     if (problem) throw new Error(`tsmName "${tsmName}" ${problem}`);
     const answer = await this.core.get<unknown>(consumerPath(bunitId, consumerId, "/node/activate"), { tsmName });
-    return typeof answer === "string" ? answer : tsmName.toUpperCase();
+    return typeof answer === "string" && answer.trim() !== "" ? nameOf(answer, "activate") : tsmName.toUpperCase();
   }
 
-  /** A node name the portal proposes (`GET .../node/spname`; real portal, not in the spec). */
-  proposeName(bunitId: number, consumerId: number): Promise<string> {
-    return this.core.get<string>(consumerPath(bunitId, consumerId, "/node/spname"));
+  /**
+   * A node name the portal proposes (`GET .../node/spname`; real portal, not in the spec). Most likely
+   * answered as the bare name (the published Go client uses the body as it is); a JSON string works too.
+   */
+  async proposeName(bunitId: number, consumerId: number): Promise<string> {
+    return nameOf(await this.core.get<unknown>(consumerPath(bunitId, consumerId, "/node/spname")), "spname");
   }
 
   async filespaces(bunitId: number, consumerId: number, tsmSync = false): Promise<Filespace[]> {
