@@ -35,7 +35,10 @@ export function parseForm(body: Buffer, boundary: string): FormPart[] {
     if (split < 0) break;
     const headers = part.subarray(0, split).toString("utf8").split("\r\n");
     const header = (name: string): string | undefined =>
-      headers.find((h) => h.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      headers
+        .find((h) => h.toLowerCase().startsWith(`${name}:`))
+        ?.slice(name.length + 1)
+        .trim();
     const disposition = header("content-disposition") ?? "";
     parts.push({
       name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1],

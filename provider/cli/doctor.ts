@@ -35,15 +35,31 @@ export interface DoctorArgs {
 
 export function parseDoctorArgs(argv: string[]): DoctorArgs {
   const out: DoctorArgs = { help: false, json: false, options: {} };
-  parseArgv(argv, (a) => {
-    switch (a.flag) {
-      case "-h": case "--help": out.help = true; break;
-      case "--bunit": out.options.bunitId = integer("--bunit", a.value(), 1, undefined, true); break;
-      case "--write-test": a.noValue(); out.options.writeTest = true; break;
-      case "--json": a.noValue(); out.json = true; break;
-      default: throw unknownOption(a.arg);
-    }
-  }, { nonEmpty: true });
+  parseArgv(
+    argv,
+    (a) => {
+      switch (a.flag) {
+        case "-h":
+        case "--help":
+          out.help = true;
+          break;
+        case "--bunit":
+          out.options.bunitId = integer("--bunit", a.value(), 1, undefined, true);
+          break;
+        case "--write-test":
+          a.noValue();
+          out.options.writeTest = true;
+          break;
+        case "--json":
+          a.noValue();
+          out.json = true;
+          break;
+        default:
+          throw unknownOption(a.arg);
+      }
+    },
+    { nonEmpty: true },
+  );
   if (!out.help && out.options.writeTest && out.options.bunitId === undefined) {
     throw new UsageError("--write-test needs --bunit <id>: the business unit where it may make and remove a consumer");
   }

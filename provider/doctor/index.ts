@@ -8,7 +8,17 @@ import { redact } from "../portal/errors";
 import { SETTING_SOURCES, SettingKey } from "../portal/settings";
 import { Checks, DoctorReport } from "./report";
 import { Probe } from "./probe";
-import { checkAccount, checkAuditDates, checkErrors, checkJobsPath, checkLogin, checkOrigin, checkReference, checkVersion, ReadContext } from "./read-checks";
+import {
+  checkAccount,
+  checkAuditDates,
+  checkErrors,
+  checkJobsPath,
+  checkLogin,
+  checkOrigin,
+  checkReference,
+  checkVersion,
+  ReadContext,
+} from "./read-checks";
 import { writeTest } from "./write-test";
 
 export { formatReport } from "./report";
@@ -33,12 +43,21 @@ function readSettings(env: NodeJS.ProcessEnv, checks: Checks): Partial<Record<Se
     const value = env[src.env];
     const id = `setting-${key}`;
     if (value === undefined || value === "") {
-      checks.failed(id, `${src.env} is not set`, `export ${src.env}=...${key === "password" ? " (a secret)" : ""}; in a stack, ${src.config}`);
+      checks.failed(
+        id,
+        `${src.env} is not set`,
+        `export ${src.env}=...${key === "password" ? " (a secret)" : ""}; in a stack, ${src.config}`,
+      );
       continue;
     }
     out[key] = value;
     if (key === "password") checks.ok(id, `set, from ${src.env} (not shown)`);
-    else if (key === "url" && !/^https?:\/\/[^/]/.test(value)) checks.failed(id, `${JSON.stringify(value)} from ${src.env} is not an http(s) URL`, "use e.g. https://portal.example.com, without /v1");
+    else if (key === "url" && !/^https?:\/\/[^/]/.test(value))
+      checks.failed(
+        id,
+        `${JSON.stringify(value)} from ${src.env} is not an http(s) URL`,
+        "use e.g. https://portal.example.com, without /v1",
+      );
     else checks.ok(id, `${value}, from ${src.env}`);
   }
   if (out.url) out.url = out.url.replace(/\/+$/, "").replace(/\/v1$/, "");
@@ -50,23 +69,31 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
   const env = o.env ?? process.env;
   const timeoutMs = o.timeoutMs ?? 15_000;
   const password = env[SETTING_SOURCES.password.env] ?? "";
-  let probe: Probe | undefined;
-  let client: PortalClient | undefined;
-  // Every line is cleaned of the password and of any token, the doctor's own and the client's.
+  // Made once the settings are read; every line is cleaned of the password and of any token, the doctor's own
+  // and the client's.
+  const live: { probe?: Probe; client?: PortalClient } = {};
   const clean = (t: string): string => {
-    const out = redact(t, [password, probe?.token]);
-    return client ? client.redact(out) : out;
+    const out = redact(t, [password, live.probe?.token]);
+    return live.client ? live.client.redact(out) : out;
   };
   const checks = new Checks(clean);
   const s = readSettings(env, checks);
   const finish = (leftBehind: string[] = []): DoctorReport => ({ ok: checks.failures === 0, checks: checks.list, leftBehind });
   if (checks.failures) return finish();
 
-  probe = new Probe({ url: s.url!, origin: s.origin!, timeoutMs, secrets: () => [password, probe?.token ?? ""] });
-  client = new PortalClient({
-    url: s.url!, origin: s.origin!, clientId: s.clientId!, username: s.username!, password,
-    timeoutMs, maxAttempts: 2, retryBaseMs: 200, retryMaxMs: 2000,
+  const probe: Probe = new Probe({ url: s.url!, origin: s.origin!, timeoutMs, secrets: (): string[] => [password, probe.token ?? ""] });
+  const client = new PortalClient({
+    url: s.url!,
+    origin: s.origin!,
+    clientId: s.clientId!,
+    username: s.username!,
+    password,
+    timeoutMs,
+    maxAttempts: 2,
+    retryBaseMs: 200,
+    retryMaxMs: 2000,
   });
+  Object.assign(live, { probe, client });
   const c: ReadContext = { client, probe, checks, username: s.username!, clientId: s.clientId!, password, bunitId: o.bunitId };
   try {
     if (!(await checkVersion(c))) return finish();

@@ -33,12 +33,16 @@ export class Probe {
     return this.o.url;
   }
 
-  async send(method: string, path: string, opts: { query?: Record<string, string>; form?: Record<string, string>; json?: unknown; bearer?: string | false; origin?: boolean } = {}): Promise<ProbeAnswer> {
+  async send(
+    method: string,
+    path: string,
+    opts: { query?: Record<string, string>; form?: Record<string, string>; json?: unknown; bearer?: string | false; origin?: boolean } = {},
+  ): Promise<ProbeAnswer> {
     const target = new URL(this.o.url + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) target.searchParams.append(k, v);
     const headers: Record<string, string> = { Accept: "application/json" };
     if (opts.origin !== false) headers.Origin = this.o.origin;
-    const bearer = opts.bearer === false ? undefined : opts.bearer ?? this.token;
+    const bearer = opts.bearer === false ? undefined : (opts.bearer ?? this.token);
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
     let body: string | undefined;
     if (opts.form) {

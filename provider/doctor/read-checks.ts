@@ -41,12 +41,19 @@ export async function checkVersion(c: ReadContext): Promise<boolean> {
   try {
     a = await c.probe.send("GET", "/v1/fullVersion", { bearer: false });
   } catch (err) {
-    c.checks.failed("version", `no answer from ${c.probe.url}: ${why(err)}`, `${URL_FIX}, and make sure the portal is reachable from here (proxy, firewall)`);
+    c.checks.failed(
+      "version",
+      `no answer from ${c.probe.url}: ${why(err)}`,
+      `${URL_FIX}, and make sure the portal is reachable from here (proxy, firewall)`,
+    );
     return false;
   }
   if (isHtml(a)) {
-    c.checks.failed("version", `${c.probe.url}/v1/fullVersion answered an HTML page (HTTP ${a.status}), not the API`,
-      `${URL_FIX}; no login page or proxy may stand in front of it`);
+    c.checks.failed(
+      "version",
+      `${c.probe.url}/v1/fullVersion answered an HTML page (HTTP ${a.status}), not the API`,
+      `${URL_FIX}; no login page or proxy may stand in front of it`,
+    );
     return false;
   }
   const version = typeof a.json === "string" ? a.json : a.text.trim();
@@ -54,7 +61,11 @@ export async function checkVersion(c: ReadContext): Promise<boolean> {
     c.checks.ok("version", `portal ${version} at ${c.probe.url}${typeof a.json === "string" ? "" : " (answered as bare text)"}`);
     return true;
   }
-  c.checks.differs("version", `GET /v1/fullVersion answered HTTP ${a.status} ${JSON.stringify(a.text.slice(0, 60))}, not a four-part version; nothing relies on it`, "other");
+  c.checks.differs(
+    "version",
+    `GET /v1/fullVersion answered HTTP ${a.status} ${JSON.stringify(a.text.slice(0, 60))}, not a four-part version; nothing relies on it`,
+    "other",
+  );
   return a.status < 500;
 }
 
@@ -62,7 +73,10 @@ export async function checkVersion(c: ReadContext): Promise<boolean> {
 export async function checkLogin(c: ReadContext): Promise<boolean> {
   let a: ProbeAnswer;
   try {
-    a = await c.probe.send("POST", "/v1/oauth", { bearer: false, form: { client_id: c.clientId, grant_type: "password", username: c.username, password: c.password } });
+    a = await c.probe.send("POST", "/v1/oauth", {
+      bearer: false,
+      form: { client_id: c.clientId, grant_type: "password", username: c.username, password: c.password },
+    });
   } catch (err) {
     c.checks.failed("login", why(err), URL_FIX);
     return false;
@@ -70,52 +84,91 @@ export async function checkLogin(c: ReadContext): Promise<boolean> {
   const t = (a.json && typeof a.json === "object" ? a.json : {}) as Record<string, unknown>;
   if (a.status !== 200 || typeof t.access_token !== "string") {
     if (isHtml(a)) {
-      c.checks.failed("login", `POST /v1/oauth answered an HTML page (HTTP ${a.status})`, `${URL_FIX}; no login page or proxy may stand in front of it`);
+      c.checks.failed(
+        "login",
+        `POST /v1/oauth answered an HTML page (HTTP ${a.status})`,
+        `${URL_FIX}; no login page or proxy may stand in front of it`,
+      );
     } else {
       const code = typeof t.error === "string" ? t.error : typeof t.code === "string" ? t.code : "";
-      const which = code === "invalid_client" ? "the client ID is not known to the portal" : code === "invalid_grant"
-        ? "the username or password is wrong, or the account may not use this client ID" : "the portal refused the login";
-      c.checks.failed("login", `the portal refused the login (HTTP ${a.status}: ${said(a)}): ${which}`,
-        `check ${loginSettings()}; the origin must be the one registered with the client ID (portal: Settings, API access)`);
+      const which =
+        code === "invalid_client"
+          ? "the client ID is not known to the portal"
+          : code === "invalid_grant"
+            ? "the username or password is wrong, or the account may not use this client ID"
+            : "the portal refused the login";
+      c.checks.failed(
+        "login",
+        `the portal refused the login (HTTP ${a.status}: ${said(a)}): ${which}`,
+        `check ${loginSettings()}; the origin must be the one registered with the client ID (portal: Settings, API access)`,
+      );
     }
     return false;
   }
   c.probe.token = t.access_token;
   const lifetime = Number(t.expires_in);
-  c.checks.ok("login", `token for ${c.username} with client ID ${c.clientId}, lifetime ${Number.isFinite(lifetime) ? `${lifetime} s` : "not given (299 s assumed)"}` +
-    "; the client renews it before it expires");
+  c.checks.ok(
+    "login",
+    `token for ${c.username} with client ID ${c.clientId}, lifetime ${Number.isFinite(lifetime) ? `${lifetime} s` : "not given (299 s assumed)"}` +
+      "; the client renews it before it expires",
+  );
   await checkRefresh(c, typeof t.refresh_token === "string" ? t.refresh_token : undefined, t.access_token);
   return true;
 }
 
 async function checkRefresh(c: ReadContext, refresh: string | undefined, access: string): Promise<void> {
   if (!refresh) {
-    c.checks.differs("refresh", "no refresh_token: this client ID does not allow refreshing; the client logs in with the password again when the token runs out (handled)", "refresh not allowed");
+    c.checks.differs(
+      "refresh",
+      "no refresh_token: this client ID does not allow refreshing; the client logs in with the password again when the token runs out (handled)",
+      "refresh not allowed",
+    );
     return;
   }
   let a: ProbeAnswer;
   try {
-    a = await c.probe.send("POST", "/v1/oauth", { bearer: access, form: { client_id: c.clientId, grant_type: "refresh_token", refresh_token: refresh } });
+    a = await c.probe.send("POST", "/v1/oauth", {
+      bearer: access,
+      form: { client_id: c.clientId, grant_type: "refresh_token", refresh_token: refresh },
+    });
   } catch (err) {
-    c.checks.differs("refresh", `the refresh grant got no answer (${why(err)}); the client falls back to the password grant (handled)`, "unknown");
+    c.checks.differs(
+      "refresh",
+      `the refresh grant got no answer (${why(err)}); the client falls back to the password grant (handled)`,
+      "unknown",
+    );
     return;
   }
   const t = (a.json && typeof a.json === "object" ? a.json : {}) as Record<string, unknown>;
   if (a.status === 200 && typeof t.access_token === "string") {
     c.probe.token = t.access_token;
     const kept = t.refresh_token === undefined || t.refresh_token === refresh;
-    c.checks.ok("refresh", `the refresh grant is allowed${kept ? "; the refresh token stays the same" : "; it answered a new refresh token (the client keeps the newest)"}`, "refresh allowed");
+    c.checks.ok(
+      "refresh",
+      `the refresh grant is allowed${kept ? "; the refresh token stays the same" : "; it answered a new refresh token (the client keeps the newest)"}`,
+      "refresh allowed",
+    );
     return;
   }
-  c.checks.differs("refresh", `the refresh grant is refused (HTTP ${a.status}: ${said(a)}); the client falls back to the password grant (handled)`, "refresh refused");
+  c.checks.differs(
+    "refresh",
+    `the refresh grant is refused (HTTP ${a.status}: ${said(a)}); the client falls back to the password grant (handled)`,
+    "refresh refused",
+  );
 }
 
 /** A call without Origin should fail, as the spec says. */
 export async function checkOrigin(c: ReadContext): Promise<void> {
   try {
     const a = await c.probe.send("GET", "/v1/me", { origin: false });
-    if (a.status >= 400 && a.status < 500) c.checks.ok("origin", `a call without Origin is refused (HTTP ${a.status}); the client sends it on every call`);
-    else c.checks.differs("origin", `a call without Origin answered HTTP ${a.status}; the client sends Origin on every call anyway (handled)`, "Origin not required");
+    if (a.status >= 400 && a.status < 500)
+      c.checks.ok("origin", `a call without Origin is refused (HTTP ${a.status}); the client sends it on every call`);
+    else
+      c.checks.differs(
+        "origin",
+        `a call without Origin answered HTTP ${a.status}; the client sends Origin on every call anyway (handled)`,
+        "Origin not required",
+      );
   } catch (err) {
     c.checks.skipped("origin", why(err));
   }
@@ -127,11 +180,18 @@ export async function checkAccount(c: ReadContext): Promise<number | undefined> 
   try {
     const me = await c.client.reference.me();
     own = me.businessUnit?.id;
-    c.checks.ok("me", `account ${me.username ?? c.username}${me.id !== undefined ? ` (id ${me.id})` : ""} reaches business unit ${own ?? "?"}` +
-      `${me.businessUnit?.name ? ` ${JSON.stringify(me.businessUnit.name)}` : ""} and everything below it`);
+    c.checks.ok(
+      "me",
+      `account ${me.username ?? c.username}${me.id !== undefined ? ` (id ${me.id})` : ""} reaches business unit ${own ?? "?"}` +
+        `${me.businessUnit?.name ? ` ${JSON.stringify(me.businessUnit.name)}` : ""} and everything below it`,
+    );
   } catch (err) {
     if (err instanceof PortalError && err.status === 404) {
-      c.checks.differs("me", "GET /v1/me is not answered (it is not in spec 000); nothing the providers do needs it: give --bunit", "no /v1/me");
+      c.checks.differs(
+        "me",
+        "GET /v1/me is not answered (it is not in spec 000); nothing the providers do needs it: give --bunit",
+        "no /v1/me",
+      );
     } else {
       c.checks.failed("me", why(err), fixOf(err, "check the account"));
     }
@@ -143,14 +203,21 @@ export async function checkAccount(c: ReadContext): Promise<number | undefined> 
   }
   try {
     const bu = await c.client.businessUnits.get(bunit);
-    c.checks.ok("bunit", `business unit ${bu.id} ${JSON.stringify(bu.name ?? "")}${bu.timeZone?.name ? `, time zone ${bu.timeZone.name}` : ""}` +
-      `${own !== undefined && own !== bunit ? ` (below the account's ${own})` : ""}`);
+    c.checks.ok(
+      "bunit",
+      `business unit ${bu.id} ${JSON.stringify(bu.name ?? "")}${bu.timeZone?.name ? `, time zone ${bu.timeZone.name}` : ""}` +
+        `${own !== undefined && own !== bunit ? ` (below the account's ${own})` : ""}`,
+    );
     return bunit;
   } catch (err) {
     const reach = err instanceof PortalError && (err.status === 403 || err.status === 404);
-    c.checks.failed("bunit", `business unit ${bunit}: ${why(err)}`, reach
-      ? `give --bunit (and backup-portal:rootBusinessUnitId) a business unit the account reaches${own !== undefined ? ` (its own is ${own}, or one below it)` : ""}`
-      : fixOf(err, "check the business unit id"));
+    c.checks.failed(
+      "bunit",
+      `business unit ${bunit}: ${why(err)}`,
+      reach
+        ? `give --bunit (and backup-portal:rootBusinessUnitId) a business unit the account reaches${own !== undefined ? ` (its own is ${own}, or one below it)` : ""}`
+        : fixOf(err, "check the business unit id"),
+    );
     return undefined;
   }
 }
@@ -158,22 +225,50 @@ export async function checkAccount(c: ReadContext): Promise<number | undefined> 
 /** Operating systems, node types, time zones; the default server with its domains and option sets. */
 export async function checkReference(c: ReadContext, bunit: number): Promise<void> {
   try {
-    const [os, types, zones] = await Promise.all([c.client.reference.operatingSystems(), c.client.reference.nodeTypes(), c.client.timeZones.list()]);
-    const empty = [["operating systems", os], ["node types", types], ["time zones", zones]].filter(([, l]) => (l as unknown[]).length === 0).map(([n]) => n);
-    if (empty.length) c.checks.failed("reference", `the portal lists no ${empty.join(", no ")}`, "nodes and business units need them: ask the portal's operator");
-    else c.checks.ok("reference", `${os.length} operating systems (${names(os)}), ${types.length} node types (${names(types)}), ${zones.length} time zones`);
+    const [os, types, zones] = await Promise.all([
+      c.client.reference.operatingSystems(),
+      c.client.reference.nodeTypes(),
+      c.client.timeZones.list(),
+    ]);
+    const empty = [
+      ["operating systems", os],
+      ["node types", types],
+      ["time zones", zones],
+    ]
+      .filter(([, l]) => (l as unknown[]).length === 0)
+      .map(([n]) => n);
+    if (empty.length)
+      c.checks.failed(
+        "reference",
+        `the portal lists no ${empty.join(", no ")}`,
+        "nodes and business units need them: ask the portal's operator",
+      );
+    else
+      c.checks.ok(
+        "reference",
+        `${os.length} operating systems (${names(os)}), ${types.length} node types (${names(types)}), ${zones.length} time zones`,
+      );
   } catch (err) {
     c.checks.failed("reference", why(err), fixOf(err, "check the account"));
   }
   try {
     const [server, domains, sets] = await Promise.all([
-      c.client.reference.defaultServer(bunit), c.client.reference.domains(bunit), c.client.reference.clientOptionSets(bunit),
+      c.client.reference.defaultServer(bunit),
+      c.client.reference.domains(bunit),
+      c.client.reference.clientOptionSets(bunit),
     ]);
     if (domains.length === 0) {
-      c.checks.failed("default-server", `default server ${server.name ?? server.id} of business unit ${bunit} has no domains`, "a node needs a policy domain: ask the portal's operator");
+      c.checks.failed(
+        "default-server",
+        `default server ${server.name ?? server.id} of business unit ${bunit} has no domains`,
+        "a node needs a policy domain: ask the portal's operator",
+      );
     } else {
-      c.checks.ok("default-server", `${server.name ?? `id ${server.id}`} of business unit ${bunit}: ${domains.length} domains (${names(domains)}), ` +
-        `${sets.length} client option sets (${names(sets)})`);
+      c.checks.ok(
+        "default-server",
+        `${server.name ?? `id ${server.id}`} of business unit ${bunit}: ${domains.length} domains (${names(domains)}), ` +
+          `${sets.length} client option sets (${names(sets)})`,
+      );
     }
   } catch (err) {
     c.checks.failed("default-server", `business unit ${bunit}: ${why(err)}`, fixOf(err, "check the business unit"));
@@ -193,7 +288,11 @@ export async function checkErrors(c: ReadContext, bunit: number): Promise<void> 
     if (a.status === 404 && typeof b.code === "string") {
       c.checks.ok("errors", `an unknown consumer is 404 with {${Object.keys(b).join(", ")}}`);
     } else if (a.status >= 400) {
-      c.checks.differs("errors", `an unknown consumer is HTTP ${a.status} with ${JSON.stringify(a.text.slice(0, 80))}; the client shows the portal's text as it is (handled)`, "other error shape");
+      c.checks.differs(
+        "errors",
+        `an unknown consumer is HTTP ${a.status} with ${JSON.stringify(a.text.slice(0, 80))}; the client shows the portal's text as it is (handled)`,
+        "other error shape",
+      );
     } else {
       c.checks.differs("errors", `an unknown consumer (id 0) answered HTTP ${a.status}; nothing relies on it`, "no 404");
     }
@@ -226,8 +325,14 @@ export async function checkJobsPath(c: ReadContext, bunit: number): Promise<void
     }
     const jobs = await c.client.activity.jobs(bunit, chosen.id, { endTime: new Date(Date.now() + 86400_000).toISOString() });
     const where = `consumer ${chosen.id}, ${jobs.length} jobs`;
-    if (c.client.activity.jobsPath === "first") c.checks.ok("jobs-path", `the job list is at .../jobs/first?startTime&endTime, spec 000's path (${where})`, "jobs/first");
-    else c.checks.differs("jobs-path", `the job list is at .../jobs (.../jobs/first answered one job or 404); the client falls back to it and keeps it (handled; ${where})`, "jobs");
+    if (c.client.activity.jobsPath === "first")
+      c.checks.ok("jobs-path", `the job list is at .../jobs/first?startTime&endTime, spec 000's path (${where})`, "jobs/first");
+    else
+      c.checks.differs(
+        "jobs-path",
+        `the job list is at .../jobs (.../jobs/first answered one job or 404); the client falls back to it and keeps it (handled; ${where})`,
+        "jobs",
+      );
   } catch (err) {
     c.checks.skipped("jobs-path", `neither path answered a job list: ${why(err)}; only \`backup-portal jobs\` needs it`);
   }
@@ -237,10 +342,18 @@ export async function checkJobsPath(c: ReadContext, bunit: number): Promise<void
 export async function checkAuditDates(c: ReadContext, bunit: number): Promise<void> {
   try {
     const count = async (consumerId: number, extra: Record<string, string>): Promise<number> => {
-      const a = await c.probe.send("GET", consumerPath(bunit, consumerId, "/auditlogs"), { query: { includeDescendants: "true", limit: "1", ...extra } });
+      const a = await c.probe.send("GET", consumerPath(bunit, consumerId, "/auditlogs"), {
+        query: { includeDescendants: "true", limit: "1", ...extra },
+      });
       if (a.status !== 200) throw new Error(`GET .../auditlogs answered HTTP ${a.status}: ${said(a)}`);
       const b = (a.json ?? {}) as { total?: number; items?: unknown[] };
-      return typeof b.total === "number" ? b.total : Array.isArray(b.items) ? b.items.length : Array.isArray(a.json) ? (a.json as unknown[]).length : 0;
+      return typeof b.total === "number"
+        ? b.total
+        : Array.isArray(b.items)
+          ? b.items.length
+          : Array.isArray(a.json)
+            ? (a.json as unknown[]).length
+            : 0;
     };
     let consumerId: number | undefined;
     for (const x of await someConsumers(c, bunit)) {
@@ -257,9 +370,20 @@ export async function checkAuditDates(c: ReadContext, bunit: number): Promise<vo
     const date = (await count(consumerId, { startDate: FUTURE })) === 0;
     const where = `(consumer ${consumerId}); the client sends both spellings`;
     if (time && date) c.checks.ok("audit-dates", `the audit log range takes startTime/endTime and startDate/endDate ${where}`, "both");
-    else if (time) c.checks.ok("audit-dates", `the audit log range takes startTime/endTime, spec 000's table ${where}`, "startTime/endTime");
-    else if (date) c.checks.differs("audit-dates", `the audit log range takes startDate/endDate (spec 000's prose), not startTime/endTime ${where} (handled)`, "startDate/endDate");
-    else c.checks.differs("audit-dates", `the portal filters the audit log by neither spelling ${where}: \`backup-portal audit --from/--to\` shows every entry`, "neither");
+    else if (time)
+      c.checks.ok("audit-dates", `the audit log range takes startTime/endTime, spec 000's table ${where}`, "startTime/endTime");
+    else if (date)
+      c.checks.differs(
+        "audit-dates",
+        `the audit log range takes startDate/endDate (spec 000's prose), not startTime/endTime ${where} (handled)`,
+        "startDate/endDate",
+      );
+    else
+      c.checks.differs(
+        "audit-dates",
+        `the portal filters the audit log by neither spelling ${where}: \`backup-portal audit --from/--to\` shows every entry`,
+        "neither",
+      );
   } catch (err) {
     c.checks.skipped("audit-dates", `${why(err)}; only \`backup-portal audit\` needs it`);
   }

@@ -9,7 +9,9 @@ import { SETTING_SOURCES } from "./settings";
 
 /** Whether the portal refused the token request itself (not a later call). */
 export function isLoginRefused(err: unknown): err is PortalError {
-  return err instanceof PortalError && err.path.split("?")[0] === "/v1/oauth" && err.status >= 400 && err.status < 500 && err.status !== 429;
+  return (
+    err instanceof PortalError && err.path.split("?")[0] === "/v1/oauth" && err.status >= 400 && err.status < 500 && err.status !== 429
+  );
 }
 
 /** The settings a refused login points at, as `config key (or ENV)`, for one message. */
@@ -28,6 +30,8 @@ export function refusedSetting(err: PortalError): string {
 
 /** One line saying what was refused and what to check. */
 export function loginRefusedMessage(err: PortalError, url: string): string {
-  return `the portal at ${url} refused the login (HTTP ${err.status}${err.code ? ` ${err.code}` : ""}): ${refusedSetting(err)}; ` +
-    `check ${loginSettings()}; the origin must be the one registered with the client ID`;
+  return (
+    `the portal at ${url} refused the login (HTTP ${err.status}${err.code ? ` ${err.code}` : ""}): ${refusedSetting(err)}; ` +
+    `check ${loginSettings()}; the origin must be the one registered with the client ID`
+  );
 }

@@ -18,14 +18,30 @@ interface Outcome {
 
 async function doctor(env: Record<string, string>, args: string[] = []): Promise<Outcome> {
   const c = { out: "", err: "" };
-  const code = await run(["--json", ...args], { out: (t) => { c.out += t; }, err: (t) => { c.err += t; }, env });
+  const code = await run(["--json", ...args], {
+    out: (t) => {
+      c.out += t;
+    },
+    err: (t) => {
+      c.err += t;
+    },
+    env,
+  });
   const report = code === 2 ? undefined : (JSON.parse(c.out) as DoctorReport);
   return { code, ...c, report };
 }
 
 async function doctorText(env: Record<string, string>, args: string[] = []): Promise<Outcome> {
   const c = { out: "", err: "" };
-  const code = await run(args, { out: (t) => { c.out += t; }, err: (t) => { c.err += t; }, env });
+  const code = await run(args, {
+    out: (t) => {
+      c.out += t;
+    },
+    err: (t) => {
+      c.err += t;
+    },
+    env,
+  });
   return { code, ...c };
 }
 
@@ -58,20 +74,39 @@ describe("backup-portal doctor", function () {
       const before = objects(em.state());
       const read = await doctor(envFor(em));
       assert.equal(read.code, 0, read.out);
-      assert.deepEqual(read.report!.checks.filter((c) => c.status === "failed"), []);
+      assert.deepEqual(
+        read.report!.checks.filter((c) => c.status === "failed"),
+        [],
+      );
       for (const id of ["setting-url", "version", "login", "refresh", "origin", "me", "bunit", "reference", "default-server", "errors"]) {
         assert.equal(check(read, id).status, "ok", id);
       }
       assert.match(check(read, "setting-url").detail, /from BACKUP_PORTAL_URL/);
       assert.match(check(read, "login").detail, /lifetime 299 s/);
-      assert.deepEqual(em.requests().filter((r) => r.method !== "GET" && r.path !== "/v1/oauth"), [], "read-only");
+      assert.deepEqual(
+        em.requests().filter((r) => r.method !== "GET" && r.path !== "/v1/oauth"),
+        [],
+        "read-only",
+      );
       assert.deepEqual(objects(em.state()), before);
 
       for (const bunit of ["1", "2"]) {
         const write = await doctor(envFor(em), ["--write-test", "--bunit", bunit]);
         assert.equal(write.code, 0, write.out);
         assert.deepEqual(write.report!.leftBehind, []);
-        for (const id of ["create", "node-create", "put", "spname", "activate", "activate-again", "password", "node-delete", "consumer-removed", "delete-again", "cleanup"]) {
+        for (const id of [
+          "create",
+          "node-create",
+          "put",
+          "spname",
+          "activate",
+          "activate-again",
+          "password",
+          "node-delete",
+          "consumer-removed",
+          "delete-again",
+          "cleanup",
+        ]) {
           assert.equal(check(write, id).status, "ok", `${id}: ${check(write, id).detail}`);
         }
         assert.deepEqual(objects(em.state()), before, "nothing left behind");
@@ -81,7 +116,17 @@ describe("backup-portal doctor", function () {
 
   it("reports each reading of the emulator as that reading, and still exits 0", async () => {
     const cases: Array<[EmulatorOptions, Record<string, string>, Record<string, string>?]> = [
-      [{}, { put: "merge", spname: "bare", "node-delete": "200 with the node", "jobs-path": "jobs/first", "audit-dates": "both", refresh: "refresh allowed" }],
+      [
+        {},
+        {
+          put: "merge",
+          spname: "bare",
+          "node-delete": "200 with the node",
+          "jobs-path": "jobs/first",
+          "audit-dates": "both",
+          refresh: "refresh allowed",
+        },
+      ],
       [{ putReplaces: true }, { put: "replace" }],
       [{ auditDates: "time" }, { "audit-dates": "startTime/endTime" }],
       [{ auditDates: "date" }, { "audit-dates": "startDate/endDate" }],
@@ -137,13 +182,20 @@ describe("backup-portal doctor", function () {
         s.close(() => resolve(port));
       });
     });
-    const base = { BACKUP_PORTAL_ORIGIN: "http://localhost", BACKUP_PORTAL_CLIENT_ID: "emulator", BACKUP_PORTAL_USERNAME: "admin", BACKUP_PORTAL_PASSWORD: "Wr0ng-Doctor-Pa55word" };
+    const base = {
+      BACKUP_PORTAL_ORIGIN: "http://localhost",
+      BACKUP_PORTAL_CLIENT_ID: "emulator",
+      BACKUP_PORTAL_USERNAME: "admin",
+      BACKUP_PORTAL_PASSWORD: "Wr0ng-Doctor-Pa55word",
+    };
     const noPort = await doctor({ ...base, BACKUP_PORTAL_URL: `http://127.0.0.1:${closed}` });
     assert.equal(noPort.code, 1);
     assert.equal(check(noPort, "version").status, "failed");
     assert.match(check(noPort, "version").fix!, /BACKUP_PORTAL_URL/);
 
-    const html = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end("<!DOCTYPE html><title>Sign in</title>"));
+    const html = http.createServer((_req, res) =>
+      res.writeHead(200, { "Content-Type": "text/html" }).end("<!DOCTYPE html><title>Sign in</title>"),
+    );
     await new Promise<void>((r) => html.listen(0, "127.0.0.1", r));
     try {
       const page = await doctorText({ ...base, BACKUP_PORTAL_URL: `http://127.0.0.1:${(html.address() as AddressInfo).port}` });
@@ -156,7 +208,10 @@ describe("backup-portal doctor", function () {
     await withEmulator({}, async (em) => {
       const wrong = await doctorText({ ...envFor(em), BACKUP_PORTAL_PASSWORD: "Wr0ng-Doctor-Pa55word" });
       assert.equal(wrong.code, 1);
-      assert.match(wrong.out, /failed +login +the portal refused the login \(HTTP 400: invalid_grant.*fix: check .*BACKUP_PORTAL_USERNAME.*BACKUP_PORTAL_PASSWORD/);
+      assert.match(
+        wrong.out,
+        /failed +login +the portal refused the login \(HTTP 400: invalid_grant.*fix: check .*BACKUP_PORTAL_USERNAME.*BACKUP_PORTAL_PASSWORD/,
+      );
       assert.ok(!wrong.out.includes("Wr0ng-Doctor-Pa55word"));
       const client = await doctor({ ...envFor(em), BACKUP_PORTAL_CLIENT_ID: "no-such-client" });
       assert.equal(client.code, 1);
@@ -167,8 +222,10 @@ describe("backup-portal doctor", function () {
   it("missing settings fail one by one, naming the variable; bad arguments exit 2", async () => {
     const missing = await doctor({ BACKUP_PORTAL_URL: "http://127.0.0.1:9" });
     assert.equal(missing.code, 1);
-    assert.deepEqual(missing.report!.checks.filter((c) => c.status === "failed").map((c) => c.id),
-      ["setting-origin", "setting-clientId", "setting-username", "setting-password"]);
+    assert.deepEqual(
+      missing.report!.checks.filter((c) => c.status === "failed").map((c) => c.id),
+      ["setting-origin", "setting-clientId", "setting-username", "setting-password"],
+    );
     assert.match(check(missing, "setting-password").fix!, /export BACKUP_PORTAL_PASSWORD=.*backup-portal:password/);
     for (const args of [["--write-test"], ["--bogus"], ["--bunit", "x"], ["--bunit", "0"], ["--json=1"]]) {
       const o = await doctorText({}, args);

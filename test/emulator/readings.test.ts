@@ -37,7 +37,8 @@ describe("emulator readings", () => {
       await withEmulator({ jobsList: where }, async (_em, a) => {
         const first = await a.get(`${web}/jobs/first?endTime=${FUTURE}`);
         const jobs = await a.get(`${web}/jobs?endTime=${FUTURE}`);
-        const shape = (r: { status: number; body: { items?: unknown } }) => (r.status !== 200 ? String(r.status) : Array.isArray(r.body.items) ? "list" : "job");
+        const shape = (r: { status: number; body: { items?: unknown } }) =>
+          r.status !== 200 ? String(r.status) : Array.isArray(r.body.items) ? "list" : "job";
         shapes[where] = [shape(first), shape(jobs), shape(await a.get(`${web}/jobs/first`))];
       });
     }
@@ -65,23 +66,41 @@ describe("emulator readings", () => {
       const token = await login(em);
       const boundary = "----doctor-test-boundary";
       const form = Buffer.concat([
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="march.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="march.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+        ),
         Buffer.from("%PDF-1.4 multipart\r\n--not-the-boundary"),
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-      const multi = await call(em, "POST", "/v1/bunits/1/invoicefiles", { token, body: form, headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` } });
+      const multi = await call(em, "POST", "/v1/bunits/1/invoicefiles", {
+        token,
+        body: form,
+        headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` },
+      });
       assert.equal(multi.status, 200, multi.text);
       assert.deepEqual([multi.body.fileName, multi.body.size], ["march.pdf", "%PDF-1.4 multipart\r\n--not-the-boundary".length]);
-      const raw = await call(em, "POST", "/v1/bunits/1/invoicefiles", { token, body: Buffer.from("%PDF raw"), headers: { "Content-Type": "application/pdf", "X-File-Name": "raw.pdf" } });
+      const raw = await call(em, "POST", "/v1/bunits/1/invoicefiles", {
+        token,
+        body: Buffer.from("%PDF raw"),
+        headers: { "Content-Type": "application/pdf", "X-File-Name": "raw.pdf" },
+      });
       assert.deepEqual([raw.status, raw.body.fileName, raw.body.size], [200, "raw.pdf", 8]);
-      const broken = await call(em, "POST", "/v1/bunits/1/invoicefiles", { token, body: Buffer.from("no parts"), headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` } });
+      const broken = await call(em, "POST", "/v1/bunits/1/invoicefiles", {
+        token,
+        body: Buffer.from("no parts"),
+        headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` },
+      });
       assert.equal(broken.status, 400);
     });
   });
 
   it("the command line sets each reading and refuses values it cannot take", () => {
-    assert.deepEqual(parseArgs(["--audit-dates", "date", "--jobs-list=first", "--spname", "json", "--node-delete", "204"]),
-      { auditDates: "date", jobsList: "first", spname: "json", nodeDelete: "204" });
+    assert.deepEqual(parseArgs(["--audit-dates", "date", "--jobs-list=first", "--spname", "json", "--node-delete", "204"]), {
+      auditDates: "date",
+      jobsList: "first",
+      spname: "json",
+      nodeDelete: "204",
+    });
     assert.throws(() => parseArgs(["--audit-dates", "startDate"]), /--audit-dates needs one of time, date, both/);
     assert.throws(() => parseArgs(["--node-delete"]), /--node-delete needs one of/);
   });

@@ -17,7 +17,10 @@ interface Step {
   decodes: unknown;
 }
 
-const recording = JSON.parse(readFileSync(path.join(__dirname, "go-client-flow.json"), "utf8")) as { source: { repo: string; commit: string }; steps: Step[] };
+const recording = JSON.parse(readFileSync(path.join(__dirname, "go-client-flow.json"), "utf8")) as {
+  source: { repo: string; commit: string };
+  steps: Step[];
+};
 
 interface Replayed {
   step: Step;
@@ -77,17 +80,30 @@ describe("the published Go client's flow against the emulator (recorded requests
     assert.match(recording.source.commit, /^[0-9a-f]{40}$/);
     const calls = recording.steps.map((s) => `${s.method} ${s.path.replace(/\d+/g, "N").replace(/tsmName=.*/, "tsmName=")}`);
     assert.deepEqual(calls, [
-      "POST /vN/oauth", "GET /vN/me", "GET /vN/bunits/N/consumers", "POST /vN/bunits/N/consumers", "GET /vN/nodeoperatingsystems",
-      "GET /vN/nodetypes", "GET /vN/bunits/N/defaultserver/domains", "GET /vN/bunits/N/defaultserver/clientoptionsets",
-      "POST /vN/bunits/N/consumers/N/node", "GET /vN/bunits/N/consumers/N/node/spname", "GET /vN/bunits/N/consumers/N/node/activate?tsmName=",
-      "GET /vN/bunits/N/consumers/N/node", "GET /vN/bunits/N/consumers/N/node", "DELETE /vN/bunits/N/consumers/N/node?deleteAssociations=True",
+      "POST /vN/oauth",
+      "GET /vN/me",
+      "GET /vN/bunits/N/consumers",
+      "POST /vN/bunits/N/consumers",
+      "GET /vN/nodeoperatingsystems",
+      "GET /vN/nodetypes",
+      "GET /vN/bunits/N/defaultserver/domains",
+      "GET /vN/bunits/N/defaultserver/clientoptionsets",
+      "POST /vN/bunits/N/consumers/N/node",
+      "GET /vN/bunits/N/consumers/N/node/spname",
+      "GET /vN/bunits/N/consumers/N/node/activate?tsmName=",
+      "GET /vN/bunits/N/consumers/N/node",
+      "GET /vN/bunits/N/consumers/N/node",
+      "DELETE /vN/bunits/N/consumers/N/node?deleteAssociations=True",
     ]);
     assert.deepEqual(Object.keys(recording.steps[3].body ?? {}), ["Name"]);
     assert.ok(Object.keys(recording.steps[8].body ?? {}).every((k) => /^[A-Z]/.test(k)));
     assert.equal(recording.steps[0].body?.password, "***", "no password in the recording");
   });
 
-  for (const [label, opts] of [["default readings", {}], ["a PUT that replaces", { putReplaces: true }]] as Array<[string, EmulatorOptions]>) {
+  for (const [label, opts] of [
+    ["default readings", {}],
+    ["a PUT that replaces", { putReplaces: true }],
+  ] as Array<[string, EmulatorOptions]>) {
     it(`every answer is one the Go client accepts and decodes (${label})`, async () => {
       const em = await startEmulator({ quiet: true, ...opts });
       try {
@@ -98,7 +114,11 @@ describe("the published Go client's flow against the emulator (recorded requests
         // ActivateNode returns the node it reads back: activated under that name.
         assert.equal(JSON.parse(answers[11].text).tsmName, spname);
         const consumerId = JSON.parse(answers[3].text).id;
-        assert.equal(em.state().consumers.some((c) => c.id === consumerId), false, "deleting the node removed its consumer");
+        assert.equal(
+          em.state().consumers.some((c) => c.id === consumerId),
+          false,
+          "deleting the node removed its consumer",
+        );
       } finally {
         await em.close();
       }
@@ -106,11 +126,18 @@ describe("the published Go client's flow against the emulator (recorded requests
   }
 
   it("fails where the Go client would: a JSON-string spname, an empty DELETE answer", async () => {
-    for (const [opts, failing] of [[{ spname: "json" }, /activate/], [{ nodeDelete: "204" }, /DELETE/], [{ nodeDelete: "empty" }, /DELETE/]] as Array<[EmulatorOptions, RegExp]>) {
+    for (const [opts, failing] of [
+      [{ spname: "json" }, /activate/],
+      [{ nodeDelete: "204" }, /DELETE/],
+      [{ nodeDelete: "empty" }, /DELETE/],
+    ] as Array<[EmulatorOptions, RegExp]>) {
       const em = await startEmulator({ quiet: true, ...opts });
       try {
         const problems = (await replay(em)).flatMap(goProblems);
-        assert.ok(problems.some((p) => failing.test(p)), `${JSON.stringify(opts)}: ${problems.join("; ")}`);
+        assert.ok(
+          problems.some((p) => failing.test(p)),
+          `${JSON.stringify(opts)}: ${problems.join("; ")}`,
+        );
       } finally {
         await em.close();
       }

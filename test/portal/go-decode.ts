@@ -12,7 +12,8 @@ export function goDecodeProblems(value: unknown, type: unknown, at = "$"): strin
   if (type === "string") return typeof value === "string" ? [] : [`${at}: ${JSON.stringify(value)} is not a string`];
   if (type === "bool") return typeof value === "boolean" ? [] : [`${at}: ${JSON.stringify(value)} is not a bool`];
   if (type === "int") return typeof value === "number" && Number.isInteger(value) ? [] : [`${at}: ${JSON.stringify(value)} is not an int`];
-  if (type === "time") return typeof value === "string" && RFC3339.test(value) ? [] : [`${at}: ${JSON.stringify(value)} is not an RFC 3339 time`];
+  if (type === "time")
+    return typeof value === "string" && RFC3339.test(value) ? [] : [`${at}: ${JSON.stringify(value)} is not an RFC 3339 time`];
   if (Array.isArray(type)) {
     if (!Array.isArray(value)) return [`${at}: ${JSON.stringify(value)?.slice(0, 60)} is not an array`];
     return value.flatMap((v, i) => goDecodeProblems(v, type[0], `${at}[${i}]`));
@@ -21,7 +22,8 @@ export function goDecodeProblems(value: unknown, type: unknown, at = "$"): strin
     if (typeof value !== "object" || Array.isArray(value)) return [`${at}: ${JSON.stringify(value)?.slice(0, 60)} is not an object`];
     const fields = new Map(Object.entries(type).map(([k, t]) => [k.toLowerCase(), t]));
     return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
-      fields.has(k.toLowerCase()) ? goDecodeProblems(v, fields.get(k.toLowerCase()), `${at}.${k}`) : []);
+      fields.has(k.toLowerCase()) ? goDecodeProblems(v, fields.get(k.toLowerCase()), `${at}.${k}`) : [],
+    );
   }
   throw new Error(`unknown Go type ${JSON.stringify(type)} at ${at}`);
 }

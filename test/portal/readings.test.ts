@@ -22,7 +22,11 @@ async function using(opts: EmulatorOptions, body: (emu: Emulator, client: Portal
   }
 }
 
-const jobPaths = (emu: Emulator) => emu.requests().filter((r) => r.path.includes("/jobs")).map((r) => r.path.split("?")[0].replace(/.*\/consumers\/\d+/, ""));
+const jobPaths = (emu: Emulator) =>
+  emu
+    .requests()
+    .filter((r) => r.path.includes("/jobs"))
+    .map((r) => r.path.split("?")[0].replace(/.*\/consumers\/\d+/, ""));
 
 describe("client: every reading of the portal", function () {
   this.timeout(30000);
@@ -37,7 +41,13 @@ describe("client: every reading of the portal", function () {
         const ranged = await client.activity.jobs(WEB.bunit, WEB.consumer, { startTime: first > since ? first : since });
         const recent = await client.activity.jobs(WEB.bunit, WEB.consumer);
         const none = await client.activity.jobs(DB.bunit, DB.consumer, { startTime: since });
-        results[jobsList] = { ranged: ranged.length, recent: recent.length, none: none.length, path: client.activity.jobsPath, asked: jobPaths(emu) };
+        results[jobsList] = {
+          ranged: ranged.length,
+          recent: recent.length,
+          none: none.length,
+          path: client.activity.jobsPath,
+          asked: jobPaths(emu),
+        };
       });
     }
     assert.deepEqual(results.both, { ranged: 13, recent: 4, none: 0, path: "first", asked: ["/jobs/first", "/jobs/first", "/jobs/first"] });
@@ -54,7 +64,10 @@ describe("client: every reading of the portal", function () {
       assert.equal(client.activity.jobsPath, "jobs");
     });
     await using({}, async (_emu, client) => {
-      await assert.rejects(client.activity.jobs(2, 999, { endTime: new Date().toISOString() }), (e: unknown) => e instanceof PortalError && e.status === 404);
+      await assert.rejects(
+        client.activity.jobs(2, 999, { endTime: new Date().toISOString() }),
+        (e: unknown) => e instanceof PortalError && e.status === 404,
+      );
       assert.equal(client.activity.jobsPath, undefined, "a 404 of both paths decides nothing");
     });
   });
@@ -90,7 +103,10 @@ describe("client: every reading of the portal", function () {
         assert.equal(await client.nodes.activate(2, c.id, name), name);
         assert.equal((await client.nodes.get(2, c.id)).tsmName, name);
         assert.equal(await client.nodes.delete(2, c.id), true);
-        assert.equal(emu.state().consumers.some((x) => x.id === c.id), false);
+        assert.equal(
+          emu.state().consumers.some((x) => x.id === c.id),
+          false,
+        );
         assert.equal(await client.nodes.delete(2, c.id), false, "already gone");
       });
     });
@@ -112,9 +128,15 @@ describe("client: every reading of the portal", function () {
 
   it("a refused login (400 invalid_grant, 400 invalid_client) is a configuration error naming the settings", async () => {
     await using({}, async (emu) => {
-      for (const [extra, code] of [[{ password: "Wr0ng-Reading-Pa55word" }, "invalid_grant"], [{ clientId: "no-such-client" }, "invalid_client"]] as const) {
+      for (const [extra, code] of [
+        [{ password: "Wr0ng-Reading-Pa55word" }, "invalid_grant"],
+        [{ clientId: "no-such-client" }, "invalid_client"],
+      ] as const) {
         const bad = clientFor(emu, "admin", extra);
-        const err = await bad.reference.nodeTypes().then(() => undefined, (e: unknown) => e);
+        const err = await bad.reference.nodeTypes().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         bad.close();
         assert.ok(isLoginRefused(err), String(err));
         assert.equal((err as PortalError).code, code);
@@ -123,7 +145,14 @@ describe("client: every reading of the portal", function () {
       }
       const c = { out: "", err: "" };
       const code = await jobsCli(["--bunit", "2", "--consumer", "1"], {
-        out: (t) => { c.out += t; }, err: (t) => { c.err += t; }, env: { ...envFor(emu), BACKUP_PORTAL_PASSWORD: "Wr0ng-Reading-Pa55word" }, errIsTTY: false,
+        out: (t) => {
+          c.out += t;
+        },
+        err: (t) => {
+          c.err += t;
+        },
+        env: { ...envFor(emu), BACKUP_PORTAL_PASSWORD: "Wr0ng-Reading-Pa55word" },
+        errIsTTY: false,
       });
       assert.equal(code, 1);
       assert.match(c.err, /invalid_grant.*backup-portal:clientId.*BACKUP_PORTAL_CLIENT_ID/);
