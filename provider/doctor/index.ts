@@ -58,7 +58,7 @@ function readSettings(env: NodeJS.ProcessEnv, checks: Checks): Partial<Record<Se
         `${JSON.stringify(value)} from ${src.env} is not an http(s) URL`,
         "use e.g. https://portal.example.com, without /v1",
       );
-    else checks.ok(id, `${value}, from ${src.env}`);
+    else checks.ok(id, `${value}, from ${src.env}${key === "url" && /\/v1\/?$/.test(value) ? " (used without /v1)" : ""}`);
   }
   if (out.url) out.url = out.url.replace(/\/+$/, "").replace(/\/v1$/, "");
   return out;
