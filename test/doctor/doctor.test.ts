@@ -88,6 +88,8 @@ describe("backup-portal doctor", function () {
         [],
         "read-only",
       );
+      // No token (the emulator's are long random strings) in what it prints.
+      assert.doesNotMatch(read.out, /[A-Za-z0-9_-]{32,}/);
       assert.deepEqual(objects(em.state()), before);
 
       for (const bunit of ["1", "2"]) {
@@ -216,6 +218,22 @@ describe("backup-portal doctor", function () {
       const client = await doctor({ ...envFor(em), BACKUP_PORTAL_CLIENT_ID: "no-such-client" });
       assert.equal(client.code, 1);
       assert.match(check(client, "login").detail, /invalid_client.*client ID is not known/);
+    });
+  });
+
+  it("a business unit the account cannot reach fails with the account's own as the fix", async () => {
+    await withEmulator({}, async (em) => {
+      const o = await doctor(envFor(em, "tenant"), ["--bunit", "1"]);
+      assert.equal(o.code, 1);
+      assert.equal(check(o, "bunit").status, "failed");
+      assert.match(check(o, "bunit").fix!, /reaches \(its own is 2, or one below it\)/);
+      const write = await doctorText(envFor(em, "tenant"), ["--bunit", "1", "--write-test"]);
+      assert.equal(write.code, 1);
+      assert.doesNotMatch(write.out, /create/, "no write test after a failed check");
+      assert.equal(
+        em.state().consumers.some((c) => c.name.startsWith("doctor-")),
+        false,
+      );
     });
   });
 
