@@ -25,19 +25,24 @@ function scrub(node: Node): Node {
 }
 
 /**
- * A node name from an answer that is a JSON string (`"EMU-1"`) or the bare name (`EMU-1`, text): the
+ * The text of a name answer that is a JSON string (`"EMU-1"`) or the bare name (`EMU-1`, text): the
  * transport gives the first as the string and the second as its text; quotes left on text are removed.
  */
-export function nameOf(answer: unknown, what: string): string {
-  if (typeof answer !== "string") throw new Error(`${what} answered ${JSON.stringify(answer)?.slice(0, 80)}, not a node name`);
-  let name = answer.trim();
-  if (/^".*"$/.test(name)) {
-    try {
-      name = String(JSON.parse(name)).trim();
-    } catch {
-      name = name.slice(1, -1).trim();
-    }
+function unquoted(answer: unknown): string | undefined {
+  if (typeof answer !== "string") return undefined;
+  const text = answer.trim();
+  if (!/^".*"$/.test(text)) return text;
+  try {
+    return String(JSON.parse(text)).trim();
+  } catch {
+    return text.slice(1, -1).trim();
   }
+}
+
+/** A node name from such an answer; an error naming `what` when it is none. */
+export function nameOf(answer: unknown, what: string): string {
+  const name = unquoted(answer);
+  if (name === undefined) throw new Error(`${what} answered ${JSON.stringify(answer)?.slice(0, 80)}, not a node name`);
   const problem = tsmNameProblem(name);
   if (problem) throw new Error(`${what} answered ${JSON.stringify(name.slice(0, 80))}, which ${problem}`);
   return name;
@@ -104,7 +109,9 @@ export class Nodes {
     const problem = tsmNameProblem(tsmName);
     if (problem) throw new Error(`tsmName "${tsmName}" ${problem}`);
     const answer = await this.core.get<unknown>(consumerPath(bunitId, consumerId, "/node/activate"), { tsmName });
-    return typeof answer === "string" && answer.trim() !== "" ? nameOf(answer, "activate") : tsmName.toUpperCase();
+    // The stored name, as a JSON string or bare; any other answer (none, a message) means the name as sent.
+    const stored = unquoted(answer);
+    return stored && !tsmNameProblem(stored) ? stored : tsmName.toUpperCase();
   }
 
   /**

@@ -5,6 +5,7 @@ import { startEmulator, type Emulator, type EmulatorOptions } from "../../emulat
 import { PortalClient, PortalError } from "../../provider/portal";
 import { getAuditLog } from "../../provider/data/activity";
 import { isLoginRefused } from "../../provider/portal/login";
+import { nameOf } from "../../provider/portal/nodes";
 import { run as jobsCli } from "../../provider/cli/jobs";
 import { clientFor, envFor } from "../support/portal";
 
@@ -111,6 +112,14 @@ describe("client: every reading of the portal", function () {
       });
     });
   }
+
+  it("a name answer: a JSON string or the bare name, trimmed; anything else is an error naming the call", () => {
+    for (const answer of ["EMU-1", " EMU-1\r\n", '"EMU-1"', '"EMU-1"\n'])
+      assert.equal(nameOf(answer, "spname"), "EMU-1", JSON.stringify(answer));
+    assert.throws(() => nameOf("no such name!", "spname"), /spname answered "no such name!", which contains/);
+    assert.throws(() => nameOf({ name: "x" }, "spname"), /spname answered .*not a node name/);
+    assert.throws(() => nameOf("", "spname"), /must not be empty/);
+  });
 
   it("invoice files: multipart/form-data by default, the raw body with X-File-Name behind an option", async () => {
     await using({}, async (emu, client) => {
