@@ -3,7 +3,7 @@
 // random strings; the store keeps only their SHA-256.
 import type { App, Ctx, Reply } from "./context";
 import type { AccessTokenRec, ClientRec, SessionRec } from "./types";
-import { unauthorized, validation } from "./errors";
+import { OAuthError, unauthorized, validation } from "./errors";
 import { isWithin } from "./tree";
 import { DAY, iso, randomToken, secretMatches, sha256 } from "./util";
 
@@ -87,7 +87,7 @@ export function tokenRequest(ctx: Ctx): Reply {
   const grantType = field("grant_type");
   const state = ctx.state;
   const client = state.clients.find((c) => c.clientId === clientId);
-  if (!client) throw unauthorized("InvalidGrant", `Unknown client ID "${clientId}"`);
+  if (!client) throw new OAuthError("invalid_client", `Unknown client ID "${clientId}"`);
   checkClientOrigin(client, origin);
 
   if (grantType === "password") {
@@ -95,10 +95,10 @@ export function tokenRequest(ctx: Ctx): Reply {
     const password = field("password");
     const user = state.users.find((u) => u.username.toLowerCase() === username.toLowerCase());
     if (!user || !secretMatches(password, user.passwordSalt, user.passwordHash)) {
-      throw unauthorized("InvalidGrant", "Invalid username or password");
+      throw new OAuthError("invalid_grant", "Invalid username or password");
     }
     if (!isWithin(state, user.businessUnitId, client.businessUnitId)) {
-      throw unauthorized("InvalidGrant", `The account cannot use client ID "${clientId}"`);
+      throw new OAuthError("invalid_grant", `The account cannot use client ID "${clientId}"`);
     }
     const refreshToken = client.allowRefresh ? randomToken() : undefined;
     const session: SessionRec = { id: randomToken(12), clientId, userId: user.id, createdDate: iso() };
@@ -109,7 +109,7 @@ export function tokenRequest(ctx: Ctx): Reply {
 
   if (grantType === "refresh_token") {
     if (!client.allowRefresh) {
-      throw unauthorized("RefreshNotAllowed", `Client ID "${clientId}" does not allow refreshing tokens`);
+      throw new OAuthError("unauthorized_client", `Client ID "${clientId}" does not allow refreshing tokens`);
     }
     const bearer = bearerOf(ctx);
     if (!bearer) throw unauthorized("InvalidToken", "A refresh needs the current access token as Authorization: Bearer");
@@ -119,7 +119,7 @@ export function tokenRequest(ctx: Ctx): Reply {
     const refreshToken = field("refresh_token");
     const session = state.sessions.find((s) => s.id === current.sessionId);
     if (!session || session.clientId !== clientId || session.refreshTokenHash !== sha256(refreshToken)) {
-      throw unauthorized("InvalidGrant", "The refresh token is not valid for this access token and client ID");
+      throw new OAuthError("invalid_grant", "The refresh token is not valid for this access token and client ID");
     }
     return issue(ctx, session, refreshToken);
   }

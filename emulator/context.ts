@@ -3,20 +3,23 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { Store } from "./store";
 import type { ClientRec, State, UserRec } from "./types";
 import { Input } from "./input";
+import type { Readings } from "./readings";
 
 /** Shared runtime of one emulator instance. */
 export interface App {
   store: Store;
   tokenTtlSeconds: number;
   quiet: boolean;
-  /** PUT replaces the settable fields (absent ones cleared) instead of merging the ones present. */
-  putReplaces: boolean;
+  /** How this emulator answers where the spec allows more than one reading (PUT, audit dates, job list, ...). */
+  readings: Readings;
 }
 
 export interface Reply {
   status: number;
   /** JSON body (a string answers a JSON string). Absent: no body. */
   json?: unknown;
+  /** A plain text body instead (`text/plain`), e.g. a bare node name. */
+  text?: string;
   headers?: Record<string, string>;
 }
 

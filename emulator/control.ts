@@ -6,6 +6,7 @@ import type { Ctx } from "./context";
 import type { App } from "./context";
 import type { Faults } from "./faults";
 import type { RequestLogEntry } from "./types";
+import type { RequestDetails } from "./request-details";
 import { noContent, ok } from "./context";
 import { validation } from "./errors";
 import { isObject } from "./input";
@@ -17,6 +18,7 @@ export interface ControlTarget {
   app: App;
   faults: Faults;
   requests(): RequestLogEntry[];
+  requestDetails(): RequestDetails[];
   clearRequests(): void;
   reset(): void;
 }
@@ -37,7 +39,7 @@ function jsonBody(ctx: Ctx): Record<string, unknown> {
 export function controlRouter(t: ControlTarget): Router {
   const r = new Router();
   const opts = { auth: false };
-  r.get("/_emulator/requests", () => ok(t.requests()), opts);
+  r.get("/_emulator/requests", (ctx) => ok(ctx.query.get("details") === "true" ? t.requestDetails() : t.requests()), opts);
   r.delete("/_emulator/requests", () => { t.clearRequests(); return noContent(); }, opts);
   r.post("/_emulator/reset", () => { t.reset(); return noContent(); }, opts);
   r.get("/_emulator/faults", () => ok(t.faults.current() ?? {}), opts);

@@ -21,8 +21,29 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 
-  body(): ErrorBody {
+  body(): ErrorBody | OAuthErrorBody {
     return { status: this.status, code: this.code, message: this.message, developerMessage: this.developerMessage };
+  }
+}
+
+/** RFC 6749 section 5.2: what an OAuth token endpoint answers a refused grant. */
+export interface OAuthErrorBody {
+  error: string;
+  error_description: string;
+}
+
+/**
+ * A refused token request, answered as OAuth servers do: 400 `{error, error_description}`
+ * (`invalid_grant` for a wrong username or password, `invalid_client` for an unknown client ID).
+ */
+export class OAuthError extends ApiError {
+  constructor(error: "invalid_grant" | "invalid_client" | "unauthorized_client" | "invalid_request", description: string) {
+    super(400, error, description);
+    this.name = "OAuthError";
+  }
+
+  override body(): OAuthErrorBody {
+    return { error: this.code, error_description: this.message };
   }
 }
 

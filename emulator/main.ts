@@ -1,9 +1,18 @@
-// `npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--put-replaces] [--quiet]`
+// `npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]` and the readings
+// (`--put-replaces`, `--audit-dates`, `--jobs-list`, `--spname`, `--node-delete`: emulator/readings.ts).
 // Starts the emulator on 127.0.0.1 and prints
 // `portal emulator listening on http://127.0.0.1:<port>`; SIGINT/SIGTERM close it.
 import { startEmulator, type EmulatorOptions } from "./index";
+import { READING_VALUES } from "./readings";
 
-const USAGE = "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--put-replaces] [--quiet]";
+const USAGE = "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]\n" +
+  "  readings: [--put-replaces] [--audit-dates time|date|both] [--jobs-list first|jobs|both] [--spname bare|json]\n" +
+  "            [--node-delete node|empty|204]";
+
+/** The reading flags that take one of a few values, and the option each sets. */
+const READING_FLAGS = {
+  "--audit-dates": "auditDates", "--jobs-list": "jobsList", "--spname": "spname", "--node-delete": "nodeDelete",
+} as const;
 
 export function parseArgs(argv: string[]): EmulatorOptions {
   const opts: EmulatorOptions = {};
@@ -28,7 +37,14 @@ export function parseArgs(argv: string[]): EmulatorOptions {
       case "--quiet": opts.quiet = true; break;
       case "--put-replaces": opts.putReplaces = true; break;
       case "--help": case "-h": throw new Error("help");
-      default: throw new Error(`unknown argument "${argv[i]}"`);
+      default: {
+        const key = READING_FLAGS[flag as keyof typeof READING_FLAGS];
+        if (!key) throw new Error(`unknown argument "${argv[i]}"`);
+        const v = value();
+        const allowed: readonly string[] = READING_VALUES[key];
+        if (v === undefined || !allowed.includes(v)) throw new Error(`${flag} needs one of ${allowed.join(", ")}`);
+        (opts as Record<string, unknown>)[key] = v;
+      }
     }
   }
   return opts;

@@ -13,6 +13,7 @@ import { Router } from "./router";
 import { portalRouter } from "./routes";
 import { controlRouter } from "./control";
 import { sleep } from "./util";
+import { describeRequest, type RequestDetails } from "./request-details";
 
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
@@ -42,6 +43,12 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
 function send(res: http.ServerResponse, reply: Reply): void {
   if (res.destroyed || res.headersSent) return;
   const headers: Record<string, string | number> = { ...(reply.headers ?? {}) };
+  if (reply.text !== undefined && reply.status !== 204) {
+    const text = Buffer.from(reply.text, "utf8");
+    res.writeHead(reply.status, { ...headers, "Content-Type": "text/plain; charset=utf-8", "Content-Length": text.length });
+    res.end(text);
+    return;
+  }
   if (reply.json === undefined || reply.status === 204) {
     res.writeHead(reply.status, headers);
     res.end();
@@ -58,6 +65,8 @@ export class PortalServer {
   readonly faults = new Faults();
   readonly http: http.Server;
   private log: RequestLogEntry[] = [];
+  /** The same requests with their headers and bodies (secrets replaced), for `requestDetails()`. */
+  private details: RequestDetails[] = [];
   private readonly api: Router = portalRouter();
   private readonly control: Router;
   private readonly sockets = new Set<Socket>();
@@ -107,13 +116,19 @@ export class PortalServer {
     return this.log.map((e) => ({ ...e }));
   }
 
+  requestDetails(): RequestDetails[] {
+    return structuredClone(this.details);
+  }
+
   clearRequests(): void {
     this.log = [];
+    this.details = [];
   }
 
   reset(): void {
     this.app.store.reset();
     this.log = [];
+    this.details = [];
     this.faults.clear();
   }
 
@@ -165,13 +180,19 @@ export class PortalServer {
       req.socket.destroy();
       return;
     }
-    const record = (status: number): void => { this.log.push({ method, path: rawUrl, status }); };
+    let received: Buffer | undefined;
+    const record = (status: number, answerType?: string): void => {
+      const entry = { method, path: rawUrl, status };
+      this.log.push(entry);
+      this.details.push({ ...describeRequest(entry, req.headers, received), ...(answerType ? { answerType } : {}) });
+    };
     if (plan?.dropBefore) {
       record(0);
       req.socket.destroy();
       return;
     }
     const body = await bodyRead;
+    if (Buffer.isBuffer(body)) received = body;
     if (!Buffer.isBuffer(body)) {
       if (body instanceof ApiError) {
         res.setHeader("Connection", "close");
@@ -199,7 +220,7 @@ export class PortalServer {
       return;
     }
     send(res, reply);
-    record(reply.status);
+    record(reply.status, reply.status === 204 ? undefined : reply.text !== undefined ? "text/plain" : reply.json !== undefined ? "application/json" : undefined);
   }
 
   private async dispatch(router: Router, ctx: Ctx, portal: boolean): Promise<Reply> {

@@ -32,8 +32,12 @@ export function register(r: Router): void {
     const orderDesc = qBool(q, "orderDesc") ?? false;
     const limit = Math.min(qInt(q, "limit", 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_LIMIT, MAX_LIMIT);
     const offset = qInt(q, "offset", 0, Number.MAX_SAFE_INTEGER) ?? 0;
-    const start = q.has("startTime") ? qDate(q, "startTime") : qDate(q, "startDate");
-    const end = q.has("endTime") ? qDate(q, "endTime") : qDate(q, "endDate");
+    // A portal that takes one spelling ignores the other, as ASP.NET ignores unknown query parameters.
+    const spelling = ctx.app.readings.auditDates;
+    const time = spelling !== "date" ? { start: qDate(q, "startTime"), end: qDate(q, "endTime") } : {};
+    const date = spelling !== "time" ? { start: qDate(q, "startDate"), end: qDate(q, "endDate") } : {};
+    const start = time.start ?? date.start;
+    const end = time.end ?? date.end;
     const types = typesParam(ctx);
 
     const entries = ctx.state.auditLogs

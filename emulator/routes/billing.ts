@@ -9,6 +9,21 @@ import { requireBu } from "../access";
 import { forecasts } from "../billing";
 import { buHref, collection, renderBillingData, renderInvoice, renderInvoiceFile } from "../views";
 import { isDateString, iso } from "../util";
+import { formBoundary, parseForm } from "../multipart";
+
+/**
+ * The uploaded invoice file: a multipart/form-data body's file part (as ASP.NET uploads usually are), or
+ * the raw body with its name in X-File-Name.
+ */
+function uploadedFile(ctx: Ctx): { fileName: string; contentType: string; content: Buffer } {
+  const boundary = formBoundary(ctx.header("content-type"));
+  if (boundary === undefined) {
+    return { fileName: ctx.header("x-file-name")?.trim() || "invoice", contentType: ctx.header("content-type") ?? "application/octet-stream", content: ctx.body };
+  }
+  const file = parseForm(ctx.body, boundary).find((p) => p.filename !== undefined);
+  if (!file) throw validation("The multipart body has no file part (a part with a filename)");
+  return { fileName: file.filename?.trim() || "invoice", contentType: file.contentType ?? "application/octet-stream", content: file.content };
+}
 
 export const MAX_INCLUDE_NEXT = 24;
 
@@ -56,13 +71,12 @@ export function register(r: Router): void {
     const erpReference = qString(ctx.query, "erpReference");
     if (erpReference !== undefined && erpReference.length > 200) throw validation("erpReference must be at most 200 characters");
     const sendToBillingAddress = qBool(ctx.query, "sendToBillingAddress") ?? false;
-    if (ctx.body.length === 0) throw validation("The file content (the request body) is required");
-    const fileName = ctx.header("x-file-name")?.trim() || "invoice";
-    if (fileName.length > 255 || /[\/\\]/.test(fileName)) throw validation("X-File-Name must be a plain file name of at most 255 characters");
+    const { fileName, contentType, content } = uploadedFile(ctx);
+    if (content.length === 0) throw validation("The file content is required");
+    if (fileName.length > 255 || /[\/\\]/.test(fileName)) throw validation("The file name must be a plain file name of at most 255 characters");
     const rec: InvoiceFileRec = {
-      id: ctx.store.nextId("invoiceFile"), businessUnitId: bu.id, fileName,
-      contentType: ctx.header("content-type") ?? "application/octet-stream", size: ctx.body.length,
-      sendToBillingAddress, uploadedDate: iso(), contentBase64: ctx.body.toString("base64"),
+      id: ctx.store.nextId("invoiceFile"), businessUnitId: bu.id, fileName, contentType, size: content.length,
+      sendToBillingAddress, uploadedDate: iso(), contentBase64: content.toString("base64"),
     };
     if (erpReference) rec.erpReference = erpReference;
     ctx.state.invoiceFiles.push(rec);

@@ -52,7 +52,7 @@ function readFields(ctx: Ctx, input: Input, w: Write): Patch {
 export type Write = "create" | "merge" | "replace";
 
 export function putWrite(ctx: Ctx): Write {
-  return ctx.app.putReplaces ? "replace" : "merge";
+  return ctx.app.readings.putReplaces ? "replace" : "merge";
 }
 
 /** Applies a patch: null deletes; undefined keeps, or deletes when the write replaces. Returns the names of changed fields. */

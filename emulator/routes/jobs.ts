@@ -37,11 +37,14 @@ function jobList(ctx: Ctx): Reply {
 }
 
 export function register(r: Router): void {
-  r.get("/v1/bunits/:bu/consumers/:consumer/jobs", jobList);
+  r.get("/v1/bunits/:bu/consumers/:consumer/jobs", (ctx) => {
+    if (ctx.app.readings.jobsList === "first") throw notFound(`The endpoint GET ${ctx.url.pathname}`);
+    return jobList(ctx);
+  });
 
   r.get("/v1/bunits/:bu/consumers/:consumer/jobs/first", (ctx) => {
-    // The spec lists the job list at this path too, with a query.
-    if (ctx.query.has("startTime") || ctx.query.has("endTime")) return jobList(ctx);
+    // Spec 000's table puts the job list at this path, with a query ("jobs" reading: the query is ignored).
+    if ((ctx.query.has("startTime") || ctx.query.has("endTime")) && ctx.app.readings.jobsList !== "jobs") return jobList(ctx);
     const { consumer } = pathConsumer(ctx);
     const first = jobsOf(ctx, consumer.id)[0];
     if (!first) throw notFound(`A job of consumer ${consumer.id}`);

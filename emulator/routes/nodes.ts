@@ -119,10 +119,14 @@ export function register(r: Router): void {
     return ok(renderNode(ctx, node));
   });
 
+  // The real portal most likely answers the deleted node (the published Go client decodes one); the
+  // other readings are modes (emulator/readings.ts).
   r.delete(base, (ctx) => {
-    const { consumer } = pathNode(ctx);
+    const { consumer, node } = pathNode(ctx);
+    const rendered = renderNode(ctx, node);
     removeConsumer(ctx, consumer, `Consumer "${consumer.name}" deleted with its node`);
-    return noContent();
+    const answer = ctx.app.readings.nodeDelete;
+    return answer === "node" ? ok(rendered) : answer === "empty" ? { status: 200 } : noContent();
   });
 
   r.post(`${base}/password`, (ctx) => {
@@ -160,7 +164,8 @@ export function register(r: Router): void {
     pathConsumer(ctx);
     for (let i = 0; i < 100; i++) {
       const name = `EMU-${randomBytes(6).toString("hex").toUpperCase()}`;
-      if (!ctx.state.nodes.some((n) => n.tsmName === name)) return ok(name);
+      // Bare, as the published Go client expects (it puts the body into activate?tsmName= as it is).
+      if (!ctx.state.nodes.some((n) => n.tsmName === name)) return ctx.app.readings.spname === "bare" ? { status: 200, text: name } : ok(name);
     }
     throw new Error("could not find a free node name");
   });

@@ -10,6 +10,7 @@ import * as http from "http";
 import { AddressInfo } from "net";
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
+import { isLoginRefused, loginRefusedMessage } from "../portal/login";
 import { BillingData } from "../portal/types";
 import { periodOf, removeStaleTemps, WrittenPeriod, writePeriod } from "./files";
 
@@ -134,6 +135,8 @@ class Receiver {
   private queue: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
   private closing = false;
+  /** A refused login is logged with what to check once; later notifications refer to it. */
+  private loginRefusalLogged = false;
 
   constructor(private readonly o: BillingReceiverOptions) {
     this.path = o.path ?? DEFAULT_NOTIFY_PATH;
@@ -219,7 +222,16 @@ class Receiver {
         this.stats.failed++;
         const message = err instanceof Error ? err.message : String(err);
         send(res, 503, { error: `billing data not stored, try again: ${this.o.client.redact(message)}` }, { "Retry-After": "30" });
-        this.log(`${what} 503: billing data not stored: ${message}`);
+        if (isLoginRefused(err)) {
+          // A configuration error: retrying does not help, and one explanation in the log is enough.
+          this.log(this.loginRefusalLogged
+            ? `${what} 503: billing data not stored: the portal still refuses the login (see above)`
+            : `${what} 503: billing data not stored: ${loginRefusedMessage(err, this.o.client.url)}; ` +
+              "retrying does not help: fix the settings and restart the receiver");
+          this.loginRefusalLogged = true;
+        } else {
+          this.log(`${what} 503: billing data not stored: ${message}`);
+        }
       }
     } finally {
       this.inFlight--;

@@ -20,6 +20,8 @@ options:
     --name <name>            its name in the portal (default: the file's name)
     --erp-reference <ref>    ERP code of the invoice
     --send-to-billing-address   have the portal send it to the billing address
+    --raw-upload             send the file as the raw body with an X-File-Name header
+                             (default: multipart/form-data, as ASP.NET uploads usually are)
   --limit <n>                at most n rows (the latest n)
   --json                     JSON instead of a table
   -h, --help                 show this help
@@ -29,6 +31,7 @@ ${USAGE_END}`;
 const SPEC: Record<string, OptionSpec> = {
   ...UNIT_SPEC, date: { kind: "string" }, contract: { kind: "flag" }, files: { kind: "flag" }, upload: { kind: "string" },
   name: { kind: "string" }, "erp-reference": { kind: "string" }, "send-to-billing-address": { kind: "flag" },
+  "raw-upload": { kind: "flag" },
 };
 
 function fileRows(files: InvoiceFile[]): Array<Array<string | number | undefined>> {
@@ -41,8 +44,8 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     const b = required(o, "bunit");
     const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
     if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
-    if (o.upload === undefined && (o.name !== undefined || o["erp-reference"] !== undefined || o["send-to-billing-address"] !== undefined)) {
-      throw new UsageError("--name, --erp-reference and --send-to-billing-address go with --upload");
+    if (o.upload === undefined && (o.name !== undefined || o["erp-reference"] !== undefined || o["send-to-billing-address"] !== undefined || o["raw-upload"] !== undefined)) {
+      throw new UsageError("--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload");
     }
     const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
 
@@ -62,7 +65,7 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     if (typeof o.upload === "string") {
       const stored = await uploadInvoiceFile(client, b, {
         path: o.upload, fileName: o.name as string | undefined, erpReference: o["erp-reference"] as string | undefined,
-        sendToBillingAddress: o["send-to-billing-address"] === true,
+        sendToBillingAddress: o["send-to-billing-address"] === true, form: o["raw-upload"] === true ? "raw" : "multipart",
       });
       if (o.json) io.out(formatJson(stored));
       else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");

@@ -2,6 +2,7 @@
 // it the remaining arguments. Each subcommand lives in its own module and
 // exports `run(argv: string[]): Promise<number>` (the exit code).
 const commands: Record<string, { module: string; summary: string }> = {
+  doctor: { module: "./doctor", summary: "check a portal before the first pulumi up: which reading it uses, what holds" },
   metadata: { module: "./metadata", summary: "print what the instance metadata reader finds" },
   register: { module: "./register", summary: "register this instance as a backup node" },
   reports: { module: "./reports", summary: "node reports of a consumer" },

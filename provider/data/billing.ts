@@ -4,7 +4,7 @@ import { promises as fsp } from "fs";
 import * as path from "path";
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
-import { invoiceDate, InvoiceUpload } from "../portal/billing";
+import { invoiceDate, InvoiceUpload, UploadForm } from "../portal/billing";
 import { BillingData, Contract, Invoice, InvoiceFile } from "../portal/types";
 import { DateInput, toDay } from "./dates";
 
@@ -61,6 +61,8 @@ export interface InvoiceFileFromPath {
   contentType?: string;
   erpReference?: string;
   sendToBillingAddress?: boolean;
+  /** "multipart" (default) or "raw" (the file as the body, its name in X-File-Name). */
+  form?: UploadForm;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function uploadInvoiceFile(client: PortalClient, bunitId: number, f
   if ("path" in file) {
     const content = await fsp.readFile(file.path);
     const fileName = file.fileName ?? path.basename(file.path);
-    upload = { fileName, content, contentType: file.contentType ?? contentTypeOf(fileName), erpReference: file.erpReference, sendToBillingAddress: file.sendToBillingAddress };
+    upload = { fileName, content, contentType: file.contentType ?? contentTypeOf(fileName), erpReference: file.erpReference, sendToBillingAddress: file.sendToBillingAddress, form: file.form };
   } else {
     upload = { ...file, contentType: file.contentType ?? contentTypeOf(file.fileName) };
   }

@@ -1,6 +1,7 @@
 // What happened on a consumer: node reports, jobs and the audit log.
 import { PortalCore, consumerPath } from "./core";
 import { itemsOf } from "./collections";
+import { isNotFound } from "./errors";
 import { AuditLogEntry, Collection, Job, NodeReport } from "./types";
 
 export interface ReportQuery {
@@ -27,6 +28,15 @@ export interface AuditLogQuery {
   types?: number[];
 }
 
+/**
+ * Where the portal answers the job list: "first" is spec 000's table (`.../jobs/first?startTime&endTime`),
+ * "jobs" is `.../jobs` (a portal whose `jobs/first` answers the first job whatever the query).
+ */
+export type JobsPath = "first" | "jobs";
+
+/** The portal's default job window when no range is given. */
+const DAY_MS = 24 * 3600_000;
+
 export interface AuditLogPage {
   total?: number;
   offset: number;
@@ -34,7 +44,15 @@ export interface AuditLogPage {
 }
 
 export class Activity {
+  /** Which job list path answered; kept for the rest of the client's life. */
+  #jobsPath?: JobsPath;
+
   constructor(private readonly core: PortalCore) {}
+
+  /** The job list path the portal answered (undefined until a job list was read). */
+  get jobsPath(): JobsPath | undefined {
+    return this.#jobsPath;
+  }
 
   async reports(bunitId: number, consumerId: number, q: ReportQuery = {}): Promise<NodeReport[]> {
     return itemsOf(await this.core.get<Collection<NodeReport>>(consumerPath(bunitId, consumerId, "/reports"), { ...q }));
@@ -49,16 +67,44 @@ export class Activity {
     return this.core.get(consumerPath(bunitId, consumerId, "/jobs/first"));
   }
 
-  /** Jobs in a range; without one the portal answers the latest 24 hours. */
+  /**
+   * Jobs in a range; without one, those of the latest 24 hours. Asks spec 000's path first
+   * (`.../jobs/first?startTime&endTime`); when that answers a single Job rather than a list, or 404, asks
+   * `.../jobs`, and keeps asking the path that answered.
+   */
   async jobs(bunitId: number, consumerId: number, q: JobQuery = {}): Promise<Job[]> {
-    return itemsOf(await this.core.get<Collection<Job>>(consumerPath(bunitId, consumerId, "/jobs"), { ...q }));
+    const ranged = q.startTime !== undefined || q.endTime !== undefined;
+    const fromJobs = async (): Promise<Job[]> => {
+      const items = itemsOf(await this.core.get<Collection<Job>>(consumerPath(bunitId, consumerId, "/jobs"), { ...q }));
+      this.#jobsPath = "jobs"; // only once it answered: a 404 for an unknown consumer decides nothing
+      return items;
+    };
+    if (this.#jobsPath === "jobs") return fromJobs();
+    // Without a query `jobs/first` is the first job, so the default window is asked as "until tomorrow" and
+    // cut to the latest 24 hours here, whatever start the portal then assumes.
+    const now = Date.now();
+    const query = ranged ? { ...q } : { endTime: new Date(now + DAY_MS).toISOString() };
+    let answer: Collection<Job> | Job[] | Job;
+    try {
+      answer = await this.core.get<Collection<Job> | Job[] | Job>(consumerPath(bunitId, consumerId, "/jobs/first"), query);
+    } catch (err) {
+      if (!isNotFound(err) || this.#jobsPath === "first") throw err;
+      // 404: no list here (or no such consumer, which `.../jobs` then says too).
+      return fromJobs();
+    }
+    if (!isList(answer)) return fromJobs();
+    this.#jobsPath = "first";
+    const items = itemsOf(answer);
+    return ranged ? items : items.filter((j) => !j.completed || Date.parse(j.completed) >= now - DAY_MS);
   }
 
   /** One page of the audit log. */
   async auditLogPage(bunitId: number, consumerId: number, q: AuditLogQuery, offset: number, limit: number): Promise<AuditLogPage> {
+    // Spec 000's table spells the range startTime/endTime, its prose startDate/endDate: both are sent, so a
+    // portal that takes only one spelling (and ignores the other, as ASP.NET does) filters all the same.
     const page = await this.core.get<Collection<AuditLogEntry>>(consumerPath(bunitId, consumerId, "/auditlogs"), {
       includeDescendants: q.includeDescendants, orderDesc: q.orderDesc, startTime: q.startTime, endTime: q.endTime,
-      types: q.types, offset, limit,
+      startDate: q.startTime, endDate: q.endTime, types: q.types, offset, limit,
     });
     return { total: Array.isArray(page) ? undefined : page.total, offset, items: itemsOf(page) };
   }
@@ -86,4 +132,9 @@ export class Activity {
     }
     return out.slice(0, max === Infinity ? undefined : max);
   }
+}
+
+/** A job list (a collection or an array), not a single Job. */
+function isList(answer: unknown): answer is Collection<Job> | Job[] {
+  return Array.isArray(answer) || (!!answer && typeof answer === "object" && Array.isArray((answer as Collection<Job>).items));
 }

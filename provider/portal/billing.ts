@@ -2,6 +2,14 @@
 import { PortalCore, bunitPath } from "./core";
 import { itemsOf } from "./collections";
 import { BillingData, Collection, Contract, Invoice, InvoiceFile } from "./types";
+import { multipartBody } from "./multipart";
+import { Body } from "./transport";
+
+/**
+ * How an invoice file is sent: "multipart" (multipart/form-data with one part `file`, as ASP.NET uploads
+ * usually are; the default) or "raw" (the file as the body, its name in an X-File-Name header).
+ */
+export type UploadForm = "multipart" | "raw";
 
 export interface InvoiceUpload {
   fileName: string;
@@ -9,6 +17,8 @@ export interface InvoiceUpload {
   contentType?: string;
   erpReference?: string;
   sendToBillingAddress?: boolean;
+  /** Default "multipart". */
+  form?: UploadForm;
 }
 
 /** The `YYYY-MM-DD` date of an invoice, taken from its href as the spec says. */
@@ -37,10 +47,17 @@ export class Billing {
   }
 
   uploadInvoiceFile(bunitId: number, file: InvoiceUpload): Promise<InvoiceFile> {
+    const contentType = file.contentType ?? "application/pdf";
+    const form = file.form ?? "multipart";
+    let body: Body = { raw: file.content, contentType, headers: { "X-File-Name": file.fileName } };
+    if (form === "multipart") {
+      const multi = multipartBody({ field: "file", fileName: file.fileName, contentType, content: file.content });
+      body = { raw: multi.body, contentType: multi.contentType };
+    }
     return this.core.call({
       method: "POST", path: bunitPath(bunitId, "/invoicefiles"),
       query: { erpReference: file.erpReference, sendToBillingAddress: file.sendToBillingAddress ?? false },
-      body: { raw: file.content, contentType: file.contentType ?? "application/pdf", headers: { "X-File-Name": file.fileName } },
+      body,
     });
   }
 

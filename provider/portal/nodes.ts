@@ -24,6 +24,30 @@ function scrub(node: Node): Node {
   return rest as Node;
 }
 
+/**
+ * The text of a name answer that is a JSON string (`"EMU-1"`) or the bare name (`EMU-1`, text): the
+ * transport gives the first as the string and the second as its text; quotes left on text are removed.
+ */
+function unquoted(answer: unknown): string | undefined {
+  if (typeof answer !== "string") return undefined;
+  const text = answer.trim();
+  if (!/^".*"$/.test(text)) return text;
+  try {
+    return String(JSON.parse(text)).trim();
+  } catch {
+    return text.slice(1, -1).trim();
+  }
+}
+
+/** A node name from such an answer; an error naming `what` when it is none. */
+export function nameOf(answer: unknown, what: string): string {
+  const name = unquoted(answer);
+  if (name === undefined) throw new Error(`${what} answered ${JSON.stringify(answer)?.slice(0, 80)}, not a node name`);
+  const problem = tsmNameProblem(name);
+  if (problem) throw new Error(`${what} answered ${JSON.stringify(name.slice(0, 80))}, which ${problem}`);
+  return name;
+}
+
 export function proxyPeers(list: Node["proxyAgents"]): ProxyPeer[] {
   return itemsOf(list as Collection<ProxyPeer> | ProxyPeer[] | undefined);
 }
@@ -85,12 +109,17 @@ export class Nodes {
     const problem = tsmNameProblem(tsmName);
     if (problem) throw new Error(`tsmName "${tsmName}" ${problem}`);
     const answer = await this.core.get<unknown>(consumerPath(bunitId, consumerId, "/node/activate"), { tsmName });
-    return typeof answer === "string" ? answer : tsmName.toUpperCase();
+    // The stored name, as a JSON string or bare; any other answer (none, a message) means the name as sent.
+    const stored = unquoted(answer);
+    return stored && !tsmNameProblem(stored) ? stored : tsmName.toUpperCase();
   }
 
-  /** A node name the portal proposes (`GET .../node/spname`; real portal, not in the spec). */
-  proposeName(bunitId: number, consumerId: number): Promise<string> {
-    return this.core.get<string>(consumerPath(bunitId, consumerId, "/node/spname"));
+  /**
+   * A node name the portal proposes (`GET .../node/spname`; real portal, not in the spec). Most likely
+   * answered as the bare name (the published Go client uses the body as it is); a JSON string works too.
+   */
+  async proposeName(bunitId: number, consumerId: number): Promise<string> {
+    return nameOf(await this.core.get<unknown>(consumerPath(bunitId, consumerId, "/node/spname")), "spname");
   }
 
   async filespaces(bunitId: number, consumerId: number, tsmSync = false): Promise<Filespace[]> {

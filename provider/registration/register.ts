@@ -16,6 +16,7 @@
 import { MetadataError, MetadataSource, readInstanceMetadata, ReadMetadataOptions } from "../metadata";
 import { PortalClient } from "../portal/client";
 import { PortalError, redact } from "../portal/errors";
+import { isLoginRefused } from "../portal/login";
 import { PortalSettings, SettingKey } from "../portal/settings";
 import { BackupServer, BusinessUnit, Consumer, Node, NodeFields } from "../portal/types";
 import { Named, ReferenceKind, References, UnknownReferenceError } from "../dynamic/references";
@@ -137,7 +138,7 @@ async function validateOnPortal(
   try {
     bunit = await client.businessUnits.get(bu);
   } catch (err) {
-    if (err instanceof PortalError && err.status === 401) {
+    if (isLoginRefused(err) || (err instanceof PortalError && err.status === 401)) {
       throw new RegistrationError("configuration", `the portal at ${client.url} refused the account "${username}": check BACKUP_PORTAL_CLIENT_ID, ` +
         `BACKUP_PORTAL_ORIGIN (it must be the origin registered with the client ID), BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD. Nothing was changed. (${client.redact(message(err))})`);
     }

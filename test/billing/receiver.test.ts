@@ -282,6 +282,27 @@ describe("billing: receiver against the emulator's notification sender", functio
     single.close();
   });
 
+  it("a refused login (400 invalid_grant) is logged once with the settings to check, not retried", async () => {
+    const refused = clientFor(emu, "admin", { password: "Wr0ng-Receiver-Pa55word" });
+    await receiver.close();
+    receiver = await start({ client: refused });
+    await subscribe(receiver.postUrl(SECRET));
+    emu.clearRequests();
+    for (const period of ["2025-05-01", "2025-06-01"]) {
+      const d = (await generate(period)).deliveries[0];
+      assert.equal(d.status, 503, d.responseBody);
+    }
+    const tokenRequests = emu.requests().filter((r) => r.path === "/v1/oauth");
+    assert.deepEqual(tokenRequests.map((r) => r.status), [400, 400], "one token request per notification: not retried");
+    const explained = logs.filter((l) => /refused the login/.test(l));
+    assert.equal(explained.length, 1, logs.join("\n"));
+    assert.match(explained[0], /invalid_grant.*BACKUP_PORTAL_USERNAME.*BACKUP_PORTAL_PASSWORD/);
+    assert.equal(logs.filter((l) => /still refuses the login/.test(l)).length, 1);
+    assert.ok(!logs.join("\n").includes("Wr0ng-Receiver-Pa55word"));
+    assert.deepEqual(bunitFiles(), []);
+    refused.close();
+  });
+
   it("rides out a portal that is unreachable for a moment", async () => {
     const port = emu.port;
     const single = clientFor(emu, "admin", { maxAttempts: 1, timeoutMs: 1000 });

@@ -28,16 +28,16 @@ describe("emulator: authentication", () => {
     assert.equal(res.body.code, "ValidationFailed");
   });
 
-  it("bad password and unknown user are 401 InvalidGrant, without the password in the message", async () => {
+  it("bad password and unknown user are 400 invalid_grant, an unknown client ID 400 invalid_client (OAuth's answers), without the password", async () => {
     const bad = await tokenRequest(ctx.em.url, { ...pw(), password: "s3cret-wrong" });
-    assert.equal(bad.status, 401);
-    assert.equal(bad.body.code, "InvalidGrant");
-    assert.deepEqual(Object.keys(bad.body).sort(), ["code", "developerMessage", "message", "status"]);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error, "invalid_grant");
+    assert.deepEqual(Object.keys(bad.body).sort(), ["error", "error_description"]);
     assert.ok(!bad.text.includes("s3cret-wrong"));
     const unknown = await tokenRequest(ctx.em.url, { ...pw(), username: "nobody" });
-    assert.equal(unknown.status, 401);
+    assert.deepEqual([unknown.status, unknown.body.error], [400, "invalid_grant"]);
     const noClient = await tokenRequest(ctx.em.url, { ...pw(), client_id: "other" });
-    assert.equal(noClient.status, 401);
+    assert.deepEqual([noClient.status, noClient.body.error], [400, "invalid_client"]);
   });
 
   it("refresh keeps the refresh token and issues a new working access token", async () => {
@@ -72,20 +72,20 @@ describe("emulator: authentication", () => {
     assert.equal(noBearer.body.code, "InvalidToken");
     const wrong = await tokenRequest(ctx.em.url, { client_id: "emulator", grant_type: "refresh_token", refresh_token: "not-the-token-xyz" },
       { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` });
-    assert.equal(wrong.status, 401);
-    assert.equal(wrong.body.code, "InvalidGrant");
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.body.error, "invalid_grant");
     assert.ok(!wrong.text.includes("not-the-token-xyz"));
     assert.ok(!wrong.text.includes(first.body.access_token));
   });
 
-  it("client ID without refresh: no refresh_token, refresh refused with 401 RefreshNotAllowed", async () => {
+  it("client ID without refresh: no refresh_token, refresh refused with 400 unauthorized_client", async () => {
     const first = await tokenRequest(ctx.em.url, pw("admin", "norefresh"));
     assert.equal(first.status, 200);
     assert.equal(first.body.refresh_token, undefined);
     const res = await tokenRequest(ctx.em.url, { client_id: "norefresh", grant_type: "refresh_token", refresh_token: "anything" },
       { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` });
-    assert.equal(res.status, 401);
-    assert.equal(res.body.code, "RefreshNotAllowed");
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error, "unauthorized_client");
   });
 
   it("Origin is required and must match the client ID, on the token request and every call", async () => {
@@ -128,7 +128,7 @@ describe("emulator: authentication", () => {
     await login(ctx.em, "tenant");
     await tokenRequest(ctx.em.url, { ...pw(), password: "wrong" });
     const oauth = ctx.em.requests().filter((r) => r.method === "POST" && r.path === "/v1/oauth");
-    assert.deepEqual(oauth.map((r) => r.status), [200, 200, 401]);
+    assert.deepEqual(oauth.map((r) => r.status), [200, 200, 400]);
   });
 });
 

@@ -247,7 +247,7 @@ describe("portal client", function () {
     const password = "admin";
     const bad = new PortalClient(settingsFor(emu, "admin", { password: "Wr0ng-Pa55word!" }));
     const e1 = await bad.reference.nodeTypes().then(() => undefined, (e: Error) => e);
-    assert.ok(e1 instanceof PortalError && e1.status === 401);
+    assert.ok(e1 instanceof PortalError && e1.status === 400 && e1.code === "invalid_grant");
     for (const text of [e1.message, e1.stack ?? "", JSON.stringify(e1), String(e1)]) assert.ok(!text.includes("Wr0ng-Pa55word!"), text);
     bad.close();
 

@@ -1,0 +1,117 @@
+// `backup-portal doctor`: what a user runs once against their own portal before
+// the first `pulumi up`. Reads the settings (and says where each came from),
+// then asks the portal the questions spec 000 leaves open (docs/portal-contract.md
+// names the check that settles each); with a write test, also what the
+// providers rely on when they write. The command line is in provider/cli/doctor.ts.
+import { PortalClient } from "../portal/client";
+import { redact } from "../portal/errors";
+import { SETTING_SOURCES, SettingKey } from "../portal/settings";
+import { Checks, DoctorReport } from "./report";
+import { Probe } from "./probe";
+import {
+  checkAccount,
+  checkAuditDates,
+  checkErrors,
+  checkJobsPath,
+  checkLogin,
+  checkOrigin,
+  checkReference,
+  checkVersion,
+  ReadContext,
+} from "./read-checks";
+import { writeTest } from "./write-test";
+
+export { formatReport } from "./report";
+export type { Check, CheckStatus, DoctorReport } from "./report";
+
+export interface DoctorOptions {
+  /** Where the BACKUP_PORTAL_* settings come from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** The business unit to check; default the account's own (from /v1/me). */
+  bunitId?: number;
+  /** Also make and remove a consumer and node (needs bunitId). */
+  writeTest?: boolean;
+  /** Deadline of each request, ms (default 15000). */
+  timeoutMs?: number;
+}
+
+/** The settings, each with where it came from; missing ones fail with where to set them. */
+function readSettings(env: NodeJS.ProcessEnv, checks: Checks): Partial<Record<SettingKey, string>> {
+  const out: Partial<Record<SettingKey, string>> = {};
+  for (const key of Object.keys(SETTING_SOURCES) as SettingKey[]) {
+    const src = SETTING_SOURCES[key];
+    const value = env[src.env];
+    const id = `setting-${key}`;
+    if (value === undefined || value === "") {
+      checks.failed(
+        id,
+        `${src.env} is not set`,
+        `export ${src.env}=...${key === "password" ? " (a secret)" : ""}; in a stack, ${src.config}`,
+      );
+      continue;
+    }
+    out[key] = value;
+    if (key === "password") checks.ok(id, `set, from ${src.env} (not shown)`);
+    else if (key === "url" && !/^https?:\/\/[^/]/.test(value))
+      checks.failed(
+        id,
+        `${JSON.stringify(value)} from ${src.env} is not an http(s) URL`,
+        "use e.g. https://portal.example.com, without /v1",
+      );
+    else checks.ok(id, `${value}, from ${src.env}${key === "url" && /\/v1\/?$/.test(value) ? " (used without /v1)" : ""}`);
+  }
+  if (out.url) out.url = out.url.replace(/\/+$/, "").replace(/\/v1$/, "");
+  return out;
+}
+
+/** Runs the checks; never throws for what the portal answers (each answer is a line of the report). */
+export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
+  const env = o.env ?? process.env;
+  const timeoutMs = o.timeoutMs ?? 15_000;
+  const password = env[SETTING_SOURCES.password.env] ?? "";
+  // Made once the settings are read; every line is cleaned of the password and of any token, the doctor's own
+  // and the client's.
+  const live: { probe?: Probe; client?: PortalClient } = {};
+  const clean = (t: string): string => {
+    const out = redact(t, [password, live.probe?.token]);
+    return live.client ? live.client.redact(out) : out;
+  };
+  const checks = new Checks(clean);
+  const s = readSettings(env, checks);
+  const finish = (leftBehind: string[] = []): DoctorReport => ({ ok: checks.failures === 0, checks: checks.list, leftBehind });
+  if (checks.failures) return finish();
+
+  const probe: Probe = new Probe({ url: s.url!, origin: s.origin!, timeoutMs, secrets: (): string[] => [password, probe.token ?? ""] });
+  const client = new PortalClient({
+    url: s.url!,
+    origin: s.origin!,
+    clientId: s.clientId!,
+    username: s.username!,
+    password,
+    timeoutMs,
+    maxAttempts: 2,
+    retryBaseMs: 200,
+    retryMaxMs: 2000,
+  });
+  Object.assign(live, { probe, client });
+  const c: ReadContext = { client, probe, checks, username: s.username!, clientId: s.clientId!, password, bunitId: o.bunitId };
+  try {
+    if (!(await checkVersion(c))) return finish();
+    if (!(await checkLogin(c))) return finish();
+    await checkOrigin(c);
+    const bunit = await checkAccount(c);
+    if (bunit === undefined) return finish();
+    await checkReference(c, bunit);
+    await checkErrors(c, bunit);
+    await checkJobsPath(c, bunit);
+    await checkAuditDates(c, bunit);
+    if (!o.writeTest) return finish();
+    if (checks.failures) {
+      checks.skipped("write-test", "not run: fix the failed checks first");
+      return finish();
+    }
+    return finish(await writeTest({ client, probe, checks, bunitId: bunit }));
+  } finally {
+    client.close();
+  }
+}
