@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
+import { takeRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, isUnknown, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
@@ -145,8 +146,11 @@ async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dy
 }
 
 async function remove(id: string, props: Inputs): Promise<void> {
-  // Already gone is fine: deleting its node removed it with the node.
-  await portal().consumers.delete(props.businessUnitId, Number(id), {
+  const client = portal();
+  // Its node's DELETE succeeded in this host: the portal removed the consumer with it (spec 000).
+  if (takeRemovedWithNode(client, props.businessUnitId, Number(id))) return;
+  // Otherwise ask; already gone is fine (its node was deleted by another run or outside Pulumi).
+  await client.consumers.delete(props.businessUnitId, Number(id), {
     deleteAssociations: props.deleteAssociations ?? true,
     deletionComment: props.deletionComment,
   });

@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { PartialCreateError } from "../dynamic/partial";
+import { noteRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
@@ -271,8 +272,10 @@ async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.d
 }
 
 async function remove(id: string, props: Inputs): Promise<void> {
-  // Removes the consumer too (the portal's rule); already gone is fine.
-  await portal().nodes.delete(props.businessUnitId, Number(id));
+  // Removes the consumer too (the portal's rule); already gone is fine. A delete that succeeded is recorded,
+  // so the consumer's Delete that follows sends nothing (dynamic/removed.ts).
+  const client = portal();
+  if (await client.nodes.delete(props.businessUnitId, Number(id))) noteRemovedWithNode(client, props.businessUnitId, Number(id));
 }
 
 export const nodeLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
