@@ -6,9 +6,10 @@ import { noteRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, checkId, checkInteger, checkString, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
+import { Failures, checkId, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
+import { checkFields, referenceInputs } from "../rules/check";
+import { NODE_FIELDS } from "../rules/fields";
 import { isNotFound, PortalError } from "../portal/errors";
-import { tsmNameProblem } from "../portal/nodes";
 import { Node as PortalNode, NodeFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
@@ -64,13 +65,7 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   checkId(f, inputs, "businessUnitId");
   checkId(f, inputs, "consumerId");
   checkId(f, inputs, "adoptId", false);
-  checkString(f, inputs, "contact", { max: 255 });
-  checkInteger(f, inputs, "cpuCount", { required: true, min: 1 });
-  const name = inputs.tsmName;
-  if (name !== undefined && name !== null && !isUnknown(name)) {
-    const problem = typeof name === "string" ? tsmNameProblem(name) : "must be a string";
-    if (problem) f.add("tsmName", `tsmName "${String(name)}" ${problem}`);
-  }
+  checkFields(f, inputs, NODE_FIELDS);
   const pw = inputs.tsmPassword;
   if (pw !== undefined && pw !== null && !isUnknown(pw) && (typeof pw !== "string" || pw.length < 1 || pw.length > 64)) {
     // Never echo the value: it is a secret.
@@ -79,7 +74,7 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
     f.add("adoptId", `adoptId must equal consumerId (${inputs.consumerId}): a node is adopted through its consumer`);
   }
-  await checkReferences(f, () => referencesFor(portal()), olds, inputs, REFERENCES);
+  await checkReferences(f, () => referencesFor(portal()), olds, inputs, referenceInputs(f, NODE_FIELDS));
   return { inputs, failures: f.list };
 }
 
