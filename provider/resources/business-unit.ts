@@ -217,12 +217,17 @@ export class BusinessUnit extends pulumi.dynamic.Resource {
   /** The portal's id of the business unit (also the resource id, as a string). */
   declare readonly businessUnitId: pulumi.Output<number>;
   declare readonly timeZoneId: pulumi.Output<number>;
+  /** The ids the declared domainFilter resolved to. */
+  declare readonly domainFilterIds: pulumi.Output<number[] | undefined>;
+  /** The ids the declared clientOptionSetFilter resolved to. */
+  declare readonly clientOptionSetFilterIds: pulumi.Output<number[] | undefined>;
   declare readonly createdDate: pulumi.Output<string>;
   declare readonly href: pulumi.Output<string>;
 
   constructor(name: string, args: BusinessUnitArgs, opts?: pulumi.CustomResourceOptions) {
     super(businessUnitProvider, name, {
       ...args, createKey: createKeyFor("BusinessUnit", name), businessUnitId: undefined, timeZoneId: undefined, createdDate: undefined, href: undefined,
+      domainFilterIds: undefined, clientOptionSetFilterIds: undefined,
     }, opts, "backup-portal", "BusinessUnit");
   }
 }
