@@ -68,7 +68,8 @@ function edges(rule: FieldRule, refData: Record<string, { names: string[]; ids: 
 function ofRuleType(v: unknown, rule: FieldRule): boolean {
   switch (rule.kind) {
     case "string": return typeof v === "string";
-    case "integer": case "number": return typeof v === "number";
+    // JSON has no Infinity or NaN: sent as they are, they arrive as null (absent), which says nothing of the rule.
+    case "integer": case "number": return typeof v === "number" && Number.isFinite(v);
     case "boolean": return typeof v === "boolean";
     case "strings": return Array.isArray(v) && v.every((x) => typeof x === "string");
     default: return false; // names are resolved by the provider: the portal only ever sees ids
