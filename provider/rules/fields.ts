@@ -69,11 +69,21 @@ export const REFERENCE_NAME_MAX = 200;
 
 export const BUSINESS_UNIT_FIELDS: FieldTable = {
   name: { kind: "string", text: "line", maxLength: 200, nonBlank: true, required: true, doc: "the business unit's name" },
-  registrationNumber: { kind: "string", text: "line", maxLength: 100, nonBlank: true, required: true, doc: "the company registration number" },
+  registrationNumber: {
+    kind: "string",
+    text: "line",
+    maxLength: 100,
+    nonBlank: true,
+    required: true,
+    doc: "the company registration number",
+  },
   timeZone: { kind: "reference", ref: "timeZone", required: true, doc: "a windowsId (W. Europe Standard Time), a display name or an id" },
   note: { kind: "string", text: "multiline", maxLength: 4000, doc: "a free-text note" },
   invoiceDay: {
-    kind: "integer", min: 1, max: 28, doc: "day of the month invoices are made",
+    kind: "integer",
+    min: 1,
+    max: 28,
+    doc: "day of the month invoices are made",
     stricter: "the portal takes 29-31, but those days do not occur in every month: February would have no invoice day",
   },
   storageLimit: { kind: "number", min: 0, doc: "storage limit (0 appears as a value; unit not documented)" },
@@ -85,11 +95,15 @@ export const BUSINESS_UNIT_FIELDS: FieldTable = {
   useScheduleBindings: { kind: "boolean", doc: "use schedule bindings" },
   tags: { kind: "strings", text: "line", doc: "tags" },
   domainFilter: {
-    kind: "references", ref: "domain", scope: "parentId",
+    kind: "references",
+    ref: "domain",
+    scope: "parentId",
     doc: "the policy domains the business unit may use: names or ids of the default server's domains",
   },
   clientOptionSetFilter: {
-    kind: "references", ref: "clientOptionSet", scope: "parentId",
+    kind: "references",
+    ref: "clientOptionSet",
+    scope: "parentId",
     doc: "the client option sets the business unit may use: names or ids of the default server's option sets",
   },
   billingStorageTypeId: { kind: "integer", min: 0, doc: "the billing storage type's id (the portal also shows it as billingStorageType)" },
@@ -99,28 +113,61 @@ export const BUSINESS_UNIT_FIELDS: FieldTable = {
 };
 
 export const CONSUMER_FIELDS: FieldTable = {
-  name: { kind: "string", text: "line", maxLength: 200, nonBlank: true, required: true, doc: "the consumer's name (not unique on the portal)" },
+  name: {
+    kind: "string",
+    text: "line",
+    maxLength: 200,
+    nonBlank: true,
+    required: true,
+    doc: "the consumer's name (not unique on the portal)",
+  },
   note: { kind: "string", text: "multiline", maxLength: 4000, doc: "a free-text note" },
   tags: { kind: "strings", text: "line", doc: "tags" },
   limitHighStorage: { kind: "number", min: 0, doc: "high storage limit" },
   allowNoActivity: { kind: "boolean", doc: "no warning when the node has no activity" },
-  nodeName: { kind: "string", text: "line", maxLength: 64, local: true, doc: "the tsmName of the node it carries (\"*\" before activation)" },
-  deleteAssociations: { kind: "boolean", local: true, doc: "on delete, also remove the node's schedules on the backup server (default true)" },
+  nodeName: { kind: "string", text: "line", maxLength: 64, local: true, doc: 'the tsmName of the node it carries ("*" before activation)' },
+  deleteAssociations: {
+    kind: "boolean",
+    local: true,
+    doc: "on delete, also remove the node's schedules on the backup server (default true)",
+  },
   deletionComment: { kind: "string", text: "line", maxLength: 1000, local: true, doc: "on delete, the comment the portal records" },
 };
 
 export const NODE_FIELDS: FieldTable = {
   operatingSystem: { kind: "reference", ref: "operatingSystem", required: true, doc: "operating system: name or id, e.g. Linux" },
   type: { kind: "reference", ref: "type", required: true, doc: "node type: name or id, e.g. File server" },
-  domain: { kind: "reference", ref: "domain", scope: "businessUnitId", required: true, doc: "policy domain of the default backup server: name or id" },
-  clientOptionSet: { kind: "reference", ref: "clientOptionSet", scope: "businessUnitId", doc: "client option set of the default backup server: name or id" },
+  domain: {
+    kind: "reference",
+    ref: "domain",
+    scope: "businessUnitId",
+    required: true,
+    doc: "policy domain of the default backup server: name or id",
+  },
+  clientOptionSet: {
+    kind: "reference",
+    ref: "clientOptionSet",
+    scope: "businessUnitId",
+    doc: "client option set of the default backup server: name or id",
+  },
   contact: { kind: "string", text: "line", maxLength: 500, doc: "contact information" },
   cpuCount: {
-    kind: "integer", min: 1, max: 4096, required: true, doc: "CPUs of the machine (billing)",
-    stricter: "the portal takes a node without cpuCount and 0 to 100000; a backed-up machine has at least one CPU and no machine " +
+    kind: "integer",
+    min: 1,
+    max: 4096,
+    required: true,
+    doc: "CPUs of the machine (billing)",
+    stricter:
+      "the portal takes a node without cpuCount and 0 to 100000; a backed-up machine has at least one CPU and no machine " +
       "has more than 4096, so anything else is a typo that would bill wrongly",
   },
-  tsmName: { kind: "string", text: "tsmName", maxLength: 64, local: true, doc: "activates the node under this name (1-64 of A-Z 0-9 _ . - + &)" },
+  tsmName: {
+    kind: "string",
+    text: "tsmName",
+    maxLength: 64,
+    local: true,
+    doc: "activates the node under this name (1-64 of A-Z 0-9 _ . - + &)",
+  },
 };
 
 // ---- checking one value against its rule ----
@@ -158,8 +205,12 @@ function stringProblem(v: unknown, rule: StringRule): string | undefined {
 }
 
 function numberProblem(v: unknown, rule: NumberRule): string | undefined {
-  const ok = typeof v === "number" && Number.isFinite(v) && (rule.kind === "number" || Number.isInteger(v))
-    && v >= rule.min && (rule.max === undefined || v <= rule.max);
+  const ok =
+    typeof v === "number" &&
+    Number.isFinite(v) &&
+    (rule.kind === "number" || Number.isInteger(v)) &&
+    v >= rule.min &&
+    (rule.max === undefined || v <= rule.max);
   if (ok) return undefined;
   if (rule.kind === "number") return `must be a number ≥ ${rule.min}${rule.max === undefined ? "" : ` and ≤ ${rule.max}`}, got ${show(v)}`;
   const range = rule.max !== undefined ? `an integer from ${rule.min} to ${rule.max}` : `an integer ≥ ${rule.min}`;
@@ -167,7 +218,8 @@ function numberProblem(v: unknown, rule: NumberRule): string | undefined {
 }
 
 function referenceProblem(v: unknown, what: string): string | undefined {
-  if (typeof v === "number") return Number.isInteger(v) && v > 0 ? undefined : `must name the ${what} or give its id (a positive integer), got ${show(v)}`;
+  if (typeof v === "number")
+    return Number.isInteger(v) && v > 0 ? undefined : `must name the ${what} or give its id (a positive integer), got ${show(v)}`;
   if (typeof v !== "string" || v.trim() === "") return `must name the ${what} or give its id, got ${show(v)}`;
   if (v.length > REFERENCE_NAME_MAX) return `is ${v.length} characters long; no ${what} has a name longer than ${REFERENCE_NAME_MAX}`;
   return textProblem(v, "line");
@@ -188,16 +240,23 @@ export const REFERENCE_WHAT: Record<ReferenceKind, string> = {
 export function fieldProblem(v: unknown, rule: FieldRule, isUnknown: (v: unknown) => boolean = () => false): string | undefined {
   if (isUnknown(v)) return undefined;
   switch (rule.kind) {
-    case "string": return stringProblem(v, rule);
-    case "integer": case "number": return numberProblem(v, rule);
-    case "boolean": return typeof v === "boolean" ? undefined : `must be true or false, got ${show(v)}`;
-    case "reference": return referenceProblem(v, REFERENCE_WHAT[rule.ref]);
-    case "strings": case "references": {
+    case "string":
+      return stringProblem(v, rule);
+    case "integer":
+    case "number":
+      return numberProblem(v, rule);
+    case "boolean":
+      return typeof v === "boolean" ? undefined : `must be true or false, got ${show(v)}`;
+    case "reference":
+      return referenceProblem(v, REFERENCE_WHAT[rule.ref]);
+    case "strings":
+    case "references": {
       const what = rule.kind === "strings" ? "a list of strings" : `a list of ${REFERENCE_WHAT[rule.ref]} names or ids`;
       if (!Array.isArray(v)) return `must be ${what}, got ${show(v)}`;
       for (const [i, item] of v.entries()) {
         if (isUnknown(item)) continue;
-        const problem = rule.kind === "references" ? referenceProblem(item, REFERENCE_WHAT[rule.ref]) : itemProblem(item, rule as StringsRule);
+        const problem =
+          rule.kind === "references" ? referenceProblem(item, REFERENCE_WHAT[rule.ref]) : itemProblem(item, rule as StringsRule);
         if (problem) return `must be ${what}; item ${i} (${show(item)}) ${problem}`;
       }
       return undefined;
@@ -207,18 +266,28 @@ export function fieldProblem(v: unknown, rule: FieldRule, isUnknown: (v: unknown
 
 function itemProblem(item: unknown, rule: StringsRule): string | undefined {
   if (typeof item !== "string") return "is not a string";
-  return textProblem(item, rule.text) ?? (rule.itemPattern && !rule.itemPattern.test(item) ? `does not match: ${rule.itemDoc ?? rule.itemPattern.source}` : undefined);
+  return (
+    textProblem(item, rule.text) ??
+    (rule.itemPattern && !rule.itemPattern.test(item) ? `does not match: ${rule.itemDoc ?? rule.itemPattern.source}` : undefined)
+  );
 }
 
 /** The fix a missing required field's message names. */
 export function requiredHint(rule: FieldRule): string {
   switch (rule.kind) {
-    case "string": return "add it as a string";
-    case "integer": return `add an integer ≥ ${rule.min}`;
-    case "number": return `add a number ≥ ${rule.min}`;
-    case "boolean": return "add true or false";
-    case "strings": return "add a list of strings";
-    case "reference": return `name the ${REFERENCE_WHAT[rule.ref]} (or give its id)`;
-    case "references": return `list the ${REFERENCE_WHAT[rule.ref]} names (or ids)`;
+    case "string":
+      return "add it as a string";
+    case "integer":
+      return `add an integer ≥ ${rule.min}`;
+    case "number":
+      return `add a number ≥ ${rule.min}`;
+    case "boolean":
+      return "add true or false";
+    case "strings":
+      return "add a list of strings";
+    case "reference":
+      return `name the ${REFERENCE_WHAT[rule.ref]} (or give its id)`;
+    case "references":
+      return `list the ${REFERENCE_WHAT[rule.ref]} names (or ids)`;
   }
 }

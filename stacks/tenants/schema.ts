@@ -32,28 +32,44 @@ const referenceSchema = (what: string): Schema => ({
 export function fieldSchema(r: FieldRule): Schema {
   const base = { description: r.stricter ? `${r.doc}. Stricter than the portal: ${r.stricter}` : r.doc };
   switch (r.kind) {
-    case "string": return { ...base, type: "string", maxLength: r.maxLength, ...textSchema(r.text, !!r.nonBlank) };
-    case "integer": case "number": return { ...base, type: r.kind, minimum: r.min, ...(r.max !== undefined ? { maximum: r.max } : {}) };
-    case "boolean": return { ...base, type: "boolean" };
+    case "string":
+      return { ...base, type: "string", maxLength: r.maxLength, ...textSchema(r.text, !!r.nonBlank) };
+    case "integer":
+    case "number":
+      return { ...base, type: r.kind, minimum: r.min, ...(r.max !== undefined ? { maximum: r.max } : {}) };
+    case "boolean":
+      return { ...base, type: "boolean" };
     case "strings": {
       const items: Schema = { type: "string", ...textSchema(r.text, false) };
       if (r.itemPattern) Object.assign(items, { pattern: r.itemPattern.source, description: r.itemDoc });
       return { ...base, type: "array", items };
     }
-    case "reference": return { ...base, ...referenceSchema(r.ref) };
-    case "references": return { ...base, type: "array", items: referenceSchema(r.ref) };
+    case "reference":
+      return { ...base, ...referenceSchema(r.ref) };
+    case "references":
+      return { ...base, type: "array", items: referenceSchema(r.ref) };
   }
 }
 
 function objectSchema(table: FieldTable, extra: Record<string, Schema>, description: string): Schema {
   const properties: Record<string, Schema> = {};
   for (const [k, r] of Object.entries(table)) properties[k] = fieldSchema(r);
-  const required = Object.entries(table).filter(([, r]) => r.required).map(([k]) => k);
-  return { type: "object", description, properties: { ...properties, ...extra }, ...(required.length ? { required } : {}), additionalProperties: false };
+  const required = Object.entries(table)
+    .filter(([, r]) => r.required)
+    .map(([k]) => k);
+  return {
+    type: "object",
+    description,
+    properties: { ...properties, ...extra },
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  };
 }
 
 const keyedMap = (item: string, description: string): Schema => ({
-  type: "object", description, propertyNames: { pattern: KEY_PATTERN.source, description: `a key ${KEY_DOC}` },
+  type: "object",
+  description,
+  propertyNames: { pattern: KEY_PATTERN.source, description: `a key ${KEY_DOC}` },
   additionalProperties: { $ref: `#/definitions/${item}` },
 });
 
@@ -74,15 +90,25 @@ export function stackFileSchema(): Schema {
     additionalProperties: true,
     definitions: {
       businessUnits: keyedMap("businessUnit", "business units by key (the key is the resource's stable name)"),
-      businessUnit: objectSchema(STACK_BUSINESS_UNIT_FIELDS, {
-        businessUnits: { $ref: "#/definitions/businessUnits" },
-        consumers: keyedMap("consumer", "consumers by key"),
-        proxies: { type: "array", description: "proxy relations between the nodes of two consumers of this business unit", items: { $ref: "#/definitions/proxy" } },
-      }, "a business unit"),
+      businessUnit: objectSchema(
+        STACK_BUSINESS_UNIT_FIELDS,
+        {
+          businessUnits: { $ref: "#/definitions/businessUnits" },
+          consumers: keyedMap("consumer", "consumers by key"),
+          proxies: {
+            type: "array",
+            description: "proxy relations between the nodes of two consumers of this business unit",
+            items: { $ref: "#/definitions/proxy" },
+          },
+        },
+        "a business unit",
+      ),
       consumer: objectSchema(STACK_CONSUMER_FIELDS, { node: { $ref: "#/definitions/node" } }, "a consumer (consumption unit)"),
       node: objectSchema(STACK_NODE_FIELDS, {}, "the consumer's backup node; a password goes in a secret named by passwordSecret"),
       proxy: {
-        type: "object", required: ["agent", "target"], additionalProperties: false,
+        type: "object",
+        required: ["agent", "target"],
+        additionalProperties: false,
         properties: {
           agent: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node becomes the agent" },
           target: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node the agent acts for" },

@@ -24,12 +24,20 @@ const plain = (key: keyof BusinessUnit) => ({ read: (bu: BusinessUnit) => bu[key
 
 const SETTINGS: Setting[] = [
   {
-    key: "domainFilter", created: ["STANDARD"], updated: ["standard", 2], drift: [{ id: 6 }],
-    read: (bu) => ids(bu.domainFilter), expect: (v) => (v as Array<string | number>).map((x) => (typeof x === "number" ? x : DOMAINS[x.toUpperCase()])).sort(),
+    key: "domainFilter",
+    created: ["STANDARD"],
+    updated: ["standard", 2],
+    drift: [{ id: 6 }],
+    read: (bu) => ids(bu.domainFilter),
+    expect: (v) => (v as Array<string | number>).map((x) => (typeof x === "number" ? x : DOMAINS[x.toUpperCase()])).sort(),
   },
   {
-    key: "clientOptionSetFilter", created: ["DEDUP_AND_COMPRESS", "FORCE_ENCRYPT"], updated: ["None"], drift: [],
-    read: (bu) => ids(bu.clientOptionSetFilter), expect: (v) => (v as string[]).map((x) => OPTION_SETS[x]).sort(),
+    key: "clientOptionSetFilter",
+    created: ["DEDUP_AND_COMPRESS", "FORCE_ENCRYPT"],
+    updated: ["None"],
+    drift: [],
+    read: (bu) => ids(bu.clientOptionSetFilter),
+    expect: (v) => (v as string[]).map((x) => OPTION_SETS[x]).sort(),
   },
   { key: "billingStorageTypeId", created: 1, updated: 2, drift: 3, ...plain("billingStorageTypeId") },
   { key: "requiredApproversOfDeleteRequest", created: 0, updated: 2, drift: 1, ...plain("requiredApproversOfDeleteRequest") },
@@ -49,32 +57,53 @@ describe("BusinessUnit settings: filters, billing storage type, delete-request a
       const r = await eng.up([unit({ [s.key]: s.created })]);
       const id = Number(r.ids.acme);
       assert.deepEqual(s.read(await p.client.businessUnits.get(id)), s.expect(s.created), "created with the setting");
-      assert.deepEqual((await eng.refresh()).map((x) => x.op), ["same"], "refresh after create: no change");
+      assert.deepEqual(
+        (await eng.refresh()).map((x) => x.op),
+        ["same"],
+        "refresh after create: no change",
+      );
       assert.deepEqual(ops(await eng.preview([unit({ [s.key]: s.created })])), { acme: "same" });
 
       let mark = p.emu.requests().length;
       const u = await eng.up([unit({ [s.key]: s.updated })]);
       assert.deepEqual(ops(u.steps), { acme: "update" });
-      assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"]);
+      assert.deepEqual(
+        writesSince(p.emu, mark).map((w) => w.method),
+        ["PUT"],
+      );
       assert.deepEqual(s.read(await p.client.businessUnits.get(id)), s.expect(s.updated), "updated");
-      assert.deepEqual((await eng.refresh()).map((x) => x.op), ["same"], "refresh after update: no change");
+      assert.deepEqual(
+        (await eng.refresh()).map((x) => x.op),
+        ["same"],
+        "refresh after update: no change",
+      );
 
       await p.client.businessUnits.update(id, { [s.key]: s.drift } as BusinessUnitFields);
-      assert.deepEqual((await eng.refresh()).map((x) => x.op), ["update"], "refresh shows the drift");
+      assert.deepEqual(
+        (await eng.refresh()).map((x) => x.op),
+        ["update"],
+        "refresh shows the drift",
+      );
       const plan = await eng.preview([unit({ [s.key]: s.updated })]);
       assert.deepEqual([plan[0].op, plan[0].diffs], ["update", [s.key]], "the next preview puts it back");
       mark = p.emu.requests().length;
       await eng.up([unit({ [s.key]: s.updated })]);
       assert.deepEqual(s.read(await p.client.businessUnits.get(id)), s.expect(s.updated), "drift undone");
       assert.equal(writesSince(p.emu, mark).length, 1);
-      assert.deepEqual((await eng.refresh()).map((x) => x.op), ["same"]);
+      assert.deepEqual(
+        (await eng.refresh()).map((x) => x.op),
+        ["same"],
+      );
     });
   }
 
   it("a filter naming something the default server lacks fails Check, naming the valid values, and writes nothing", async () => {
     const eng = p.engine();
     const mark = p.emu.requests().length;
-    await assert.rejects(eng.up([unit({ domainFilter: ["STANDARD", "7YEARS"] })]), /domainFilter: unknown policy domain .*"7YEARS"; valid: .*STANDARD/);
+    await assert.rejects(
+      eng.up([unit({ domainFilter: ["STANDARD", "7YEARS"] })]),
+      /domainFilter: unknown policy domain .*"7YEARS"; valid: .*STANDARD/,
+    );
     await assert.rejects(eng.preview([unit({ clientOptionSetFilter: [99] })]), /clientOptionSetFilter: unknown client option set .*99/);
     assert.deepEqual(writesSince(p.emu, mark), []);
   });

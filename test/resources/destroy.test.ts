@@ -9,10 +9,21 @@ describe("destroy: a consumer removed with its node is not deleted twice", funct
   this.timeout(60_000);
   const p = portalSuite();
 
-  const nodeOf = (c: string) => node(`${c}-node`, {
-    businessUnitId: 1, consumerId: ref(c, "consumerId"), operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1,
-  });
-  const deletes = (mark: number) => p.emu.requests().slice(mark).filter((r) => r.method === "DELETE").map((r) => `${r.path.split("?")[0]} ${r.status}`);
+  const nodeOf = (c: string) =>
+    node(`${c}-node`, {
+      businessUnitId: 1,
+      consumerId: ref(c, "consumerId"),
+      operatingSystem: "Linux",
+      type: "File server",
+      domain: "STANDARD",
+      cpuCount: 1,
+    });
+  const deletes = (mark: number) =>
+    p.emu
+      .requests()
+      .slice(mark)
+      .filter((r) => r.method === "DELETE")
+      .map((r) => `${r.path.split("?")[0]} ${r.status}`);
   const left = (ids: number[]) => p.emu.state().consumers.filter((c) => ids.includes(c.id)).length;
 
   it("a managed node's DELETE takes its consumer: one request for the pair, nothing left", async () => {
@@ -47,7 +58,9 @@ describe("destroy: a consumer removed with its node is not deleted twice", funct
     const mark = p.emu.requests().length;
     await eng.destroy();
     assert.deepEqual(deletes(mark), [
-      `/v1/bunits/1/consumers/${id}/node 0`, `/v1/bunits/1/consumers/${id}/node 404`, `/v1/bunits/1/consumers/${id} 404`,
+      `/v1/bunits/1/consumers/${id}/node 0`,
+      `/v1/bunits/1/consumers/${id}/node 404`,
+      `/v1/bunits/1/consumers/${id} 404`,
     ]);
     assert.equal(left([id]), 0);
   });

@@ -21,7 +21,28 @@ import { clientFor, Emulator, envFor, startEmulator } from "../support/portal";
 type Inputs = Record<string, unknown>;
 
 /** Characters at the edges of the text rules: controls (C0, DEL, C1), the allowed ones, whitespace, astral. */
-const EDGE_CHARS = ["\u0000", "\u0007", "\u001b", "\u001f", "\u007f", "\u0085", "\u009f", "\t", "\n", "\r", " ", "\u00a0", "\u2028", "a", "Z", "9", "_", "&", "é", "😀"];
+const EDGE_CHARS = [
+  "\u0000",
+  "\u0007",
+  "\u001b",
+  "\u001f",
+  "\u007f",
+  "\u0085",
+  "\u009f",
+  "\t",
+  "\n",
+  "\r",
+  " ",
+  "\u00a0",
+  "\u2028",
+  "a",
+  "Z",
+  "9",
+  "_",
+  "&",
+  "é",
+  "😀",
+];
 
 function text(max: number): fc.Arbitrary<string> {
   const ch = fc.constantFrom(...EDGE_CHARS);
@@ -34,9 +55,26 @@ function text(max: number): fc.Arbitrary<string> {
 }
 
 function numbers(rule: { min: number; max?: number }): fc.Arbitrary<unknown> {
-  const edges = [rule.min, rule.min - 1, rule.min + 0.5, rule.min - 0.5, 0, -0, 2.5, Number.MAX_SAFE_INTEGER, 1e21, Infinity, -Infinity, NaN];
+  const edges = [
+    rule.min,
+    rule.min - 1,
+    rule.min + 0.5,
+    rule.min - 0.5,
+    0,
+    -0,
+    2.5,
+    Number.MAX_SAFE_INTEGER,
+    1e21,
+    Infinity,
+    -Infinity,
+    NaN,
+  ];
   if (rule.max !== undefined) edges.push(rule.max, rule.max + 1, rule.max - 0.5, rule.max + 0.5);
-  return fc.oneof(fc.constantFrom(...edges), fc.integer({ min: rule.min - 3, max: (rule.max ?? rule.min + 50) + 3 }), fc.double({ noNaN: true }));
+  return fc.oneof(
+    fc.constantFrom(...edges),
+    fc.integer({ min: rule.min - 3, max: (rule.max ?? rule.min + 50) + 3 }),
+    fc.double({ noNaN: true }),
+  );
 }
 
 const OTHER_TYPES = fc.constantFrom<unknown>("5", "true", true, 0, [], {}, ["a"]);
@@ -52,27 +90,46 @@ function reference(names: string[], ids: number[]): fc.Arbitrary<unknown> {
 /** Values at the edges of `rule`, and a few of other JSON types. */
 function edges(rule: FieldRule, refData: Record<string, { names: string[]; ids: number[] }>): fc.Arbitrary<unknown> {
   switch (rule.kind) {
-    case "string": return fc.oneof({ weight: 5, arbitrary: text(rule.maxLength) }, { weight: 1, arbitrary: OTHER_TYPES });
-    case "integer": case "number": return fc.oneof({ weight: 5, arbitrary: numbers(rule) }, { weight: 1, arbitrary: OTHER_TYPES });
-    case "boolean": return fc.oneof(fc.boolean(), OTHER_TYPES, fc.constantFrom("false", 1, "yes"));
-    case "strings": return fc.oneof({ weight: 5, arbitrary: fc.array(fc.oneof(text(20), OTHER_TYPES), { maxLength: 3 }) }, { weight: 1, arbitrary: OTHER_TYPES });
-    case "reference": return fc.oneof({ weight: 5, arbitrary: reference(refData[rule.ref].names, refData[rule.ref].ids) }, { weight: 1, arbitrary: OTHER_TYPES });
-    case "references": return fc.oneof(
-      { weight: 5, arbitrary: fc.array(reference(refData[rule.ref].names, refData[rule.ref].ids), { maxLength: 3 }) },
-      { weight: 1, arbitrary: OTHER_TYPES },
-    );
+    case "string":
+      return fc.oneof({ weight: 5, arbitrary: text(rule.maxLength) }, { weight: 1, arbitrary: OTHER_TYPES });
+    case "integer":
+    case "number":
+      return fc.oneof({ weight: 5, arbitrary: numbers(rule) }, { weight: 1, arbitrary: OTHER_TYPES });
+    case "boolean":
+      return fc.oneof(fc.boolean(), OTHER_TYPES, fc.constantFrom("false", 1, "yes"));
+    case "strings":
+      return fc.oneof(
+        { weight: 5, arbitrary: fc.array(fc.oneof(text(20), OTHER_TYPES), { maxLength: 3 }) },
+        { weight: 1, arbitrary: OTHER_TYPES },
+      );
+    case "reference":
+      return fc.oneof(
+        { weight: 5, arbitrary: reference(refData[rule.ref].names, refData[rule.ref].ids) },
+        { weight: 1, arbitrary: OTHER_TYPES },
+      );
+    case "references":
+      return fc.oneof(
+        { weight: 5, arbitrary: fc.array(reference(refData[rule.ref].names, refData[rule.ref].ids), { maxLength: 3 }) },
+        { weight: 1, arbitrary: OTHER_TYPES },
+      );
   }
 }
 
 /** Whether `v` has the JSON type the rule asks for (the only values the stricter-than-the-portal direction looks at). */
 function ofRuleType(v: unknown, rule: FieldRule): boolean {
   switch (rule.kind) {
-    case "string": return typeof v === "string";
+    case "string":
+      return typeof v === "string";
     // JSON has no Infinity or NaN: sent as they are, they arrive as null (absent), which says nothing of the rule.
-    case "integer": case "number": return typeof v === "number" && Number.isFinite(v);
-    case "boolean": return typeof v === "boolean";
-    case "strings": return Array.isArray(v) && v.every((x) => typeof x === "string");
-    default: return false; // names are resolved by the provider: the portal only ever sees ids
+    case "integer":
+    case "number":
+      return typeof v === "number" && Number.isFinite(v);
+    case "boolean":
+      return typeof v === "boolean";
+    case "strings":
+      return Array.isArray(v) && v.every((x) => typeof x === "string");
+    default:
+      return false; // names are resolved by the provider: the portal only ever sees ids
   }
 }
 
@@ -117,14 +174,23 @@ describe("field rules: Check never accepts what the portal (the emulator) refuse
       }
       return;
     }
-    assert.ok(failures.every((f) => f.property === key), `only ${key} may fail: ${JSON.stringify(failures)}`);
+    assert.ok(
+      failures.every((f) => f.property === key),
+      `only ${key} may fail: ${JSON.stringify(failures)}`,
+    );
     if (rule.stricter || rule.local || !ofRuleType(v, rule)) return;
     // Check refused a value of the right type: the portal must refuse it too, or the table must say why not.
     const client = clientFor(emu);
     try {
-      const refused = await rawCreate(client, lifecycle, key, v).then(() => false, (err) => err instanceof PortalError && err.status === 400);
-      assert.ok(refused, `Check refused ${key}=${JSON.stringify(v)} (${failures[0].reason}) but the portal takes it; ` +
-        "align the rule or write down why it is stricter (`stricter` in provider/rules/fields.ts)");
+      const refused = await rawCreate(client, lifecycle, key, v).then(
+        () => false,
+        (err) => err instanceof PortalError && err.status === 400,
+      );
+      assert.ok(
+        refused,
+        `Check refused ${key}=${JSON.stringify(v)} (${failures[0].reason}) but the portal takes it; ` +
+          "align the rule or write down why it is stricter (`stricter` in provider/rules/fields.ts)",
+      );
     } finally {
       client.close();
     }
@@ -137,26 +203,52 @@ describe("field rules: Check never accepts what the portal (the emulator) refuse
     }
     if (lifecycle === consumerLifecycle) return client.consumers.create(bunitId, { name: "raw", [key]: v } as never);
     const c = await client.consumers.create(bunitId, { name: "raw-node" });
-    return client.nodes.create(bunitId, c.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1, [key]: v } as never);
+    return client.nodes.create(bunitId, c.id, {
+      operatingSystem: { id: 3 },
+      type: { id: 1 },
+      domain: { id: 1 },
+      cpuCount: 1,
+      [key]: v,
+    } as never);
   }
 
   const cases: Array<[string, Lifecycle, FieldTable, () => Promise<Inputs>]> = [
-    ["BusinessUnit", businessUnitLifecycle, BUSINESS_UNIT_FIELDS, async () => ({ parentId: bunitId, name: "bu", registrationNumber: "1", timeZone: "UTC" })],
+    [
+      "BusinessUnit",
+      businessUnitLifecycle,
+      BUSINESS_UNIT_FIELDS,
+      async () => ({ parentId: bunitId, name: "bu", registrationNumber: "1", timeZone: "UTC" }),
+    ],
     ["Consumer", consumerLifecycle, CONSUMER_FIELDS, async () => ({ businessUnitId: bunitId, name: "c" })],
-    ["Node", nodeLifecycle, NODE_FIELDS, async () => {
-      // Each node needs a consumer of its own.
-      const client = clientFor(emu);
-      const c = await client.consumers.create(bunitId, { name: "n" });
-      client.close();
-      return { businessUnitId: bunitId, consumerId: c.id, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1 };
-    }],
+    [
+      "Node",
+      nodeLifecycle,
+      NODE_FIELDS,
+      async () => {
+        // Each node needs a consumer of its own.
+        const client = clientFor(emu);
+        const c = await client.consumers.create(bunitId, { name: "n" });
+        client.close();
+        return {
+          businessUnitId: bunitId,
+          consumerId: c.id,
+          operatingSystem: "Linux",
+          type: "File server",
+          domain: "STANDARD",
+          cpuCount: 1,
+        };
+      },
+    ],
   ];
 
   for (const [what, lifecycle, table, base] of cases) {
     for (const [key, rule] of Object.entries(table)) {
       if (rule.local) continue;
       it(`${what}.${key}`, async () => {
-        await fc.assert(fc.asyncProperty(edges(rule, refData), (v) => throughBoth(lifecycle, base, key, rule, v)), { numRuns: 60, seed: 13 });
+        await fc.assert(
+          fc.asyncProperty(edges(rule, refData), (v) => throughBoth(lifecycle, base, key, rule, v)),
+          { numRuns: 60, seed: 13 },
+        );
       });
     }
   }

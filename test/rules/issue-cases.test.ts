@@ -37,9 +37,20 @@ describe("Check refuses what the portal refuses (the cases of issue 13)", () => 
     it(`refuses ${what}`, async () => {
       const mark = emu.requests().length;
       const r = await lifecycle.check({}, news);
-      assert.deepEqual(r.failures?.map((f) => f.property), [property], JSON.stringify(r.failures));
+      assert.deepEqual(
+        r.failures?.map((f) => f.property),
+        [property],
+        JSON.stringify(r.failures),
+      );
       assert.match(r.failures![0].reason, reason);
-      assert.deepEqual(emu.requests().slice(mark).filter((x) => x.method !== "GET" && x.path !== "/v1/oauth"), [], "no write");
+      assert.deepEqual(
+        emu
+          .requests()
+          .slice(mark)
+          .filter((x) => x.method !== "GET" && x.path !== "/v1/oauth"),
+        [],
+        "no write",
+      );
     });
   }
 });

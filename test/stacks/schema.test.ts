@@ -29,7 +29,11 @@ describe("stack file schema", () => {
     assert.ok(stackFiles.length >= 3, stackFiles.join());
     for (const f of stackFiles) {
       const text = readFileSync(join(STACKS, f), "utf8");
-      assert.match(text.split("\n")[0], /^# yaml-language-server: \$schema=\.\/tenants\.schema\.json$/, `${f}: the schema line comes first`);
+      assert.match(
+        text.split("\n")[0],
+        /^# yaml-language-server: \$schema=\.\/tenants\.schema\.json$/,
+        `${f}: the schema line comes first`,
+      );
       const doc = parse(text);
       assert.ok(doc.config["backup-portal:tenants"], `${f} has tenants`);
       assert.ok(validate(doc), `${f}: ${ajv.errorsText(validate.errors)}`);
@@ -47,7 +51,10 @@ describe("stack file schema", () => {
       ["a missing timeZone", { acme: { registrationNumber: "1" } }],
       ["a key with a space", { "acme corp": { registrationNumber: "1", timeZone: "UTC" } }],
       ["a domainFilter that is no list", acme({ domainFilter: "STANDARD" })],
-      ["a plain password", acme({ consumers: { web: { node: { operatingSystem: "Linux", type: 1, domain: 1, cpuCount: 1, tsmPassword: "x" } } } })],
+      [
+        "a plain password",
+        acme({ consumers: { web: { node: { operatingSystem: "Linux", type: 1, domain: 1, cpuCount: 1, tsmPassword: "x" } } } }),
+      ],
       ["cpuCount 0", acme({ consumers: { web: { node: { operatingSystem: "Linux", type: 1, domain: 1, cpuCount: 0 } } } })],
       ["a proxy without target", acme({ proxies: [{ agent: "a" }] })],
     ];
@@ -56,8 +63,13 @@ describe("stack file schema", () => {
       assert.ok(validateTenants(t, { hasSecret: () => true }).length > 0, `the validation refuses ${what} too`);
     }
     const good = acme({
-      domainFilter: ["STANDARD", 6], clientOptionSetFilter: [], billingStorageTypeId: 0, requiredApproversOfDeleteRequest: 2,
-      finalDeleteRequestApprover: true, usersCanApproveOwnRequests: false, note: "two\nlines",
+      domainFilter: ["STANDARD", 6],
+      clientOptionSetFilter: [],
+      billingStorageTypeId: 0,
+      requiredApproversOfDeleteRequest: 2,
+      finalDeleteRequestApprover: true,
+      usersCanApproveOwnRequests: false,
+      note: "two\nlines",
       consumers: { web: { aliases: ["old-web"], node: { operatingSystem: "Linux", type: 1, domain: 1, cpuCount: 1, tsmName: "WEB-1" } } },
     });
     assert.ok(validate(tenants(good)), ajv.errorsText(validate.errors));
@@ -65,16 +77,46 @@ describe("stack file schema", () => {
   });
 
   it("agrees with the validation on every field rule (values at the edges)", () => {
-    const chars = fc.constantFrom("\u0000", "\u0007", "\u001b", "\u007f", "\u0085", "\t", "\n", "\r", " ", "\u00a0", "\u2028", "a", "Z", "1", "_", "&", "é");
-    const str = fc.oneof(fc.array(chars, { maxLength: 5 }).map((a) => a.join("")), fc.nat({ max: 260 }).map((n) => "x".repeat(n)));
-    const num = fc.oneof(fc.constantFrom(0, -1, 1, 1.5, 28, 29, 4096, 4097, -0.5), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer());
+    const chars = fc.constantFrom(
+      "\u0000",
+      "\u0007",
+      "\u001b",
+      "\u007f",
+      "\u0085",
+      "\t",
+      "\n",
+      "\r",
+      " ",
+      "\u00a0",
+      "\u2028",
+      "a",
+      "Z",
+      "1",
+      "_",
+      "&",
+      "é",
+    );
+    const str = fc.oneof(
+      fc.array(chars, { maxLength: 5 }).map((a) => a.join("")),
+      fc.nat({ max: 260 }).map((n) => "x".repeat(n)),
+    );
+    const num = fc.oneof(
+      fc.constantFrom(0, -1, 1, 1.5, 28, 29, 4096, 4097, -0.5),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+    );
     const value = fc.oneof(str, num, fc.boolean(), fc.array(fc.oneof(str, num), { maxLength: 3 }));
-    const rules: Array<[string, FieldRule]> = [STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS].flatMap((t) => Object.entries(t));
+    const rules: Array<[string, FieldRule]> = [STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS].flatMap((t) =>
+      Object.entries(t),
+    );
     for (const [key, rule] of rules) {
       const check = ajv.compile(fieldSchema(rule));
-      fc.assert(fc.property(value, (v) => {
-        assert.equal(check(v), fieldProblem(v, rule) === undefined, `${key}=${JSON.stringify(v)}: schema and validation disagree`);
-      }), { numRuns: 150, seed: 13 });
+      fc.assert(
+        fc.property(value, (v) => {
+          assert.equal(check(v), fieldProblem(v, rule) === undefined, `${key}=${JSON.stringify(v)}: schema and validation disagree`);
+        }),
+        { numRuns: 150, seed: 13 },
+      );
     }
   });
 });
