@@ -170,6 +170,8 @@ describe("field rules: Check never accepts what the portal (the emulator) refuse
       try {
         await lifecycle.create(checked.inputs);
       } catch (err) {
+        // Two runs may pick the same node name: the second activation is refused for that, not for the rule.
+        if (key === "tsmName" && /TsmNameTaken/.test((err as Error).message)) return;
         assert.fail(`Check accepted ${key}=${JSON.stringify(v)} but the portal refused: ${(err as Error).message}`);
       }
       return;
@@ -243,7 +245,8 @@ describe("field rules: Check never accepts what the portal (the emulator) refuse
 
   for (const [what, lifecycle, table, base] of cases) {
     for (const [key, rule] of Object.entries(table)) {
-      if (rule.local) continue;
+      // Local inputs never reach a create body; tsmName reaches the portal through the create's activation.
+      if (rule.local && key !== "tsmName") continue;
       it(`${what}.${key}`, async () => {
         await fc.assert(
           fc.asyncProperty(edges(rule, refData), (v) => throughBoth(lifecycle, base, key, rule, v)),
