@@ -164,8 +164,9 @@ function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
   for (const x of FILTERS) {
     if (!(x.key in declared)) continue;
     const ids = idsOf(bu[x.key]) ?? [];
+    if (sameIds(ids, declared[x.idsKey])) continue;
     if (!ids.length) delete now[x.key];
-    else if (!sameIds(ids, declared[x.idsKey])) now[x.key] = (bu[x.key] ?? []).map((r) => r.name ?? r.id);
+    else now[x.key] = (bu[x.key] ?? []).map((r) => r.name ?? r.id);
   }
   if (bu.parentBusinessUnit?.id !== undefined) now.parentId = bu.parentBusinessUnit.id;
   // Keep the user's spelling of the time zone while it still names the same one.

@@ -108,6 +108,13 @@ describe("BusinessUnit settings: filters, billing storage type, delete-request a
     assert.deepEqual(writesSince(p.emu, mark), []);
   });
 
+  it("an empty filter is a value like any other: refresh after it changes nothing", async () => {
+    const eng = p.engine();
+    await eng.up([unit({ domainFilter: [], clientOptionSetFilter: [] })]);
+    assert.deepEqual((await eng.refresh()).map((x) => x.op), ["same"]);
+    assert.deepEqual(ops(await eng.preview([unit({ domainFilter: [], clientOptionSetFilter: [] })])), { acme: "same" });
+  });
+
   it("a filter no longer declared is cleared on the portal", async () => {
     const eng = p.engine();
     const id = Number((await eng.up([unit({ domainFilter: ["STANDARD"] })])).ids.acme);
