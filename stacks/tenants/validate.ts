@@ -28,8 +28,6 @@ function fromTable(r: FieldRule): Rule {
 
 const rulesOf = (table: FieldTable): Record<string, Rule> => Object.fromEntries(Object.entries(table).map(([k, r]) => [k, fromTable(r)]));
 
-export { KEY_PATTERN };
-
 function checkKey(key: string, path: string, add: Add): void {
   if (!KEY_PATTERN.test(key)) add(path, `key ${show(key)} must start with a letter or digit and hold only letters, digits, "-", "_" and "." (at most 63); it becomes the resource's name`);
 }
