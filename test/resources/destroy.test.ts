@@ -1,6 +1,6 @@
 // Destroy at the API's minimum: a node's DELETE removes its consumer on the portal (spec 000), so the
 // consumer's Delete that follows in the same provider host sends nothing; every other consumer is still
-// deleted with its own request. Through the real provider host against the emulator.
+// deleted with its own request (a status of 200 or 204 is "ok": the emulator answers as a real portal may). Through the real provider host against the emulator.
 import assert from "node:assert/strict";
 import { ref } from "../engine/engine";
 import { consumer, node, portalSuite } from "./support";
@@ -23,7 +23,7 @@ describe("destroy: a consumer removed with its node is not deleted twice", funct
       .requests()
       .slice(mark)
       .filter((r) => r.method === "DELETE")
-      .map((r) => `${r.path.split("?")[0]} ${r.status}`);
+      .map((r) => `${r.path.split("?")[0]} ${r.status >= 200 && r.status < 300 ? "ok" : r.status}`);
   const left = (ids: number[]) => p.emu.state().consumers.filter((c) => ids.includes(c.id)).length;
 
   it("a managed node's DELETE takes its consumer: one request for the pair, nothing left", async () => {
@@ -33,7 +33,7 @@ describe("destroy: a consumer removed with its node is not deleted twice", funct
     await eng.restartHost();
     const mark = p.emu.requests().length;
     await eng.destroy();
-    assert.deepEqual(deletes(mark), [`/v1/bunits/1/consumers/${id}/node 204`]);
+    assert.deepEqual(deletes(mark), [`/v1/bunits/1/consumers/${id}/node ok`]);
     assert.equal(left([id]), 0);
     assert.equal(p.emu.state().nodes.filter((n) => n.consumerId === id).length, 0);
   });
@@ -46,7 +46,7 @@ describe("destroy: a consumer removed with its node is not deleted twice", funct
     await p.client.nodes.create(1, id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
     const mark = p.emu.requests().length;
     await eng.destroy();
-    assert.deepEqual(deletes(mark), [`/v1/bunits/1/consumers/${id} 204`]);
+    assert.deepEqual(deletes(mark), [`/v1/bunits/1/consumers/${id} ok`]);
     assert.equal(left([id]), 0);
   });
 
@@ -75,7 +75,7 @@ describe("destroy: a consumer removed with its node is not deleted twice", funct
     assert.equal(left([id]), 1, "the consumer is still there, and so is it in state");
     const mark = p.emu.requests().length;
     await eng.destroy();
-    assert.deepEqual(deletes(mark), [`/v1/bunits/1/consumers/${id}/node 204`]);
+    assert.deepEqual(deletes(mark), [`/v1/bunits/1/consumers/${id}/node ok`]);
     assert.equal(left([id]), 0);
     assert.equal(eng.state.size, 0);
   });
