@@ -1,6 +1,7 @@
 // Destroy at the API's minimum: a node's DELETE removes its consumer on the portal (spec 000), so the
 // consumer's Delete that follows in the same provider host sends nothing; every other consumer is still
-// deleted with its own request (a status of 200 or 204 is "ok": the emulator answers as a real portal may). Through the real provider host against the emulator.
+// deleted with its own request. Through the real provider host against the emulator; a DELETE answered 200 or
+// 204 is "ok" (the emulator can answer either, as a real portal may).
 import assert from "node:assert/strict";
 import { ref } from "../engine/engine";
 import { consumer, node, portalSuite } from "./support";
