@@ -111,7 +111,10 @@ describe("BusinessUnit settings: filters, billing storage type, delete-request a
   it("an empty filter is a value like any other: refresh after it changes nothing", async () => {
     const eng = p.engine();
     await eng.up([unit({ domainFilter: [], clientOptionSetFilter: [] })]);
-    assert.deepEqual((await eng.refresh()).map((x) => x.op), ["same"]);
+    assert.deepEqual(
+      (await eng.refresh()).map((x) => x.op),
+      ["same"],
+    );
     assert.deepEqual(ops(await eng.preview([unit({ domainFilter: [], clientOptionSetFilter: [] })])), { acme: "same" });
   });
 
