@@ -80,6 +80,6 @@ export function idealRefresh(o: IdealOptions): Ideal {
 export function idealDestroy(o: IdealOptions): Ideal {
   const n = o.tenants;
   const c = n * o.consumers;
-  // A node's DELETE removes its consumer; the engine still calls Delete for the consumer, which finds nothing (404).
-  return ideal({ [TOKEN]: 1, [`DELETE ${C}/node`]: c, [`DELETE ${C}`]: c, [`DELETE ${B}`]: n }, 4, o);
+  // A node's DELETE removes its consumer (spec 000); the consumer's Delete then sends nothing (dynamic/removed.ts).
+  return ideal({ [TOKEN]: 1, [`DELETE ${C}/node`]: c, [`DELETE ${B}`]: n }, 3, o);
 }

@@ -4,6 +4,10 @@
 import { validation } from "./errors";
 import { parseIsoDate } from "./util";
 
+/** C0 and C1 control characters, and DEL; text of several lines may hold tab, newline and carriage return. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const MULTILINE_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
 /** A JSON object whose keys are matched case-insensitively. */
 export class Input {
   private readonly map = new Map<string, unknown>();
@@ -41,13 +45,17 @@ export class Input {
     return this.map.has(key.toLowerCase());
   }
 
-  /** undefined = absent (keep), null = clear (null or empty string). */
-  optString(key: string, max = 4000): string | null | undefined {
+  /**
+   * undefined = absent (keep), null = clear (null or empty string). Control characters are refused (a name with
+   * NUL or ESC breaks every screen and export that shows it); `multiline` text may hold newlines and tabs.
+   */
+  optString(key: string, max = 4000, opts: { multiline?: boolean } = {}): string | null | undefined {
     const v = this.raw(key);
     if (v === undefined) return undefined;
     if (v === null || v === "") return null;
     if (typeof v !== "string") throw validation(`${this.name(key)} must be a string`);
     if (v.length > max) throw validation(`${this.name(key)} must be at most ${max} characters`);
+    if ((opts.multiline ? MULTILINE_CONTROL : CONTROL).test(v)) throw validation(`${this.name(key)} must not contain control characters`);
     return v;
   }
 
@@ -95,6 +103,7 @@ export class Input {
     if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
       throw validation(`${this.name(key)} must be an array of strings`);
     }
+    if (v.some((x) => CONTROL.test(x))) throw validation(`${this.name(key)} must not contain control characters`);
     return v.length === 0 ? null : (v as string[]);
   }
 

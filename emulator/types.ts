@@ -81,6 +81,10 @@ export interface BusinessUnitRec {
   tags?: string[];
   domainFilter?: number[];
   clientOptionSetFilter?: number[];
+  billingStorageTypeId?: number;
+  requiredApproversOfDeleteRequest?: number;
+  finalDeleteRequestApprover?: boolean;
+  usersCanApproveOwnRequests?: boolean;
 }
 
 export interface ConsumerRec {

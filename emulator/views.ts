@@ -49,6 +49,9 @@ export function renderBu(ctx: Ctx, bu: BusinessUnitRec): Json {
     reportRemotely: bu.reportRemotely, useScheduleBindings: bu.useScheduleBindings, tags: bu.tags,
     domainFilter: named(bu.domainFilter, ctx.state.domains),
     clientOptionSetFilter: named(bu.clientOptionSetFilter, ctx.state.clientOptionSets),
+    billingStorageTypeId: bu.billingStorageTypeId, billingStorageType: bu.billingStorageTypeId,
+    requiredApproversOfDeleteRequest: bu.requiredApproversOfDeleteRequest,
+    finalDeleteRequestApprover: bu.finalDeleteRequestApprover, usersCanApproveOwnRequests: bu.usersCanApproveOwnRequests,
   });
 }
 

@@ -29,7 +29,7 @@ function readFields(ctx: Ctx, input: Input, w: Write): Patch {
     if (!ctx.state.timeZones.some((t) => t.id === tz)) throw validation(`timeZone.id ${tz} is not a known time zone`);
     p.timeZoneId = tz;
   }
-  p.note = input.optString("note");
+  p.note = input.optString("note", 4000, { multiline: true });
   p.invoiceDay = input.optNumber("invoiceDay", { integer: true, min: 1, max: 31 });
   p.storageLimit = input.optNumber("storageLimit", { min: 0 });
   p.transferLimit = input.optNumber("transferLimit", { min: 0 });
@@ -41,6 +41,11 @@ function readFields(ctx: Ctx, input: Input, w: Write): Patch {
   p.tags = input.optStringArray("tags");
   p.domainFilter = resolveIds(ctx, input.optRefArray("domainFilter"), ctx.state.domains, "domainFilter");
   p.clientOptionSetFilter = resolveIds(ctx, input.optRefArray("clientOptionSetFilter"), ctx.state.clientOptionSets, "clientOptionSetFilter");
+  // The spec lists billingStorageTypeId and billingStorageType, both integers: one value, taken under either name.
+  p.billingStorageTypeId = input.optNumber(input.has("billingStorageTypeId") ? "billingStorageTypeId" : "billingStorageType", { integer: true, min: 0 });
+  p.requiredApproversOfDeleteRequest = input.optNumber("requiredApproversOfDeleteRequest", { integer: true, min: 0 });
+  p.finalDeleteRequestApprover = input.optBool("finalDeleteRequestApprover");
+  p.usersCanApproveOwnRequests = input.optBool("usersCanApproveOwnRequests");
   return p;
 }
 

@@ -18,7 +18,7 @@ function readFields(input: Input, w: Write): Patch {
   const creating = w === "create";
   const p: Patch = {};
   if (w !== "merge" || input.has("name")) p.name = input.reqString("name", 200);
-  p.note = input.optString("note");
+  p.note = input.optString("note", 4000, { multiline: true });
   p.tags = input.optStringArray("tags");
   p.limitHighStorage = input.optNumber("limitHighStorage", { min: 0 });
   p.allowNoActivity = input.optBool("allowNoActivity");

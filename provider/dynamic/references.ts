@@ -103,16 +103,17 @@ export interface ReferenceInput {
   key: string;
   kind: ReferenceKind;
   required: boolean;
+  /** The input holding the business unit whose default server lists the names (default businessUnitId). */
+  scope?: string;
 }
 
 const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";
 
 /**
- * Check's part for named references: each must name something the portal has.
- * Lookups run in parallel; failures are added in `specs` order. A value equal to
- * the old input (and, for the default server's lists, in the same business unit)
- * was checked when it was set and is not read again, so an unchanged preview or
- * update makes no request. Unknown values (preview) pass.
+ * Check's part for named references (one name or id, or a list of them): each must name something the portal
+ * has. Lookups run in parallel; failures are added in `specs` order. A value equal to the old input (and, for
+ * the default server's lists, in the same business unit) was checked when it was set and is not read again, so
+ * an unchanged preview or update makes no request. Unknown values (preview) pass.
  */
 export async function checkReferences(
   f: Failures, refs: () => References, olds: Record<string, unknown>, inputs: Record<string, any>, specs: ReferenceInput[],
@@ -122,11 +123,13 @@ export async function checkReferences(
     if (v === undefined || v === null || v === "") {
       return r.required ? `${r.key} is required: a name or an id` : undefined;
     }
+    const scope = r.scope ?? "businessUnitId";
     const scoped = perBusinessUnit(r.kind);
-    if (isUnknown(v) || (scoped && typeof inputs.businessUnitId !== "number")) return undefined;
-    if (sameValue(olds[r.key], v) && (!scoped || sameValue(olds.businessUnitId, inputs.businessUnitId))) return undefined;
+    if (isUnknown(v) || (scoped && typeof inputs[scope] !== "number")) return undefined;
+    if (sameValue(olds[r.key], v) && (!scoped || sameValue(olds[scope], inputs[scope]))) return undefined;
+    const items: unknown[] = Array.isArray(v) ? v : [v];
     try {
-      await refs().resolve(r.kind, v, inputs.businessUnitId);
+      for (const item of items) if (!isUnknown(item)) await refs().resolve(r.kind, item as string | number, inputs[scope]);
       return undefined;
     } catch (err) {
       if (!(err instanceof UnknownReferenceError)) throw err;

@@ -1,5 +1,6 @@
 // Input handling shared by the resources: unknown values during preview, ids,
-// check failures, and comparing declared inputs with stored outputs.
+// check failures, and comparing declared inputs with stored outputs. The rules of
+// each field live in provider/rules/.
 import type * as pulumi from "@pulumi/pulumi";
 
 /** How the engine sends a value that is not known yet (preview). */
@@ -43,52 +44,6 @@ export function checkId(f: Failures, inputs: Record<string, unknown>, key: strin
   const id = toId(v);
   if (id === undefined) f.add(key, `${key} must be a positive integer id, got ${JSON.stringify(v)}`);
   else inputs[key] = id;
-}
-
-export function checkString(f: Failures, inputs: Record<string, unknown>, key: string, opts: { required?: boolean; max?: number } = {}): void {
-  const v = inputs[key];
-  if (v === undefined || v === null || v === "") {
-    if (opts.required) f.add(key, `${key} is required and must be a non-empty string`);
-    else delete inputs[key];
-    return;
-  }
-  if (isUnknown(v)) return;
-  if (typeof v !== "string") f.add(key, `${key} must be a string, got ${typeof v}`);
-  else if (opts.max && v.length > opts.max) f.add(key, `${key} is ${v.length} characters long; at most ${opts.max} are allowed`);
-}
-
-export function checkInteger(f: Failures, inputs: Record<string, unknown>, key: string, opts: { required?: boolean; min?: number; max?: number } = {}): void {
-  const v = inputs[key];
-  if (v === undefined || v === null) {
-    if (opts.required) f.add(key, `${key} is required`);
-    return;
-  }
-  if (isUnknown(v)) return;
-  const n = typeof v === "string" && /^-?\d+$/.test(v) ? Number(v) : v;
-  const min = opts.min ?? -Infinity;
-  const max = opts.max ?? Infinity;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
-    const range = opts.min === 1 && opts.max === undefined ? "a positive integer" : `an integer from ${opts.min ?? "-∞"} to ${opts.max ?? "∞"}`;
-    f.add(key, `${key} must be ${range}, got ${JSON.stringify(v)}`);
-  } else inputs[key] = n;
-}
-
-export function checkNumber(f: Failures, inputs: Record<string, unknown>, key: string): void {
-  const v = inputs[key];
-  if (v === undefined || v === null || isUnknown(v)) return;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) f.add(key, `${key} must be a number ≥ 0, got ${JSON.stringify(v)}`);
-}
-
-export function checkBoolean(f: Failures, inputs: Record<string, unknown>, key: string): void {
-  const v = inputs[key];
-  if (v === undefined || v === null || isUnknown(v)) return;
-  if (typeof v !== "boolean") f.add(key, `${key} must be true or false, got ${JSON.stringify(v)}`);
-}
-
-export function checkTags(f: Failures, inputs: Record<string, unknown>, key = "tags"): void {
-  const v = inputs[key];
-  if (v === undefined || v === null || isUnknown(v)) return;
-  if (!Array.isArray(v) || v.some((t) => typeof t !== "string" && !isUnknown(t))) f.add(key, `${key} must be a list of strings`);
 }
 
 /** Equality of input values as the portal sees them (order of tags does not matter). */

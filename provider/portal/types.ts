@@ -61,8 +61,10 @@ export interface BusinessUnit {
   addresses?: Collection<Address>;
   businessUnits?: Collection<BusinessUnit>;
   ancestors?: Collection<Ref>;
-  domainFilter?: unknown[];
-  clientOptionSetFilter?: unknown[];
+  /** The policy domains the business unit may use (the emulator answers `{id, name}` items). */
+  domainFilter?: Ref[];
+  /** The client option sets the business unit may use. */
+  clientOptionSetFilter?: Ref[];
   supportResponsible?: boolean;
   invoiceDay?: number;
   billingStorageTypeId?: number;
@@ -84,8 +86,10 @@ export interface BusinessUnit {
 export type BusinessUnitFields = Partial<Pick<BusinessUnit,
   | "name" | "note" | "registrationNumber" | "supportResponsible" | "invoiceDay" | "useScheduleBindings"
   | "storageLimit" | "transferLimit" | "nodeLimit" | "passwordExpirationDays" | "requiredApproversOfDeleteRequest"
-  | "finalDeleteRequestApprover" | "usersCanApproveOwnRequests" | "reportRemotely" | "tags">> & {
+  | "finalDeleteRequestApprover" | "usersCanApproveOwnRequests" | "reportRemotely" | "tags" | "billingStorageTypeId">> & {
   timeZone?: Ref;
+  domainFilter?: Ref[] | null;
+  clientOptionSetFilter?: Ref[] | null;
 };
 
 export interface IdName {

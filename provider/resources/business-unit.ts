@@ -5,9 +5,9 @@ import { createdInThisRun, createKeyFor, createMarker, noteCreated } from "../dy
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
-import {
-  Failures, changedKeys, checkBoolean, checkId, checkInteger, checkNumber, checkString, checkTags, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues,
-} from "../dynamic/values";
+import { Failures, changedKeys, checkId, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
+import { checkFields, referenceInputs } from "../rules/check";
+import { BUSINESS_UNIT_FIELDS } from "../rules/fields";
 import { PortalError, unlessNotFound } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
 
@@ -31,6 +31,18 @@ export interface BusinessUnitArgs {
   reportRemotely?: pulumi.Input<boolean>;
   useScheduleBindings?: pulumi.Input<boolean>;
   tags?: pulumi.Input<pulumi.Input<string>[]>;
+  /** The policy domains the business unit may use: names or ids of its parent's default server's domains. */
+  domainFilter?: pulumi.Input<pulumi.Input<string | number>[]>;
+  /** The client option sets the business unit may use: names or ids of its parent's default server's option sets. */
+  clientOptionSetFilter?: pulumi.Input<pulumi.Input<string | number>[]>;
+  /** The billing storage type's id (the portal also shows it as `billingStorageType`). */
+  billingStorageTypeId?: pulumi.Input<number>;
+  /** Approvals a delete request needs before it is carried out (0: none). */
+  requiredApproversOfDeleteRequest?: pulumi.Input<number>;
+  /** A final approver decides delete requests. */
+  finalDeleteRequestApprover?: pulumi.Input<boolean>;
+  /** Users may approve their own delete requests. */
+  usersCanApproveOwnRequests?: pulumi.Input<boolean>;
   /** Adopt this existing business unit instead of creating one; it is then updated to the declared inputs. */
   adoptId?: pulumi.Input<number | string>;
 }
@@ -38,10 +50,17 @@ export interface BusinessUnitArgs {
 // its create marker is derived (see dynamic/recovery.ts).
 
 /** Fields sent to the portal as they are. */
-const SETTABLE = [
+const PLAIN = [
   "name", "registrationNumber", "note", "invoiceDay", "storageLimit", "transferLimit", "nodeLimit",
   "passwordExpirationDays", "supportResponsible", "reportRemotely", "useScheduleBindings", "tags",
+  "billingStorageTypeId", "requiredApproversOfDeleteRequest", "finalDeleteRequestApprover", "usersCanApproveOwnRequests",
 ] as const;
+/** Lists of names sent as ids, and the output holding the ids they resolved to. */
+const FILTERS = [
+  { key: "domainFilter", kind: "domain", idsKey: "domainFilterIds" },
+  { key: "clientOptionSetFilter", kind: "clientOptionSet", idsKey: "clientOptionSetFilterIds" },
+] as const;
+const SETTABLE = [...PLAIN, ...FILTERS.map((x) => x.key)] as const;
 const INPUT_KEYS = ["parentId", "timeZone", ...SETTABLE] as const;
 
 type Inputs = Record<string, any>;
@@ -50,18 +69,10 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   const inputs: Inputs = { ...news };
   const f = new Failures();
   checkId(f, inputs, "parentId");
-  checkString(f, inputs, "name", { required: true, max: 200 });
-  checkString(f, inputs, "registrationNumber", { required: true, max: 100 });
-  checkString(f, inputs, "note", { max: 4000 });
-  checkInteger(f, inputs, "invoiceDay", { min: 1, max: 28 });
-  checkNumber(f, inputs, "storageLimit");
-  checkNumber(f, inputs, "transferLimit");
-  checkNumber(f, inputs, "nodeLimit");
-  checkInteger(f, inputs, "passwordExpirationDays", { min: 0, max: 3650 });
-  for (const b of ["supportResponsible", "reportRemotely", "useScheduleBindings"]) checkBoolean(f, inputs, b);
-  checkTags(f, inputs);
+  checkFields(f, inputs, BUSINESS_UNIT_FIELDS);
   checkId(f, inputs, "adoptId", false);
-  await checkReferences(f, () => referencesFor(portal()), olds, inputs, [{ key: "timeZone", kind: "timeZone", required: true }]);
+  // The filters name the parent's default server's lists: a new business unit has no server of its own yet.
+  await checkReferences(f, () => referencesFor(portal()), olds, inputs, referenceInputs(f, BUSINESS_UNIT_FIELDS));
   return { inputs, failures: f.list };
 }
 
@@ -70,26 +81,41 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   return { changes: changed.length > 0, replaces: changed.filter((k) => k === "parentId"), deleteBeforeReplace: false };
 }
 
-/** The portal fields for `keys` of the inputs; a key the inputs no longer hold is cleared. */
-/** The body for `keys`; the time zone as an id (the one `known` outputs hold when it did not change). */
+/**
+ * The body for `keys` (a key the inputs no longer hold is cleared); the time zone and the filters as ids (the ones
+ * `known` outputs hold when they did not change, else resolved: a filter against the parent's default server).
+ */
 async function fieldsOf(inputs: Inputs, keys: readonly string[], known: Inputs = {}): Promise<BusinessUnitFields> {
+  const refs = referencesFor(portal());
   const fields: Record<string, unknown> = {};
   for (const k of keys) {
     if (k === "parentId") continue;
+    const filter = FILTERS.find((x) => x.key === k);
     if (k === "timeZone") {
       const id = sameValue(known.timeZone, inputs.timeZone) && known.timeZoneId !== undefined
         ? known.timeZoneId
-        : (await referencesFor(portal()).resolve("timeZone", inputs.timeZone)).id;
+        : (await refs.resolve("timeZone", inputs.timeZone)).id;
       fields.timeZone = { id };
-      continue;
+    } else if (filter && Array.isArray(inputs[k])) {
+      const ids: number[] = sameValue(known[k], inputs[k]) && Array.isArray(known[filter.idsKey])
+        ? known[filter.idsKey]
+        : await Promise.all((inputs[k] as Array<string | number>).map(async (v) => (await refs.resolve(filter.kind, v, inputs.parentId)).id));
+      fields[k] = ids.map((id) => ({ id }));
+    } else {
+      fields[k] = filter ? [] : sentValue(inputs, k);
     }
-    fields[k] = sentValue(inputs, k);
   }
   return fields as BusinessUnitFields;
 }
 
+const idsOf = (list: unknown): number[] | undefined =>
+  Array.isArray(list) ? list.map((x) => (x && typeof x === "object" ? (x as { id: number }).id : Number(x))) : undefined;
+
 function outputsOf(inputs: Inputs, bu: PortalBusinessUnit): Inputs {
-  return defined({ ...inputs, businessUnitId: bu.id, createdDate: bu.createdDate, href: bu.href, timeZoneId: bu.timeZone?.id });
+  const outs: Inputs = { ...inputs, businessUnitId: bu.id, createdDate: bu.createdDate, href: bu.href, timeZoneId: bu.timeZone?.id };
+  // The ids a declared filter stands for, so that refresh can tell the user's names still mean the same.
+  for (const x of FILTERS) outs[x.idsKey] = inputs[x.key] !== undefined ? idsOf(bu[x.key]) ?? [] : undefined;
+  return defined(outs);
 }
 
 /** Takes over business unit `adoptId` (read here unless the caller has it) and brings it to the inputs. */
@@ -128,9 +154,20 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   return { id: String(bu.id), outs: outputsOf(inputs, bu) };
 }
 
+const sameIds = (a: number[] | undefined, b: number[] | undefined) => sameValue(a ?? [], b ?? []);
+
 /** The declared inputs as the portal now has them (keys the user did not declare are left out). */
 function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
-  const now = withPortalValues(bu, declared, SETTABLE);
+  // The spec lists billingStorageTypeId and billingStorageType; a portal may answer either.
+  const now = withPortalValues({ ...bu, billingStorageTypeId: bu.billingStorageTypeId ?? bu.billingStorageType }, declared, PLAIN);
+  // A filter keeps the user's names while the portal holds the ids they resolved to.
+  for (const x of FILTERS) {
+    if (!(x.key in declared)) continue;
+    const ids = idsOf(bu[x.key]) ?? [];
+    if (sameIds(ids, declared[x.idsKey])) continue;
+    if (!ids.length) delete now[x.key];
+    else now[x.key] = (bu[x.key] ?? []).map((r) => r.name ?? r.id);
+  }
   if (bu.parentBusinessUnit?.id !== undefined) now.parentId = bu.parentBusinessUnit.id;
   // Keep the user's spelling of the time zone while it still names the same one.
   if (bu.timeZone?.id !== undefined && bu.timeZone.id !== declared.timeZoneId) {
@@ -181,12 +218,17 @@ export class BusinessUnit extends pulumi.dynamic.Resource {
   /** The portal's id of the business unit (also the resource id, as a string). */
   declare readonly businessUnitId: pulumi.Output<number>;
   declare readonly timeZoneId: pulumi.Output<number>;
+  /** The ids the declared domainFilter resolved to. */
+  declare readonly domainFilterIds: pulumi.Output<number[] | undefined>;
+  /** The ids the declared clientOptionSetFilter resolved to. */
+  declare readonly clientOptionSetFilterIds: pulumi.Output<number[] | undefined>;
   declare readonly createdDate: pulumi.Output<string>;
   declare readonly href: pulumi.Output<string>;
 
   constructor(name: string, args: BusinessUnitArgs, opts?: pulumi.CustomResourceOptions) {
     super(businessUnitProvider, name, {
       ...args, createKey: createKeyFor("BusinessUnit", name), businessUnitId: undefined, timeZoneId: undefined, createdDate: undefined, href: undefined,
+      domainFilterIds: undefined, clientOptionSetFilterIds: undefined,
     }, opts, "backup-portal", "BusinessUnit");
   }
 }

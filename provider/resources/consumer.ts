@@ -2,9 +2,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
+import { takeRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, changedKeys, checkBoolean, checkId, checkNumber, checkString, checkTags, isUnknown, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
+import { Failures, changedKeys, checkId, isUnknown, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
+import { checkFields } from "../rules/check";
+import { CONSUMER_FIELDS } from "../rules/fields";
 import { unlessNotFound } from "../portal/errors";
 import { prefetchNodeReferences } from "./node";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
@@ -46,14 +49,7 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   const inputs: Inputs = { ...news };
   const f = new Failures();
   checkId(f, inputs, "businessUnitId");
-  checkString(f, inputs, "name", { required: true, max: 200 });
-  checkString(f, inputs, "note", { max: 4000 });
-  checkString(f, inputs, "nodeName", { max: 64 });
-  checkString(f, inputs, "deletionComment", { max: 1000 });
-  checkTags(f, inputs);
-  checkNumber(f, inputs, "limitHighStorage");
-  checkBoolean(f, inputs, "allowNoActivity");
-  checkBoolean(f, inputs, "deleteAssociations");
+  checkFields(f, inputs, CONSUMER_FIELDS);
   checkId(f, inputs, "adoptId", false);
   if (!f.list.length && expectsNewNode(olds, inputs)) prefetchNodeReferences(inputs.businessUnitId);
   return { inputs, failures: f.list };
@@ -145,8 +141,11 @@ async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dy
 }
 
 async function remove(id: string, props: Inputs): Promise<void> {
-  // Already gone is fine: deleting its node removed it with the node.
-  await portal().consumers.delete(props.businessUnitId, Number(id), {
+  const client = portal();
+  // Its node's DELETE succeeded in this host: the portal removed the consumer with it (spec 000).
+  if (takeRemovedWithNode(client, props.businessUnitId, Number(id))) return;
+  // Otherwise ask; already gone is fine (its node was deleted by another run or outside Pulumi).
+  await client.consumers.delete(props.businessUnitId, Number(id), {
     deleteAssociations: props.deleteAssociations ?? true,
     deletionComment: props.deletionComment,
   });

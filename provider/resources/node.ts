@@ -2,12 +2,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { PartialCreateError } from "../dynamic/partial";
+import { noteRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, checkId, checkInteger, checkString, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
+import { Failures, checkId, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
+import { checkFields, referenceInputs } from "../rules/check";
+import { NODE_FIELDS } from "../rules/fields";
 import { isNotFound, PortalError } from "../portal/errors";
-import { tsmNameProblem } from "../portal/nodes";
 import { Node as PortalNode, NodeFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
@@ -63,13 +65,7 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   checkId(f, inputs, "businessUnitId");
   checkId(f, inputs, "consumerId");
   checkId(f, inputs, "adoptId", false);
-  checkString(f, inputs, "contact", { max: 255 });
-  checkInteger(f, inputs, "cpuCount", { required: true, min: 1 });
-  const name = inputs.tsmName;
-  if (name !== undefined && name !== null && !isUnknown(name)) {
-    const problem = typeof name === "string" ? tsmNameProblem(name) : "must be a string";
-    if (problem) f.add("tsmName", `tsmName "${String(name)}" ${problem}`);
-  }
+  checkFields(f, inputs, NODE_FIELDS);
   const pw = inputs.tsmPassword;
   if (pw !== undefined && pw !== null && !isUnknown(pw) && (typeof pw !== "string" || pw.length < 1 || pw.length > 64)) {
     // Never echo the value: it is a secret.
@@ -78,7 +74,7 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
     f.add("adoptId", `adoptId must equal consumerId (${inputs.consumerId}): a node is adopted through its consumer`);
   }
-  await checkReferences(f, () => referencesFor(portal()), olds, inputs, REFERENCES);
+  await checkReferences(f, () => referencesFor(portal()), olds, inputs, referenceInputs(f, NODE_FIELDS));
   return { inputs, failures: f.list };
 }
 
@@ -271,8 +267,10 @@ async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.d
 }
 
 async function remove(id: string, props: Inputs): Promise<void> {
-  // Removes the consumer too (the portal's rule); already gone is fine.
-  await portal().nodes.delete(props.businessUnitId, Number(id));
+  // Removes the consumer too (the portal's rule); already gone is fine. A delete that succeeded is recorded,
+  // so the consumer's Delete that follows sends nothing (dynamic/removed.ts).
+  const client = portal();
+  if (await client.nodes.delete(props.businessUnitId, Number(id))) noteRemovedWithNode(client, props.businessUnitId, Number(id));
 }
 
 export const nodeLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };

@@ -59,6 +59,9 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
       note: cfg.note, invoiceDay: cfg.invoiceDay, storageLimit: cfg.storageLimit, transferLimit: cfg.transferLimit,
       nodeLimit: cfg.nodeLimit, passwordExpirationDays: cfg.passwordExpirationDays, supportResponsible: cfg.supportResponsible,
       reportRemotely: cfg.reportRemotely, useScheduleBindings: cfg.useScheduleBindings, tags: cfg.tags, adoptId: cfg.adoptId,
+      domainFilter: cfg.domainFilter, clientOptionSetFilter: cfg.clientOptionSetFilter, billingStorageTypeId: cfg.billingStorageTypeId,
+      requiredApproversOfDeleteRequest: cfg.requiredApproversOfDeleteRequest, finalDeleteRequestApprover: cfg.finalDeleteRequestApprover,
+      usersCanApproveOwnRequests: cfg.usersCanApproveOwnRequests,
     }, { ...base, protect: cfg.protect ?? opts.protectBusinessUnits, ...aliasOpts(earlier) });
     out.businessUnits[name] = bu;
 

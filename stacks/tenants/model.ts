@@ -52,6 +52,14 @@ export interface BusinessUnitConfig {
   reportRemotely?: boolean;
   useScheduleBindings?: boolean;
   tags?: string[];
+  /** Names or ids of the default server's policy domains the business unit may use. */
+  domainFilter?: Array<string | number>;
+  /** Names or ids of the default server's client option sets the business unit may use. */
+  clientOptionSetFilter?: Array<string | number>;
+  billingStorageTypeId?: number;
+  requiredApproversOfDeleteRequest?: number;
+  finalDeleteRequestApprover?: boolean;
+  usersCanApproveOwnRequests?: boolean;
   adoptId?: number;
   aliases?: string[];
   /** Overrides the stack's protectBusinessUnits for this business unit. */

@@ -17,6 +17,9 @@ export async function validateNames(tenants: TenantsConfig, refs: References, ro
   };
   for (const { path, bu } of walkBusinessUnits(tenants)) {
     check(`${path}.timeZone`, "timeZone", bu.timeZone);
+    // The filters name the default server's lists, as a node's domain and option set do.
+    (bu.domainFilter ?? []).forEach((v, i) => check(`${path}.domainFilter[${i}]`, "domain", v));
+    (bu.clientOptionSetFilter ?? []).forEach((v, i) => check(`${path}.clientOptionSetFilter[${i}]`, "clientOptionSet", v));
     for (const [key, c] of Object.entries(bu.consumers ?? {})) {
       const n = c.node;
       if (!n) continue;

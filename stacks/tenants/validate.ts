@@ -1,69 +1,35 @@
 // Structural validation of `backup-portal:tenants`: every problem, with its
 // path and the fix, before anything talks to the portal.
 import { tsmNameProblem } from "../../provider/portal/nodes";
+import { fieldProblem, FieldRule, FieldTable, requiredHint, show } from "../../provider/rules/fields";
+import {
+  BUSINESS_UNIT_CHILDREN, CONSUMER_CHILDREN, KEY_PATTERN, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS,
+} from "./fields";
 import { BusinessUnitConfig, ConsumerConfig, NodeConfig, Problem, TenantsConfig } from "./model";
 
 type Add = (path: string, message: string) => void;
 type Rule = (value: unknown, path: string, add: Add) => void;
 
 const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
-const show = (v: unknown) => (Array.isArray(v) ? "a list" : v === null ? "null" : typeof v === "object" ? "a map" : JSON.stringify(v));
+/** Own keys only: a key named `toString` or `__proto__` is data, never something every object inherits. */
+const has = (obj: object, key: string) => Object.prototype.hasOwnProperty.call(obj, key);
 
-function str(opts: { required?: boolean; max?: number } = {}): Rule {
+/** A rule of the field tables (stacks/tenants/fields.ts) as a check of one stack-config value. */
+function fromTable(r: FieldRule): Rule {
   return (v, path, add) => {
     if (v === undefined) {
-      if (opts.required) add(path, "is required; add it as a string");
+      if (r.required) add(path, `is required; ${requiredHint(r)}`);
       return;
     }
-    if (typeof v !== "string" || v.trim() === "") add(path, `must be a non-empty string, got ${show(v)}`);
-    else if (opts.max && v.length > opts.max) add(path, `is ${v.length} characters long; use at most ${opts.max}`);
+    const problem = fieldProblem(v, r);
+    if (problem) add(path, problem);
   };
 }
 
-function int(opts: { required?: boolean; min: number; max?: number }): Rule {
-  return (v, path, add) => {
-    if (v === undefined) {
-      if (opts.required) add(path, `is required; add an integer ≥ ${opts.min}`);
-      return;
-    }
-    const ok = typeof v === "number" && Number.isInteger(v) && v >= opts.min && (opts.max === undefined || v <= opts.max);
-    if (!ok) add(path, `must be an integer ${opts.max === undefined ? `≥ ${opts.min}` : `from ${opts.min} to ${opts.max}`}, got ${show(v)}`);
-  };
-}
-
-const id = int({ min: 1 });
-
-const nonNegative: Rule = (v, path, add) => {
-  if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0)) add(path, `must be a number ≥ 0, got ${show(v)}`);
-};
-
-const bool: Rule = (v, path, add) => {
-  if (v !== undefined && typeof v !== "boolean") add(path, `must be true or false, got ${show(v)}`);
-};
-
-const strList: Rule = (v, path, add) => {
-  if (v !== undefined && (!Array.isArray(v) || v.some((x) => typeof x !== "string"))) add(path, `must be a list of strings, got ${show(v)}`);
-};
-
-function ref(what: string, required = true): Rule {
-  return (v, path, add) => {
-    if (v === undefined) {
-      if (required) add(path, `is required; name the ${what} (or give its id)`);
-      return;
-    }
-    if (!(typeof v === "string" && v.trim() !== "") && !(typeof v === "number" && Number.isInteger(v) && v > 0)) {
-      add(path, `must name the ${what} or give its id, got ${show(v)}`);
-    }
-  };
-}
-
-/** Keys become Pulumi resource names: keep them plain so names stay stable and readable. */
-export const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+const rulesOf = (table: FieldTable): Record<string, Rule> => Object.fromEntries(Object.entries(table).map(([k, r]) => [k, fromTable(r)]));
 
 function checkKey(key: string, path: string, add: Add): void {
-  if (!KEY_PATTERN.test(key)) {
-    add(path, `key "${key}" must start with a letter or digit and hold only letters, digits, "-", "_" and "." (at most 63); it becomes the resource's name`);
-  }
+  if (!KEY_PATTERN.test(key)) add(path, `key ${show(key)} must start with a letter or digit and hold only letters, digits, "-", "_" and "." (at most 63); it becomes the resource's name`);
 }
 
 function closest(word: string, choices: string[]): string | undefined {
@@ -81,32 +47,18 @@ function closest(word: string, choices: string[]): string | undefined {
 
 function checkFields(obj: Record<string, unknown>, rules: Record<string, Rule>, path: string, add: Add): void {
   for (const [k, v] of Object.entries(obj)) {
-    const rule = rules[k];
-    if (!rule) {
+    if (!has(rules, k)) {
       const guess = closest(k, Object.keys(rules));
       add(`${path}.${k}`, `unknown key${guess ? `; did you mean "${guess}"?` : `; known keys: ${Object.keys(rules).join(", ")}`}`);
-    } else rule(v, `${path}.${k}`, add);
+    } else rules[k](v, `${path}.${k}`, add);
   }
-  for (const [k, rule] of Object.entries(rules)) if (!(k in obj)) rule(undefined, `${path}.${k}`, add);
+  for (const [k, rule] of Object.entries(rules)) if (!has(obj, k)) rule(undefined, `${path}.${k}`, add);
 }
 
 const none: Rule = () => undefined;
 
 const NODE_RULES: Record<string, Rule> = {
-  operatingSystem: ref("operating system"),
-  type: ref("node type"),
-  domain: ref("policy domain"),
-  clientOptionSet: ref("client option set", false),
-  contact: str({ max: 255 }),
-  cpuCount: int({ required: true, min: 1, max: 4096 }),
-  tsmName: (v, path, add) => {
-    if (v === undefined) return;
-    if (typeof v !== "string") return add(path, `must be a string, got ${show(v)}`);
-    const problem = tsmNameProblem(v);
-    if (problem) add(path, `"${v}" ${problem}`);
-  },
-  passwordSecret: str({ max: 200 }),
-  adopt: bool,
+  ...rulesOf(STACK_NODE_FIELDS),
   tsmPassword: (v, path, add) => {
     if (v !== undefined) {
       add(path, "a password in plain stack config ends up in the repository; store it with `pulumi config set --secret <key> <password>` and name that key in passwordSecret");
@@ -115,17 +67,15 @@ const NODE_RULES: Record<string, Rule> = {
 };
 
 const CONSUMER_RULES: Record<string, Rule> = {
-  name: str({ max: 200 }), note: str({ max: 4000 }), tags: strList, limitHighStorage: nonNegative, allowNoActivity: bool,
-  deleteAssociations: bool, deletionComment: str({ max: 1000 }), adoptId: id, aliases: strList, node: none,
+  ...rulesOf(STACK_CONSUMER_FIELDS), ...Object.fromEntries(CONSUMER_CHILDREN.map((k) => [k, none])),
 };
 
 const BU_RULES: Record<string, Rule> = {
-  name: str({ max: 200 }), registrationNumber: str({ required: true, max: 100 }), timeZone: ref("time zone (e.g. \"W. Europe Standard Time\")"),
-  note: str({ max: 4000 }), invoiceDay: int({ min: 1, max: 28 }), storageLimit: nonNegative, transferLimit: nonNegative,
-  nodeLimit: nonNegative, passwordExpirationDays: int({ min: 0, max: 3650 }), supportResponsible: bool, reportRemotely: bool,
-  useScheduleBindings: bool, tags: strList, adoptId: id, aliases: strList, protect: bool,
-  businessUnits: none, consumers: none, proxies: none,
+  ...rulesOf(STACK_BUSINESS_UNIT_FIELDS), ...Object.fromEntries(BUSINESS_UNIT_CHILDREN.map((k) => [k, none])),
 };
+
+const PROXY_SIDE: FieldRule = { kind: "string", text: "line", maxLength: 63, nonBlank: true, required: true, doc: "a consumer key" };
+const PROXY_RULES: Record<string, Rule> = { agent: fromTable(PROXY_SIDE), target: fromTable(PROXY_SIDE) };
 
 export interface StructureContext {
   /** Whether a secret config key is set (for passwordSecret). */
@@ -138,12 +88,20 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
   const add: Add = (path, message) => problems.push({ path, message });
   const tsmNames = new Map<string, string>();
 
-  function aliases(list: unknown, siblings: Record<string, unknown>, path: string): void {
+  /**
+   * An entry's aliases among its siblings: none may be a current key, and no two entries may claim the same one
+   * (both would take over the one old resource). `claimed` maps each alias of these siblings to its entry's key.
+   */
+  function aliases(list: unknown, siblings: Record<string, unknown>, path: string, key: string, claimed: Map<string, string>): void {
     if (!Array.isArray(list)) return;
     for (const a of list) {
-      if (typeof a !== "string") continue;
-      checkKey(a, `${path}.aliases`, add);
-      if (a in siblings) add(`${path}.aliases`, `"${a}" is also a current key here; an alias names a key that no longer exists`);
+      if (typeof a !== "string" || !KEY_PATTERN.test(a)) continue;
+      if (has(siblings, a)) add(`${path}.aliases`, `"${a}" is also a current key here; an alias names a key that no longer exists`);
+      const other = claimed.get(a);
+      if (other !== undefined && other !== key) {
+        add(`${path}.aliases`, `"${a}" is also an alias of "${other}"; one earlier key can become only one entry`);
+      }
+      claimed.set(a, other ?? key);
     }
   }
 
@@ -168,6 +126,7 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
   function consumers(map: unknown, path: string): void {
     if (map === undefined) return;
     if (!isMap(map)) return add(path, `must be a map from consumer key to consumer, got ${show(map)}`);
+    const claimed = new Map<string, string>();
     for (const [key, c] of Object.entries(map)) {
       const p = `${path}.${key}`;
       checkKey(key, p, add);
@@ -176,7 +135,7 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
         continue;
       }
       checkFields(c, CONSUMER_RULES, p, add);
-      aliases(c.aliases, map, p);
+      aliases(c.aliases, map, p, key, claimed);
       if (c.node !== undefined) node(c.node, `${p}.node`);
     }
   }
@@ -189,11 +148,11 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
     list.forEach((item, i) => {
       const p = `${path}[${i}]`;
       if (!isMap(item)) return add(p, `must be a map {agent: <consumer key>, target: <consumer key>}, got ${show(item)}`);
-      checkFields(item, { agent: str({ required: true }), target: str({ required: true }) }, p, add);
+      checkFields(item, PROXY_RULES, p, add);
       for (const side of ["agent", "target"] as const) {
         const key = item[side];
         if (typeof key !== "string") continue;
-        const c = known[key] as ConsumerConfig | undefined;
+        const c = has(known, key) ? known[key] as ConsumerConfig : undefined;
         if (!c) add(`${p}.${side}`, `no consumer "${key}" in this business unit; known: ${Object.keys(known).join(", ") || "none"}`);
         else if (!isMap(c) || !c.node) add(`${p}.${side}`, `consumer "${key}" has no node; a proxy relation joins two nodes`);
       }
@@ -208,6 +167,7 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
     if (!isMap(map)) {
       return add(path, `must be a map from key to business unit, got ${show(map)}; keys give resources stable names, so lists are not used`);
     }
+    const claimed = new Map<string, string>();
     for (const [key, bu] of Object.entries(map)) {
       const p = `${path}.${key}`;
       checkKey(key, p, add);
@@ -216,7 +176,7 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
         continue;
       }
       checkFields(bu, BU_RULES, p, add);
-      aliases(bu.aliases, map, p);
+      aliases(bu.aliases, map, p, key, claimed);
       consumers(bu.consumers, `${p}.consumers`);
       proxies(bu.proxies, bu.consumers, `${p}.proxies`);
       if (bu.businessUnits !== undefined) businessUnits(bu.businessUnits, `${p}.businessUnits`);

@@ -25,6 +25,38 @@ describe("emulator: business units", () => {
     assert.equal((await ctx.admin.get(users.body.items[0].href.replace(ctx.em.url, ""))).status, 200);
   });
 
+  it("stores and returns every setting of spec 000; a node may use a domain outside its business unit's filter", async () => {
+    const r = await create({
+      name: "Filtered", registrationNumber: "1", timeZone: { id: 4 }, domainFilter: [{ id: 1 }, 2], clientOptionSetFilter: [{ id: 3 }],
+      BillingStorageType: 2, requiredApproversOfDeleteRequest: 1, finalDeleteRequestApprover: true, usersCanApproveOwnRequests: false,
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const bu = (await ctx.admin.get(`/v1/bunits/${r.body.id}`)).body;
+    assert.deepEqual(bu.domainFilter, [{ id: 1, name: "STANDARD" }, { id: 2, name: "30DAYS" }]);
+    assert.deepEqual(bu.clientOptionSetFilter, [{ id: 3, name: "FORCE_ENCRYPT" }]);
+    assert.deepEqual([bu.billingStorageTypeId, bu.billingStorageType], [2, 2], "one value under both names");
+    assert.deepEqual([bu.requiredApproversOfDeleteRequest, bu.finalDeleteRequestApprover, bu.usersCanApproveOwnRequests], [1, true, false]);
+    for (const bad of [{ requiredApproversOfDeleteRequest: 1.5 }, { billingStorageTypeId: -1 }, { domainFilter: [{ id: 999 }] }, { usersCanApproveOwnRequests: "maybe" }]) {
+      assert.equal((await ctx.admin.put(`/v1/bunits/${r.body.id}`, bad)).status, 400, JSON.stringify(bad));
+    }
+    const cleared = await ctx.admin.put(`/v1/bunits/${r.body.id}`, { domainFilter: [], clientOptionSetFilter: null });
+    assert.equal("domainFilter" in cleared.body || "clientOptionSetFilter" in cleared.body, false, "[] and null clear a filter");
+    // The filter is not a rule of the node API (docs/portal-contract.md): domain 6 lies outside [1, 2].
+    await ctx.admin.put(`/v1/bunits/${r.body.id}`, { domainFilter: [1, 2] });
+    const c = await ctx.admin.post(`/v1/bunits/${r.body.id}/consumers`, { name: "n" });
+    const n = await ctx.admin.post(`/v1/bunits/${r.body.id}/consumers/${c.body.id}/node`, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 6 }, cpuCount: 1 });
+    assert.equal(n.status, 200, JSON.stringify(n.body));
+  });
+
+  it("refuses control characters in text and names of only whitespace; a note may hold newlines and tabs", async () => {
+    const full = { name: "Acme", registrationNumber: "556677-8899", timeZone: { id: 4 } };
+    for (const bad of [{ name: "Acme\u0000" }, { registrationNumber: "1\u001b[2J" }, { tags: ["a\u0007"] }, { note: "a\u0000" }, { name: "   " }, { name: "a\u0085" }]) {
+      const r = await create({ ...full, ...bad });
+      assert.equal(r.status, 400, JSON.stringify(bad));
+    }
+    assert.equal((await create({ ...full, note: "line one\n\tline two\r\n" })).status, 200);
+  });
+
   it("create needs name, registrationNumber and timeZone (400 naming the missing one)", async () => {
     const full = { name: "Acme", registrationNumber: "556677-8899", timeZone: { id: 4 } };
     for (const missing of ["name", "registrationNumber", "timeZone"]) {

@@ -204,7 +204,7 @@ describe("Consumer, Node and NodeProxy providers", function () {
     const byProp = Object.fromEntries(failures.map((f: { property: string; reason: string }) => [f.property, f.reason]));
     assert.match(byProp.operatingSystem ?? "", /unknown operating system "Linuxx"; valid: /);
     for (const name of ["Linux", "Windows server"]) assert.ok(byProp.operatingSystem.includes(name), name);
-    assert.match(byProp.cpuCount ?? "", /positive integer/);
+    assert.match(byProp.cpuCount ?? "", /integer from 1 to 4096, got 0/);
     assert.match(byProp.tsmName ?? "", /" "|"!"/);
     assert.match(byProp.tsmPassword ?? "", /1 to 64/);
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -29,6 +29,12 @@ describe("stack program (local stack) through the engine", function () {
     const acme = bus.find((b) => b.name === "Acme AB")!;
     const labs = bus.find((b) => b.name === "Acme Labs")!;
     assert.equal(labs.parentId, acme.id, "nested business unit under its parent");
+    const globex = bus.find((b) => b.name === "Globex Corporation")!;
+    assert.deepEqual(
+      [globex.domainFilter, globex.clientOptionSetFilter, globex.billingStorageTypeId, globex.requiredApproversOfDeleteRequest,
+        globex.finalDeleteRequestApprover, globex.usersCanApproveOwnRequests],
+      [[1, 6], [3], 1, 2, true, false], "every business-unit setting of the stack file reaches the portal",
+    );
     const mine = state.consumers.filter((c) => bus.some((b) => b.id === c.businessUnitId));
     assert.deepEqual(mine.map((c) => c.name).sort(), ["backup-proxy", "db01.acme.example", "files", "web01.acme.example", "ws01"]);
     const names = state.nodes.filter((n) => mine.some((c) => c.id === n.consumerId)).map((n) => n.tsmName).sort();

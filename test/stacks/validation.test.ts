@@ -44,6 +44,21 @@ const CASES: Array<[string, (t: Tenants) => unknown, string, RegExp]> = [
   ["deleteAssociations not a boolean", (t) => { loose(t.acme.consumers!.web01).deleteAssociations = "yes"; return t; }, "tenants.acme.consumers.web01.deleteAssociations", /true or false/],
   ["a deep problem in a nested unit", (t) => { loose(t.acme.businessUnits!["acme-labs"].consumers!.ws01.node).cpuCount = "two"; return t; }, "tenants.acme.businessUnits.acme-labs.consumers.ws01.node.cpuCount", /integer/],
   ["a registry block with a typo", () => localTenants(), "registry.storgeSize", /did you mean "storageSize"/],
+  // Issue 13: values the portal refuses are refused here too, before anything is created.
+  ["nodeLimit not an integer", (t) => { t.acme.nodeLimit = 2.5; return t; }, "tenants.acme.nodeLimit", /integer ≥ 0, got 2\.5/],
+  ["a whitespace-only name", (t) => { t.acme.name = "   "; return t; }, "tenants.acme.name", /non-empty string, got "   " \(only whitespace\)/],
+  ["a name with NUL", (t) => { t.acme.name = "Acme\u0000AB"; return t; }, "tenants.acme.name", /control character U\+0000/],
+  ["a registration number with ESC", (t) => { t.acme.registrationNumber = "5566\u001b[31m"; return t; }, "tenants.acme.registrationNumber", /control character U\+001B/],
+  ["a tag with BEL", (t) => { t.acme.tags = ["ok", "ding\u0007"]; return t; }, "tenants.acme.tags", /item 1 .* control character U\+0007/],
+  ["a consumer name with a newline", (t) => { t.acme.consumers!.web01.name = "web\n01"; return t; }, "tenants.acme.consumers.web01.name", /U\+000A/],
+  ["cpuCount .inf", (t) => { node(t).cpuCount = Infinity; return t; }, "tenants.acme.consumers.web01.node.cpuCount", /got Infinity/],
+  ["a proxy to __proto__", (t) => { t.acme.proxies = [{ agent: "backup-proxy", target: "__proto__" }]; return t; }, "tenants.acme.proxies[0].target", /no consumer "__proto__"/],
+  ["a proxy to toString", (t) => { t.acme.proxies = [{ agent: "toString", target: "web01" }]; return t; }, "tenants.acme.proxies[0].agent", /no consumer "toString"/],
+  ["two entries claiming one alias", (t) => { t.acme.aliases = ["old"]; t.globex.aliases = ["old"]; return t; }, "tenants.globex.aliases", /"old" is also an alias of "acme"/],
+  ["two consumers claiming one alias", (t) => { t.acme.consumers!.web01.aliases = ["old"]; t.acme.consumers!.db01.aliases = ["old"]; return t; }, "tenants.acme.consumers.db01.aliases", /also an alias of "web01"/],
+  ["a domainFilter of the wrong type", (t) => { loose(t.acme).domainFilter = "STANDARD"; return t; }, "tenants.acme.domainFilter", /list of policy domain names or ids/],
+  ["requiredApproversOfDeleteRequest negative", (t) => { t.acme.requiredApproversOfDeleteRequest = -1; return t; }, "tenants.acme.requiredApproversOfDeleteRequest", /integer ≥ 0, got -1/],
+  ["usersCanApproveOwnRequests not a boolean", (t) => { loose(t.acme).usersCanApproveOwnRequests = "no"; return t; }, "tenants.acme.usersCanApproveOwnRequests", /true or false/],
 ];
 
 describe("stack config validation", function () {
@@ -82,6 +97,25 @@ describe("stack config validation", function () {
     t.globex.invoiceDay = 0;
     const err = await deployStack(settings(t, client)).then(() => undefined, (e: unknown) => e) as ConfigError;
     assert.deepEqual(err.problems.map((p) => p.path).sort(), ["tenants.acme.consumers.web01.node.cpuCount", "tenants.globex.invoiceDay"]);
+  });
+
+  it("takes aliases named like the methods every object has (toString, constructor, valueOf)", async () => {
+    const t = localTenants();
+    t.acme.aliases = ["toString", "constructor", "valueOf"];
+    t.acme.consumers!.web01.aliases = ["hasOwnProperty"];
+    const err = await deployStack(settings(t, client)).then(() => undefined, (e: unknown) => e);
+    const problems = err instanceof ConfigError ? err.problems.filter((p) => p.path.endsWith(".aliases")) : [];
+    assert.deepEqual(problems, [], "no alias problem");
+  });
+
+  it("checks the filters' names against the default server's lists", async () => {
+    const t = localTenants();
+    t.acme.domainFilter = ["STANDARD", "7YEARS"];
+    t.acme.clientOptionSetFilter = ["NO_SUCH_SET"];
+    const err = await deployStack(settings(t, client)).then(() => undefined, (e: unknown) => e) as ConfigError;
+    const byPath = Object.fromEntries(err.problems.map((p) => [p.path, p.message]));
+    assert.deepEqual(Object.keys(byPath).sort(), ["tenants.acme.clientOptionSetFilter[0]", "tenants.acme.domainFilter[1]"]);
+    assert.match(byPath["tenants.acme.domainFilter[1]"], /unknown policy domain .*"7YEARS"; valid: .*STANDARD/);
   });
 
   it("checks names against the portal with reads only, listing the valid names", async () => {

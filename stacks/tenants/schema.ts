@@ -1,0 +1,124 @@
+// The JSON Schema of a stack file (Pulumi.<stack>.yaml) with its `backup-portal:tenants` block, made from the
+// same field tables as the validation (fields.ts), so an editor flags a wrong key or type while the user types.
+// Other config keys are left free. `npm run schema` writes it to stacks/tenants.schema.json; a test fails when
+// the committed file differs. The validation at `pulumi preview` still checks what a schema cannot: names
+// against the portal, duplicate tsmNames, proxies, secrets. (String lengths: JSON Schema counts code points,
+// the portal UTF-16 units, so a name of emoji near the limit passes here and is refused at preview.)
+import { FieldRule, FieldTable, REFERENCE_NAME_MAX } from "../../provider/rules/fields";
+import { KEY_DOC, KEY_PATTERN, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "./fields";
+
+type Schema = Record<string, unknown>;
+
+/** JSON Schema patterns are ECMAScript regular expressions: the control characters of each text rule. */
+const NO_CONTROL = "[^\\u0000-\\u001f\\u007f-\\u009f]";
+const NO_CONTROL_MULTILINE = "[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]";
+const TSM_NAME = "^[A-Za-z0-9_.\\-+&]{1,64}$";
+
+function textSchema(text: "line" | "multiline" | "tsmName", nonBlank: boolean): Schema {
+  if (text === "tsmName") return { pattern: TSM_NAME };
+  const ch = text === "line" ? NO_CONTROL : NO_CONTROL_MULTILINE;
+  // Non-blank: at least one character that is not whitespace (what trim() removes).
+  return { pattern: nonBlank ? `^${ch}*(?=\\S)${ch}+$` : `^${ch}*$` };
+}
+
+const referenceSchema = (what: string): Schema => ({
+  anyOf: [
+    { type: "string", maxLength: REFERENCE_NAME_MAX, ...textSchema("line", true), description: `the ${what}'s name` },
+    { type: "integer", minimum: 1, description: `the ${what}'s id` },
+  ],
+});
+
+/** The schema of one field of the tables. */
+export function fieldSchema(r: FieldRule): Schema {
+  const base = { description: r.stricter ? `${r.doc}. Stricter than the portal: ${r.stricter}` : r.doc };
+  switch (r.kind) {
+    case "string":
+      return { ...base, type: "string", maxLength: r.maxLength, ...textSchema(r.text, !!r.nonBlank) };
+    case "integer":
+    case "number":
+      return { ...base, type: r.kind, minimum: r.min, ...(r.max !== undefined ? { maximum: r.max } : {}) };
+    case "boolean":
+      return { ...base, type: "boolean" };
+    case "strings": {
+      const items: Schema = { type: "string", ...textSchema(r.text, false) };
+      if (r.itemPattern) Object.assign(items, { pattern: r.itemPattern.source, description: r.itemDoc });
+      return { ...base, type: "array", items };
+    }
+    case "reference":
+      return { ...base, ...referenceSchema(r.ref) };
+    case "references":
+      return { ...base, type: "array", items: referenceSchema(r.ref) };
+  }
+}
+
+function objectSchema(table: FieldTable, extra: Record<string, Schema>, description: string): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const [k, r] of Object.entries(table)) properties[k] = fieldSchema(r);
+  const required = Object.entries(table)
+    .filter(([, r]) => r.required)
+    .map(([k]) => k);
+  return {
+    type: "object",
+    description,
+    properties: { ...properties, ...extra },
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+const keyedMap = (item: string, description: string): Schema => ({
+  type: "object",
+  description,
+  propertyNames: { pattern: KEY_PATTERN.source, description: `a key ${KEY_DOC}` },
+  additionalProperties: { $ref: `#/definitions/${item}` },
+});
+
+/** The schema of a whole stack file: `config:` with its `backup-portal:tenants` block; other keys are free. */
+export function stackFileSchema(): Schema {
+  return {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    title: "Pulumi stack file of backup-portal-pulumi",
+    description: "Generated from provider/rules/fields.ts and stacks/tenants/fields.ts by `npm run schema`; do not edit.",
+    type: "object",
+    properties: {
+      config: {
+        type: "object",
+        properties: { "backup-portal:tenants": { $ref: "#/definitions/businessUnits" } },
+        additionalProperties: true,
+      },
+    },
+    additionalProperties: true,
+    definitions: {
+      businessUnits: keyedMap("businessUnit", "business units by key (the key is the resource's stable name)"),
+      businessUnit: objectSchema(
+        STACK_BUSINESS_UNIT_FIELDS,
+        {
+          businessUnits: { $ref: "#/definitions/businessUnits" },
+          consumers: keyedMap("consumer", "consumers by key"),
+          proxies: {
+            type: "array",
+            description: "proxy relations between the nodes of two consumers of this business unit",
+            items: { $ref: "#/definitions/proxy" },
+          },
+        },
+        "a business unit",
+      ),
+      consumer: objectSchema(STACK_CONSUMER_FIELDS, { node: { $ref: "#/definitions/node" } }, "a consumer (consumption unit)"),
+      node: objectSchema(STACK_NODE_FIELDS, {}, "the consumer's backup node; a password goes in a secret named by passwordSecret"),
+      proxy: {
+        type: "object",
+        required: ["agent", "target"],
+        additionalProperties: false,
+        properties: {
+          agent: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node becomes the agent" },
+          target: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node the agent acts for" },
+        },
+      },
+    },
+  };
+}
+
+/** The schema file's text, as committed. */
+export function schemaText(): string {
+  return `${JSON.stringify(stackFileSchema(), null, 2)}\n`;
+}

@@ -1,0 +1,122 @@
+// The JSON Schema of the stack files (stacks/tenants.schema.json): committed as generated, referenced by every
+// stack file, valid for each of them, and in agreement with the validation on every field rule.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Ajv from "ajv";
+import fc from "fast-check";
+import { parse } from "yaml";
+import { fieldProblem, FieldRule } from "../../provider/rules/fields";
+import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "../../stacks/tenants/fields";
+import { fieldSchema, schemaText, stackFileSchema } from "../../stacks/tenants/schema";
+import { validateTenants } from "../../stacks/tenants/validate";
+
+const STACKS = join(__dirname, "..", "..", "stacks");
+const stackFiles = readdirSync(STACKS).filter((f) => /^Pulumi\..+\.yaml$/.test(f));
+
+describe("stack file schema", () => {
+  const ajv = new Ajv({ allErrors: true });
+  const validate = ajv.compile(stackFileSchema());
+  const tenants = (t: unknown) => ({ config: { "backup-portal:url": "https://x", "some-other:key": [1], "backup-portal:tenants": t } });
+  const acme = (extra: Record<string, unknown> = {}) => ({ acme: { registrationNumber: "1", timeZone: "UTC", ...extra } });
+
+  it("is committed exactly as `npm run schema` generates it", () => {
+    const committed = readFileSync(join(STACKS, "tenants.schema.json"), "utf8");
+    assert.ok(committed === schemaText(), "stacks/tenants.schema.json is stale: run `npm run schema` and commit the result");
+  });
+
+  it("validates every stack file, each of which references it", () => {
+    assert.ok(stackFiles.length >= 3, stackFiles.join());
+    for (const f of stackFiles) {
+      const text = readFileSync(join(STACKS, f), "utf8");
+      assert.match(
+        text.split("\n")[0],
+        /^# yaml-language-server: \$schema=\.\/tenants\.schema\.json$/,
+        `${f}: the schema line comes first`,
+      );
+      const doc = parse(text);
+      assert.ok(doc.config["backup-portal:tenants"], `${f} has tenants`);
+      assert.ok(validate(doc), `${f}: ${ajv.errorsText(validate.errors)}`);
+    }
+  });
+
+  it("flags what the validation refuses: wrong keys, types, ranges, blank names, control characters, plain passwords", () => {
+    const bad: Array<[string, unknown]> = [
+      ["nodeLimit 2.5", acme({ nodeLimit: 2.5 })],
+      ["an unknown key", acme({ consumer: {} })],
+      ["a blank name", acme({ name: "   " })],
+      ["NUL in a name", acme({ name: "a\u0000" })],
+      ["ESC in a registration number", acme({ registrationNumber: "1\u001b" })],
+      ["BEL in a tag", acme({ tags: ["\u0007"] })],
+      ["a missing timeZone", { acme: { registrationNumber: "1" } }],
+      ["a key with a space", { "acme corp": { registrationNumber: "1", timeZone: "UTC" } }],
+      ["a domainFilter that is no list", acme({ domainFilter: "STANDARD" })],
+      [
+        "a plain password",
+        acme({ consumers: { web: { node: { operatingSystem: "Linux", type: 1, domain: 1, cpuCount: 1, tsmPassword: "x" } } } }),
+      ],
+      ["cpuCount 0", acme({ consumers: { web: { node: { operatingSystem: "Linux", type: 1, domain: 1, cpuCount: 0 } } } })],
+      ["a proxy without target", acme({ proxies: [{ agent: "a" }] })],
+    ];
+    for (const [what, t] of bad) {
+      assert.equal(validate(tenants(t)), false, what);
+      assert.ok(validateTenants(t, { hasSecret: () => true }).length > 0, `the validation refuses ${what} too`);
+    }
+    const good = acme({
+      domainFilter: ["STANDARD", 6],
+      clientOptionSetFilter: [],
+      billingStorageTypeId: 0,
+      requiredApproversOfDeleteRequest: 2,
+      finalDeleteRequestApprover: true,
+      usersCanApproveOwnRequests: false,
+      note: "two\nlines",
+      consumers: { web: { aliases: ["old-web"], node: { operatingSystem: "Linux", type: 1, domain: 1, cpuCount: 1, tsmName: "WEB-1" } } },
+    });
+    assert.ok(validate(tenants(good)), ajv.errorsText(validate.errors));
+    assert.deepEqual(validateTenants(good, { hasSecret: () => true }), []);
+  });
+
+  it("agrees with the validation on every field rule (values at the edges)", () => {
+    const chars = fc.constantFrom(
+      "\u0000",
+      "\u0007",
+      "\u001b",
+      "\u007f",
+      "\u0085",
+      "\t",
+      "\n",
+      "\r",
+      " ",
+      "\u00a0",
+      "\u2028",
+      "a",
+      "Z",
+      "1",
+      "_",
+      "&",
+      "é",
+    );
+    const str = fc.oneof(
+      fc.array(chars, { maxLength: 5 }).map((a) => a.join("")),
+      fc.nat({ max: 260 }).map((n) => "x".repeat(n)),
+    );
+    const num = fc.oneof(
+      fc.constantFrom(0, -1, 1, 1.5, 28, 29, 4096, 4097, -0.5),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+    );
+    const value = fc.oneof(str, num, fc.boolean(), fc.array(fc.oneof(str, num), { maxLength: 3 }));
+    const rules: Array<[string, FieldRule]> = [STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS].flatMap((t) =>
+      Object.entries(t),
+    );
+    for (const [key, rule] of rules) {
+      const check = ajv.compile(fieldSchema(rule));
+      fc.assert(
+        fc.property(value, (v) => {
+          assert.equal(check(v), fieldProblem(v, rule) === undefined, `${key}=${JSON.stringify(v)}: schema and validation disagree`);
+        }),
+        { numRuns: 150, seed: 13 },
+      );
+    }
+  });
+});
