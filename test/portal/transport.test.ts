@@ -35,7 +35,7 @@ describe("portal transport on the wire", function () {
   beforeEach(() => (seen = []));
 
   const transport = (extra: Partial<TransportOptions> = {}) => new Transport({
-    url, origin: "http://localhost", timeoutMs: 300, maxAttempts: 3, retryBaseMs: 10, retryMaxMs: 50, maxSockets: 4,
+    url, origin: "http://localhost", timeoutMs: 300, maxAttempts: 3, retryBaseMs: 10, retryMaxMs: 50, maxSockets: 4, maxAnswerBytes: 1024 * 1024,
     secrets: () => ["s3cret-pass"], ...extra,
   });
   const failure = async (p: Promise<unknown>): Promise<PortalError> => {
@@ -142,13 +142,14 @@ describe("portal transport on the wire", function () {
     t.close();
   });
 
-  it("a refused login names the settings to check, in OAuth's words; an HTML page or an answer without a token names the URL", async () => {
+  it("a refused login names the settings to check, by its OAuth code; an HTML page or an answer without a token names the URL", async () => {
     const client = (password: string) => new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password, retryBaseMs: 5, retryMaxMs: 20, timeoutMs: 1000 });
     handler = (_req, _body, res) =>
       res.writeHead(400, { "Content-Type": "application/json" }).end('{"error":"invalid_grant","error_description":"The user name or password is incorrect."}');
     const refused = client("wrong-password");
     const err = await failure(refused.timeZones.list());
-    assert.match(err.message, /POST \/v1\/oauth failed \(HTTP 400\): invalid_grant: The user name or password is incorrect\./);
+    assert.match(err.message, /POST \/v1\/oauth failed \(HTTP 400\): invalid_grant: the username or password was refused/);
+    assert.ok(!err.message.includes("The user name or password is incorrect"), "the token answer's own words are never quoted");
     assert.match(err.message, /backup-portal:clientId\/origin\/username\/password/);
     assert.ok(!err.message.includes("wrong-password"));
     refused.close();
