@@ -76,21 +76,30 @@ export async function exchange(x: Exchange): Promise<Answer> {
       controller.abort();
       throw new AnswerTooLargeError(res.status, x.maxBytes);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > x.maxBytes) {
-        controller.abort();
-        throw new AnswerTooLargeError(res.status, x.maxBytes);
-      }
-      chunks.push(chunk);
-    }
-    return { status: res.status, headers, text: Buffer.concat(chunks, size).toString("utf8") };
+    const text = await readCapped(res.body, x.maxBytes, () => controller.abort(), res.status);
+    return { status: res.status, headers, text };
   } catch (err) {
     if (timedOut && !(err instanceof AnswerTooLargeError)) throw new TimeoutError(x.timeoutMs);
     throw err;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The body as text; fails with AnswerTooLargeError, and calls `drop`, as soon as more than `maxBytes` arrived. */
+function readCapped(body: NodeJS.ReadableStream, maxBytes: number, drop: () => void, status: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        body.removeAllListeners("data");
+        reject(new AnswerTooLargeError(status, maxBytes));
+        drop();
+      } else chunks.push(chunk);
+    });
+    body.on("error", reject);
+    body.on("end", () => resolve(Buffer.concat(chunks, size).toString("utf8")));
+  });
 }
