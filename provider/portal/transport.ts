@@ -240,7 +240,7 @@ export class Transport {
       return new PortalError({ method: spec.method, path, status, code: known, message: known && OAUTH_ERRORS[known] });
     }
     const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === "string" ? clean(v) : undefined);
+    const str = (v: unknown) => (typeof v === "string" ? this.quote(v, 2000, spec.secrets) : undefined);
     const reason = reasonOf(cause);
     return new PortalError({
       method: spec.method,
@@ -249,7 +249,7 @@ export class Transport {
       // The portal's own shape ({code, message}), or OAuth's ({error, error_description}).
       code: str(b.code) ?? str(b.error),
       // Redacted before it is cut, so that no part of a secret is left at the cut.
-      message: str(b.message) ?? str(b.error_description) ?? (typeof body === "string" ? clean(body).slice(0, 300) : undefined),
+      message: str(b.message) ?? str(b.error_description) ?? (typeof body === "string" ? this.quote(body, 300, spec.secrets) : undefined),
       developerMessage: str(b.developerMessage) ?? (reason ? clean(reason) : undefined),
       outcomeUnknown: status === 0 || RETRY_IF_SAFE.has(status),
       timedOut: cause instanceof TimeoutError,
@@ -261,6 +261,21 @@ export class Transport {
   private pastDeadline(error: PortalError, tries: number): PortalError {
     const gave = tries ? `gave up after ${tries} ${tries === 1 ? "try" : "tries"}: ` : "";
     return error.withNote(`${gave}the deadline of ${formatSeconds(this.opts.deadlineMs ?? 0)} over all tries passed`);
+  }
+
+  /**
+   * At most `limit` characters of a text from the portal, redacted before it is cut (so no part of a secret is
+   * left at the cut), and scanning only as much of it as that needs, so that a large answer costs no large scan.
+   */
+  private quote(text: string, limit: number, extra: string[] = []): string {
+    const secrets = [...this.opts.secrets(), ...extra].filter((s): s is string => !!s);
+    // The longest spelling of one character is 12 characters (%F0%9F%98%80, \uD83D\uDE00): a spelling cut at
+    // the end of the part scanned is shorter than `reach`, and stays beyond `limit` once `reach` more are kept.
+    const reach = 12 * Math.max(0, ...secrets.map((s) => s.length));
+    for (let end = limit + 2 * reach; ; end *= 2) {
+      const part = redact(text.slice(0, end), secrets);
+      if (end >= text.length || part.length >= limit + reach) return part.slice(0, limit);
+    }
   }
 
   private clean(text: string, extra: string[] = []): string {
