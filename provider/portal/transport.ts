@@ -97,9 +97,11 @@ const TLS_CERTIFICATE = /CERT|SIGNATURE|HOSTNAME_MISMATCH|INVALID_CA|PATH_LENGTH
  */
 function permanent(err: unknown): string | undefined {
   if (err instanceof TypeError) {
-    return "the portal URL must be http:// or https:// and a host: check backup-portal:url (or BACKUP_PORTAL_URL)";
+    return /header/i.test(err.message)
+      ? "a header value HTTP does not allow (a line break in a token or file name?)"
+      : "the portal URL must be http:// or https:// and a host: check backup-portal:url (or BACKUP_PORTAL_URL)";
   }
-  if (err instanceof AnswerTooLargeError) return "too large";
+  if (err instanceof AnswerTooLargeError) return "the answer will be as large again";
   if (err instanceof FetchError && typeof err.code === "string" && TLS_CERTIFICATE.test(err.code)) {
     return "the portal's TLS certificate was refused: use a certificate a trusted CA signed for the portal's host name, " +
       "or give Node the CA that signed it with NODE_EXTRA_CA_CERTS";
