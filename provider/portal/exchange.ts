@@ -18,7 +18,8 @@ export interface Exchange {
   url: URL;
   headers: Record<string, string>;
   body?: string | Buffer;
-  agent: http.Agent;
+  /** The connection pool; Node's global agent when absent. */
+  agent?: http.Agent;
   /** Deadline for the whole exchange, the answer's body included. */
   timeoutMs: number;
   /** The largest answer body accepted, in bytes. */
