@@ -68,8 +68,12 @@ export class Probe {
       }
       return { status: res.status, contentType, text, json };
     } catch (err) {
-      const why = err instanceof TimeoutError ? `no answer within ${this.o.timeoutMs} ms`
-        : err instanceof AnswerTooLargeError ? `${err.message} (HTTP ${err.status})` : (err as Error).message;
+      const why =
+        err instanceof TimeoutError
+          ? `no answer within ${this.o.timeoutMs} ms`
+          : err instanceof AnswerTooLargeError
+            ? `${err.message} (HTTP ${err.status})`
+            : (err as Error).message;
       throw new NoAnswer(this.clean(`${method} ${path}: ${why}`));
     }
   }

@@ -21,8 +21,11 @@ describe("portal commands: --timeout and retry lines", function () {
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     env = {
-      BACKUP_PORTAL_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, BACKUP_PORTAL_ORIGIN: "http://localhost",
-      BACKUP_PORTAL_CLIENT_ID: "c", BACKUP_PORTAL_USERNAME: "u", BACKUP_PORTAL_PASSWORD: "cli-timeout-password-6631",
+      BACKUP_PORTAL_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      BACKUP_PORTAL_ORIGIN: "http://localhost",
+      BACKUP_PORTAL_CLIENT_ID: "c",
+      BACKUP_PORTAL_USERNAME: "u",
+      BACKUP_PORTAL_PASSWORD: "cli-timeout-password-6631",
     };
   });
   after(async () => {
@@ -34,7 +37,17 @@ describe("portal commands: --timeout and retry lines", function () {
   async function cli(argv: string[], extra: Partial<CliIo> = {}) {
     const c = { out: "", err: "" };
     const started = Date.now();
-    const code = await jobs(argv, { out: (t) => { c.out += t; }, err: (t) => { c.err += t; }, env, errIsTTY: false, ...extra });
+    const code = await jobs(argv, {
+      out: (t) => {
+        c.out += t;
+      },
+      err: (t) => {
+        c.err += t;
+      },
+      env,
+      errIsTTY: false,
+      ...extra,
+    });
     return { code, ...c, took: Date.now() - started };
   }
   const args = ["--bunit", "1", "--consumer", "1"];
@@ -44,7 +57,10 @@ describe("portal commands: --timeout and retry lines", function () {
     const r = await cli([...args, "--timeout", "0.8"]);
     assert.strictEqual(r.code, 1, r.err);
     assert.ok(r.took >= 750 && r.took < 2000, `took ${r.took} ms`);
-    assert.match(r.err, /^backup-portal jobs: POST \/v1\/oauth failed \(no answer\): timed out after \d+ ms: .*the deadline of 0\.8 s over all tries passed/m);
+    assert.match(
+      r.err,
+      /^backup-portal jobs: POST \/v1\/oauth failed \(no answer\): timed out after \d+ ms: .*the deadline of 0\.8 s over all tries passed/m,
+    );
     assert.ok(!r.err.includes("cli-timeout-password-6631"));
   });
 
@@ -73,7 +89,15 @@ describe("portal commands: --timeout and retry lines", function () {
       assert.match(r.err, /--timeout needs a number of seconds/);
     }
     let help = "";
-    assert.strictEqual(await reports(["--help"], { out: (t) => { help += t; }, err: () => undefined }), 0);
+    assert.strictEqual(
+      await reports(["--help"], {
+        out: (t) => {
+          help += t;
+        },
+        err: () => undefined,
+      }),
+      0,
+    );
     assert.match(help, /--timeout <seconds> give up after this long, retries included \(default 60\)/);
   });
 });

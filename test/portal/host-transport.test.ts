@@ -23,10 +23,13 @@ describe("the provider host's transport", function () {
     // Records each request's User-Agent and passes it on to the emulator unchanged.
     proxy = http.createServer((req, res) => {
       agents.push(String(req.headers["user-agent"]));
-      const out = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const out = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       out.on("error", () => res.destroy());
       req.pipe(out);
     });

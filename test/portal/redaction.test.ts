@@ -35,7 +35,15 @@ function dotnet(text: string): string {
 function spellings(v: string): string[] {
   const form = new URLSearchParams({ v }).toString().slice(2);
   const uri = encodeURIComponent(v);
-  return [v, JSON.stringify(v).slice(1, -1), form, form.toLowerCase().replace(/leakme/g, "LEAKME"), uri, uri.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), dotnet(v)];
+  return [
+    v,
+    JSON.stringify(v).slice(1, -1),
+    form,
+    form.toLowerCase().replace(/leakme/g, "LEAKME"),
+    uri,
+    uri.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    dotnet(v),
+  ];
 }
 
 /** The values a request carried: its body decoded (form or JSON) and its path and query decoded. */
@@ -76,7 +84,10 @@ describe("portal errors never show a password, in any spelling", function () {
         const text = echo(req, Buffer.concat(chunks).toString("utf8"));
         echoed.push(text);
         if (shape === "text") res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" }).end(text);
-        else res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify({ [shape]: text, ...(shape === "error_description" ? { error: "invalid_grant" } : {}) }));
+        else
+          res
+            .writeHead(status, { "Content-Type": "application/json" })
+            .end(JSON.stringify({ [shape]: text, ...(shape === "error_description" ? { error: "invalid_grant" } : {}) }));
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -94,7 +105,15 @@ describe("portal errors never show a password, in any spelling", function () {
   /** Everything a user or a log could see of an error. */
   const shown = (err: unknown, lines: string[]): string => {
     assert.ok(err instanceof PortalError, String(err));
-    return [err.message, err.stack, util.inspect(err), util.inspect(err, { showHidden: true, depth: 5 }), JSON.stringify(err), String(err), ...lines].join("\n");
+    return [
+      err.message,
+      err.stack,
+      util.inspect(err),
+      util.inspect(err, { showHidden: true, depth: 5 }),
+      JSON.stringify(err),
+      String(err),
+      ...lines,
+    ].join("\n");
   };
   const assertClean = (text: string, password: string, where: string) => {
     for (const s of [...spellings(password), "LEAKME", "7731"]) {
@@ -102,7 +121,10 @@ describe("portal errors never show a password, in any spelling", function () {
     }
   };
   const sanity = (password: string) =>
-    assert.ok(echoed.some((e) => e.includes("LEAKME") && spellings(password).every((s) => e.includes(s))), "the server echoed every spelling");
+    assert.ok(
+      echoed.some((e) => e.includes("LEAKME") && spellings(password).every((s) => e.includes(s))),
+      "the server echoed every spelling",
+    );
 
   for (const password of PASSWORDS) {
     for (const s of SHAPES) {
@@ -110,10 +132,24 @@ describe("portal errors never show a password, in any spelling", function () {
         shape = s;
         const lines: string[] = [];
         const client = new PortalClient(
-          { url, origin: "http://localhost", clientId: "c", username: "u", password, retryBaseMs: 1, retryMaxMs: 5, timeoutMs: 2000, maxAttempts: 2 },
-          { log: (l) => lines.push(l) });
+          {
+            url,
+            origin: "http://localhost",
+            clientId: "c",
+            username: "u",
+            password,
+            retryBaseMs: 1,
+            retryMaxMs: 5,
+            timeoutMs: 2000,
+            maxAttempts: 2,
+          },
+          { log: (l) => lines.push(l) },
+        );
         status = 503; // retried, so the retry line is checked too
-        const err = await client.timeZones.list().then(() => assert.fail("expected a failure"), (e: unknown) => e);
+        const err = await client.timeZones.list().then(
+          () => assert.fail("expected a failure"),
+          (e: unknown) => e,
+        );
         client.close();
         sanity(password);
         assert.strictEqual(lines.length, 1, lines.join("\n"));
@@ -124,17 +160,33 @@ describe("portal errors never show a password, in any spelling", function () {
         shape = s;
         const lines: string[] = [];
         const t = new Transport({
-          url, origin: "http://localhost", timeoutMs: 2000, maxAttempts: 2, retryBaseMs: 1, retryMaxMs: 5, maxSockets: 2,
-          maxAnswerBytes: 1 << 20, secrets: () => ["the-account-password-91"], log: (l) => lines.push(l),
+          url,
+          origin: "http://localhost",
+          timeoutMs: 2000,
+          maxAttempts: 2,
+          retryBaseMs: 1,
+          retryMaxMs: 5,
+          maxSockets: 2,
+          maxAnswerBytes: 1 << 20,
+          secrets: () => ["the-account-password-91"],
+          log: (l) => lines.push(l),
         });
         status = 503;
         const spec = (body: { json: unknown } | { form: Record<string, string> }) => ({
-          method: "PUT" as const, path: `/v1/nodes/${encodeURIComponent(password)}`, query: { tsmPassword: password },
-          body, retry: "safe" as const, auth: false, secrets: [password],
+          method: "PUT" as const,
+          path: `/v1/nodes/${encodeURIComponent(password)}`,
+          query: { tsmPassword: password },
+          body,
+          retry: "safe" as const,
+          auth: false,
+          secrets: [password],
         });
         for (const body of [{ json: { tsmPassword: password, nested: [password] } }, { form: { tsmPassword: password } }]) {
           lines.length = 0;
-          const err = await t.request(spec(body)).then(() => assert.fail("expected a failure"), (e: unknown) => e);
+          const err = await t.request(spec(body)).then(
+            () => assert.fail("expected a failure"),
+            (e: unknown) => e,
+          );
           sanity(password);
           assert.strictEqual(lines.length, 1, lines.join("\n"));
           assertClean(shown(err, lines), password, `${s}, ${Object.keys(body)[0]} body`);
@@ -146,11 +198,23 @@ describe("portal errors never show a password, in any spelling", function () {
 
   it("the answer to a token request is never quoted, whatever it says; only a known OAuth code is kept", async () => {
     const client = (password: string) =>
-      new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password, retryBaseMs: 1, timeoutMs: 2000, maxAttempts: 1 });
+      new PortalClient({
+        url,
+        origin: "http://localhost",
+        clientId: "c",
+        username: "u",
+        password,
+        retryBaseMs: 1,
+        timeoutMs: 2000,
+        maxAttempts: 1,
+      });
     for (const s of SHAPES) {
       shape = s;
       const c = client("an-unrelated-password-5521");
-      const err = await c.timeZones.list().then(() => assert.fail("expected a failure"), (e: unknown) => e as PortalError);
+      const err = await c.timeZones.list().then(
+        () => assert.fail("expected a failure"),
+        (e: unknown) => e as PortalError,
+      );
       c.close();
       assert.ok(err instanceof PortalError);
       assert.ok(!err.message.includes("grant_type"), `${s}: the echo is quoted: ${err.message}`);
