@@ -90,6 +90,15 @@ export function integer(flag: string, text: string, min: number, max?: number, s
   return n;
 }
 
+/** A duration in seconds (a decimal fraction allowed, above 0 and at most a day), in milliseconds. */
+export function seconds(flag: string, text: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0) || n > 86_400) {
+    throw new UsageError(`${flag} needs a number of seconds above 0 and at most 86400, got ${JSON.stringify(text)}`);
+  }
+  return Math.round(n * 1000);
+}
+
 /** An http: or https: URL, as given. */
 export function httpUrl(flag: string, text: string): string {
   let ok = false;

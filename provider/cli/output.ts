@@ -3,8 +3,9 @@
 // on stderr, and the common run wrapper (exit 0 ok, 1 error, 2 bad arguments).
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
+import { resolveSettings } from "../portal/settings";
 import { UnknownReferenceError } from "../dynamic/references";
-import { CommandIo, integer, parseArgv, processIo, runCommand as runParsed, unknownOption, usageFailure, UsageError } from "./args";
+import { CommandIo, integer, parseArgv, processIo, runCommand as runParsed, seconds, unknownOption, usageFailure, UsageError } from "./args";
 
 export { processIo, UsageError };
 
@@ -32,9 +33,13 @@ export interface OptionSpec {
 
 export type Parsed = Record<string, string | number | boolean | string[] | undefined>;
 
+/** The deadline of a portal command over all its tries, unless `--timeout` says otherwise. */
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+
 /**
  * Parses `--flag value`, `--flag=value` and boolean `--flag`/`--no-flag` options against a spec;
  * keys are the flags without dashes. `list` options may repeat and take comma-separated values.
+ * Every portal command also takes `--timeout <seconds>` (as `timeoutMs`).
  */
 export function parseOptions(argv: string[], spec: Record<string, OptionSpec>): Parsed {
   const out: Parsed = {};
@@ -46,6 +51,10 @@ export function parseOptions(argv: string[], spec: Record<string, OptionSpec>): 
   parseArgv(argv, (a) => {
     if (a.arg === "-h" || a.arg === "--help") {
       out.help = true;
+      return;
+    }
+    if (a.flag === "--timeout") {
+      out.timeoutMs = seconds(a.flag, a.value());
       return;
     }
     let name = byFlag.get(a.flag);
@@ -82,8 +91,15 @@ export const UNIT_SPEC: Readonly<Record<string, OptionSpec>> = {
 /** UNIT_SPEC and the consumer, for the commands about one consumer. */
 export const CONSUMER_SPEC: Readonly<Record<string, OptionSpec>> = { ...UNIT_SPEC, consumer: { kind: "int", min: 1 } };
 
+/** The option every portal command takes, for its usage. */
+export const TIMEOUT_USAGE = `portal option (every portal command):
+  --timeout <seconds> give up after this long, retries included (default ${DEFAULT_TIMEOUT_SECONDS});
+                      on a terminal, each retry is reported on stderr`;
+
 /** The last lines of a data command's usage. */
-export const USAGE_END = `The portal connection comes from the BACKUP_PORTAL_* environment variables.
+export const USAGE_END = `${TIMEOUT_USAGE}
+
+The portal connection comes from the BACKUP_PORTAL_* environment variables.
 exit codes: 0 done, 1 error, 2 bad arguments`;
 
 /** A required integer option. */
@@ -223,7 +239,11 @@ export function runCommand(
     let client: PortalClient | undefined = io.client;
     const own = !client;
     try {
-      client ??= PortalClient.fromEnv(io.env ?? process.env);
+      // A retry prints one line on a terminal: an unresponsive portal is not silence until the deadline.
+      const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
+      client ??= new PortalClient(
+        { ...resolveSettings(undefined, io.env ?? process.env), deadlineMs: (options.timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS * 1000 },
+        { log: tty ? (line) => io.err(`${label}: ${line}\n`) : undefined });
       return (await body({ client, io, options })) ?? 0;
     } catch (err) {
       if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, label, usage, err.message);

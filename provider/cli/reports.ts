@@ -1,7 +1,7 @@
 // `backup-portal reports`: node reports of a consumer, or its latest report.
 import { getLatestReport, getReports } from "../data/activity";
 import { NodeReport } from "../portal/types";
-import { CliIo, CONSUMER_SPEC, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand } from "./output";
+import { CliIo, CONSUMER_SPEC, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand, TIMEOUT_USAGE } from "./output";
 
 export const USAGE = `usage: backup-portal reports --bunit <id> --consumer <id> [options]
 
@@ -18,6 +18,8 @@ options:
   --limit <n>         at most n reports (the latest n)
   --json              JSON instead of a table
   -h, --help          show this help
+
+${TIMEOUT_USAGE}
 
 The portal connection comes from BACKUP_PORTAL_URL, BACKUP_PORTAL_ORIGIN,
 BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD.

@@ -1,9 +1,11 @@
 // The doctor's own requests, with its own token: it must see answers exactly as
 // the portal gives them (status, Content-Type, the body's text), which the API
 // client deliberately hides (it takes a bare name and a JSON string alike, 200
-// empty and 204 alike). Sent with node-fetch, Origin on every call.
-import fetch from "node-fetch";
+// empty and 204 alike). Sent with the client's own exchange (node-fetch, the
+// deadline over the whole answer, the answer cap), Origin on every call.
 import { redact } from "../portal/errors";
+import { AnswerTooLargeError, exchange, TimeoutError } from "../portal/exchange";
+import { DEFAULT_MAX_ANSWER_BYTES } from "../portal/settings";
 
 export interface ProbeAnswer {
   status: number;
@@ -52,12 +54,10 @@ export class Probe {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify(opts.json);
     }
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.o.timeoutMs);
     try {
-      const res = await fetch(target.toString(), { method, headers, body, signal: controller.signal as never, redirect: "manual" });
-      const text = await res.text();
-      const contentType = res.headers.get("content-type") ?? "";
+      const res = await exchange({ method, url: target, headers, body, timeoutMs: this.o.timeoutMs, maxBytes: DEFAULT_MAX_ANSWER_BYTES });
+      const text = res.text;
+      const contentType = res.headers["content-type"] ?? "";
       let json: unknown;
       if (text !== "" && (contentType.includes("json") || /^[[{"]/.test(text))) {
         try {
@@ -68,10 +68,13 @@ export class Probe {
       }
       return { status: res.status, contentType, text, json };
     } catch (err) {
-      const why = controller.signal.aborted ? `no answer within ${this.o.timeoutMs} ms` : (err as Error).message;
+      const why =
+        err instanceof TimeoutError
+          ? `no answer within ${this.o.timeoutMs} ms`
+          : err instanceof AnswerTooLargeError
+            ? `${err.message} (HTTP ${err.status})`
+            : (err as Error).message;
       throw new NoAnswer(this.clean(`${method} ${path}: ${why}`));
-    } finally {
-      clearTimeout(timer);
     }
   }
 

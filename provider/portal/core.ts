@@ -1,7 +1,7 @@
 // The authenticated core every endpoint group uses: one transport and one
 // token per client.
 import { redact } from "./errors";
-import { PortalSettings } from "./settings";
+import { DEFAULT_MAX_ANSWER_BYTES, PortalSettings } from "./settings";
 import { TokenManager } from "./tokens";
 import { RequestSpec, Transport, TransportStats } from "./transport";
 
@@ -20,6 +20,8 @@ export class PortalCore {
       url: settings.url,
       origin: settings.origin,
       timeoutMs: settings.timeoutMs ?? 30_000,
+      deadlineMs: settings.deadlineMs,
+      maxAnswerBytes: settings.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
       maxAttempts: settings.maxAttempts ?? 6,
       retryBaseMs: settings.retryBaseMs ?? 200,
       retryMaxMs: settings.retryMaxMs ?? 10_000,

@@ -13,7 +13,10 @@ export interface PortalErrorDetails {
   outcomeUnknown?: boolean;
   /** True when the request was sent and its deadline passed: the portal may still be working on it. */
   timedOut?: boolean;
-  cause?: unknown;
+  /** What to check, when the status's own hint would not say it. */
+  hint?: string;
+  /** Said after the portal's words, e.g. that the deadline over all tries passed. */
+  note?: string;
 }
 
 const HINTS: Record<number, string> = {
@@ -41,12 +44,15 @@ export class PortalError extends Error {
   readonly developerMessage?: string;
   readonly outcomeUnknown: boolean;
   readonly timedOut: boolean;
+  // Not enumerable: util.inspect and JSON show the fields above, the message says the rest.
+  readonly #details: PortalErrorDetails;
 
   constructor(d: PortalErrorDetails) {
-    const said = [d.code, d.developerMessage || d.message].filter(Boolean).join(": ");
-    const hint = hintFor(d.status, d.path);
+    const said = [d.code, d.developerMessage || d.message, d.note].filter(Boolean).join(": ");
+    const hint = d.hint ?? hintFor(d.status, d.path);
     const what = d.status ? `HTTP ${d.status}` : "no answer";
     super(`${d.method} ${d.path} failed (${what})${said ? `: ${said}` : ""}${hint ? `. Hint: ${hint}` : ""}`);
+    this.#details = d;
     this.name = "PortalError";
     this.method = d.method;
     this.path = d.path;
@@ -56,6 +62,11 @@ export class PortalError extends Error {
     this.developerMessage = d.developerMessage;
     this.outcomeUnknown = d.outcomeUnknown ?? false;
     this.timedOut = d.timedOut ?? false;
+  }
+
+  /** The same error with a note after the portal's words. */
+  withNote(note: string): PortalError {
+    return new PortalError({ ...this.#details, note });
   }
 
   get notFound(): boolean {
@@ -78,19 +89,46 @@ export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined
 }
 
 /**
- * Replaces every occurrence of the given secrets in a text with `***`, also as they appear URL-encoded or
- * JSON-escaped in an echoed request. A secret shorter than 4 characters is replaced only where it stands
+ * Every encoder the client sends a value with, applied to one character: a secret echoed back by a portal,
+ * proxy or WAF is spelled character by character in one of these. Hex digits are matched in either case.
+ */
+const ENCODERS: ReadonlyArray<(c: string) => string> = [
+  (c) => c,
+  (c) => JSON.stringify(c).slice(1, -1), // JSON bodies
+  (c) => new URLSearchParams({ v: c }).toString().slice(2), // form bodies and query strings: space as +
+  (c) => encodeURIComponent(c), // path segments
+  // .NET's JSON writers escape non-ASCII and HTML-sensitive characters as \uXXXX (UTF-16 units).
+  (c) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+];
+
+const quote = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const patterns = new Map<string, RegExp>();
+
+/** One pattern for every spelling of a secret the encoders can produce, mixed character by character. */
+function patternFor(secret: string): RegExp {
+  let re = patterns.get(secret);
+  if (!re) {
+    // Code points, so that a character outside the BMP is encoded whole.
+    const body = Array.from(secret, (c) => `(?:${[...new Set(ENCODERS.map((e) => e(c)))].map(quote).join("|")})`).join("");
+    // A secret shorter than 4 characters is replaced only where it stands alone.
+    const short = Array.from(secret).length < 4;
+    re = new RegExp(short ? `(?<![A-Za-z0-9])${body}(?![A-Za-z0-9])` : body, "gi");
+    if (patterns.size > 64) patterns.clear();
+    patterns.set(secret, re);
+  }
+  return re;
+}
+
+/**
+ * Replaces every occurrence of the given secrets in a text with `***`, in every spelling the client's
+ * encoders give it (as it is, JSON-escaped, form- or URL-encoded, .NET `\uXXXX`), so that a portal or proxy
+ * that echoes the request shows none. A secret shorter than 4 characters is replaced only where it stands
  * alone, so that a one-letter password does not turn every word into stars.
  */
 export function redact(text: string, secrets: Iterable<string | undefined>): string {
+  // Longest first: a token that contains the password is hidden whole.
+  const all = [...new Set([...secrets].filter((s): s is string => !!s))].sort((a, b) => b.length - a.length);
   let out = text;
-  for (const s of secrets) {
-    if (!s) continue;
-    for (const form of new Set([s, encodeURIComponent(s), JSON.stringify(s).slice(1, -1)])) {
-      out = form.length >= 4
-        ? out.split(form).join("***")
-        : out.replace(new RegExp(`(?<![A-Za-z0-9])${form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![A-Za-z0-9])`, "g"), "***");
-    }
-  }
+  for (const s of all) out = out.replace(patternFor(s), "***");
   return out;
 }

@@ -1,24 +1,35 @@
-// One HTTP request and its whole answer, on Node's http/https with a keep-alive
-// agent. Not node-fetch: in the provider host every resource costs a few
-// requests, and Node's own client needs less than half the CPU per request
-// (measured in docs/benchmark.md), with nothing between us and the socket that
-// could hold a credential.
+// One HTTP request and its whole answer, sent with node-fetch 2 over the
+// transport's keep-alive agent: a deadline that covers the answer's body too,
+// and a cap on the answer's size, counted as the body streams in (decompressed
+// bytes), so that an oversized answer is dropped before it is held in memory.
+//
+// node-fetch is imported under a name that is not a global: Pulumi's closure
+// serializer does not capture a name that is also a global, so a `fetch`
+// referenced from serialized code would silently become Node's own fetch. The
+// providers load this module by its specifier (provider/dynamic/specifier.ts),
+// so it is not serialized at all; the name keeps that true if that ever changes.
 import * as http from "http";
-import * as https from "https";
+import nodeFetch, { FetchError } from "node-fetch";
+
+export { FetchError };
 
 export interface Exchange {
   method: string;
   url: URL;
   headers: Record<string, string>;
   body?: string | Buffer;
-  agent: http.Agent;
+  /** The connection pool; Node's global agent when absent. */
+  agent?: http.Agent;
   /** Deadline for the whole exchange, the answer's body included. */
   timeoutMs: number;
+  /** The largest answer body accepted, in bytes. */
+  maxBytes: number;
 }
 
 export interface Answer {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  headers: Record<string, string>;
   text: string;
 }
 
@@ -30,25 +41,66 @@ export class TimeoutError extends Error {
   }
 }
 
-export function exchange(x: Exchange): Promise<Answer> {
-  const send = x.url.protocol === "https:" ? https.request : http.request;
-  const headers = x.body === undefined ? x.headers : { ...x.headers, "Content-Length": String(Buffer.byteLength(x.body)) };
-  return new Promise<Answer>((resolve, reject) => {
-    const req = send(x.url, { method: x.method, headers, agent: x.agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") });
-      });
-      res.on("error", fail);
+/** The answer's body is larger than the cap (the connection is dropped, the body never held). */
+export class AnswerTooLargeError extends Error {
+  constructor(readonly status: number, readonly maxBytes: number) {
+    super(`the answer is larger than ${maxBytes} bytes`);
+    this.name = "AnswerTooLargeError";
+  }
+}
+
+export async function exchange(x: Exchange): Promise<Answer> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, x.timeoutMs);
+  try {
+    const res = await nodeFetch(x.url.toString(), {
+      method: x.method,
+      headers: x.headers,
+      body: x.body,
+      agent: x.agent,
+      // A redirect is an error the caller reports; following it would send the bearer token elsewhere.
+      redirect: "manual",
+      // node-fetch 2 accepts any object whose prototype is named AbortSignal; Node's is one.
+      signal: controller.signal as never,
     });
-    const timer = setTimeout(() => req.destroy(new TimeoutError(x.timeoutMs)), x.timeoutMs);
-    function fail(err: Error): void {
-      clearTimeout(timer);
-      reject(err);
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const declared = Number(headers["content-length"]);
+    // Content-Length counts the encoded bytes; only an unencoded body can be refused before it is read.
+    if (!headers["content-encoding"] && declared > x.maxBytes) {
+      controller.abort();
+      throw new AnswerTooLargeError(res.status, x.maxBytes);
     }
-    req.on("error", fail);
-    req.end(x.body);
+    const text = await readCapped(res.body, x.maxBytes, () => controller.abort(), res.status);
+    return { status: res.status, headers, text };
+  } catch (err) {
+    if (timedOut && !(err instanceof AnswerTooLargeError)) throw new TimeoutError(x.timeoutMs);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The body as text; fails with AnswerTooLargeError, and calls `drop`, as soon as more than `maxBytes` arrived. */
+function readCapped(body: NodeJS.ReadableStream, maxBytes: number, drop: () => void, status: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        body.removeAllListeners("data");
+        reject(new AnswerTooLargeError(status, maxBytes));
+        drop();
+      } else chunks.push(chunk);
+    });
+    body.on("error", reject);
+    body.on("end", () => resolve(Buffer.concat(chunks, size).toString("utf8")));
   });
 }

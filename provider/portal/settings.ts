@@ -11,6 +11,13 @@ export interface PortalSettings {
   password: string;
   /** Per-request timeout in milliseconds (default 30000). */
   timeoutMs?: number;
+  /**
+   * Deadline over all tries of one call, in milliseconds: no retry starts after it and no try runs past it
+   * (default: none, each try has its own timeout; the CLI sets 60000, see its --timeout).
+   */
+  deadlineMs?: number;
+  /** The largest answer accepted, in bytes; a larger one fails with PortalError code AnswerTooLarge (default 32 MiB). */
+  maxAnswerBytes?: number;
   /** Attempts for a request that is safe to repeat (default 6). */
   maxAttempts?: number;
   /** First retry delay in milliseconds; doubles each attempt, with jitter (default 200). */
@@ -31,6 +38,13 @@ export const SETTING_SOURCES = {
 } as const;
 
 export type SettingKey = keyof typeof SETTING_SOURCES;
+
+export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** Optional settings read like the connection's: stack config, then the environment. */
+export const LIMIT_SOURCES = {
+  maxAnswerBytes: { config: "backup-portal:maxAnswerBytes", env: "BACKUP_PORTAL_MAX_ANSWER_BYTES" },
+} as const;
 
 /**
  * Completes settings from a lookup (stack config) and then the environment.
@@ -57,5 +71,15 @@ export function resolveSettings(
   } catch {
     throw new Error(`backup-portal:url is not a URL: "${out.url}". Use e.g. https://portal.example.com (without /v1).`);
   }
-  return { ...(out as Record<SettingKey, string>), url: out.url!.replace(/\/+$/, "").replace(/\/v1$/, "") };
+  const settings: PortalSettings = { ...(out as Record<SettingKey, string>), url: out.url!.replace(/\/+$/, "").replace(/\/v1$/, "") };
+  const cap = LIMIT_SOURCES.maxAnswerBytes;
+  const capText = lookup(cap.config) ?? env[cap.env];
+  if (capText !== undefined && capText !== "") {
+    const n = Number(capText);
+    if (!/^\d+$/.test(String(capText).trim()) || !Number.isSafeInteger(n) || n < 1) {
+      throw new Error(`${cap.config} (or ${cap.env}) must be a whole number of bytes, at least 1, got ${JSON.stringify(String(capText))}`);
+    }
+    settings.maxAnswerBytes = n;
+  }
+  return settings;
 }

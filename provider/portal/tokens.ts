@@ -2,7 +2,7 @@
 // renewed before it expires with the refresh grant (falling back to the
 // password grant), and single-flight: concurrent callers share one renewal.
 import { AccessToken } from "./types";
-import { TokenSource, Transport } from "./transport";
+import { TOKEN_PATH, TokenSource, Transport } from "./transport";
 
 interface Credentials {
   clientId: string;
@@ -35,33 +35,34 @@ export class TokenManager implements TokenSource {
     return [this.#held?.access, this.#held?.refresh].filter((s): s is string => !!s);
   }
 
-  async token(): Promise<string> {
+  async token(deadline?: number): Promise<string> {
     const h = this.#held;
     // Renew when less than a quarter of the lifetime (at most 30 s) is left, so a
     // call never starts with a token about to expire.
     if (h && this.now() < h.expiresAt - Math.min(30_000, h.lifetimeMs / 4)) return h.access;
-    return this.renew();
+    return this.renew(deadline);
   }
 
   invalidate(token: string): void {
     if (this.#held?.access === token) this.#held = { ...this.#held, expiresAt: 0 };
   }
 
-  private renew(): Promise<string> {
+  private renew(deadline?: number): Promise<string> {
+    // Concurrent callers share one renewal, bounded by the deadline of the caller that started it.
     if (!this.renewing) {
-      this.renewing = this.obtain().finally(() => {
+      this.renewing = this.obtain(deadline).finally(() => {
         this.renewing = undefined;
       });
     }
     return this.renewing;
   }
 
-  private async obtain(): Promise<string> {
+  private async obtain(deadline?: number): Promise<string> {
     const { clientId, username, password } = this.creds();
     const old = this.#held;
     if (old?.refresh && !this.refreshRefused) {
       try {
-        const t = await this.grant({ client_id: clientId, grant_type: "refresh_token", refresh_token: old.refresh }, old.access);
+        const t = await this.grant({ client_id: clientId, grant_type: "refresh_token", refresh_token: old.refresh }, deadline, old.access);
         return this.keep(t, old.refresh);
       } catch {
         // Refresh refused (not allowed for this client ID, or the refresh token
@@ -69,14 +70,14 @@ export class TokenManager implements TokenSource {
         this.refreshRefused = true;
       }
     }
-    const t = await this.grant({ client_id: clientId, grant_type: "password", username, password });
+    const t = await this.grant({ client_id: clientId, grant_type: "password", username, password }, deadline);
     if (t.refresh_token) this.refreshRefused = false;
     return this.keep(t, t.refresh_token);
   }
 
-  private grant(form: Record<string, string>, bearer?: string): Promise<AccessToken> {
+  private grant(form: Record<string, string>, deadline: number | undefined, bearer?: string): Promise<AccessToken> {
     return this.transport.request<AccessToken>({
-      method: "POST", path: "/v1/oauth", body: { form }, retry: "safe", auth: false, bearer,
+      method: "POST", path: TOKEN_PATH, body: { form }, retry: "safe", auth: false, bearer, deadline,
     });
   }
 

@@ -1,10 +1,11 @@
 // HTTP transport of the API client: Origin and bearer token on every call, a
-// keep-alive connection pool, a timeout per request, retries with backoff and
-// jitter for what is safe to repeat, and errors as PortalError.
+// keep-alive connection pool, a timeout per request and an optional deadline
+// over all its tries, retries with backoff and jitter for what is safe to
+// repeat and can succeed when repeated, and errors as PortalError.
 import * as http from "http";
 import * as https from "https";
 import { PortalError, redact } from "./errors";
-import { Answer, exchange, TimeoutError } from "./exchange";
+import { Answer, AnswerTooLargeError, exchange, FetchError, TimeoutError } from "./exchange";
 
 /**
  * How a request may be repeated:
@@ -31,12 +32,18 @@ export interface RequestSpec {
   bearer?: string;
   /** Values this request carries that its errors must never show (a node's password). */
   secrets?: string[];
+  /** Give up at this time (ms since the epoch), retries included; default: now + the transport's deadlineMs. */
+  deadline?: number;
 }
 
 export interface TransportOptions {
   url: string;
   origin: string;
   timeoutMs: number;
+  /** Deadline over all tries of one request, ms; none when absent. */
+  deadlineMs?: number;
+  /** The largest answer body accepted, bytes. */
+  maxAnswerBytes: number;
   maxAttempts: number;
   retryBaseMs: number;
   retryMaxMs: number;
@@ -47,7 +54,8 @@ export interface TransportOptions {
 }
 
 export interface TokenSource {
-  token(): Promise<string>;
+  /** A valid access token; a renewal gives up at `deadline` (ms since the epoch) when given. */
+  token(deadline?: number): Promise<string>;
   /** The token was refused: forget it unless a newer one replaced it already. */
   invalidate(token: string): void;
 }
@@ -61,6 +69,53 @@ export interface TransportStats {
 
 const RETRY_ALWAYS = new Set([429, 503]);
 const RETRY_IF_SAFE = new Set([502, 504]);
+
+/** The token endpoint: its answers are never quoted, since the request carries the password. */
+export const TOKEN_PATH = "/v1/oauth";
+
+/** RFC 6749's error codes of a token request, with what each means for the settings. */
+const OAUTH_ERRORS: Record<string, string> = {
+  invalid_grant: "the username or password was refused (or the refresh token is no longer valid)",
+  invalid_client: "the client ID was refused",
+  unauthorized_client: "this client ID may not use this grant",
+  unsupported_grant_type: "the portal does not support this grant",
+  invalid_request: "the portal refused the token request",
+  invalid_scope: "the portal refused the requested scope",
+};
+
+/** Certificate verification failures (OpenSSL's codes and Node's host name check): a retry gets the same certificate. */
+const TLS_CERTIFICATE = /CERT|SIGNATURE|HOSTNAME_MISMATCH|INVALID_CA|PATH_LENGTH_EXCEEDED|INVALID_PURPOSE/;
+
+/**
+ * Why a request that got no answer cannot succeed when repeated, or undefined when it may:
+ * - a TypeError is raised before anything is sent (an invalid URL, a protocol other than http(s), a header
+ *   value HTTP does not allow);
+ * - an answer over the size cap will be as large again;
+ * - a refused TLS certificate is the same on the next try.
+ * A host name that does not resolve (ENOTFOUND) is retried: at boot, or on a VPN's split DNS, a resolver
+ * may answer "no such host" for a while before it knows the portal's name.
+ */
+function permanent(err: unknown): string | undefined {
+  if (err instanceof TypeError) {
+    return /header/i.test(err.message)
+      ? "a header value HTTP does not allow (a line break in a token or file name?)"
+      : "the portal URL must be http:// or https:// and a host: check backup-portal:url (or BACKUP_PORTAL_URL)";
+  }
+  if (err instanceof AnswerTooLargeError) return "the answer will be as large again";
+  if (err instanceof FetchError && typeof err.code === "string" && TLS_CERTIFICATE.test(err.code)) {
+    return "the portal's TLS certificate was refused: use a certificate a trusted CA signed for the portal's host name, " +
+      "or give Node the CA that signed it with NODE_EXTRA_CA_CERTS";
+  }
+  return undefined;
+}
+
+/** The reason of a failure without an answer, without node-fetch's "request to <url> failed" prefix. */
+function reasonOf(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return err === undefined ? undefined : String(err);
+  const text = err.message.replace(/^request to \S* failed, reason: /, "");
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && !text.includes(code) ? `${text} (${code})` : text;
+}
 
 /** The answer's body: JSON when it says so or looks like it, else the text; undefined when empty. */
 function parse(res: Answer): unknown {
@@ -96,19 +151,22 @@ export class Transport {
   }
 
   async request<T>(spec: RequestSpec): Promise<T> {
+    const deadline = spec.deadline ?? (this.opts.deadlineMs ? Date.now() + this.opts.deadlineMs : Infinity);
     let refusedToken = false;
+    let last: PortalError | undefined;
     for (let attempt = 1; ; attempt++) {
-      const token = spec.auth ? spec.bearer ?? (await this.tokens!.token()) : spec.bearer;
+      const token = spec.auth ? spec.bearer ?? (await this.tokens!.token(deadline)) : spec.bearer;
+      if (Date.now() >= deadline) {
+        throw this.pastDeadline(last ?? new PortalError({ method: spec.method, path: this.clean(spec.path, spec.secrets), status: 0, timedOut: true }), attempt - 1);
+      }
       let res: Answer;
       try {
-        res = await this.send(spec, token);
+        res = await this.send(spec, token, deadline);
       } catch (err) {
-        const e = this.failure(spec, 0, undefined, err);
-        if (spec.retry === "safe" && attempt < this.opts.maxAttempts) {
-          await this.pause(spec, attempt, "no answer", undefined);
-          continue;
-        }
-        throw e;
+        last = this.failure(spec, 0, undefined, err);
+        if (spec.retry !== "safe" || attempt >= this.opts.maxAttempts || permanent(err)) throw last;
+        await this.pause(spec, attempt, last, undefined, deadline);
+        continue;
       }
       if (res.status >= 200 && res.status < 300) {
         // An HTML page is never an API answer: a login page, a proxy, or a URL that is not the portal's.
@@ -122,8 +180,7 @@ export class Transport {
         return parse(res) as T;
       }
 
-      const body = parse(res);
-      const error = this.failure(spec, res.status, body);
+      last = this.failure(spec, res.status, parse(res));
       if (res.status === 401 && spec.auth && !spec.bearer && !refusedToken && token) {
         // The token expired or was revoked: renew once and repeat.
         refusedToken = true;
@@ -131,16 +188,13 @@ export class Transport {
         continue;
       }
       const retryable = RETRY_ALWAYS.has(res.status) || (RETRY_IF_SAFE.has(res.status) && spec.retry === "safe");
-      if (retryable && attempt < this.opts.maxAttempts) {
-        const retryAfter = res.headers["retry-after"];
-        await this.pause(spec, attempt, `HTTP ${res.status}`, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
-        continue;
-      }
-      throw error;
+      if (!retryable || attempt >= this.opts.maxAttempts) throw last;
+      await this.pause(spec, attempt, last, res.headers["retry-after"], deadline);
     }
   }
 
-  private send(spec: RequestSpec, token: string | undefined): Promise<Answer> {
+  private async send(spec: RequestSpec, token: string | undefined, deadline: number): Promise<Answer> {
+    const left = deadline - Date.now();
     const url = new URL(this.opts.url + spec.path);
     for (const [k, v] of Object.entries(spec.query ?? {})) {
       if (v === undefined) continue;
@@ -162,41 +216,95 @@ export class Transport {
     }
     const s = this.stats;
     s.requests[spec.method] = (s.requests[spec.method] ?? 0) + 1;
-    if (spec.path === "/v1/oauth") s.tokenRequests++;
-    return exchange({ method: spec.method, url, headers, body: payload, agent: this.agent, timeoutMs: this.opts.timeoutMs });
+    if (spec.path === TOKEN_PATH) s.tokenRequests++;
+    return exchange({
+      method: spec.method, url, headers, body: payload, agent: this.agent,
+      timeoutMs: Math.max(1, Math.min(this.opts.timeoutMs, Math.ceil(left))), maxBytes: this.opts.maxAnswerBytes,
+    });
   }
 
   private failure(spec: RequestSpec, status: number, body: unknown, cause?: unknown): PortalError {
-    const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
     const clean = (text: string) => this.clean(text, spec.secrets);
-    const str = (v: unknown) => (typeof v === "string" ? clean(v) : undefined);
-    const reason = cause instanceof Error ? cause.message : undefined;
+    const path = clean(spec.path);
+    if (cause instanceof AnswerTooLargeError) {
+      return new PortalError({
+        method: spec.method, path, status: cause.status, code: "AnswerTooLarge",
+        message: `the answer is larger than ${cause.maxBytes} bytes and was dropped`,
+        hint: "if the portal really sends answers this large, raise the cap: backup-portal:maxAnswerBytes " +
+          "(or BACKUP_PORTAL_MAX_ANSWER_BYTES, or the client's maxAnswerBytes setting)",
+      });
+    }
+    if (spec.path === TOKEN_PATH && status) {
+      // The token request carries the password (and the refresh token): whatever echoes it back, the answer is
+      // never quoted. Only a known OAuth error code is kept, with our own words for it.
+      const code = body && typeof body === "object" ? (body as Record<string, unknown>).error : undefined;
+      const known = typeof code === "string" && Object.hasOwn(OAUTH_ERRORS, code) ? code : undefined;
+      return new PortalError({ method: spec.method, path, status, code: known, message: known && OAUTH_ERRORS[known] });
+    }
+    const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === "string" ? this.quote(v, 2000, spec.secrets) : undefined);
+    const reason = reasonOf(cause);
     return new PortalError({
       method: spec.method,
-      path: clean(spec.path),
+      path,
       status,
-      // The portal's own shape ({code, message}), or OAuth's ({error, error_description}) for token requests.
+      // The portal's own shape ({code, message}), or OAuth's ({error, error_description}).
       code: str(b.code) ?? str(b.error),
       // Redacted before it is cut, so that no part of a secret is left at the cut.
-      message: str(b.message) ?? str(b.error_description) ?? (typeof body === "string" ? clean(body).slice(0, 300) : undefined),
+      message: str(b.message) ?? str(b.error_description) ?? (typeof body === "string" ? this.quote(body, 300, spec.secrets) : undefined),
       developerMessage: str(b.developerMessage) ?? (reason ? clean(reason) : undefined),
       outcomeUnknown: status === 0 || RETRY_IF_SAFE.has(status),
       timedOut: cause instanceof TimeoutError,
+      hint: status === 0 ? permanent(cause) : undefined,
     });
+  }
+
+  /** The error of the last try, saying that the deadline over all tries ended them. */
+  private pastDeadline(error: PortalError, tries: number): PortalError {
+    const gave = tries ? `gave up after ${tries} ${tries === 1 ? "try" : "tries"}: ` : "";
+    return error.withNote(`${gave}the deadline of ${formatSeconds(this.opts.deadlineMs ?? 0)} over all tries passed`);
+  }
+
+  /**
+   * At most `limit` characters of a text from the portal, redacted before it is cut (so no part of a secret is
+   * left at the cut), and scanning only as much of it as that needs, so that a large answer costs no large scan.
+   */
+  private quote(text: string, limit: number, extra: string[] = []): string {
+    const secrets = [...this.opts.secrets(), ...extra].filter((s): s is string => !!s);
+    // The longest spelling of one character is 12 characters (%F0%9F%98%80, \uD83D\uDE00): a spelling cut at
+    // the end of the part scanned is shorter than `reach`, and stays beyond `limit` once `reach` more are kept.
+    const reach = 12 * Math.max(0, ...secrets.map((s) => s.length));
+    for (let end = limit + 2 * reach; ; end *= 2) {
+      const part = redact(text.slice(0, end), secrets);
+      if (end >= text.length || part.length >= limit + reach) return part.slice(0, limit);
+    }
   }
 
   private clean(text: string, extra: string[] = []): string {
     return redact(text, [...this.opts.secrets(), ...extra]);
   }
 
-  private async pause(spec: RequestSpec, attempt: number, why: string, retryAfter: string | null | undefined): Promise<void> {
+  /**
+   * Waits before the next try and reports it on the log: what failed, when the next try comes. When the
+   * next try would start after the deadline, throws the error of this one instead.
+   */
+  private async pause(spec: RequestSpec, attempt: number, failed: PortalError, retryAfter: string | undefined, deadline: number): Promise<void> {
     const backoff = Math.min(this.opts.retryMaxMs, this.opts.retryBaseMs * 2 ** (attempt - 1));
     // Full jitter spreads retries of many concurrent calls; Retry-After is a floor.
     let delay = Math.random() * backoff;
     const after = retryAfter ? Number(retryAfter) : NaN;
     if (Number.isFinite(after)) delay = Math.min(this.opts.retryMaxMs, Math.max(delay, after * 1000));
+    if (Date.now() + delay >= deadline) throw this.pastDeadline(failed, attempt);
     this.stats.retries++;
-    this.opts.log?.(`${spec.method} ${this.clean(spec.path)}: ${why}, retry ${attempt}/${this.opts.maxAttempts - 1} in ${Math.round(delay)} ms`);
+    const what = failed.status
+      ? `HTTP ${failed.status}${failed.code ? ` ${failed.code}` : ""}`
+      : `no answer${failed.developerMessage ? ` (${failed.developerMessage})` : ""}`;
+    this.opts.log?.(`${spec.method} ${failed.path}: ${what}; try ${attempt + 1} of ${this.opts.maxAttempts} in ${formatSeconds(delay)}`);
     await new Promise((r) => setTimeout(r, delay));
   }
+}
+
+/** A duration for people: `0.4 s`, `12 s`. */
+function formatSeconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }

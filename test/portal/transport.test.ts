@@ -1,6 +1,10 @@
 /** TEST: the transport on the wire, against a loopback server that misbehaves in the ways networks do. */
 import * as assert from "assert";
+import * as fs from "fs";
 import * as http from "http";
+import * as https from "https";
+import * as path from "path";
+import * as zlib from "zlib";
 import { AddressInfo } from "net";
 import { PortalError } from "../../provider/portal/errors";
 import { Transport, TransportOptions } from "../../provider/portal/transport";
@@ -35,7 +39,7 @@ describe("portal transport on the wire", function () {
   beforeEach(() => (seen = []));
 
   const transport = (extra: Partial<TransportOptions> = {}) => new Transport({
-    url, origin: "http://localhost", timeoutMs: 300, maxAttempts: 3, retryBaseMs: 10, retryMaxMs: 50, maxSockets: 4,
+    url, origin: "http://localhost", timeoutMs: 300, maxAttempts: 3, retryBaseMs: 10, retryMaxMs: 50, maxSockets: 4, maxAnswerBytes: 1024 * 1024,
     secrets: () => ["s3cret-pass"], ...extra,
   });
   const failure = async (p: Promise<unknown>): Promise<PortalError> => {
@@ -142,13 +146,14 @@ describe("portal transport on the wire", function () {
     t.close();
   });
 
-  it("a refused login names the settings to check, in OAuth's words; an HTML page or an answer without a token names the URL", async () => {
+  it("a refused login names the settings to check, by its OAuth code; an HTML page or an answer without a token names the URL", async () => {
     const client = (password: string) => new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password, retryBaseMs: 5, retryMaxMs: 20, timeoutMs: 1000 });
     handler = (_req, _body, res) =>
       res.writeHead(400, { "Content-Type": "application/json" }).end('{"error":"invalid_grant","error_description":"The user name or password is incorrect."}');
     const refused = client("wrong-password");
     const err = await failure(refused.timeZones.list());
-    assert.match(err.message, /POST \/v1\/oauth failed \(HTTP 400\): invalid_grant: The user name or password is incorrect\./);
+    assert.match(err.message, /POST \/v1\/oauth failed \(HTTP 400\): invalid_grant: the username or password was refused/);
+    assert.ok(!err.message.includes("The user name or password is incorrect"), "the token answer's own words are never quoted");
     assert.match(err.message, /backup-portal:clientId\/origin\/username\/password/);
     assert.ok(!err.message.includes("wrong-password"));
     refused.close();
@@ -187,5 +192,171 @@ describe("portal transport on the wire", function () {
     assert.strictEqual(err.status, 302);
     assert.strictEqual(seen.length, 1);
     t.close();
+  });
+  describe("the size of an answer is capped", () => {
+    const cap = 64 * 1024;
+    const bodyLimit = 8 * 1024 * 1024; // what the server would send at most
+    let written = 0;
+    let closedEarly: Promise<boolean>;
+
+    /** Streams `total` bytes of a JSON string in 16 KiB chunks, as fast as the client takes them. */
+    const stream = (res: http.ServerResponse, headers: Record<string, string>) => {
+      written = 0;
+      closedEarly = new Promise((resolve) => res.on("close", () => resolve(written < bodyLimit)));
+      res.writeHead(200, { "Content-Type": "application/json", ...headers });
+      const chunk = Buffer.alloc(16 * 1024, "a");
+      const more = () => {
+        while (written < bodyLimit && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", more);
+        }
+        res.end();
+      };
+      more();
+    };
+
+    it("a streamed answer over the cap fails with AnswerTooLarge after one try, and the connection is dropped", async () => {
+      handler = (_req, _body, res) => stream(res, {});
+      const t = transport({ maxAnswerBytes: cap });
+      const err = await failure(t.request({ method: "GET", path: "/v1/huge", retry: "safe", auth: false }));
+      assert.strictEqual(err.code, "AnswerTooLarge");
+      assert.strictEqual(err.status, 200);
+      assert.match(err.message, /larger than 65536 bytes.*maxAnswerBytes \(or BACKUP_PORTAL_MAX_ANSWER_BYTES/);
+      assert.strictEqual(seen.length, 1, "not retried: it would be as large again");
+      assert.strictEqual(await closedEarly, true, "the client hung up before the server sent everything");
+      t.close();
+    });
+
+    it("an answer that declares its length over the cap is refused before its body is read", async () => {
+      handler = (_req, _body, res) => stream(res, { "Content-Length": String(bodyLimit) });
+      const t = transport({ maxAnswerBytes: cap });
+      const err = await failure(t.request({ method: "GET", path: "/v1/huge", retry: "safe", auth: false }));
+      assert.strictEqual(err.code, "AnswerTooLarge");
+      assert.strictEqual(await closedEarly, true);
+      t.close();
+    });
+
+    it("the cap counts the decompressed bytes: a small gzip answer that inflates past it fails", async () => {
+      const inflated = JSON.stringify({ pad: "z".repeat(4 * cap) });
+      const gz = zlib.gzipSync(inflated);
+      assert.ok(gz.length < cap / 4, "the compressed answer is well under the cap");
+      handler = (_req, _body, res) => res.writeHead(200, { "Content-Type": "application/json", "Content-Encoding": "gzip" }).end(gz);
+      const t = transport({ maxAnswerBytes: cap });
+      const err = await failure(t.request({ method: "GET", path: "/v1/bomb", retry: "safe", auth: false }));
+      assert.strictEqual(err.code, "AnswerTooLarge");
+      handler = (_req, _body, res) => res.writeHead(200, { "Content-Type": "application/json", "Content-Encoding": "gzip" }).end(zlib.gzipSync('{"ok":true}'));
+      assert.deepStrictEqual(await t.request({ method: "GET", path: "/v1/small", retry: "safe", auth: false }), { ok: true });
+      t.close();
+    });
+
+    it("an answer exactly at the cap is accepted", async () => {
+      const body = JSON.stringify({ pad: "y".repeat(cap - 10) });
+      assert.strictEqual(Buffer.byteLength(body), cap);
+      handler = (_req, _body, res) => res.writeHead(200, { "Content-Type": "application/json" }).end(body);
+      const t = transport({ maxAnswerBytes: cap });
+      const answer = await t.request<{ pad: string }>({ method: "GET", path: "/v1/exact", retry: "safe", auth: false });
+      assert.strictEqual(answer.pad.length, cap - 10);
+      t.close();
+    });
+  });
+
+  describe("what cannot succeed when repeated is tried once", () => {
+    it("an unsupported protocol (ftp://) and a URL that is not one fail at once and name the setting", async () => {
+      for (const bad of ["ftp://127.0.0.1:21", "http://exa mple.com"]) {
+        const lines: string[] = [];
+        const t = transport({ url: bad, log: (l) => lines.push(l) });
+        const err = await failure(t.request({ method: "GET", path: "/v1/x", retry: "safe", auth: false }));
+        assert.deepStrictEqual(lines, [], `${bad}: no retry`);
+        assert.strictEqual(t.stats.retries, 0);
+        assert.match(err.message, /must be http:\/\/ or https:\/\/.*backup-portal:url \(or BACKUP_PORTAL_URL\)/, bad);
+        t.close();
+      }
+    });
+
+    it("a TLS certificate the client does not trust is not retried, and the hint says how to trust it", async () => {
+      const fixtures = path.join(__dirname, "fixtures");
+      const tls = https.createServer({ key: fs.readFileSync(path.join(fixtures, "self-signed.key")), cert: fs.readFileSync(path.join(fixtures, "self-signed.crt")) },
+        (_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end("{}"));
+      let connections = 0;
+      tls.on("connection", () => connections++);
+      await new Promise<void>((r) => tls.listen(0, "127.0.0.1", r));
+      try {
+        const t = transport({ url: `https://127.0.0.1:${(tls.address() as AddressInfo).port}` });
+        const err = await failure(t.request({ method: "GET", path: "/v1/x", retry: "safe", auth: false }));
+        assert.strictEqual(connections, 1, "one try");
+        assert.match(err.message, /DEPTH_ZERO_SELF_SIGNED_CERT.*NODE_EXTRA_CA_CERTS/);
+        t.close();
+      } finally {
+        tls.closeAllConnections();
+        await new Promise((r) => tls.close(r));
+      }
+    });
+
+    it("a refused connection is retried (it may come up), each retry reported in one line: what failed, when the next try comes", async () => {
+      const closed = http.createServer();
+      await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise((r) => closed.close(r));
+      const lines: string[] = [];
+      const t = transport({ url: `http://127.0.0.1:${port}`, log: (l) => lines.push(l) });
+      const err = await failure(t.request({ method: "GET", path: "/v1/x", retry: "safe", auth: false }));
+      assert.strictEqual(lines.length, 2, lines.join("\n"));
+      assert.match(lines[0], /^GET \/v1\/x: no answer \(connect ECONNREFUSED 127\.0\.0\.1:\d+\); try 2 of 3 in \d+\.\d s$/);
+      assert.match(lines[1], /; try 3 of 3 in /);
+      assert.match(err.message, /ECONNREFUSED/);
+      assert.ok(!err.message.includes("request to"), "node-fetch's wording with the whole URL is not repeated");
+      t.close();
+    });
+
+    it("an HTTP retry line names the status and the portal's code", async () => {
+      handler = (_req, _body, res) => res.writeHead(503, { "Content-Type": "application/json", "Retry-After": "0" }).end('{"code":"Busy"}');
+      const lines: string[] = [];
+      const t = transport({ log: (l) => lines.push(l) });
+      await failure(t.request({ method: "GET", path: "/v1/busy", retry: "safe", auth: false }));
+      assert.deepStrictEqual(lines.map((l) => l.replace(/in \d+\.\d s/, "in N s")), [
+        "GET /v1/busy: HTTP 503 Busy; try 2 of 3 in N s", "GET /v1/busy: HTTP 503 Busy; try 3 of 3 in N s",
+      ]);
+      t.close();
+    });
+  });
+
+  describe("a deadline over all tries", () => {
+    it("ends the retries of a stalled portal at the deadline, and says so", async () => {
+      handler = () => undefined; // never answers
+      const lines: string[] = [];
+      const t = transport({ timeoutMs: 400, maxAttempts: 20, retryBaseMs: 50, retryMaxMs: 100, deadlineMs: 1000, log: (l) => lines.push(l) });
+      const started = Date.now();
+      const err = await failure(t.request({ method: "GET", path: "/v1/stalled", retry: "safe", auth: false }));
+      const took = Date.now() - started;
+      assert.ok(took >= 950 && took < 1500, `gave up after ${took} ms`);
+      assert.ok(seen.length >= 2 && seen.length <= 4, `${seen.length} tries`);
+      assert.match(err.message, /timed out after \d+ ms: gave up after \d tries: the deadline of 1\.0 s over all tries passed/);
+      assert.strictEqual(err.timedOut, true);
+      assert.strictEqual(lines.length, seen.length - 1);
+      t.close();
+    });
+
+    it("covers the token request too: a stalled token endpoint ends the call at its deadline", async () => {
+      handler = () => undefined;
+      const client = new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password: "a-long-password-8812",
+        timeoutMs: 5000, deadlineMs: 700, retryBaseMs: 10, retryMaxMs: 50 });
+      const started = Date.now();
+      await failure(client.timeZones.list());
+      const took = Date.now() - started;
+      assert.ok(took >= 650 && took < 1200, `gave up after ${took} ms`);
+      assert.deepStrictEqual(seen.map((r) => r.url), ["/v1/oauth"], "the call itself never started");
+      client.close();
+    });
+
+    it("a Retry-After beyond the deadline ends the retries at once", async () => {
+      handler = (_req, _body, res) => res.writeHead(503, { "Content-Type": "application/json", "Retry-After": "30" }).end('{"code":"Busy"}');
+      const t = transport({ deadlineMs: 2000, retryMaxMs: 60_000 });
+      const started = Date.now();
+      const err = await failure(t.request({ method: "GET", path: "/v1/busy", retry: "safe", auth: false }));
+      assert.ok(Date.now() - started < 500);
+      assert.strictEqual(seen.length, 1);
+      assert.match(err.message, /HTTP 503\): Busy: gave up after 1 try: the deadline of 2\.0 s over all tries passed/);
+      t.close();
+    });
   });
 });
