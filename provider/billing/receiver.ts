@@ -23,6 +23,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_PENDING = 16;
 /** What a caller is told when its notification could not be stored; the detail is in the log under the id. */
 export const NOT_STORED = "billing data not stored, try again later";
+/** What a caller is told when its test request could not read the billing data; the detail is in the log under the id. */
+export const TEST_FAILED = "test failed: the billing data could not be read, the receiver's log has the reason";
 
 export interface BillingReceiverOptions {
   /** Where the files go: `<outDir>/<businessUnitId>/<YYYY-MM-DD>.json`. */
@@ -243,6 +245,7 @@ class Receiver {
       return;
     }
     const admitted = this.admits();
+    let test = false;
     this.inFlight++;
     try {
       if (!prechecked) this.precheck(req);
@@ -252,6 +255,7 @@ class Receiver {
       }
       const n = this.parseNotification((await this.readBody(req)).toString("utf8"));
       if (n.test) {
+        test = true;
         this.stats.tests++;
         const periods = await this.testConnection();
         send(res, 200, { status: "ok", test: true, portal: "reachable", periods });
@@ -275,8 +279,8 @@ class Receiver {
         // The caller gets a fixed message and an id; the detail (server paths, what the portal said) only the log.
         const id = randomBytes(6).toString("hex");
         const partly = err instanceof PartlyStored ? { stored: err.stored, notStored: err.notStored } : {};
-        send(res, 503, { error: NOT_STORED, id, ...partly }, { "Retry-After": "30" });
-        this.log(`${what} 503 (error id ${id}): billing data not stored: ${err instanceof Error ? err.message : String(err)}` +
+        send(res, 503, { error: test ? TEST_FAILED : NOT_STORED, id, ...partly }, { "Retry-After": "30" });
+        this.log(`${what} 503 (error id ${id}): ${test ? "test failed" : "billing data not stored"}: ${err instanceof Error ? err.message : String(err)}` +
           ` (${Date.now() - arrived} ms)`);
       }
     } finally {
@@ -392,10 +396,10 @@ class Receiver {
       let failure: unknown;
       let retry = false;
       try {
-        const written = await this.readAndWrite();
+        const written = await this.readAndWrite(served);
         failures = 0;
         for (const w of served) {
-          if (!w.period || written.some((f) => f.period === w.period)) this.settle(w, written, true);
+          if (written && (!w.period || written.some((f) => f.period === w.period))) this.settle(w, written, true);
           else w.lastError = new NotYetVisible(`the portal's billing data has no period ${w.period} yet`);
         }
         retry = served.some((w) => this.pending.includes(w));
@@ -421,11 +425,15 @@ class Receiver {
     }
   }
 
-  /** Reads the billing data and writes every period (so a notification missed earlier is caught up). */
-  private async readAndWrite(): Promise<WrittenPeriod[]> {
+  /**
+   * Reads the billing data and writes every period (so a notification missed earlier is caught up); writes
+   * nothing, and resolves to undefined, when no notification it serves can be honoured by this data.
+   */
+  private async readAndWrite(served: Waiter[]): Promise<WrittenPeriod[] | undefined> {
     this.stats.fetches++;
     const data: BillingData[] = await this.o.client.billing.billingData(this.o.businessUnitId);
     const filed = data.filter((d) => periodOf(d));
+    if (!served.some((w) => !w.period || filed.some((d) => periodOf(d) === w.period))) return undefined;
     const skipped = data.filter((d) => !periodOf(d)).map((d) => d.period ?? d.href);
     if (skipped.length) this.log(`skipped ${skipped.length} billing entries without a YYYY-MM-DD period: ${JSON.stringify(skipped.slice(0, 3))}`);
     // Never "stored" when nothing was: the sender would take the data as delivered.

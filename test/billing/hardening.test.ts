@@ -9,7 +9,7 @@ import { AddressInfo } from "net";
 import * as path from "path";
 import { clientFor, Emulator, envFor, startEmulator } from "../support/portal";
 import {
-  BillingReceiverHandle, BillingReceiverOptions, NEW_DATA_TRIGGER, NOT_STORED, OutputDirError, startBillingReceiver, TEST_TRIGGER,
+  BillingReceiverHandle, BillingReceiverOptions, NEW_DATA_TRIGGER, NOT_STORED, OutputDirError, startBillingReceiver, TEST_FAILED, TEST_TRIGGER,
 } from "../../provider/billing";
 import { main, MainIo, postUrlLine } from "../../provider/billing/main";
 import { PortalClient } from "../../provider/portal";
@@ -102,6 +102,25 @@ describe("billing: receiver hardening (issue 15)", function () {
       assert.equal(g.reads(), 2, "the stuck read, then one read for the three that waited");
       assert.equal(r.stats.coalesced, 2);
       assert.deepEqual(filesUnder(path.join(out, "1")), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json"]);
+    });
+
+    it("a bogus notification (a period that never shows) delays no real one served by the same read", async () => {
+      const g = gated(client);
+      const r = await start({ client: g.client, deadlineMs: 1500 });
+      const first = notify(r);
+      await waitFor(() => g.reads() === 1, "the first read");
+      let bogusAnswered = false;
+      const bogus = notify(r, JSON.stringify({ trigger: NEW_DATA_TRIGGER, period: "2030-01-01" })).then((a) => { bogusAnswered = true; return a; });
+      const real = notify(r);
+      await waitFor(() => r.stats.notifications === 3, "three notifications received");
+      g.release();
+      assert.equal((await first).status, 200);
+      const a = await real;
+      assert.equal(a.status, 200, a.raw);
+      assert.equal(bogusAnswered, false, "the real one was answered first, not after the bogus one's retries");
+      const b = await bogus;
+      assert.equal(b.status, 503, b.raw);
+      assert.ok(logs.some((l) => l.includes(`error id ${JSON.parse(b.body).id}`) && l.includes("no period 2030-01-01")), logs.join("\n"));
     });
 
     it("is bounded: when maxPending requests are held, one more is answered 503 at once (before 100 Continue)", async () => {
@@ -285,10 +304,10 @@ describe("billing: receiver hardening (issue 15)", function () {
 
     it("never reaches the receiver's answers, in any spelling, whatever the portal echoes", async () => {
       const { answers, out: stdout } = await run();
-      for (const a of answers) {
+      answers.forEach((a, i) => {
         assert.deepEqual(Object.keys(JSON.parse(a.body)).sort(), ["error", "id"]);
-        assert.equal(JSON.parse(a.body).error, NOT_STORED);
-      }
+        assert.equal(JSON.parse(a.body).error, i % 2 ? TEST_FAILED : NOT_STORED);
+      });
       assertAbsent([stdout, ...answers.map((a) => a.raw)].join("\n"));
     });
 
