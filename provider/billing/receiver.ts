@@ -204,6 +204,16 @@ class Receiver {
     return this.inFlight < this.maxPending;
   }
 
+  /** Whether the headers pass and there is room for one more request: then 100 Continue may be sent. */
+  continues(req: http.IncomingMessage): boolean {
+    try {
+      this.precheck(req);
+    } catch {
+      return false;
+    }
+    return this.admits();
+  }
+
   /** Checks what the headers alone decide; throws Reject. Used before 100 Continue is sent. */
   precheck(req: http.IncomingMessage): void {
     const url = targetOf(req);
@@ -472,11 +482,8 @@ export async function startBillingReceiver(opts: BillingReceiverOptions): Promis
   // `Expect: 100-continue`: decide on the headers first; 100 Continue only when they pass, so a
   // rejected sender never sends its body. (Without this listener node would answer 100 itself.)
   server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
-    try {
-      r.precheck(req);
-      if (!r.admits()) throw new Error("busy");
-    } catch {
-      void r.handle(req, res); // answers the same rejection, without 100 Continue
+    if (!r.continues(req)) {
+      void r.handle(req, res); // answers the same rejection (or busy), without 100 Continue
       return;
     }
     res.writeContinue();
