@@ -102,6 +102,39 @@ export async function writePeriod(outDir: string, bunitId: number, data: Billing
   return { period, file: relative, change: existing ? "updated" : "created" };
 }
 
+/** The output directory cannot take the files; `code` is the file system's (ENOTDIR, EACCES, EROFS...). */
+export class OutputDirError extends Error {
+  constructor(readonly outDir: string, readonly code: string | undefined, cause: unknown) {
+    super(`the output directory ${outDir} is not a directory this process can write to ` +
+      `(${code ?? (cause instanceof Error ? cause.message : String(cause))}): give another --out`);
+    this.name = "OutputDirError";
+  }
+}
+
+/**
+ * Proves that files can be written where `writePeriod` writes them: creates the business unit's directory,
+ * then writes, syncs and removes a temporary file in it (named like the atomic writes' temporary files, so a
+ * crash leaves nothing `removeStaleTemps` would not remove). Throws OutputDirError.
+ */
+export async function checkWritable(outDir: string, bunitId: number): Promise<void> {
+  const dir = bunitDir(outDir, bunitId);
+  const probe = path.join(dir, `.write-check.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
+  try {
+    await fsp.mkdir(dir, { recursive: true });
+    const handle = await fsp.open(probe, "wx", 0o644);
+    try {
+      await handle.writeFile("write check\n");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    throw new OutputDirError(outDir, (err as NodeJS.ErrnoException).code, err);
+  } finally {
+    await fsp.rm(probe, { force: true }).catch(() => undefined);
+  }
+}
+
 /** Reads one period's file back; undefined when there is none. */
 export async function readPeriod(outDir: string, bunitId: number, period: string): Promise<BillingData | undefined> {
   const buf = await readIfExists(path.join(bunitDir(outDir, bunitId), `${period}.json`));

@@ -1,6 +1,7 @@
 // `npm run billing-receiver -- --port <port> --out <dir> --bunit <id> [--secret <s>] [--host <addr>] [--path <p>]`
 // Starts the billing notification receiver and prints
-// `billing receiver listening on http://<host>:<port>`; SIGINT/SIGTERM finish the requests in
+// `billing receiver listening on http://<host>:<port>` and the Post URL to register (the secret in it
+// URL-encoded, and shown only when stdout is a terminal); SIGINT/SIGTERM finish the requests in
 // progress and stop it. The portal connection comes from the BACKUP_PORTAL_* environment
 // variables; the secret may also come from BILLING_RECEIVER_SECRET (better than the command
 // line, where other users of the machine can read it).
@@ -15,7 +16,10 @@ export const USAGE = `usage: npm run billing-receiver -- --port <port> --out <di
 
 Receives the portal's "new billing data available" notification and writes the
 business unit's billing data to <dir>/<bunit>/<YYYY-MM-DD>.json (one file per period).
-Register the Post URL http://<host>:<port>${DEFAULT_NOTIFY_PATH}?bunit=<id>[&secret=<s>] in the portal.
+Register the Post URL http://<host>:<port>${DEFAULT_NOTIFY_PATH}?bunit=<id>[&secret=<s>] in the portal,
+the secret URL-encoded (+ & = as %2B %26 %3D); printed at start, the secret shown only
+when stdout is a terminal. Exit codes: 0 stopped by SIGINT/SIGTERM, 1 cannot start
+(no portal settings, --out not writable, port in use), 2 bad arguments.
 
 options:
   --port <port>      port to listen on (0 picks a free one)
@@ -77,10 +81,25 @@ export function receiverClient(env: NodeJS.ProcessEnv = process.env, log?: (line
   return new PortalClient({ timeoutMs: 3000, maxAttempts: 1, ...resolveSettings(undefined, env) }, { log });
 }
 
-export type MainIo = CommandIo;
+export interface MainIo extends CommandIo {
+  /** Whether stdout is a terminal (the Post URL is printed with its secret only then); default: process.stdout's. */
+  outIsTerminal?: boolean;
+}
+
+/**
+ * The Post URL line printed at start. The secret in it is URL-encoded (a raw `+ & =` would change the query), and
+ * shown only when stdout is a terminal: the operator's own screen. Anywhere else (a log file, the journal,
+ * `kubectl logs`) it is masked; build it there from the secret with encodeURIComponent.
+ */
+export function postUrlLine(receiver: Pick<BillingReceiverHandle, "notifyUrl" | "postUrl">, secret: string | undefined, terminal: boolean): string {
+  if (secret === undefined) return `post URL: ${receiver.notifyUrl}`;
+  if (terminal) return `post URL: ${receiver.postUrl(secret)}`;
+  return `post URL: ${receiver.notifyUrl}&secret=*** (the secret URL-encoded; shown only when stdout is a terminal)`;
+}
 
 /** Starts the receiver from command-line arguments; resolves to the receiver, or to an exit code on error. */
 export function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: MainIo = processIo): Promise<BillingReceiverHandle | number> {
+  const terminal = io.outIsTerminal ?? (io === processIo && process.stdout.isTTY === true);
   return runCommand("billing receiver", USAGE, argv, io, (args) => parseArgs(args, env), async (a) => {
     const log = a.quiet ? undefined : (line: string) => io.err(`${new Date().toISOString()} billing receiver: ${line}\n`);
     try {
@@ -91,6 +110,7 @@ export function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: M
       };
       const receiver = await startBillingReceiver(opts);
       io.out(`billing receiver listening on ${receiver.url}\n`);
+      io.out(`${postUrlLine(receiver, a.secret, terminal)}\n`);
       return receiver;
     } catch (err) {
       io.err(`billing receiver: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -2,7 +2,8 @@
 // a backup node (see provider/registration/register.ts and docs/registration.md).
 import { DEFAULT_ATTEMPTS, DEFAULT_METADATA_URL, DEFAULT_TIMEOUT_MS, ReadMetadataOptions } from "../metadata";
 import { DEFAULT_OPTION_FILE } from "../registration/files";
-import { DEFAULT_LOCK_WAIT_MS } from "../registration/lock";
+import { constants } from "os";
+import { DEFAULT_LOCK_WAIT_MS, releaseHeldLocks } from "../registration/lock";
 import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
 import { CommandIo, parseArgv, processIo, runCommand, unknownOption } from "./args";
@@ -55,8 +56,9 @@ options:
 
 exit codes: 0 registered (or nothing to do), 1 failed (metadata unreadable, portal
 error: running again may help), 2 bad arguments, 3 configuration to fix (metadata
-keys, credentials, names unknown to the portal, meta.dsmode "disabled"); the registration user data retries
-every failure but 2 and 3`;
+keys, credentials, names unknown to the portal, meta.dsmode "disabled"), 130 / 143
+stopped by SIGINT (Ctrl-C) / SIGTERM (the lock file is removed; running again continues
+where it stopped); the registration user data retries every failure but 2 and 3`;
 
 export interface RegisterIo extends CommandIo {
   /** The environment for BACKUP_PORTAL_*; default process.env. */
@@ -96,9 +98,32 @@ function parseArgs(argv: string[]): Parsed {
   return parsed;
 }
 
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/**
+ * While a run goes on, SIGINT (Ctrl-C) and SIGTERM end the process with 128 + the signal's number, as a shell
+ * reports a process killed by it, after removing the lock file: exiting from a signal skips the run's `finally`,
+ * and a lock left behind makes the next run (the next boot's) wait for it and fail. Returns the uninstaller.
+ */
+function exitOnStopSignals(io: CommandIo): () => void {
+  const handlers = STOP_SIGNALS.map((signal) => {
+    const handler = (): void => {
+      releaseHeldLocks();
+      io.err(`backup-portal register: stopped by ${signal}; the lock file is removed. Run it again: it continues where it stopped\n`);
+      process.exit(128 + constants.signals[signal]);
+    };
+    process.on(signal, handler);
+    return { signal, handler };
+  });
+  return () => {
+    for (const { signal, handler } of handlers) process.off(signal, handler);
+  };
+}
+
 export function run(argv: string[], io: RegisterIo = processIo): Promise<number> {
   return runCommand("backup-portal register", USAGE, argv, io, parseArgs, async (parsed) => {
     const line = (prefix: string) => (text: string): void => io.err(`${prefix}: ${text}\n`);
+    const uninstall = exitOnStopSignals(io);
     try {
       const result = await registerInstance({
         ...parsed.register,
@@ -122,6 +147,8 @@ export function run(argv: string[], io: RegisterIo = processIo): Promise<number>
       if (err instanceof RegistrationError && err.kind === "configuration") return 3;
       if (err instanceof RegistrationError && err.kind === "usage") return 2;
       return 1;
+    } finally {
+      uninstall();
     }
   });
 }

@@ -10,7 +10,7 @@ export {
 } from "./keys";
 export { credentialsFromUserData, resolveCredentials, USER_DATA_KEY, CredentialSource, ResolvedCredentials } from "./credentials";
 export { generateNodePassword, NODE_PASSWORD_ALPHABET, NODE_PASSWORD_LENGTH } from "./password";
-export { acquireLock, defaultLockDir, defaultLockFile, DEFAULT_LOCK_WAIT_MS, HeldLock, LockBusyError } from "./lock";
+export { acquireLock, defaultLockDir, defaultLockFile, DEFAULT_LOCK_WAIT_MS, HeldLock, LockBusyError, releaseHeldLocks } from "./lock";
 export { DEFAULT_OPTION_FILE, renderOptionFile, writeSecretFile, prepareSecretFile, OptionFileValues, PendingWrite } from "./files";
 export {
   registrationUserData, renderRegistrationUserData, renderEnvFile, shellQuote, RegistrationUserDataArgs, RegistrationUserDataOptions,

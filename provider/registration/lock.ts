@@ -1,7 +1,8 @@
 // An exclusive lock file, so that two `backup-portal register` runs at the same time (cloud-init and a
 // person, two cron jobs...) never register the same instance twice: created with O_EXCL, removed when the
 // run ends. A run that finds it waits a bounded time, then gives up naming the file (a run that was
-// killed leaves it behind: remove it by hand).
+// killed leaves it behind: remove it by hand). A run stopped by a signal does not reach its `finally`:
+// its signal handler calls releaseHeldLocks() before it exits.
 //
 //   const lock = await acquireLock(defaultLockFile(2), { waitMs: 120_000 });
 //   try { ... } finally { lock.release(); }
@@ -45,6 +46,9 @@ export interface HeldLock {
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
+/** The lock files this process holds, with the content that proves them its own. */
+const held = new Map<string, string>();
+
 /** Who holds the lock, as its file says (first line, bounded), if it can be read. */
 function holderOf(file: string): string | undefined {
   try {
@@ -84,6 +88,7 @@ export async function acquireLock(
         throw err;
       }
       fs.closeSync(fd);
+      held.set(file, content);
       return { file, release: () => release(file, content) };
     }
     const holder = holderOf(file);
@@ -97,8 +102,17 @@ export async function acquireLock(
   }
 }
 
+/**
+ * Releases every lock this process holds; synchronous, never throws. For a signal handler: the run's `finally`
+ * never runs when the process exits from one.
+ */
+export function releaseHeldLocks(): void {
+  for (const [file, content] of [...held]) release(file, content);
+}
+
 /** Removes the lock only when it still holds this run's content (it may have been removed by hand and taken since). */
 function release(file: string, content: string): void {
+  if (held.get(file) === content) held.delete(file);
   try {
     if (fs.readFileSync(file, "utf8") === content) fs.rmSync(file, { force: true });
   } catch {

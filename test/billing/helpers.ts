@@ -110,3 +110,28 @@ export function postHead(pathAndQuery: string, body: Buffer | string, extra: Rec
   };
   return `POST ${pathAndQuery} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n`;
 }
+
+/** Polls `pred` every 10 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitFor(pred: () => boolean, what: string, timeoutMs = 10000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Every spelling of a secret a request or an answer may carry: as is, URL-encoded (encodeURIComponent, and form
+ * encoding as URLSearchParams sends it), JSON-escaped, and escaped as .NET's JSON encoder does (\uXXXX for
+ * non-ASCII and HTML-sensitive characters).
+ */
+export function spellings(secret: string): string[] {
+  const dotnet = [...secret].map((ch) => {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x20 || c > 0x7e || `"&'+<>\`\\`.includes(ch)) {
+      return ch.split("").map((u) => `\\u${u.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`).join("");
+    }
+    return ch;
+  }).join("");
+  return [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), JSON.stringify(secret).slice(1, -1), dotnet])];
+}

@@ -61,7 +61,7 @@ describe("billing: the billing-receiver command", function () {
     assert.match(x.o.err, /BACKUP_PORTAL_URL/);
   });
 
-  it("npm run billing-receiver prints exactly the listening line, serves the portal, and stops on SIGTERM", async () => {
+  it("npm run billing-receiver prints the listening line and the Post URL (secret masked: stdout is a pipe), serves the portal, and stops on SIGTERM", async () => {
     const env = { ...process.env, ...envFor(emu), BILLING_RECEIVER_SECRET: SECRET };
     // Its own process group, so the test stops npm and the receiver under it, and nothing else.
     const child = spawn("npm", ["run", "--silent", "billing-receiver", "--", "--port", "0", "--out", out, "--bunit", "1"], {
@@ -70,9 +70,13 @@ describe("billing: the billing-receiver command", function () {
     let stderr = "";
     child.stderr!.on("data", (c: Buffer) => { stderr += c.toString(); });
     try {
-      const line = await waitForLine(child, /billing receiver listening on/);
+      let stdout = "";
+      child.stdout!.on("data", (c: Buffer) => { stdout += c.toString(); });
+      await waitForLine(child, /^post URL: /); // the second line
+      const [line, post] = stdout.split("\n");
       assert.match(line, /^billing receiver listening on http:\/\/127\.0\.0\.1:\d+$/);
       const url = line.slice("billing receiver listening on ".length);
+      assert.equal(post, `post URL: ${url}/notify?bunit=1&secret=*** (the secret URL-encoded; shown only when stdout is a terminal)`);
       await control(emu, "/_emulator/billing/subscribers", { businessUnitId: 1, url: `${url}/notify?bunit=1&secret=${SECRET}` });
       const t = await control(emu, "/_emulator/billing/test", { businessUnitId: 1 });
       assert.equal(t.body.deliveries[0].status, 200, t.body.deliveries[0].responseBody);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
 import { clientFor, Emulator, startEmulator } from "../support/portal";
-import { BillingReceiverHandle, BillingReceiverOptions, NEW_DATA_TRIGGER, startBillingReceiver, TEST_TRIGGER, secretMatches } from "../../provider/billing";
+import { BillingReceiverHandle, BillingReceiverOptions, NEW_DATA_TRIGGER, NOT_STORED, startBillingReceiver, TEST_TRIGGER, secretMatches } from "../../provider/billing";
 import { PortalClient } from "../../provider/portal";
 import { control, filesUnder, postHead, rawRequest, tempDir } from "./helpers";
 
@@ -35,6 +35,15 @@ describe("billing: receiver against the emulator's notification sender", functio
   }
 
   const bunitFiles = () => filesUnder(path.join(out, "1"));
+  /** A 503 answer carries a fixed message and an id; the detail is the log line with that id. */
+  function detailOf(body: string): string {
+    const answer = JSON.parse(body);
+    assert.equal(answer.error, NOT_STORED);
+    assert.match(answer.id, /^[0-9a-f]{12}$/);
+    const lines = logs.filter((l) => l.includes(`error id ${answer.id}`));
+    assert.equal(lines.length, 1, logs.join("\n"));
+    return lines[0];
+  }
   const readJson = (period: string) => JSON.parse(fs.readFileSync(path.join(out, "1", `${period}.json`), "utf8"));
 
   before(async () => {
@@ -154,6 +163,9 @@ describe("billing: receiver against the emulator's notification sender", functio
       [`${receiver.postUrl(SECRET)}&secret=${SECRET}`, 403], // two secrets: ambiguous
       [`${receiver.url}/notify?secret=${SECRET}`, 400],
       [`${receiver.url}/notify?bunit=2&secret=${SECRET}`, 400],
+      // The secret before the business unit: a caller without it learns nothing of which one is served.
+      [`${receiver.url}/notify?bunit=2&secret=wrong-secret-xyz`, 403],
+      [`${receiver.url}/notify?secret=wrong-secret-xyz`, 403],
       [`${receiver.url}/other?bunit=1&secret=${SECRET}`, 404],
     ];
     for (const [url] of cases) await subscribe(url);
@@ -240,7 +252,7 @@ describe("billing: receiver against the emulator's notification sender", functio
     receiver = await start({ client: undated, fetchAttempts: 1 });
     const r = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, "{}", { Connection: "close" }), "{}");
     assert.equal(r.status, 503, r.raw.slice(0, 300));
-    assert.match(JSON.parse(r.body).error, /none of the 2 billing entries has a YYYY-MM-DD period or href/);
+    assert.match(detailOf(r.body), /none of the 2 billing entries has a YYYY-MM-DD period or href/);
     assert.deepEqual(filesUnder(out), []);
   });
 
@@ -326,7 +338,7 @@ describe("billing: receiver against the emulator's notification sender", functio
     const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1, period: "2030-01-01" });
     const r = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Connection: "close" }), body, { timeoutMs: 15000 });
     assert.equal(r.status, 503, r.raw);
-    assert.match(JSON.parse(r.body).error, /no period 2030-01-01/);
+    assert.match(detailOf(r.body), /no period 2030-01-01/);
     assert.deepEqual(bunitFiles(), [], "nothing written when the notification could not be honoured");
   });
 

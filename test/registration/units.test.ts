@@ -7,7 +7,7 @@ import * as path from "path";
 import { tsmNameProblem } from "../../provider/portal";
 import {
   acquireLock, credentialsFromUserData, defaultLockDir, defaultLockFile, deriveTsmName, generateNodePassword, LockBusyError,
-  NODE_PASSWORD_ALPHABET, parseRegistrationMetadata, prepareSecretFile, renderOptionFile, resolveCredentials, uuidSuffix, writeSecretFile,
+  NODE_PASSWORD_ALPHABET, parseRegistrationMetadata, prepareSecretFile, releaseHeldLocks, renderOptionFile, resolveCredentials, uuidSuffix, writeSecretFile,
 } from "../../provider/registration";
 import { InstanceMetadata } from "../../provider/metadata";
 import { modeOf, removeTempDirs, tempDir, UUID } from "./helpers";
@@ -223,5 +223,22 @@ describe("registration: lock file", () => {
     assert.equal(fs.readFileSync(file, "utf8"), "pid 1 on elsewhere\n");
     await assert.rejects(acquireLock(file, { waitMs: Infinity }), RangeError);
     await assert.rejects(acquireLock(path.join(file, "no-dir", "x.lock")), /ENOTDIR|ENOENT/);
+  });
+
+  it("releaseHeldLocks (for a signal handler) removes every lock this process holds, and only its own", async () => {
+    const dir = tempDir();
+    const [a, b, c] = ["a.lock", "b.lock", "c.lock"].map((n) => path.join(dir, n));
+    await acquireLock(a);
+    await acquireLock(b);
+    const released = await acquireLock(c);
+    released.release();
+    fs.writeFileSync(c, "pid 1 on elsewhere\n"); // taken by another run since
+    fs.writeFileSync(b, "pid 2 on elsewhere\n"); // removed by hand and taken by another run
+    releaseHeldLocks();
+    assert.ok(!fs.existsSync(a));
+    assert.equal(fs.readFileSync(b, "utf8"), "pid 2 on elsewhere\n");
+    assert.equal(fs.readFileSync(c, "utf8"), "pid 1 on elsewhere\n");
+    releaseHeldLocks(); // nothing held: nothing happens
+    assert.equal(fs.readdirSync(dir).sort().join(), "b.lock,c.lock");
   });
 });
