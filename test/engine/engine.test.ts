@@ -453,7 +453,7 @@ describe("engine stand-in: TestEngine", function () {
         const m = (value: number) => ({ name: "m", type: COUNTER_TYPE, provider: makeMinimalProvider("m1"), inputs: { name: "m", value }, replaceOnChanges: ["value"] });
         await e.up([counter("o", { value: 2 }), m(1)]);
         r = await e.up([counter("o", { value: 2 }), m(2)]);
-        assert.deepStrictEqual(ops(r.steps), { o: "same", m: "delete" }, "replaced: create, then the old one deleted");
+        assert.deepStrictEqual(ops(r.steps), { o: "same", m: "replace,delete" }, "replaced: create, then the old one deleted");
         assert.deepStrictEqual(r.steps.find((s) => s.op === "replace")?.replaces, ["value"]);
     });
 
