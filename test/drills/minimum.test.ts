@@ -9,7 +9,7 @@ import { engines } from "../resources/support";
 import { Emulator, startEmulator } from "../support/portal";
 
 describe("request minimum: a fleet makes exactly the fewest requests the API allows", function () {
-  this.timeout(120_000);
+  this.timeout(300_000); // an up is two deployments, each starting a host
   let emu: Emulator;
   const e = engines(() => emu);
 

@@ -33,7 +33,7 @@ function tenant(prefix: string, parentId: unknown = 1) {
 }
 
 describe("providers under the engine's rules", function () {
-  this.timeout(120_000);
+  this.timeout(300_000); // an up is two deployments, each starting a host
   const p = portalSuite();
 
   it("a preview makes no API write, before and after the first up", async () => {
