@@ -263,7 +263,7 @@ async function main(): Promise<void> {
     console.log("");
     console.log("ideal = fewest requests the API allows (docs/benchmark.md); ideal wall = max(requests × latency / parallel, depth × latency);");
     console.log("cpu = CPU time of the provider host / the bench process (engine stand-in) / the emulator during the phase");
-    console.log(`  create: depth ${create.ideal.depth} (token → time zones → business unit → consumer → node${o.passwords ? " → password" : ""} → activation)`);
+    console.log(`  create: depth ${create.ideal.depth} (preview: token → reference data; update: token → time zones → business unit → consumer → node${o.passwords ? " → password" : ""} → activation)`);
     for (const m of results) {
       const d = differences(m);
       console.log(`  ${m.name}: ${d.length ? "differs from the ideal at" : "exactly the ideal requests"}`);
