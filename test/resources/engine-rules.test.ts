@@ -49,6 +49,11 @@ describe("providers under the engine's rules", function () {
     (changed[3].inputs as Record<string, unknown>).cpuCount = 8;
     const plan2 = await eng.preview(changed);
     assert.deepEqual(ops(plan2), { acme: "same", "acme-a": "update", "acme-b": "same", "acme-a-node": "update", "acme-b-node": "same", "acme-b>a": "same" });
+    // What the GitOps workflow runs: `pulumi preview --refresh` (every type's Read, then its Diff, must be clean).
+    const before = eng.exportState();
+    const plan3 = await eng.preview(changed, { refresh: true });
+    assert.deepEqual(ops(plan3), ops(plan2));
+    assert.deepEqual(eng.exportState(), before, "the refresh of a preview saves nothing");
     assert.deepEqual(writesSince(p.emu, mark), []);
   });
 
