@@ -77,7 +77,8 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   // On the same consumer there is no way to do it: say so before anything is deleted. Said here, not in
   // Diff: the engine also calls Diff on a refresh (portal state against the declared inputs), where a
   // difference is drift to show, not an error.
-  if (typeof name === "string" && needsNewName(olds.tsmName, name) && !isUnknown(inputs.consumerId) && sameValue(olds.consumerId, inputs.consumerId)) {
+  const name = inputs.tsmName;
+  if (typeof name === "string" && !isUnknown(name) && needsNewName(olds.tsmName, name) && !isUnknown(inputs.consumerId) && sameValue(olds.consumerId, inputs.consumerId)) {
     f.add("tsmName", renameRefused(olds.tsmName, name));
   }
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
