@@ -5,9 +5,10 @@
 // by value would copy the whole client into every resource's state; instead the
 // serialized provider holds only a module specifier and `require`s it in the
 // host. The specifier is relative (a package name, or a path relative to the
-// program's working directory, which is also the host's: the folder of
-// Pulumi.yaml `main`, so `../dist/...` from stacks/), so state holds no
-// absolute path of the machine that wrote it.
+// host's working directory), so state holds no absolute path of the machine
+// that wrote it. The engine runs the program and the host in the folder the
+// project's `main` names (`stacks/` here, pkg/engine/project.go), so a source
+// checkout's specifier is relative to that folder: `../dist/...`.
 import * as fs from "fs";
 import * as path from "path";
 
@@ -26,12 +27,36 @@ function packageRoot(from: string): string {
 }
 
 /**
+ * The folder the engine runs the program and the provider host in: `main` of
+ * the Pulumi project around `cwd` when it names a folder (the file's folder
+ * when it names a file), else the project's root; `cwd` outside any project.
+ * Found from the project, not taken from `cwd`, so a test runner in the root
+ * serializes what `pulumi up` in `stacks/` would.
+ */
+export function programDirectory(cwd: string = process.cwd()): string {
+  let dir = path.resolve(cwd);
+  for (let i = 0; i < 20; i++) {
+    const file = path.join(dir, "Pulumi.yaml");
+    if (fs.existsSync(file)) {
+      const main = /^main:[ \t]*["']?([^"'#\r\n]*?)["']?[ \t]*(#.*)?$/m.exec(fs.readFileSync(file, "utf8"))?.[1];
+      if (!main) return dir;
+      const target = path.resolve(dir, main);
+      return fs.existsSync(target) && !fs.statSync(target).isDirectory() ? path.dirname(target) : target;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return path.resolve(cwd);
+}
+
+/**
  * The specifier of the compiled module for `filename` (a .ts source file under
  * ts-node, or the .js file in dist/). The host runs plain Node, so it always
  * loads the compiled JavaScript: run `npm run build` before using the providers
  * from a source checkout.
  */
-export function moduleSpecifier(filename: string, cwd: string = process.cwd()): string {
+export function moduleSpecifier(filename: string, cwd: string = programDirectory()): string {
   const root = packageRoot(filename);
   const rel = path.relative(root, filename).split(path.sep).join("/");
   const compiled = (rel.startsWith("dist/") ? rel : `dist/${rel}`).replace(/\.ts$/, ".js").replace(/\.js$/, "");

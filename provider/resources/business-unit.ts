@@ -12,6 +12,7 @@ import { PortalError, unlessNotFound } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
+import { withLoginHint } from "../dynamic/connection";
 
 export interface BusinessUnitArgs {
   /** The parent business unit's id. Changing it replaces the business unit (the API cannot move one). */
@@ -203,7 +204,7 @@ async function remove(id: string): Promise<void> {
   }
 }
 
-export const businessUnitLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
+export const businessUnitLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
 
 /** The provider object the engine serializes for every BusinessUnit (one per type). */
 export const businessUnitProvider = lifecycleProvider(moduleSpecifier(__filename), "businessUnitLifecycle");

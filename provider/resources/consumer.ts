@@ -13,6 +13,7 @@ import { prefetchNodeReferences } from "./node";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
+import { withLoginHint } from "../dynamic/connection";
 
 export interface ConsumerArgs {
   /** The business unit it belongs to. Changing it replaces the consumer. */
@@ -151,7 +152,7 @@ async function remove(id: string, props: Inputs): Promise<void> {
   });
 }
 
-export const consumerLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
+export const consumerLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
 
 export const consumerProvider = lifecycleProvider(moduleSpecifier(__filename), "consumerLifecycle");
 

@@ -7,6 +7,7 @@ import { Failures, checkId, isUnknown, sameValue } from "../dynamic/values";
 import { proxyPeers } from "../portal/nodes";
 
 export { configure as configurePortal } from "../dynamic/connection";
+import { withLoginHint } from "../dynamic/connection";
 
 export interface NodeProxyArgs {
   businessUnitId: pulumi.Input<number | string>;
@@ -63,7 +64,7 @@ async function remove(_id: string, props: Inputs): Promise<void> {
   await portal().nodes.removeProxyAgent(props.businessUnitId, props.targetConsumerId, props.agentConsumerId);
 }
 
-export const nodeProxyLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
+export const nodeProxyLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
 
 export const nodeProxyProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeProxyLifecycle");
 

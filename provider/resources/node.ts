@@ -13,6 +13,7 @@ import { isNotFound, PortalError } from "../portal/errors";
 import { Node as PortalNode, NodeFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
+import { withLoginHint } from "../dynamic/connection";
 
 export interface NodeArgs {
   businessUnitId: pulumi.Input<number | string>;
@@ -71,6 +72,15 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
     // Never echo the value: it is a secret.
     f.add("tsmPassword", "tsmPassword must be a string of 1 to 64 characters");
   }
+  // The backup server never renames a node, and deleting a node deletes its consumer on the portal: a new
+  // name needs a new consumer (the Consumer's nodeName changes, so it is replaced and so is this node).
+  // On the same consumer there is no way to do it: say so before anything is deleted. Said here, not in
+  // Diff: the engine also calls Diff on a refresh (portal state against the declared inputs), where a
+  // difference is drift to show, not an error.
+  const name = inputs.tsmName;
+  if (typeof name === "string" && !isUnknown(name) && needsNewName(olds.tsmName, name) && !isUnknown(inputs.consumerId) && sameValue(olds.consumerId, inputs.consumerId)) {
+    f.add("tsmName", renameRefused(olds.tsmName, name));
+  }
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
     f.add("adoptId", `adoptId must equal consumerId (${inputs.consumerId}): a node is adopted through its consumer`);
   }
@@ -92,12 +102,8 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   if ((!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) || toActivate) changed.push("tsmName");
   if (!sameValue(olds.tsmPassword, news.tsmPassword)) changed.push("tsmPassword");
   const replaces = changed.filter((k) => (REPLACING as readonly string[]).includes(k));
-  // The backup server never renames a node, and deleting a node deletes its consumer on the portal: a new
-  // name needs a new consumer (the Consumer's nodeName changes, so it is replaced and so is this node).
-  // On the same consumer there is no way to do it: say so before anything is deleted.
-  if (needsNewName(olds.activatedName, news.tsmName) && !replaces.includes("consumerId")) {
-    throw new Error(renameRefused(olds.activatedName, news.tsmName));
-  }
+  // A name other than the activated one on the same consumer is refused by Check (and by update, should
+  // it get there); here it is only a change, which is what a refresh must show.
   return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
 }
 
@@ -273,7 +279,7 @@ async function remove(id: string, props: Inputs): Promise<void> {
   if (await client.nodes.delete(props.businessUnitId, Number(id))) noteRemovedWithNode(client, props.businessUnitId, Number(id));
 }
 
-export const nodeLifecycle: Lifecycle = { check, diff, create, read, update, delete: remove };
+export const nodeLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
 
 export const nodeProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeLifecycle");
 

@@ -9,7 +9,7 @@ import { engines } from "../resources/support";
 import { Emulator, startEmulator } from "../support/portal";
 
 describe("request minimum: a fleet makes exactly the fewest requests the API allows", function () {
-  this.timeout(120_000);
+  this.timeout(300_000); // an up is two deployments, each starting a host
   let emu: Emulator;
   const e = engines(() => emu);
 
@@ -28,9 +28,8 @@ describe("request minimum: a fleet makes exactly the fewest requests the API all
       const o: IdealOptions = { tenants: 3, consumers: 3, passwords, latency: 0, parallel: 16 };
       const w = workload({ tenants: o.tenants, consumersPerTenant: o.consumers, passwords, prefix: "min-" });
       const eng = e.engine({ parallel: o.parallel });
-      // Each phase in a fresh host, as each pulumi command starts one: caches do not carry over.
+      // The engine starts a fresh host per deployment (up = preview + update): caches do not carry over.
       const phase = async (run: () => Promise<unknown>) => {
-        await eng.restartHost();
         const mark = emu.requests().length;
         await run();
         return countByEndpoint(emu.requests().slice(mark));

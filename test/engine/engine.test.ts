@@ -5,6 +5,7 @@ import * as path from "path";
 import { DesiredResource, ref, secret, TestEngine, UpdateError } from "./engine";
 import { COUNTER_TYPE, CounterStore, makeCounterProvider, makeMinimalProvider } from "./fixtures/counter-provider";
 import { Fixture, fixture, waitFor } from "./fixtures/harness";
+import { ProviderHost } from "./host";
 import { isSecret } from "./values";
 
 const v1 = makeCounterProvider("v1");
@@ -17,6 +18,10 @@ function ops(steps: { urn: string; op: string }[]): Record<string, string> {
     const out: Record<string, string> = {};
     for (const s of steps) out[s.urn.split("::").pop()!] = out[s.urn.split("::").pop()!] ? `${out[s.urn.split("::").pop()!]},${s.op}` : s.op;
     return out;
+}
+/** The resource calls a host received (the start-up calls left out). */
+function resourceCalls(host: ProviderHost): string[] {
+    return host.calls.map((c) => c.method).filter((m) => !["Handshake", "GetPluginInfo", "CheckConfig", "Configure"].includes(m));
 }
 function logOps(store: CounterStore): string[] {
     return store.log.filter((l) => !["check", "diff", "configure", "read"].includes(l.op)).map((l) => `${l.op}:${l.id ?? l.name}`);
@@ -45,11 +50,10 @@ describe("engine stand-in: TestEngine", function () {
         assert.strictEqual(e.get("a")!.outputs.slug, "a-c-1");
         assert.strictEqual(fx.store().writes, 1);
 
-        const mark = e.currentHost!.calls.length;
         r = await e.up([counter("a", { value: 1, key: "k1" })]);
         assert.deepStrictEqual(ops(r.steps), { a: "same" });
         assert.strictEqual(fx.store().writes, 1, "a same step writes nothing");
-        assert.deepStrictEqual(e.currentHost!.calls.slice(mark).map((c) => c.method), ["Check", "Diff"]);
+        assert.deepStrictEqual(resourceCalls(e.currentHost!), ["Check", "Diff"]);
 
         r = await e.up([counter("a", { value: 2, key: "k1" })]);
         assert.deepStrictEqual(r.steps, [{ urn: e.urn(COUNTER_TYPE, "a"), op: "update", diffs: ["value"] }]);
@@ -81,15 +85,13 @@ describe("engine stand-in: TestEngine", function () {
         await e.up([counter("a", { key: "k1" }), counter("b", { value: 1 }), counter("gone", {})]);
         const before = e.exportState();
         const storeBefore = fx.store();
-        const mark = e.currentHost!.calls.length;
-
         const steps = await e.preview([
             counter("a", { key: "k2" }), // replace
             { ...counter("b", { value: 1 }), inputs: { name: ref("a", "slug"), value: 1 } }, // depends on a's unknown slug
             counter("c", {}), // create
         ]);
         assert.deepStrictEqual(ops(steps), { a: "replace", b: "update", c: "create", gone: "delete" });
-        const methods = new Set(e.currentHost!.calls.slice(mark).map((c) => c.method));
+        const methods = new Set(resourceCalls(e.currentHost!));
         assert.deepStrictEqual([...methods].sort(), ["Check", "Diff"]);
         assert.deepStrictEqual(e.exportState(), before);
         assert.deepStrictEqual(fx.store().objects, storeBefore.objects);
@@ -102,7 +104,8 @@ describe("engine stand-in: TestEngine", function () {
         const e = fx.engine({ config: { url: "https://portal", token: "tok-123" }, secretConfigKeys: ["token"] });
         await e.up([counter("a", {}), counter("b", {})]);
         const confs = fx.store().log.filter((l) => l.op === "configure");
-        assert.strictEqual(confs.length, 1, "configure runs once per __provider text per host");
+        assert.strictEqual(confs.length, 2, "configure runs once per __provider text per host: the preview's and the update's");
+        assert.notStrictEqual(confs[0].pid, confs[1].pid);
         assert.deepStrictEqual(confs[0].keys, ["backup-portal:token", "backup-portal:url"]);
         assert.strictEqual(confs[0].url, "https://portal");
         assert.strictEqual(confs[0].token, "tok-123");
@@ -167,7 +170,8 @@ describe("engine stand-in: TestEngine", function () {
         await e.up(["s1", "s2", "s3", "s4"].map((n) => counter(n, { checkDelayMs: 100, delayMs: 600 })));
         const log = fx.store().log;
         const checks = log.filter((l) => l.op === "check" || l.op === "check-end").map((l) => `${l.op}:${l.name}`);
-        assert.deepStrictEqual(checks, ["s1", "s2", "s3", "s4"].flatMap((n) => [`check:${n}`, `check-end:${n}`]), "checks never overlap");
+        const once = ["s1", "s2", "s3", "s4"].flatMap((n) => [`check:${n}`, `check-end:${n}`]);
+        assert.deepStrictEqual(checks, [...once, ...once], "checks never overlap (in the preview, then in the update)");
         const iv = Object.values(intervals(fx.store()));
         const maxOverlap = Math.max(...iv.map(([s]) => iv.filter(([s2, e2]) => s2 <= s && s < e2).length));
         assert.strictEqual(maxOverlap, 4, "the four creates run at once");
@@ -301,16 +305,185 @@ describe("engine stand-in: TestEngine", function () {
         assert.deepStrictEqual(Object.keys(e.get("m")!.outputs), ["__provider"], "no update(): outputs wiped to { __provider }");
     });
 
-    it("hostMode perOperation starts a fresh host per operation; import is refused", async () => {
-        const e = fx.engine({ hostMode: "perOperation", config: { counterDir: fx.dir } });
+    // pkg/resource/deploy/deployment.go + providers/registry.go: plugins live as long as their deployment;
+    // pkg/cmd/pulumi up: a preview deployment, then the update deployment.
+    it("one fresh host per deployment: up is a preview deployment and an update deployment, each with its own host", async () => {
+        const e = fx.engine({ config: { counterDir: fx.dir } });
         await e.up([counter("a", {})]);
-        await e.preview([counter("a", {})]);
+        assert.strictEqual(e.hosts.length, 2);
+        assert.deepStrictEqual(resourceCalls(e.hosts[0]), ["Check"], "the preview deployment: Check only");
+        assert.deepStrictEqual(resourceCalls(e.hosts[1]), ["Check", "Create"]);
+        await e.up([counter("a", { value: 3 })]);
+        assert.deepStrictEqual(resourceCalls(e.hosts[2]), ["Check", "Diff"], "Check and Diff run twice");
+        assert.deepStrictEqual(resourceCalls(e.hosts[3]), ["Check", "Diff", "Update"]);
+        await e.preview([counter("a", { value: 3 })]);
+        await e.up([counter("a", { value: 3 })], { skipPreview: true });
+        await e.refresh();
         await e.destroy();
-        assert.strictEqual(e.hosts.length, 3);
-        assert.ok(e.hosts.every((h) => h.exited));
-        assert.strictEqual(new Set(e.hosts.map((h) => h.pid)).size, 3);
-        assert.strictEqual(fx.store().log.filter((l) => l.op === "configure").length, 3);
+        assert.strictEqual(e.hosts.length, 8);
+        assert.ok(e.hosts.every((h) => h.exited), "no host outlives its deployment");
+        assert.strictEqual(new Set(e.hosts.map((h) => h.pid)).size, 8);
+        assert.strictEqual(fx.store().log.filter((l) => l.op === "configure").length, 8);
         assert.throws(() => e.import("a", COUNTER_TYPE, "c-1"), /not supported for dynamic providers/);
+    });
+
+    // pkg/engine/project.go, getPwdMain: Pulumi.yaml `main: stacks/` is the program's and the plugins' directory.
+    it("the host runs in the project's main folder (stacks/), where the provider's relative require resolves", async () => {
+        const e = fx.engine({ config: { counterDir: fx.dir } });
+        await e.up([counter("a", {})]);
+        const conf = fx.store().log.find((l) => l.op === "configure")!;
+        assert.strictEqual(conf.cwd, path.resolve(__dirname, "..", "..", "stacks"));
+        assert.match(String(e.get("a")!.outputs.__provider), /"\.\.\/test\/engine\/fixtures\/counter-impl\.js"/);
+    });
+
+    // pkg/resource/deploy/step.go, RefreshStep.Apply: Read, then diffResource(refreshed inputs/outputs as olds, old inputs as news), inverted.
+    it("refresh: Read, then the provider's Diff with olds = refreshed outputs and news = old inputs; one failure stops no other", async () => {
+        const e = fx.engine();
+        await e.up([counter("a", { value: 1 }), counter("b", { value: 1 }), counter("c", { value: 1 }), counter("d", { value: 1 })]);
+        const file = path.join(fx.dir, "store.json");
+        const store = fx.store();
+        store.objects["c-1"].value = 42; // drift
+        store.objects["c-2"].failRead = true;
+        store.objects["c-3"].diffThrows = true;
+        store.objects["c-4"].value = 7;
+        fs.writeFileSync(file, JSON.stringify(store));
+        const mark = fx.store().log.length;
+
+        const err = await e.refresh().then(() => assert.fail("refresh should fail"), (x: unknown) => x);
+        assert.ok(err instanceof UpdateError);
+        assert.deepStrictEqual(err.failures.map((f) => `${f.urn.split("::").pop()}: ${f.message}`).sort(), ["b: read failed for c-2", "c: diff exploded for c-3"]);
+        assert.deepStrictEqual(ops(err.steps), { a: "update", d: "update" }, "the others were refreshed");
+        const diffs = fx.store().log.slice(mark).filter((l) => l.op === "diff");
+        assert.deepStrictEqual(diffs.map((l) => [l.id, l.oldValue, l.newValue]).sort(), [["c-1", 42, 1], ["c-3", 1, 1], ["c-4", 7, 1]]);
+        assert.strictEqual(e.get("a")!.outputs.value, 42, "refreshed state saved");
+        assert.strictEqual(e.get("c")!.outputs.value, 1, "a resource whose Diff threw keeps its state");
+        assert.ok(!("diffThrows" in e.get("c")!.outputs));
+    });
+
+    // step.go RefreshStep + pkg/cmd/pulumi preview --refresh: the refresh is itself a preview.
+    it("preview --refresh refreshes in memory and previews against it; nothing is saved", async () => {
+        const stateFile = path.join(fx.dir, "state.json");
+        const e = fx.engine({ stateFile });
+        await e.up([counter("a", { value: 1 })]);
+        const saved = fs.readFileSync(stateFile, "utf8");
+        const store = fx.store();
+        store.objects["c-1"].value = 42;
+        fs.writeFileSync(path.join(fx.dir, "store.json"), JSON.stringify(store));
+        assert.deepStrictEqual(ops(await e.preview([counter("a", { value: 1 })])), { a: "same" }, "without refresh the drift is not seen");
+        const steps = await e.preview([counter("a", { value: 1 })], { refresh: true });
+        assert.deepStrictEqual(ops(steps), { a: "update" }, "the refreshed value 42 is to be set back to 1");
+        assert.strictEqual(fs.readFileSync(stateFile, "utf8"), saved);
+        assert.strictEqual(e.get("a")!.outputs.value, 1);
+    });
+
+    // deploy/providers/registry.go: refresh and destroy load the default provider from its state (its inputs = the config of the last up).
+    it("refresh and destroy configure the host with the config stored in state; preview and up with the current one", async () => {
+        const e1 = fx.engine({ config: { url: "https://old" } });
+        await e1.up([counter("a", {})]);
+        const e2 = fx.fromState(e1.exportState(), { config: { url: "https://new" } });
+        const urls = (from: number) => fx.store().log.slice(from).filter((l) => l.op === "configure").map((l) => l.url);
+        let mark = fx.store().log.length;
+        await e2.refresh();
+        assert.deepStrictEqual(urls(mark), ["https://old"]);
+        mark = fx.store().log.length;
+        await e2.up([counter("a", {})]);
+        assert.deepStrictEqual(urls(mark), ["https://new", "https://new"]);
+        const e3 = fx.fromState(e2.exportState(), { config: { url: "https://newer" } });
+        mark = fx.store().log.length;
+        await e3.destroy();
+        assert.deepStrictEqual(urls(mark), ["https://new"]);
+        assert.match(e1.stateJson(), /"backup-portal:url": "https:\/\/old"/);
+    });
+
+    // step_generator.go: aliases (the old state is the alias's), no create, no delete.
+    it("aliases: the old state is adopted under the new name, nothing is created or deleted", async () => {
+        const e = fx.engine();
+        await e.up([counter("a", { value: 1 }), counter("b", {}, { dependsOn: ["a"] })]);
+        const writes = fx.store().writes;
+        const r = await e.up([{ ...counter("renamed", { value: 1 }, { aliases: ["a"] }), inputs: { name: "a", value: 1 } }, counter("b", {}, { dependsOn: ["renamed"] })]);
+        assert.deepStrictEqual(ops(r.steps), { renamed: "same", b: "same" });
+        assert.strictEqual(fx.store().writes, writes);
+        assert.strictEqual(e.get("renamed")!.id, "c-1");
+        assert.ok(!e.state.has(e.urn(COUNTER_TYPE, "a")));
+        assert.deepStrictEqual(e.get("b")!.dependencies, [e.urn(COUNTER_TYPE, "renamed")]);
+    });
+
+    // step_generator.go (replace of a protected resource) and step.go, DeleteStep (deleteProtectedError).
+    it("protect: a replacement or a deletion fails the run, in preview too; unprotected, it goes", async () => {
+        const e = fx.engine();
+        await e.up([counter("p", { key: "k1" }, { protect: true })]);
+        await assert.rejects(e.up([counter("p", { key: "k2" }, { protect: true })]), /unable to replace resource .*::p"\nas it is currently marked for protection/);
+        await assert.rejects(e.preview([]), /cannot be deleted\nbecause it is protected/);
+        await assert.rejects(e.up([]), /cannot be deleted\nbecause it is protected/);
+        await assert.rejects(e.destroy(), /cannot be deleted\nbecause it is protected/);
+        assert.deepStrictEqual(Object.keys(fx.store().objects), ["c-1"]);
+        await e.up([counter("p", { key: "k1" })]);
+        await e.up([]);
+        assert.deepStrictEqual(fx.store().objects, {});
+    });
+
+    // step.go, DeleteStep: a retainOnDelete resource leaves state without a Delete call.
+    it("retainOnDelete: no Delete is sent, on removal or on replacement", async () => {
+        const e = fx.engine();
+        await e.up([counter("r", { key: "k1" }, { retainOnDelete: true })]);
+        const r = await e.up([counter("r", { key: "k2" }, { retainOnDelete: true })]);
+        assert.deepStrictEqual(ops(r.steps), { r: "replace,delete" });
+        await e.up([]);
+        assert.strictEqual(e.state.size, 0);
+        assert.deepStrictEqual(Object.keys(fx.store().objects), ["c-1", "c-2"]);
+        assert.ok(!fx.store().log.some((l) => l.op === "delete-start"));
+    });
+
+    // step_generator.go, processIgnoreChanges: ignored paths get their old values before Check.
+    it("ignoreChanges: the old value goes to Check, so the change is not seen", async () => {
+        const e = fx.engine();
+        await e.up([counter("i", { value: 1 })]);
+        const mark = fx.store().log.length;
+        const r = await e.up([counter("i", { value: 2 }, { ignoreChanges: ["value"] })]);
+        assert.deepStrictEqual(ops(r.steps), { i: "same" });
+        assert.deepStrictEqual(fx.store().log.slice(mark).filter((l) => l.op === "check").map((l) => l.value), [1, 1]);
+    });
+
+    // step_generator.go, applyReplaceOnChanges: it reads the diff's changed keys, which the Node.js host never reports.
+    it("replaceOnChanges: no effect on a provider with diff (no changed keys); replaces for one without", async () => {
+        const e = fx.engine();
+        await e.up([counter("o", { value: 1 })]);
+        let r = await e.up([counter("o", { value: 2 }, { replaceOnChanges: ["value"] })]);
+        assert.deepStrictEqual(ops(r.steps), { o: "update" });
+        const m = (value: number) => ({ name: "m", type: COUNTER_TYPE, provider: makeMinimalProvider("m1"), inputs: { name: "m", value }, replaceOnChanges: ["value"] });
+        await e.up([counter("o", { value: 2 }), m(1)]);
+        r = await e.up([counter("o", { value: 2 }), m(2)]);
+        assert.deepStrictEqual(ops(r.steps), { o: "same", m: "replace,delete" }, "replaced: create, then the old one deleted");
+        assert.deepStrictEqual(r.steps.find((s) => s.op === "replace")?.replaces, ["value"]);
+    });
+
+    // step_generator.go: `goal.DeleteBeforeReplace` (the option), when set, overrides the provider's answer.
+    it("deleteBeforeReplace: the option overrides the provider's answer both ways", async () => {
+        const e = fx.engine();
+        await e.up([counter("a", { key: "k1" }), counter("b", { key: "k1" })]);
+        const mark = fx.store().log.length;
+        await e.up([counter("a", { key: "k2", deleteBeforeReplace: true }, { deleteBeforeReplace: false }), counter("b", { key: "k2" }, { deleteBeforeReplace: true })]);
+        const order = fx.store().log.slice(mark).filter((l) => l.op === "create" || l.op === "delete").map((l) => `${l.op}:${l.name}`);
+        assert.ok(order.indexOf("create:a") < order.indexOf("delete:a"), `a: create first although Diff asked otherwise (${order})`);
+        assert.ok(order.indexOf("delete:b") < order.indexOf("create:b"), `b: delete first (${order})`);
+    });
+
+    // step.go, DeleteStep (pendingReplacement) + step_generator.go (old.PendingReplacement → replace without a delete step).
+    it("a delete-before-replace whose create failed: the next up diffs the deleted object, then only creates", async () => {
+        const e = fx.engine();
+        await e.up([counter("a", { key: "k1" })]);
+        await assert.rejects(e.up([counter("a", { key: "k2", failCreate: "no" }, { deleteBeforeReplace: true })]), /create failed for a: no/);
+        assert.deepStrictEqual(fx.store().objects, {});
+        assert.strictEqual(e.get("a")!.id, "c-1");
+        assert.strictEqual(e.get("a")!.pendingReplacement, true);
+        const mark = fx.store().log.length;
+        const r = await e.up([counter("a", { key: "k2" }, { deleteBeforeReplace: true })]);
+        assert.deepStrictEqual(ops(r.steps), { a: "replace" });
+        const log = fx.store().log.slice(mark);
+        assert.ok(log.some((l) => l.op === "diff" && l.id === "c-1"), "Diff is sent for the object already deleted");
+        assert.ok(!log.some((l) => l.op === "delete-start"), "no second delete");
+        assert.deepStrictEqual(Object.keys(fx.store().objects), ["c-2"]);
+        assert.strictEqual(e.get("a")!.pendingReplacement, undefined);
     });
 
     it("a check failure is reported like the engine reports it", async () => {

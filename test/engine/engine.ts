@@ -1,7 +1,14 @@
 /**
  * TEST CODE — a small stand-in for the Pulumi engine (the CLI cannot be installed here), driving the
- * real Node.js dynamic-provider host through host.ts the way the engine's step generator/executor does:
+ * real Node.js dynamic-provider host through host.ts the way the engine's step generator/executor does
+ * (pulumi/pulumi pkg/resource/deploy/step_generator.go and step.go; the file named per rule below):
  *
+ *  hosts    One fresh host per deployment (a plugin lives as long as its deployment's registry,
+ *           deploy/providers/registry.go): `up` is a preview deployment and then an update deployment,
+ *           each with its own host, so Check and Diff run twice and nothing in memory survives.
+ *           Working directory: the project's `main` folder (pkg/engine/project.go, getPwdMain).
+ *  config   preview and up configure the host with the current stack config, and record it in state as
+ *           the default provider's inputs; refresh and destroy configure it with the config in state.
  *  preview  Check(urn, olds = old inputs | {}, news) and, for existing resources,
  *           Diff(id, olds = old OUTPUTS, news, oldInputs). Never Create/Update/Delete: the host does not
  *           claim preview support, so the engine fakes them (outputs = checked inputs, ids unknown).
@@ -9,11 +16,23 @@
  *           engine's step generator is serial); Create/Update/Delete chains then run `parallel` at once.
  *  up       Check, Diff, then Create / Update(id, old outputs, news) / replace / same. A replacement is
  *           re-Checked with empty olds, then create-before-delete (old one kept as `delete: true` and
- *           deleted at the end) unless Diff says deleteBeforeReplace (or the resource option is set).
+ *           deleted at the end) unless Diff says deleteBeforeReplace; the resource option, when set,
+ *           overrides Diff's answer both ways. A delete-before-replace keeps the deleted object in state as
+ *           `pendingReplacement` until its replacement exists: the next up diffs it again and creates.
  *           Diff "unknown" (provider without diff) → engine compares old inputs with new inputs.
  *           Same → state keeps old outputs (and therefore the old `__provider` in outputs).
  *           Resources no longer declared are deleted in reverse dependency order, only if nothing failed.
- *  refresh  Read(id, props = outputs, inputs); empty id → gone; returned inputs replace stored inputs.
+ *  options  (step_generator.go) aliases: old state adopted under the new URN, no create or delete;
+ *           ignoreChanges: the old values put back into the news before Check; replaceOnChanges: applied to
+ *           the changed keys of the diff, which the Node.js host never reports (only the engine's own diff
+ *           of a provider without diff has them); protect: a replacement or a delete fails the run;
+ *           (step.go, DeleteStep) retainOnDelete and external (`get`) resources: no Delete is sent.
+ *  get      A resource with an id (`opts.id`) is read: Read(id, props = inputs with `__provider`), during
+ *           preview too; it is external, never created, updated or deleted (step_generator.go, ReadStep).
+ *  refresh  (step.go, RefreshStep) Read(id, props = outputs, inputs); empty id → gone; returned inputs
+ *           replace stored inputs; then the provider's Diff(id, olds = refreshed outputs, news = old
+ *           inputs, oldInputs = refreshed inputs), shown inverted. A Read or Diff that throws fails that
+ *           resource only; the others are refreshed. Also the first part of `preview --refresh` (in memory).
  *  destroy  Delete(id, outputs) with the `__provider` stored in state, reverse dependency order.
  *  import   NOT SUPPORTED, like the real thing: the engine's import sends Read(id) with no properties,
  *           so the host has no `__provider` to load and fails (pulumi#3550, #7534, #16175).
@@ -23,12 +42,12 @@
  * secrets as ciphertext placeholders, as a checkpoint would.
  * On failure: failures are recorded, nothing new starts, in-flight steps finish, state keeps what
  * succeeded (+ `pendingOperations` for calls that never answered), and the promise rejects (UpdateError).
- * Not modelled: ignoreChanges, replaceOnChanges, aliases, protect, targets, replacing dependents of a
- * delete-before-replace resource, component resources, explicit providers.
+ * Not modelled: targets, replacing dependents of a delete-before-replace resource, component resources,
+ * explicit providers, ignoreChanges/replaceOnChanges paths into arrays.
  */
 import * as fs from "fs";
 import * as pulumi from "@pulumi/pulumi";
-import { ProviderError, ProviderHost, readProjectName, PROJECT_ROOT, startProviderHost } from "./host";
+import { mainDirectory, ProviderError, ProviderHost, readProjectName, PROJECT_ROOT, startProviderHost } from "./host";
 import {
     annotateSecrets,
     changedKeys,
@@ -59,8 +78,17 @@ export interface DesiredResource {
     provider: object;
     inputs: Record<string, unknown>;
     dependsOn?: string[];
+    /** The resource option: when set, it overrides Diff's deleteBeforeReplace either way. */
     deleteBeforeReplace?: boolean;
     additionalSecretOutputs?: string[];
+    protect?: boolean;
+    retainOnDelete?: boolean;
+    ignoreChanges?: string[];
+    replaceOnChanges?: string[];
+    /** Earlier names of this resource (same type): old state under them is adopted. */
+    aliases?: string[];
+    /** `get`: read the object with this id instead of managing it. */
+    id?: string;
 }
 
 export interface StateResource {
@@ -76,6 +104,12 @@ export interface StateResource {
     delete?: boolean;
     /** Why a create or update left it half done (ErrorResourceInitFailed); the next up updates it whatever Diff says. */
     initErrors?: string[];
+    protect?: boolean;
+    retainOnDelete?: boolean;
+    /** Read with `get`: not managed, never deleted. */
+    external?: boolean;
+    /** Deleted by a delete-before-replace whose create has not succeeded yet. */
+    pendingReplacement?: boolean;
 }
 
 export interface PendingOperation {
@@ -90,9 +124,11 @@ export interface StateSnapshot {
     stack: string;
     resources: StateResource[];
     pendingOperations: PendingOperation[];
+    /** The default provider's inputs as of the last update: the stack config (namespaced keys, secrets wrapped). */
+    providerConfig?: PropertyMap;
 }
 
-export type StepOp = "create" | "update" | "replace" | "delete" | "same";
+export type StepOp = "create" | "update" | "replace" | "delete" | "same" | "read";
 export interface Step {
     urn: string;
     op: StepOp;
@@ -122,7 +158,7 @@ export class UpdateError extends Error {
 export interface TestEngineOptions {
     project?: string;
     stack?: string;
-    /** Host working directory (default: project root). */
+    /** Host working directory (default: the project's `main` folder, as the engine runs it). */
     cwd?: string;
     /** Extra env for the host process. */
     env?: Record<string, string>;
@@ -131,8 +167,9 @@ export interface TestEngineOptions {
     secretConfigKeys?: string[];
     /** Max concurrent resource operations (engine default is 4×cores; ours 16). */
     parallel?: number;
-    /** "shared": one host per engine, restarted if it died (default). "perOperation": a fresh host per preview/up/refresh/destroy. */
-    hostMode?: "shared" | "perOperation";
+    /** Called once a deployment's host is up and configured, and just before it is stopped (bench: CPU per host). */
+    onHostStarted?: (host: ProviderHost, startMs: number) => void;
+    onHostStopping?: (host: ProviderHost) => void;
     /** If set, the state is written here (exportState JSON) after every change, like a checkpoint. */
     stateFile?: string;
 }
@@ -154,6 +191,16 @@ export interface RegisterRequest {
     dependencies: string[];
     deleteBeforeReplace?: boolean;
     additionalSecretOutputs?: string[];
+    protect?: boolean;
+    retainOnDelete?: boolean;
+    ignoreChanges?: string[];
+    replaceOnChanges?: string[];
+    /** URNs this resource had before (aliases). */
+    aliasUrns?: string[];
+    /** `get`: the id to read. */
+    id?: string;
+    /** `import`: the id to import (refused). */
+    importId?: string;
 }
 export interface RegisterResult {
     urn: string;
@@ -255,6 +302,53 @@ type Plan =
     | { kind: "update"; inputs: PropertyMap; old: StateResource }
     | { kind: "replace"; inputs: PropertyMap; old: StateResource; deleteBeforeReplace: boolean };
 
+/** step.go, deleteProtectedError. */
+export function deleteProtectedMessage(urn: string): string {
+    return (
+        `resource "${urn}" cannot be deleted\nbecause it is protected. To unprotect the resource, either remove the ` +
+        "`protect` flag from the resource in your Pulumi program and run `pulumi up`, or use the command:\n" +
+        `\`pulumi state unprotect '${urn}'\``
+    );
+}
+
+/** step_generator.go: a replacement of a resource protected before and after. */
+export function replaceProtectedMessage(urn: string): string {
+    return (
+        `unable to replace resource "${urn}"\nas it is currently marked for protection. To unprotect the resource, ` +
+        "remove the `protect` flag from the resource in your Pulumi program and run `pulumi up`"
+    );
+}
+
+/** step_generator.go, processIgnoreChanges: each ignored path (dotted, into objects) gets its old value back, or goes if it had none. */
+export function applyIgnoreChanges(news: PropertyMap, olds: PropertyMap, paths: string[] = []): PropertyMap {
+    const out = clone(news);
+    for (const p of paths) {
+        const keys = p.split(".");
+        let from: unknown = olds;
+        let to: Record<string, unknown> = out;
+        for (let i = 0; i < keys.length - 1; i++) {
+            from = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[keys[i]] : undefined;
+            const next = to[keys[i]];
+            if (typeof next !== "object" || next === null) {
+                to = {};
+                break;
+            }
+            to = next as Record<string, unknown>;
+        }
+        const last = keys[keys.length - 1];
+        const old = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[last] : undefined;
+        if (old === undefined) delete to[last];
+        else to[last] = clone(old);
+    }
+    return out;
+}
+
+/** step_generator.go, applyReplaceOnChanges: changed keys under a replaceOnChanges path become replace keys. */
+function applyReplaceOnChanges(replaces: string[], changed: string[], replaceOnChanges: string[] = []): string[] {
+    const extra = changed.filter((k) => replaceOnChanges.some((p) => p === "*" || p === k || p.startsWith(`${k}.`) || k.startsWith(`${p}.`)));
+    return [...new Set([...replaces, ...extra])];
+}
+
 /**
  * One preview/up run: steps are registered one by one (by up() or by the mock monitor in mocks.ts).
  * Like the engine's deployment executor, a registration goes through two queues, both first come, first
@@ -266,6 +360,8 @@ export class Deployment {
     readonly steps: Step[] = [];
     readonly failures: StepFailure[] = [];
     readonly registered = new Map<string, RegisterResult>();
+    /** URNs whose state a registration took over through an alias. */
+    private readonly aliased = new Set<string>();
     private stopped = false;
     private readonly generator = new Semaphore(1);
     private readonly executor: Semaphore;
@@ -314,12 +410,12 @@ export class Deployment {
         }
     }
 
-    private async check(req: RegisterRequest, olds: PropertyMap): Promise<PropertyMap> {
-        const chk = await this.host.check(req.urn, olds, req.inputs, { preview: this.preview });
+    private async check(req: RegisterRequest, olds: PropertyMap, news: PropertyMap = req.inputs): Promise<PropertyMap> {
+        const chk = await this.host.check(req.urn, olds, news, { preview: this.preview });
         if (chk.failures.length > 0) {
             throw new Error(`check failed: ${chk.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
         }
-        return annotateSecrets(chk.inputs, req.inputs);
+        return annotateSecrets(chk.inputs, news);
     }
 
     private finalizeOutputs(props: PropertyMap, inputs: PropertyMap, req: RegisterRequest): PropertyMap {
@@ -328,33 +424,27 @@ export class Deployment {
         return outs;
     }
 
+    /** The state the new resource starts from: options from the registration. */
+    private stateOf(req: RegisterRequest, id: string, inputs: PropertyMap, outputs: PropertyMap): StateResource {
+        const r: StateResource = { urn: req.urn, type: req.type, name: req.name, id, inputs, outputs, dependencies: req.dependencies };
+        if (req.protect) r.protect = true;
+        if (req.retainOnDelete) r.retainOnDelete = true;
+        return r;
+    }
+
     private async create(req: RegisterRequest, inputs: PropertyMap): Promise<StateResource> {
         const e = this.engine;
         e.beginOp({ urn: req.urn, type: "creating" });
         try {
             const res = await this.host.create(req.urn, inputs);
-            const created: StateResource = {
-                urn: req.urn,
-                type: req.type,
-                name: req.name,
-                id: res.id,
-                inputs,
-                outputs: this.finalizeOutputs(res.properties, inputs, req),
-                dependencies: req.dependencies,
-            };
+            const created = this.stateOf(req, res.id, inputs, this.finalizeOutputs(res.properties, inputs, req));
             e.state.set(req.urn, created);
             return created;
         } catch (err) {
             // Partial failure: the object exists; the engine records it, then fails the update.
             if (err instanceof ProviderError && err.initFailed?.id) {
                 e.state.set(req.urn, {
-                    urn: req.urn,
-                    type: req.type,
-                    name: req.name,
-                    id: err.initFailed.id,
-                    inputs,
-                    outputs: this.finalizeOutputs(err.initFailed.properties, inputs, req),
-                    dependencies: req.dependencies,
+                    ...this.stateOf(req, err.initFailed.id, inputs, this.finalizeOutputs(err.initFailed.properties, inputs, req)),
                     initErrors: err.initFailed.reasons,
                 });
             }
@@ -364,37 +454,97 @@ export class Deployment {
         }
     }
 
+    /** The old state of a registration: under its URN, or under one of its aliases (adopted, step_generator.go). */
+    private oldState(req: RegisterRequest): StateResource | undefined {
+        const e = this.engine;
+        const own = e.state.get(req.urn);
+        if (own) return own;
+        for (const alias of req.aliasUrns ?? []) {
+            const old = e.state.get(alias);
+            if (!old || this.registered.has(alias) || this.aliased.has(alias)) continue;
+            this.aliased.add(alias);
+            const adopted = { ...old, urn: req.urn, name: req.name };
+            if (!this.preview) {
+                e.state.delete(alias);
+                e.state.set(req.urn, adopted);
+                for (const r of e.state.values()) r.dependencies = r.dependencies.map((d) => (d === alias ? req.urn : d));
+                e.checkpoint();
+            }
+            return adopted;
+        }
+        return undefined;
+    }
+
+    /** `get` (step_generator.go, ReadStep): Read(id, props = inputs with `__provider`), the object stays external. */
+    private async read(req: RegisterRequest): Promise<RegisterResult> {
+        const id = req.id!;
+        const res = await this.host.read(id, req.urn, req.inputs);
+        if (!res.id) throw new Error(`resource '${id}' does not exist`);
+        const outputs = this.finalizeOutputs(res.properties, req.inputs, req);
+        const old = this.engine.state.get(req.urn);
+        const op: StepOp = old && deepEqual(old.outputs, outputs) ? "same" : "read";
+        this.steps.push({ urn: req.urn, op, diffs: [] });
+        if (!this.preview) {
+            this.engine.state.set(req.urn, { ...this.stateOf(req, res.id, req.inputs, outputs), external: true });
+            this.engine.checkpoint();
+        }
+        return { urn: req.urn, id: res.id, outputs, op };
+    }
+
+    /**
+     * `import`: the engine sends Read(id) with no properties, so the host has no `__provider` to run and
+     * fails (pulumi#3550, #7534, #16175). Sent to the real host, whose error becomes the step's failure.
+     */
+    private async import(req: RegisterRequest): Promise<never> {
+        try {
+            await this.host.read(req.importId!, req.urn, {});
+        } catch (err) {
+            throw new Error(`import of ${req.urn} failed: the dynamic-provider host cannot read without __provider (${messageOf(err)})`);
+        }
+        throw new Error(`import of ${req.urn}: the host answered a Read without __provider, which it never does`);
+    }
+
     /** The step generator's part: Check, Diff and the decision (a preview ends here). */
     private async generate(req: RegisterRequest): Promise<Plan> {
         const { urn } = req;
         const e = this.engine;
         const preview = this.preview;
-        const old = e.state.get(urn);
+        if (req.id) return { kind: "done", result: await this.read(req) };
+        if (req.importId) return this.import(req);
+        const old = this.oldState(req);
         const done = (id: string, outputs: PropertyMap, op: StepOp): Plan => ({ kind: "done", result: { urn, id, outputs, op } });
 
-        let inputs = await this.check(req, old ? old.inputs : {});
+        const news = old ? applyIgnoreChanges(req.inputs, old.inputs, req.ignoreChanges) : req.inputs;
+        let inputs = await this.check(req, old ? old.inputs : {}, news);
 
-        if (!old) {
+        if (!old || old.external) {
             this.steps.push({ urn, op: "create", diffs: [] });
             return preview ? done(UNKNOWN, inputs, "create") : { kind: "create", inputs };
         }
 
         const diff = await this.host.diff(old.id, urn, old.outputs, inputs, old.inputs, { preview });
         let changes = diff.changes;
-        if (changes === "unknown") changes = deepEqual(old.inputs, inputs) ? "none" : "some";
+        // What the engine knows changed: the provider's keys (never filled by the Node.js host), or its own input diff.
+        let changed = diff.diffs;
+        if (changes === "unknown") {
+            changed = changedKeys(old.inputs, inputs);
+            changes = changed.length > 0 ? "some" : "none";
+        }
         // A resource a create or update left half done is updated, whatever Diff says (step_generator.go).
         if (changes === "none" && old.initErrors?.length) changes = "some";
-        const diffs = diff.diffs.length > 0 ? diff.diffs : changes === "some" ? changedKeys(old.inputs, inputs) : [];
+        const replaces = changes === "some" ? applyReplaceOnChanges(diff.replaces, changed, req.replaceOnChanges) : [];
+        const diffs = changed.length > 0 ? changed : changes === "some" || old.pendingReplacement ? changedKeys(old.inputs, inputs) : [];
 
-        if (changes === "none") {
+        if (changes === "none" && !old.pendingReplacement) {
             this.steps.push({ urn, op: "same", diffs: [] });
-            if (!preview) e.state.set(urn, { ...old, inputs, dependencies: req.dependencies });
+            if (!preview) e.state.set(urn, { ...this.stateOf(req, old.id, inputs, old.outputs), initErrors: old.initErrors });
             return done(old.id, old.outputs, "same");
         }
 
-        if (diff.replaces.length > 0) {
-            const deleteBeforeReplace = diff.deleteBeforeReplace || !!req.deleteBeforeReplace;
-            this.steps.push({ urn, op: "replace", diffs, replaces: diff.replaces, deleteBeforeReplace });
+        if (replaces.length > 0 || old.pendingReplacement) {
+            if (req.protect && old.protect) throw new Error(replaceProtectedMessage(urn));
+            const deleteBeforeReplace = req.deleteBeforeReplace ?? diff.deleteBeforeReplace;
+            this.steps.push({ urn, op: "replace", diffs, replaces, deleteBeforeReplace });
             // The engine re-checks a replacement with no olds (defaults/autonames are recomputed).
             inputs = await this.check(req, {});
             return preview ? done(UNKNOWN, inputs, "replace") : { kind: "replace", inputs, old, deleteBeforeReplace };
@@ -415,14 +565,16 @@ export class Deployment {
         }
         const { old } = plan;
         if (plan.kind === "replace") {
+            if (old.pendingReplacement) {
+                // Deleted by an earlier delete-before-replace: only the create is left to do.
+                const created = await this.create(req, inputs);
+                return { urn, id: created.id, outputs: created.outputs, op: "replace" };
+            }
             if (plan.deleteBeforeReplace) {
-                e.beginOp({ urn, type: "deleting", id: old.id });
-                try {
-                    await this.host.delete(old.id, urn, old.outputs, old.inputs);
-                    e.state.delete(urn);
-                } finally {
-                    e.endOp(urn, "deleting");
-                }
+                await e.deleteOne(this.host, old, true);
+                // The deleted object stays in state until its replacement exists (step.go, DeleteStep).
+                e.state.set(urn, { ...old, pendingReplacement: true });
+                e.checkpoint();
                 const created = await this.create(req, inputs);
                 return { urn, id: created.id, outputs: created.outputs, op: "replace" };
             }
@@ -442,7 +594,7 @@ export class Deployment {
         try {
             const res = await this.host.update(old.id, urn, old.outputs, inputs, old.inputs);
             const outputs = this.finalizeOutputs(res.properties, inputs, req);
-            e.state.set(urn, { ...old, inputs, outputs, dependencies: req.dependencies, initErrors: undefined });
+            e.state.set(urn, this.stateOf(req, old.id, inputs, outputs));
             return { urn, id: old.id, outputs, op: "update" };
         } catch (err) {
             // Partially-failed update: the engine keeps the OLD inputs with the NEW outputs (pulumi#2011).
@@ -462,9 +614,13 @@ export class Deployment {
     async finish(): Promise<Step[]> {
         try {
             const e = this.engine;
-            const gone = [...e.state.values()].filter((r) => !this.registered.has(r.urn));
+            const gone = [...e.state.values()].filter((r) => !this.registered.has(r.urn) && !this.aliased.has(r.urn));
             if (this.preview) {
-                for (const r of [...gone, ...e.pendingDeletes]) this.steps.push({ urn: r.urn, op: "delete", diffs: [] });
+                for (const r of [...gone, ...e.pendingDeletes]) {
+                    this.steps.push({ urn: r.urn, op: "delete", diffs: [] });
+                    // step.go, DeleteStep: the protect check runs in preview too.
+                    if (r.protect && !r.delete) this.failures.push({ urn: r.urn, op: "delete", message: deleteProtectedMessage(r.urn), error: undefined });
+                }
                 if (this.failed) throw new UpdateError(this.failures, this.steps);
                 return this.steps;
             }
@@ -478,6 +634,17 @@ export class Deployment {
     }
 }
 
+export interface PreviewOptions {
+    /** `pulumi preview --refresh`: refresh first, in memory, and preview against the refreshed state. */
+    refresh?: boolean;
+}
+export interface UpOptions {
+    /** `pulumi up --refresh`: refresh (persisted) before the update. */
+    refresh?: boolean;
+    /** `pulumi up --skip-preview`: no preview deployment before the update. */
+    skipPreview?: boolean;
+}
+
 export class TestEngine {
     readonly project: string;
     readonly stack: string;
@@ -488,62 +655,82 @@ export class TestEngine {
     pendingDeletes: StateResource[] = [];
     /** Operations started but not finished (left behind by a crash); cleared with a warning by the next run. */
     pendingOperations: PendingOperation[] = [];
+    /** The default provider's inputs recorded by the last update (what refresh and destroy configure with). */
+    providerConfig: PropertyMap | undefined;
     readonly warnings: string[] = [];
-    /** Every host this engine started (for inspecting calls/logs). */
+    /** Every host this engine started, one per deployment (for inspecting calls/logs). */
     readonly hosts: ProviderHost[] = [];
-    private host: ProviderHost | undefined;
+    /** While true (the refresh of `preview --refresh`), nothing is written to the state file. */
+    private dryRun = false;
     private readonly providerCache = new WeakMap<object, Promise<{ text: string; containsSecrets: boolean }>>();
 
     constructor(readonly options: TestEngineOptions = {}) {
-        this.project = options.project ?? readProjectName(options.cwd ?? PROJECT_ROOT);
+        this.project = options.project ?? readProjectName(PROJECT_ROOT);
         this.stack = options.stack ?? "test";
         this.parallel = options.parallel ?? 16;
     }
 
     // ---------------------------------------------------------------- hosts
 
-    private startHost(): Promise<ProviderHost> {
-        return startProviderHost({
-            cwd: this.options.cwd,
+    /** The current stack config as the default provider's inputs: namespaced keys, secret values wrapped. */
+    stackConfig(): PropertyMap {
+        const ns = (k: string) => (k.includes(":") ? k : `${this.project}:${k}`);
+        const secrets = new Set((this.options.secretConfigKeys ?? []).map(ns));
+        const out: PropertyMap = {};
+        for (const [k, v] of Object.entries(this.options.config ?? {})) out[ns(k)] = secrets.has(ns(k)) ? secret(v) : v;
+        return out;
+    }
+
+    /** A new host, configured with `config` (default: the current stack config); closed by close(). */
+    async startHost(config: PropertyMap = this.stackConfig()): Promise<ProviderHost> {
+        const plain: Record<string, string> = {};
+        const secretKeys: string[] = [];
+        for (const [k, v] of Object.entries(config)) {
+            plain[k] = String(isSecret(v) ? v.value : v);
+            if (isSecret(v)) secretKeys.push(k);
+        }
+        const t0 = Date.now();
+        const h = await startProviderHost({
+            cwd: this.options.cwd ?? mainDirectory(PROJECT_ROOT),
             env: this.options.env,
             project: this.project,
-            config: this.options.config ?? {},
-            secretKeys: this.options.secretConfigKeys,
-        }).then((h) => {
-            this.hosts.push(h);
-            return h;
+            config: plain,
+            secretKeys,
         });
+        this.hosts.push(h);
+        this.options.onHostStarted?.(h, Date.now() - t0);
+        return h;
     }
 
-    /** The shared host (started, or restarted if it died). */
-    async getHost(): Promise<ProviderHost> {
-        if (!this.host || this.host.exited) this.host = await this.startHost();
-        return this.host;
+    /** A new host for a test that drives it directly (the engine starts one per deployment itself). */
+    getHost(): Promise<ProviderHost> {
+        return this.startHost();
     }
 
-    /** The host the most recent operation used. */
+    /** The host the most recent deployment used. */
     get currentHost(): ProviderHost | undefined {
         return this.hosts[this.hosts.length - 1];
     }
 
-    async restartHost(): Promise<ProviderHost> {
-        if (this.host) await this.host.close();
-        this.host = undefined;
-        return this.getHost();
+    /** A fresh host for one deployment, and how to stop it: nothing in memory outlives the deployment. */
+    private async acquireHost(config?: PropertyMap): Promise<{ host: ProviderHost; release: () => Promise<void> }> {
+        const host = await this.startHost(config);
+        return {
+            host,
+            release: async () => {
+                if (!host.exited) this.options.onHostStopping?.(host);
+                await host.close();
+            },
+        };
     }
 
-    /** Host for one operation, and how to release it (closes it in perOperation mode). */
-    async acquireHost(): Promise<{ host: ProviderHost; release: () => Promise<void> }> {
-        if (this.options.hostMode === "perOperation") {
-            const host = await this.startHost();
-            return { host, release: () => host.close() };
-        }
-        return { host: await this.getHost(), release: async () => undefined };
+    /** The config refresh and destroy run with: the one in state (deploy/providers/registry.go), else the current one. */
+    private stateConfig(): PropertyMap {
+        return this.providerConfig ?? this.stackConfig();
     }
 
     async close(): Promise<void> {
         await Promise.all(this.hosts.filter((h) => !h.exited).map((h) => h.close()));
-        this.host = undefined;
     }
 
     // ---------------------------------------------------------------- bookkeeping
@@ -578,7 +765,7 @@ export class TestEngine {
     }
 
     checkpoint(): void {
-        if (this.options.stateFile) fs.writeFileSync(this.options.stateFile, JSON.stringify(this.exportState(), null, 1));
+        if (this.options.stateFile && !this.dryRun) fs.writeFileSync(this.options.stateFile, JSON.stringify(this.exportState(), null, 1));
     }
 
     /** Serializes a provider object as the SDK does (cached per object, like dynamic.Resource). */
@@ -593,19 +780,46 @@ export class TestEngine {
         return p;
     }
 
+    /** Starts a preview or update deployment with its own host, configured with the current stack config. */
     async beginDeployment(preview: boolean): Promise<Deployment> {
         if (!preview) this.clearPendingOperations();
-        const { host, release } = await this.acquireHost();
+        const config = this.stackConfig();
+        const { host, release } = await this.acquireHost(config);
+        if (!preview) {
+            // The default provider's state: its inputs are the config this update runs with.
+            this.providerConfig = config;
+            this.checkpoint();
+        }
         return new Deployment(this, host, preview, release);
+    }
+
+    /**
+     * Runs `work` against the state as a refresh finds it, then puts the state back: the refresh of
+     * `pulumi preview --refresh` is itself a preview and saves nothing.
+     */
+    async withRefreshedState<T>(work: () => Promise<T>): Promise<T> {
+        const saved = this.exportState();
+        this.dryRun = true;
+        try {
+            await this.refresh();
+            return await work();
+        } finally {
+            this.loadState(saved);
+            this.dryRun = false;
+        }
     }
 
     // ---------------------------------------------------------------- operations
 
-    preview(resources: DesiredResource[]): Promise<Step[]> {
+    preview(resources: DesiredResource[], opts: PreviewOptions = {}): Promise<Step[]> {
+        if (opts.refresh) return this.withRefreshedState(() => this.preview(resources));
         return this.run(resources, true).then((r) => r.steps);
     }
 
-    up(resources: DesiredResource[]): Promise<UpResult> {
+    /** `pulumi up`: a preview deployment (fails the up if it fails), then the update deployment. */
+    async up(resources: DesiredResource[], opts: UpOptions = {}): Promise<UpResult> {
+        if (opts.refresh) await this.refresh();
+        if (!opts.skipPreview) await this.run(resources, true);
         return this.run(resources, false);
     }
 
@@ -639,6 +853,12 @@ export class TestEngine {
                         dependencies: (deps.get(r.name) ?? []).map((n) => urns.get(n)!),
                         deleteBeforeReplace: r.deleteBeforeReplace,
                         additionalSecretOutputs: r.additionalSecretOutputs,
+                        protect: r.protect,
+                        retainOnDelete: r.retainOnDelete,
+                        ignoreChanges: r.ignoreChanges,
+                        replaceOnChanges: r.replaceOnChanges,
+                        aliasUrns: (r.aliases ?? []).map((a) => this.urn(r.type, a)),
+                        id: r.id,
                     });
                     results.set(r.name, result);
                 },
@@ -659,10 +879,25 @@ export class TestEngine {
         return { steps, outputs, ids };
     }
 
+    /**
+     * One Delete step (step.go, DeleteStep): a protected resource fails it unless it is being replaced; a
+     * retained, external or already deleted (pending replacement) one is dropped without calling the provider.
+     */
+    async deleteOne(host: ProviderHost, v: StateResource, replacing = false): Promise<void> {
+        if (v.protect && !replacing && !v.delete) throw new Error(deleteProtectedMessage(v.urn));
+        if (v.retainOnDelete || v.external || v.pendingReplacement) return;
+        this.beginOp({ urn: v.urn, type: "deleting", id: v.id });
+        try {
+            await host.delete(v.id, v.urn, v.outputs, v.inputs);
+        } finally {
+            this.endOp(v.urn, "deleting");
+        }
+    }
+
     /** Deletes the given resources in reverse dependency order, updating state; failures are appended. */
     async deleteAll(victims: StateResource[], steps: Step[], failures: StepFailure[], useHost?: ProviderHost): Promise<void> {
         if (victims.length === 0) return;
-        const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost();
+        const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost(this.stateConfig());
         try {
             const keyed = victims.map((v, i) => ({ key: `${i}:${v.urn}`, v }));
             const nodes: GraphNode[] = keyed.map(({ key, v }) => ({
@@ -670,17 +905,15 @@ export class TestEngine {
                 // Everything that depends on v must be deleted first.
                 deps: keyed.filter((o) => o.v !== v && o.v.dependencies.includes(v.urn)).map((o) => o.key),
                 run: async () => {
-                    this.beginOp({ urn: v.urn, type: "deleting", id: v.id });
                     try {
-                        await host.delete(v.id, v.urn, v.outputs, v.inputs);
+                        await this.deleteOne(host, v);
                         if (v.delete) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== v);
                         else if (this.state.get(v.urn) === v) this.state.delete(v.urn);
+                        this.checkpoint();
                         steps.push({ urn: v.urn, op: "delete", diffs: [] });
                     } catch (e) {
                         failures.push({ urn: v.urn, op: "delete", message: messageOf(e), error: e });
                         throw e;
-                    } finally {
-                        this.endOp(v.urn, "deleting");
                     }
                 },
             }));
@@ -690,10 +923,52 @@ export class TestEngine {
         }
     }
 
-    /** Read every resource; empty id removes it, otherwise outputs (and returned inputs) are replaced. */
+    /**
+     * One RefreshStep (step.go): Read, then the provider's Diff of the refreshed state against the old
+     * inputs, inverted for display. Returns the step; throws if Read or Diff throws (state unchanged).
+     */
+    private async refreshOne(host: ProviderHost, r: StateResource): Promise<Step> {
+        // Pending-replacement resources are not read (the object is gone already).
+        if (r.pendingReplacement) return { urn: r.urn, op: "same", diffs: [] };
+        const res = await host.read(r.id, r.urn, r.outputs, r.inputs);
+        const replaceWith = (updated: StateResource | undefined) => {
+            if (r.delete) this.pendingDeletes = this.pendingDeletes.flatMap((p) => (p === r ? (updated ? [updated] : []) : [p]));
+            else if (updated) this.state.set(r.urn, updated);
+            else this.state.delete(r.urn);
+            this.checkpoint();
+        };
+        if (!res.id) {
+            replaceWith(undefined);
+            return { urn: r.urn, op: "delete", diffs: [] };
+        }
+        const outputs = annotateSecrets(res.properties, r.outputs);
+        const inputs = res.inputs ? annotateSecrets(res.inputs, r.inputs) : r.inputs;
+        let changed: string[];
+        let changes: "some" | "none";
+        if (r.external) {
+            // External resources: outputs only, no Diff.
+            changed = changedKeys(r.outputs, outputs);
+            changes = changed.length > 0 ? "some" : "none";
+        } else {
+            // olds = the refreshed outputs (and inputs), news = the old inputs: what an `up` of an unchanged program would do.
+            const diff = await host.diff(res.id, r.urn, outputs, r.inputs, inputs);
+            changed = diff.diffs;
+            if (diff.changes === "unknown") {
+                changed = changedKeys(inputs, r.inputs);
+                changes = changed.length > 0 ? "some" : "none";
+            } else changes = diff.changes;
+            // The Node.js host reports no keys: show the drifted ones.
+            if (changes === "none") changed = [];
+            else if (changed.length === 0) changed = changedKeys(r.outputs, outputs).filter((k) => k !== "__provider");
+        }
+        replaceWith({ ...r, id: res.id, outputs, inputs });
+        return { urn: r.urn, op: changes === "some" ? "update" : "same", diffs: changed };
+    }
+
+    /** `pulumi refresh`: every resource is refreshed, each on its own (one failing does not stop the others). */
     async refresh(): Promise<Step[]> {
         this.clearPendingOperations();
-        const { host, release } = await this.acquireHost();
+        const { host, release } = await this.acquireHost(this.stateConfig());
         const steps: Step[] = [];
         const failures: StepFailure[] = [];
         try {
@@ -704,24 +979,10 @@ export class TestEngine {
                     deps: [],
                     run: async () => {
                         try {
-                            const res = await host.read(r.id, r.urn, r.outputs, r.inputs);
-                            if (!res.id) {
-                                if (r.delete) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== r);
-                                else this.state.delete(r.urn);
-                                steps.push({ urn: r.urn, op: "delete", diffs: [] });
-                            } else {
-                                const outputs = annotateSecrets(res.properties, r.outputs);
-                                const inputs = res.inputs ? annotateSecrets(res.inputs, r.inputs) : r.inputs;
-                                const diffs = changedKeys(r.outputs, outputs);
-                                const updated = { ...r, id: res.id, outputs, inputs };
-                                if (r.delete) this.pendingDeletes = this.pendingDeletes.map((p) => (p === r ? updated : p));
-                                else this.state.set(r.urn, updated);
-                                steps.push({ urn: r.urn, op: diffs.length > 0 || !deepEqual(r.inputs, inputs) ? "update" : "same", diffs });
-                            }
-                            this.checkpoint();
+                            steps.push(await this.refreshOne(host, r));
                         } catch (e) {
-                            failures.push({ urn: r.urn, op: "read", message: messageOf(e), error: e });
-                            throw e;
+                            // Recorded, not thrown: the other resources are still refreshed.
+                            failures.push({ urn: r.urn, op: "refresh", message: messageOf(e), error: e });
                         }
                     },
                 })),
@@ -734,13 +995,15 @@ export class TestEngine {
         return steps;
     }
 
-    /** Deletes everything in state, using the `__provider` stored in each resource's outputs. */
+    /** Deletes everything in state, using the `__provider` stored in each resource's outputs and the config in state. */
     async destroy(): Promise<Step[]> {
         this.clearPendingOperations();
         const steps: Step[] = [];
         const failures: StepFailure[] = [];
         await this.deleteAll([...this.pendingDeletes, ...this.state.values()], steps, failures);
         if (failures.length > 0) throw new UpdateError(failures, steps);
+        if (this.state.size === 0) this.providerConfig = undefined;
+        this.checkpoint();
         return steps;
     }
 
@@ -756,23 +1019,32 @@ export class TestEngine {
 
     /** The full state (secrets as `{sig, value}` plaintext, like `pulumi stack export --show-secrets`). */
     exportState(): StateSnapshot {
-        return clone({
+        const s: StateSnapshot = {
             version: 1 as const,
             project: this.project,
             stack: this.stack,
             resources: [...this.state.values(), ...this.pendingDeletes],
             pendingOperations: this.pendingOperations,
-        });
+        };
+        if (this.providerConfig) s.providerConfig = this.providerConfig;
+        return clone(s);
+    }
+
+    private loadState(s: StateSnapshot): void {
+        this.state.clear();
+        this.pendingDeletes = [];
+        for (const r of s.resources) {
+            if (r.delete) this.pendingDeletes.push(r);
+            else this.state.set(r.urn, r);
+        }
+        this.pendingOperations = s.pendingOperations ?? [];
+        this.providerConfig = s.providerConfig;
     }
 
     static fromState(snapshot: StateSnapshot | string, options: TestEngineOptions = {}): TestEngine {
         const s: StateSnapshot = typeof snapshot === "string" ? (JSON.parse(snapshot) as StateSnapshot) : clone(snapshot);
         const e = new TestEngine({ project: s.project, stack: s.stack, ...options });
-        for (const r of s.resources) {
-            if (r.delete) e.pendingDeletes.push(r);
-            else e.state.set(r.urn, r);
-        }
-        e.pendingOperations = s.pendingOperations ?? [];
+        e.loadState(s);
         return e;
     }
 

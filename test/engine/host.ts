@@ -4,8 +4,8 @@
  * machine; this spawns the very host the engine would spawn and drives it over gRPC the way
  * the engine does (sdk/go/common/resource/plugin/provider_plugin.go):
  *
- *  - launch: `node node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js <engine-address>` in the
- *    project directory, env = our env + PULUMI_NODEJS_PROJECT / PULUMI_PROJECT (the engine adds those
+ *  - launch: `node <require.resolve("@pulumi/pulumi/cmd/dynamic-provider")> <engine-address>` in the
+ *    project's `main` folder (stacks/), env = our env + PULUMI_NODEJS_PROJECT / PULUMI_PROJECT (the engine adds those
  *    for the `pulumi-nodejs` plugin, so `req.config.get("url")` in a provider's configure resolves
  *    `<project>:url`); the host prints its port on stdout;
  *  - Handshake (host: UNIMPLEMENTED, accepted), GetPluginInfo, CheckConfig (UNIMPLEMENTED, accepted),
@@ -30,8 +30,30 @@ import { PropertyMap, secret, toWireMap, unwrapSecrets } from "./values";
 
 /** The project root (holds node_modules and Pulumi.yaml), resolved from this file: test/engine/ → ../.. */
 export const PROJECT_ROOT = path.resolve(__dirname, "..", "..");
-/** Path of the host script relative to the project root, exactly as the engine's shim runs it. */
-export const HOST_SCRIPT = path.join("node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js");
+/**
+ * The host script, found as the engine's plugin shim finds it (`pulumi-resource-pulumi-nodejs` runs
+ * `require.resolve('@pulumi/pulumi/cmd/dynamic-provider')` from its working directory).
+ */
+export function hostScript(cwd: string): string {
+    return require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [cwd] });
+}
+
+/**
+ * The working directory the engine gives the program and its plugins (pkg/engine/project.go, getPwdMain):
+ * the folder `main` names, or the folder of the file it names, or the project root without `main`.
+ */
+export function mainDirectory(root: string = PROJECT_ROOT): string {
+    let main: string | undefined;
+    try {
+        const m = /^main:\s*["']?([^"'#\n]+?)["']?\s*(#.*)?$/m.exec(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8"));
+        main = m?.[1];
+    } catch {
+        /* no Pulumi.yaml: the root */
+    }
+    if (!main) return root;
+    const target = path.resolve(root, main);
+    return fs.statSync(target).isDirectory() ? target : path.dirname(target);
+}
 
 /** Reads `name:` from <cwd>/Pulumi.yaml (the engine passes it as PULUMI_NODEJS_PROJECT). */
 export function readProjectName(cwd: string = PROJECT_ROOT): string {
@@ -46,7 +68,7 @@ export function readProjectName(cwd: string = PROJECT_ROOT): string {
 }
 
 export interface ProviderHostOptions {
-    /** Working directory of the host process (module resolution of `__provider` starts here). Default: project root. */
+    /** Working directory of the host process (module resolution of `__provider` starts here). Default: the `main` folder. */
     cwd?: string;
     /** Extra environment for the host process (merged over process.env). */
     env?: Record<string, string>;
@@ -437,8 +459,8 @@ let exitHookInstalled = false;
 
 /** Spawns the dynamic-provider host exactly as the engine does and connects a gRPC client to it. */
 export async function startProviderHost(opts: ProviderHostOptions = {}): Promise<ProviderHost> {
-    const cwd = opts.cwd ?? PROJECT_ROOT;
-    const project = opts.project ?? readProjectName(cwd);
+    const cwd = opts.cwd ?? mainDirectory();
+    const project = opts.project ?? readProjectName();
     const env: NodeJS.ProcessEnv = {
         ...process.env,
         PULUMI_NODEJS_PROJECT: project,
@@ -447,7 +469,7 @@ export async function startProviderHost(opts: ProviderHostOptions = {}): Promise
     };
     // The engine's address is only used by the host for logging; any address will do.
     const engineAddress = `127.0.0.1:${20000 + Math.floor(Math.random() * 40000)}`;
-    const child = spawn(process.execPath, [HOST_SCRIPT, engineAddress], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [hostScript(cwd), engineAddress], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     // Like the engine, never leave plugin processes behind when we exit.
     liveChildren.add(child);
     child.once("exit", () => liveChildren.delete(child));

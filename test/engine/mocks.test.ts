@@ -105,6 +105,51 @@ describe("engine stand-in: runProgramWithEngine (setMocks)", function () {
         assert.ok(!e.stateJson().includes("hunter2"));
     });
 
+    // step_generator.go (ReadStep for a goal with an id): Read(id, props with __provider), during preview too; external, never deleted.
+    it("get (opts.id): Read with the __provider, never created, and not deleted when the program drops it", async () => {
+        const e = fx.engine();
+        await runProgramWithEngine(() => void new Counter("owned", { name: "owned", value: 5 }), e);
+        const mark = fx.store().log.length;
+        let slug!: pulumi.Output<string>;
+        const run = await runProgramWithEngine(() => {
+            new Counter("owned", { name: "owned", value: 5 });
+            slug = new Counter("seen", { name: "seen" }, { id: "c-1" }).slug;
+        }, e);
+        assert.strictEqual((await settle(slug)).value, "owned-c-1", "outputs come from Read");
+        const log = fx.store().log.slice(mark);
+        assert.deepStrictEqual(log.filter((l) => l.op === "read").map((l) => l.id), ["c-1", "c-1"], "read in the preview and in the update");
+        assert.ok(!log.some((l) => l.op === "create" || l.op === "create-start"));
+        assert.strictEqual(e.get("seen")!.external, true);
+        assert.deepStrictEqual(run.steps.map((s) => `${s.urn.split("::").pop()}:${s.op}`).sort(), ["owned:same", "seen:read"]);
+        const after = await runProgramWithEngine(() => void new Counter("owned", { name: "owned", value: 5 }), e);
+        assert.deepStrictEqual(after.steps.map((s) => `${s.urn.split("::").pop()}:${s.op}`).sort(), ["owned:same", "seen:delete"]);
+        assert.deepStrictEqual(Object.keys(fx.store().objects), ["c-1"], "the object read is still there");
+    });
+
+    // pulumi#3550, #7534, #16175: the engine imports with Read(id) and no properties; the host has no __provider.
+    it("import: refused, as the real host fails a Read without __provider; nothing is created", async () => {
+        const e = fx.engine();
+        await assert.rejects(
+            runProgramWithEngine(() => void new Counter("imp", { name: "imp" }, { import: "c-9" }), e),
+            /import of .*::imp failed: the dynamic-provider host cannot read without __provider/,
+        );
+        assert.deepStrictEqual(fx.store().objects, {});
+        assert.strictEqual(e.state.size, 0);
+    });
+
+    it("up runs the program twice, a preview deployment then the update, each with its own host", async () => {
+        const e = fx.engine();
+        let runs = 0;
+        await runProgramWithEngine(() => {
+            runs++;
+            new Counter("a", { name: "a" });
+        }, e);
+        assert.strictEqual(runs, 2);
+        assert.strictEqual(e.hosts.length, 2);
+        await runProgramWithEngine(() => void new Counter("a", { name: "a" }), e, { skipPreview: true });
+        assert.strictEqual(e.hosts.length, 3);
+    });
+
     it("a failing create rejects the run and deletes nothing", async () => {
         const e = fx.engine();
         await runProgramWithEngine(() => void new Counter("keep", { name: "keep" }), e);

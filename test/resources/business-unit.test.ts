@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { businessUnit, ops, portalSuite, writesSince } from "./support";
 
 describe("BusinessUnit provider", function () {
-  this.timeout(60_000);
+  this.timeout(180_000); // an up is two deployments, each starting a host
   const p = portalSuite();
 
   const acme = (extra: Record<string, unknown> = {}) =>

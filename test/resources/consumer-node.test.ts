@@ -5,7 +5,7 @@ import { consumer, node, nodeProxy, ops, portalSuite, writesSince } from "./supp
 import { proxyPeers } from "../../provider/portal";
 
 describe("Consumer, Node and NodeProxy providers", function () {
-  this.timeout(60_000);
+  this.timeout(180_000); // an up is two deployments, each starting a host
   const p = portalSuite();
 
   const nodeInputs = (extra: Record<string, unknown> = {}) => ({
@@ -162,6 +162,22 @@ describe("Consumer, Node and NodeProxy providers", function () {
     assert.equal(ops(r.steps)["web-node"], "update");
     assert.equal((await p.client.nodes.get(1, Number(r.ids.web))).tsmName, "TAKEN");
     assert.equal((await p.client.consumers.list(1)).filter((c) => c.name === "web01").length, 1);
+  });
+
+  // The engine calls Diff on a refresh too (step.go, RefreshStep): there a name other than the declared one is drift, not an error.
+  it("node: activated under another name on the portal, a refresh shows drift, and the next up is refused by Check", async () => {
+    const other = await p.client.consumers.create(1, { name: "holder" });
+    await p.client.nodes.create(1, other.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
+    await p.client.nodes.activate(1, other.id, "TAKEN");
+    const eng = p.engine();
+    await assert.rejects(eng.up(stack({ tsmName: "TAKEN" })), /kept in state/);
+    const cid = Number(eng.get("web-node")!.id);
+    await p.client.nodes.activate(1, cid, "ELSEWHERE");
+    const refreshed = await eng.refresh();
+    assert.equal(ops(refreshed)["web-node"], "update", "drift, and no Diff that throws");
+    const mark = p.emu.requests().length;
+    await assert.rejects(eng.up(stack({ tsmName: "TAKEN" })), /check failed: tsmName: tsmName: the node is activated as ELSEWHERE/);
+    assert.deepEqual(writesSince(p.emu, mark), []);
   });
 
   it("proxy: create, visible from both sides, drift, delete", async () => {

@@ -33,7 +33,7 @@ function tenant(prefix: string, parentId: unknown = 1) {
 }
 
 describe("providers under the engine's rules", function () {
-  this.timeout(120_000);
+  this.timeout(300_000); // an up is two deployments, each starting a host
   const p = portalSuite();
 
   it("a preview makes no API write, before and after the first up", async () => {
@@ -49,6 +49,11 @@ describe("providers under the engine's rules", function () {
     (changed[3].inputs as Record<string, unknown>).cpuCount = 8;
     const plan2 = await eng.preview(changed);
     assert.deepEqual(ops(plan2), { acme: "same", "acme-a": "update", "acme-b": "same", "acme-a-node": "update", "acme-b-node": "same", "acme-b>a": "same" });
+    // What the GitOps workflow runs: `pulumi preview --refresh` (every type's Read, then its Diff, must be clean).
+    const before = eng.exportState();
+    const plan3 = await eng.preview(changed, { refresh: true });
+    assert.deepEqual(ops(plan3), ops(plan2));
+    assert.deepEqual(eng.exportState(), before, "the refresh of a preview saves nothing");
     assert.deepEqual(writesSince(p.emu, mark), []);
   });
 
@@ -99,6 +104,45 @@ describe("providers under the engine's rules", function () {
     const bare = p.track(new TestEngine({ stack: "test", env: {} }));
     await assert.rejects(bare.up([businessUnit("x", { parentId: 1, name: "x", registrationNumber: "1", timeZone: "UTC" })]),
       /not configured: set backup-portal:url \(or BACKUP_PORTAL_URL\).*backup-portal:password \(or BACKUP_PORTAL_PASSWORD\)/s);
+  });
+
+  // The engine configures refresh and destroy with the config in state (deploy/providers/registry.go).
+  it("credentials rotated after the last up: refresh and destroy fail with one message saying what to run; after an up they work", async () => {
+    const config = (password: string) => ({
+      "backup-portal:url": p.emu.url, "backup-portal:origin": ORIGIN, "backup-portal:clientId": "emulator",
+      "backup-portal:username": "admin", "backup-portal:password": password,
+    });
+    const declared = [businessUnit("rot", { parentId: 1, name: "rot", registrationNumber: "1", timeZone: "UTC" })];
+    const first = p.track(new TestEngine({ stack: "test", config: config("admin"), secretConfigKeys: ["backup-portal:password"], env: {} }));
+    await first.up(declared);
+    // The portal no longer takes what the last up stored (rotated there); the stack config has the new password.
+    const stale = "retired-password-Kq93-zzVx-long-enough";
+    const snapshot = first.exportState();
+    snapshot.providerConfig = { ...snapshot.providerConfig, "backup-portal:password": { ...(snapshot.providerConfig!["backup-portal:password"] as object), value: stale } };
+    const eng = p.track(TestEngine.fromState(snapshot, { config: config("admin"), secretConfigKeys: ["backup-portal:password"], env: {} }));
+    const advice = /HTTP 40\d.*Run `pulumi up` first, or add `--run-program` to the refresh or destroy\./s;
+    await assert.rejects(eng.refresh(), advice);
+    await assert.rejects(eng.destroy(), advice);
+    assert.ok(eng.get("rot"), "nothing removed");
+    for (const h of eng.hosts) assert.ok(!h.logs().includes(stale) && !h.logs().includes("admin"), "no password in a host's log");
+    await eng.up(declared);
+    assert.deepEqual(ops(await eng.refresh()), { rot: "same" });
+    await eng.destroy();
+    assert.equal(eng.state.size, 0);
+  });
+
+  // step.go, DeleteStep: a retainOnDelete resource is dropped from state without a Delete.
+  it("retainOnDelete on an adopted consumer: removing it from the program leaves it on the portal", async () => {
+    const existing = await p.client.consumers.create(1, { name: "kept-by-retain" });
+    const eng = p.engine();
+    await eng.up([{ ...consumer("kept", { businessUnitId: 1, name: "kept-by-retain", adoptId: existing.id }), retainOnDelete: true }]);
+    assert.equal(eng.get("kept")!.id, String(existing.id));
+    const mark = p.emu.requests().length;
+    const run = await eng.up([]);
+    assert.deepEqual(ops(run.steps), { kept: "delete" });
+    assert.deepEqual(writesSince(p.emu, mark), [], "no DELETE sent");
+    assert.ok((await p.client.consumers.list(1)).some((c) => c.id === existing.id), "still on the portal");
+    assert.equal(eng.state.size, 0);
   });
 
   it("100 resources at once with 2-second tokens: no failed call, one token request per renewal", async () => {

@@ -9,7 +9,7 @@ import { clientFor } from "../support/portal";
 import { businessUnit, consumer, engines, node } from "./support";
 
 describe("providers against a portal whose PUT replaces the object", function () {
-  this.timeout(60_000);
+  this.timeout(180_000); // an up is two deployments, each starting a host
   let emu: Emulator;
   const e = engines(() => emu);
 

@@ -14,7 +14,7 @@ function reordered(t: TenantsConfig): TenantsConfig {
 }
 
 describe("stack program (local stack) through the engine", function () {
-  this.timeout(120_000);
+  this.timeout(300_000); // an up is two deployments, each starting a host
   const p = portalSuite();
 
   it("creates every tenant of the local stack, then an unchanged run writes nothing", async () => {

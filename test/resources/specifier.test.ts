@@ -1,0 +1,41 @@
+// Where the dynamic-provider host finds the providers' code: the specifier stored in `__provider` resolves from
+// the folder the engine runs the program and the host in (Pulumi.yaml `main: stacks/`; pkg/engine/project.go,
+// getPwdMain), whichever folder serialized it.
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { moduleSpecifier, programDirectory } from "../../provider/dynamic/specifier";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const STACKS = path.join(ROOT, "stacks");
+
+describe("the serialized provider's module specifier", () => {
+  it("is relative to stacks/, whether serialized from the project root (tests) or from stacks/ (pulumi up)", () => {
+    assert.equal(programDirectory(ROOT), STACKS);
+    assert.equal(programDirectory(STACKS), STACKS);
+    const source = path.join(ROOT, "provider", "resources", "node.ts");
+    assert.equal(moduleSpecifier(source, programDirectory(ROOT)), "../dist/provider/resources/node");
+    assert.equal(moduleSpecifier(source, programDirectory(STACKS)), "../dist/provider/resources/node");
+    // What the host does: resolve it from its working directory (needs `npm run build`).
+    assert.equal(require.resolve("../dist/provider/resources/node", { paths: [STACKS] }), path.join(ROOT, "dist", "provider", "resources", "node.js"));
+  });
+
+  it("follows `main` naming a file, or no `main`; and is the package name when installed", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "specifier-"));
+    try {
+      fs.mkdirSync(path.join(dir, "app", "src"), { recursive: true });
+      fs.writeFileSync(path.join(dir, "app", "Pulumi.yaml"), "name: x\nruntime: nodejs\nmain: src/index.ts # the program\n");
+      fs.writeFileSync(path.join(dir, "app", "src", "index.ts"), "");
+      assert.equal(programDirectory(path.join(dir, "app")), path.join(dir, "app", "src"));
+      fs.writeFileSync(path.join(dir, "app", "Pulumi.yaml"), "name: x\nruntime: nodejs\n");
+      assert.equal(programDirectory(path.join(dir, "app", "src")), path.join(dir, "app"));
+      const pkg = path.join(dir, "app", "node_modules", "backup-portal-pulumi");
+      fs.mkdirSync(path.join(pkg, "dist", "provider", "resources"), { recursive: true });
+      fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "backup-portal-pulumi" }));
+      assert.equal(moduleSpecifier(path.join(pkg, "dist", "provider", "resources", "node.js"), path.join(dir, "app")), "backup-portal-pulumi/dist/provider/resources/node");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
