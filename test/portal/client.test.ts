@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { PortalClient, PortalError } from "../../provider/portal";
 import { markerFor } from "../../provider/portal/marker";
 import { clientFor, Emulator, ORIGIN, settingsFor, startEmulator } from "../support/portal";
+import { login } from "../emulator/helpers";
 
 describe("portal client", function () {
   let emu: Emulator;
@@ -233,14 +234,18 @@ describe("portal client", function () {
   });
 
   it("fails without Origin, and with the wrong one", async () => {
-    const res = await fetch(`${emu.url}/v1/nodetypes`, { headers: { Authorization: "Bearer x" } });
+    // A valid token, so the only thing wrong is the missing Origin.
+    const token = await login(emu);
+    const res = await fetch(`${emu.url}/v1/nodetypes`, { headers: { Authorization: `Bearer ${token}` } });
     assert.equal(res.status, 401);
     const body = await res.json() as Record<string, unknown>;
     assert.deepEqual(Object.keys(body).sort(), ["code", "developerMessage", "message", "status"]);
+    assert.equal(body.code, "OriginRequired");
+    const withOrigin = await fetch(`${emu.url}/v1/nodetypes`, { headers: { Authorization: `Bearer ${token}`, Origin: ORIGIN } });
+    assert.equal(withOrigin.status, 200, "the same token with Origin is accepted");
     const wrong = new PortalClient(settingsFor(emu, "admin", { origin: "http://elsewhere" }));
-    await assert.rejects(wrong.reference.nodeTypes(), (e: PortalError) => e.status === 401 && /origin/i.test(e.message));
+    await assert.rejects(wrong.reference.nodeTypes(), (e: PortalError) => e.status === 401 && e.code === "OriginMismatch" && /origin/i.test(e.message));
     wrong.close();
-    assert.ok(ORIGIN);
   });
 
   it("never puts the password or a token in an error", async () => {
