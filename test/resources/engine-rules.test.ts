@@ -1,6 +1,6 @@
 // What the engine relies on: previews never write, destroy leaves nothing, the
-// serialized provider holds no secret or machine path, configuration comes from
-// stack config, and many concurrent operations share one client with expiring tokens.
+// stack config (the serialized provider: secrets-in-state.test.ts), and many concurrent operations share one client
+// with expiring tokens.
 import assert from "node:assert/strict";
 import { ref, TestEngine } from "../engine/engine";
 import { businessUnit, consumer, node, nodeProxy, ops, portalSuite, writesSince } from "./support";
