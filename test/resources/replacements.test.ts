@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { runProgramWithEngine } from "../engine/mocks";
 import { Consumer } from "../../provider/resources/consumer";
 import { Node } from "../../provider/resources/node";
-import { consumer, portalSuite } from "./support";
+import { consumer, portalSuite, writesSince } from "./support";
 
 const NODE_PASSWORD = "Plain-String-Node-Pa55word-93c2e7a1";
 
@@ -21,7 +21,7 @@ describe("replacements and secrets through the real classes", function () {
     const moved = await eng.up([consumer("c", { businessUnitId: 2, name: "moving" })]);
     const step = moved.steps.find((s) => s.urn.endsWith("::c"))!;
     assert.deepEqual([step.op, step.replaces, !!step.deleteBeforeReplace], ["replace", ["businessUnitId"], false]);
-    const writes = p.emu.requests().slice(mark).filter((r) => r.method === "POST" || r.method === "DELETE").map((r) => `${r.method} ${r.path.replace(/\?.*/, "")}`);
+    const writes = writesSince(p.emu, mark).map((r) => `${r.method} ${r.path.replace(/\?.*/, "")}`);
     assert.deepEqual(writes, ["POST /v1/bunits/2/consumers", `DELETE /v1/bunits/1/consumers/${oldId}`], "create first, then delete");
     const newId = Number(moved.ids.c);
     assert.equal((await p.client.consumers.get(2, newId)).name, "moving");
