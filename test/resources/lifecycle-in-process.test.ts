@@ -40,13 +40,14 @@ describe("resource lifecycles in process", function () {
       assert.equal(ok.inputs!.name, "Acme");
       const bad = await bu.check({}, {
         parentId: "x", name: "", registrationNumber: undefined, timeZone: "Mars Standard Time", note: "n".repeat(4001), invoiceDay: 29,
-        storageLimit: -1, transferLimit: "big", nodeLimit: Infinity, passwordExpirationDays: 3651, supportResponsible: "yes",
+        storageLimit: -1, transferLimit: "big", nodeLimit: Infinity, passwordExpirationDays: -1, supportResponsible: "yes",
         reportRemotely: 1, useScheduleBindings: "no", tags: [1], adoptId: 0,
       });
       assert.deepEqual(props(bad.failures), ["adoptId", "invoiceDay", "name", "nodeLimit", "note", "parentId", "passwordExpirationDays",
         "registrationNumber", "reportRemotely", "storageLimit", "supportResponsible", "tags", "timeZone", "transferLimit", "useScheduleBindings"]);
       assert.match(reasonOf(bad.failures, "timeZone"), /Mars Standard Time/);
       assert.deepEqual((await bu.check({}, { ...valid, invoiceDay: 1, passwordExpirationDays: 3650, note: "n".repeat(4000), name: "x".repeat(200) })).failures, []);
+      assert.deepEqual((await bu.check({}, { ...valid, passwordExpirationDays: 0 })).failures, []);
       assert.deepEqual(props((await bu.check({}, { ...valid, name: "x".repeat(201), invoiceDay: 0, passwordExpirationDays: -1 })).failures),
         ["invoiceDay", "name", "passwordExpirationDays"]);
     });
@@ -193,7 +194,7 @@ describe("resource lifecycles in process", function () {
       assert.deepEqual((await node.check({}, { ...n, clientOptionSet: "DEDUP_AND_COMPRESS", tsmName: "ok-1", tsmPassword: "p".repeat(64) })).failures, []);
       const secret = "Never-Echo-This-Pa55word-".padEnd(70, "x");
       const bad = await node.check({}, { businessUnitId: "b", consumerId: -1, operatingSystem: "Linuxx", type: "Toaster", domain: "FOREVER", clientOptionSet: "NOPE",
-        cpuCount: 0, contact: "c".repeat(256), tsmName: "bad name!", tsmPassword: secret, adoptId: "q" });
+        cpuCount: 0, contact: "c".repeat(501), tsmName: "bad name!", tsmPassword: secret, adoptId: "q" });
       // Domains and option sets belong to a business unit's server: not looked up without a valid one.
       // adoptId is both no id and not consumerId.
       assert.deepEqual(props(bad.failures), ["adoptId", "adoptId", "businessUnitId", "consumerId", "contact", "cpuCount", "operatingSystem", "tsmName", "tsmPassword", "type"]);
@@ -207,13 +208,24 @@ describe("resource lifecycles in process", function () {
       assert.deepEqual(props((await node.check({}, { businessUnitId: 2, consumerId: 2 })).failures), ["cpuCount", "domain", "operatingSystem", "type"]);
     });
 
-    it("diff: consumer or business unit replace; names compare case-blind; a rename of an activated node is refused", async () => {
+    it("a new name for an activated node on the same consumer is refused by Check, before anything is deleted", async () => {
+      const olds = { ...n, tsmName: "WEB1" };
+      const refused = await node.check(olds, { ...n, tsmName: "WEB2" });
+      assert.deepEqual(props(refused.failures), ["tsmName"]);
+      assert.match(reasonOf(refused.failures, "tsmName"), /the node is activated as WEB1 .* or set tsmName back to "WEB1"/);
+      assert.deepEqual((await node.check(olds, { ...n, tsmName: "web1" })).failures, [], "case-blind");
+      assert.deepEqual((await node.check(olds, { ...n, consumerId: 7, tsmName: "WEB2" })).failures, [], "a new consumer carries the new name");
+      assert.deepEqual((await node.check({ ...n }, { ...n, tsmName: "WEB2" })).failures, [], "not activated yet");
+      assert.deepEqual((await node.check(olds, { ...n, tsmName: UNKNOWN })).failures, []);
+    });
+
+    it("diff: consumer or business unit replace; names compare case-blind; a new name is a change", async () => {
       const o = { ...n, tsmName: "WEB1", activatedName: "WEB1", tsmPassword: "a" };
       assert.deepEqual(await node.diff("2", o, { ...n, tsmName: "web1", tsmPassword: "a" }), { changes: false, replaces: [], deleteBeforeReplace: false });
       assert.deepEqual(await node.diff("2", o, { ...n, tsmName: "WEB1", tsmPassword: "b", cpuCount: 3 }), { changes: true, replaces: [], deleteBeforeReplace: false });
       assert.deepEqual(await node.diff("2", o, { ...n, consumerId: 7, tsmName: "WEB2", tsmPassword: "a" }), { changes: true, replaces: ["consumerId"], deleteBeforeReplace: false });
       assert.deepEqual((await node.diff("2", o, { ...n, businessUnitId: 3, tsmName: "WEB1", tsmPassword: "a" })).replaces, ["businessUnitId"]);
-      await assert.rejects(node.diff("2", o, { ...n, tsmName: "WEB2", tsmPassword: "a" }), /the node is activated as WEB1 .* or set tsmName back to "WEB1"/);
+      assert.deepEqual(await node.diff("2", o, { ...n, tsmName: "WEB2", tsmPassword: "a" }), { changes: true, replaces: [], deleteBeforeReplace: false }, "a change (Check refuses it; a refresh shows it)");
       assert.equal((await node.diff("2", { ...n, tsmName: "A" }, { ...n, tsmName: "A" })).changes, true, "a name not yet activated is a change to finish");
       assert.equal((await node.diff("2", { ...n }, { ...n })).changes, false);
       assert.equal((await node.diff("2", o, { ...n, tsmPassword: "a" })).changes, false, "dropping tsmName changes nothing");
