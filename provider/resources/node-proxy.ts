@@ -74,6 +74,8 @@ export class NodeProxy extends pulumi.dynamic.Resource {
   declare readonly targetConsumerId: pulumi.Output<number>;
 
   constructor(name: string, args: NodeProxyArgs, opts?: pulumi.CustomResourceOptions) {
-    super(nodeProxyProvider, name, { ...args }, opts, "backup-portal", "NodeProxy");
+    // Every change replaces the relation, delete first: Diff says so, and the option says it at registration
+    // too (the same pair cannot exist twice on the portal), unless the caller's options say otherwise.
+    super(nodeProxyProvider, name, { ...args }, { deleteBeforeReplace: true, ...opts }, "backup-portal", "NodeProxy");
   }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ChildProcess, spawn } from "child_process";
+import { ChildProcess, execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { envFor, Emulator, startEmulator } from "../support/portal";
@@ -26,6 +26,13 @@ function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 30000): Promis
     });
     child.once("exit", (code) => { clearTimeout(t); reject(new Error(`exited ${code} before printing; stdout: ${buf}`)); });
   });
+}
+
+/** The pid of the receiver's node process in process group `group` (npm's own process is the group leader). */
+function receiverIn(group: number): number | undefined {
+  const rows = execFileSync("ps", ["-o", "pid=,args=", "-g", String(group)], { encoding: "utf8" }).split("\n").map((l) => l.trim());
+  const row = rows.find((r) => /^\d+ \S*node\b.*billing\/main/.test(r) && Number(r.split(" ")[0]) !== group);
+  return row ? Number(row.split(" ")[0]) : undefined;
 }
 
 describe("billing: the billing-receiver command", function () {
@@ -84,9 +91,13 @@ describe("billing: the billing-receiver command", function () {
       assert.equal(g.body.deliveries[0].status, 200, g.body.deliveries[0].responseBody);
       assert.deepEqual(filesUnder(path.join(out, "1")), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json", "2025-04-01.json"]);
     } finally {
-      if (child.exitCode === null) process.kill(-child.pid!, "SIGTERM");
+      // SIGTERM to the receiver alone: npm then exits with the receiver's status (a signal to npm would end npm first).
+      const receiverPid = child.exitCode === null ? receiverIn(child.pid!) : undefined;
+      if (receiverPid) process.kill(receiverPid, "SIGTERM");
+      else if (child.exitCode === null) process.kill(-child.pid!, "SIGTERM");
       await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once("exit", r)));
     }
+    assert.deepEqual([child.exitCode, child.signalCode], [0, null], `stopped by SIGTERM with status 0: ${stderr}`);
     assert.match(stderr, /test request; portal reachable/);
     assert.ok(!stderr.includes(SECRET), "the secret is never logged");
   });

@@ -184,11 +184,22 @@ describe("billing: receiver against the emulator's notification sender", functio
     assert.equal(receiver.stats.fetches, 0, "nothing was fetched for a refused request");
   });
 
-  it("compares secrets in constant time over hashes (any length)", () => {
-    assert.equal(secretMatches(SECRET, SECRET), true);
-    assert.equal(secretMatches(`${SECRET}x`, SECRET), false);
-    assert.equal(secretMatches("", SECRET), false);
-    assert.equal(secretMatches(undefined, SECRET), false);
+  it("compares secrets with one timingSafeEqual over 32-byte hashes, whatever the presented length", () => {
+    // What makes it constant time: no early return on a length or a first differing byte.
+    const compared: Array<[number, number]> = [];
+    const crypto = require("crypto") as typeof import("crypto");
+    const real = crypto.timingSafeEqual;
+    crypto.timingSafeEqual = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => (compared.push([a.byteLength, b.byteLength]), real(a, b));
+    const presented = [SECRET, `${SECRET}x`, SECRET.slice(0, -1), SECRET.toUpperCase(), "", "x".repeat(10_000), undefined, null];
+    let results: boolean[];
+    try {
+      results = presented.map((p) => secretMatches(p, SECRET));
+    } finally {
+      crypto.timingSafeEqual = real;
+    }
+    assert.deepEqual(results, [true, false, false, SECRET === SECRET.toUpperCase(), false, false, false, false]);
+    assert.deepEqual(compared, presented.map(() => [32, 32]));
+    assert.equal(secretMatches(undefined, ""), false, "no secret presented never matches, even an empty one");
   });
 
   it("refuses a misrouted or oversized notification with 4xx and writes nothing", async () => {

@@ -145,7 +145,7 @@ describe("metadata: network source", () => {
   });
 
   it("a delayed server with a short timeout: a timeout error after bounded attempts", async () => {
-    svc = await startMetadataService({ delayMs: 2000 });
+    svc = await startMetadataService({ delayMs: 5000 });
     const started = Date.now();
     await rejectsWith(readInstanceMetadata({ url: svc.url, timeoutMs: 100, attempts: 2, ...fast }), (err) => {
       assert.equal(err.kind, "timeout");
@@ -153,7 +153,8 @@ describe("metadata: network source", () => {
       assert.match(err.message, /timed out after 100 ms, 2 attempts made/);
     });
     const elapsed = Date.now() - started;
-    assert.ok(elapsed >= 200 && elapsed < 1500, `took ${elapsed} ms`);
+    // Two timeouts of 100 ms; without them a single answer would take the server's 5 s.
+    assert.ok(elapsed >= 200 && elapsed < 5000, `took ${elapsed} ms`);
     assert.equal(svc.requests.length, 2);
   });
 

@@ -260,8 +260,11 @@ describe("Consumer, Node and NodeProxy providers", function () {
     await host.check("urn:pulumi:test::backup-portal::x::c2", { businessUnitId: 2, name: "c", nodeName: "PRE-2" },
       { businessUnitId: 2, name: "c2", nodeName: "PRE-2", __provider: consumerText });
     await host.check("urn:pulumi:test::backup-portal::x::c3", {}, { businessUnitId: 3, name: "c3", __provider: consumerText });
-    await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(reads(mark), [], "no read for an unchanged node name, nor for a consumer without a node");
+    // A check that does read, after them: once its reads have arrived, any read of the two before would have too.
+    await host.check("urn:pulumi:test::backup-portal::x::c4", {}, { businessUnitId: 1, name: "c4", nodeName: "PRE-4", __provider: consumerText });
+    const probe = ["GET /v1/bunits/1/defaultserver", "GET /v1/bunits/1/defaultserver/clientoptionsets", "GET /v1/bunits/1/defaultserver/domains"];
+    for (let i = 0; i < 250 && reads(mark).length < probe.length; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(reads(mark), probe, "no read for an unchanged node name, nor for a consumer without a node");
   });
 
   it("values cleared on the portal (a consumer's note, a node's contact) are put back by the next up", async () => {

@@ -1,15 +1,10 @@
 // What the engine relies on: previews never write, destroy leaves nothing, the
-// serialized provider holds no secret or machine path, configuration comes from
-// stack config, and many concurrent operations share one client with expiring tokens.
+// stack config (the serialized provider: secrets-in-state.test.ts), and many concurrent operations share one client
+// with expiring tokens.
 import assert from "node:assert/strict";
-import * as os from "node:os";
 import { ref, TestEngine } from "../engine/engine";
 import { businessUnit, consumer, node, nodeProxy, ops, portalSuite, writesSince } from "./support";
-import { clientFor, envFor, ORIGIN } from "../support/portal";
-import { businessUnitProvider } from "../../provider/resources/business-unit";
-import { consumerProvider } from "../../provider/resources/consumer";
-import { nodeProvider } from "../../provider/resources/node";
-import { nodeProxyProvider } from "../../provider/resources/node-proxy";
+import { envFor, ORIGIN } from "../support/portal";
 
 const pw = (v: string) => ({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: v });
 
@@ -62,33 +57,19 @@ describe("providers under the engine's rules", function () {
     const eng = p.engine();
     await eng.up([...tenant("one"), ...tenant("two")]);
     const steps = await eng.destroy();
-    const order = steps.map((s) => s.urn.split("::")[2].split(":").pop());
-    const last = (t: string) => order.lastIndexOf(t);
-    const first = (t: string) => order.indexOf(t);
-    assert.ok(last("NodeProxy") < first("Node") && last("Node") < first("Consumer") && last("Consumer") < first("BusinessUnit"), order.join());
+    // Dependents before what they depend on, within each tenant: the two tenants share nothing, so the engine
+    // may interleave them (the order across tenants depends on timing).
+    for (const prefix of ["one", "two"]) {
+      const order = steps.filter((s) => s.urn.split("::").pop()!.startsWith(prefix)).map((s) => s.urn.split("::")[2].split(":").pop());
+      const last = (t: string) => order.lastIndexOf(t);
+      const first = (t: string) => order.indexOf(t);
+      assert.equal(order.length, 6, order.join());
+      assert.ok(last("NodeProxy") < first("Node") && last("Node") < first("Consumer") && last("Consumer") < first("BusinessUnit"), order.join());
+    }
     const after = p.emu.state();
     const count = (s: typeof before) => JSON.stringify([s.businessUnits.length, s.consumers.length, s.nodes.length]);
     assert.equal(count(after), count(before), "back to the seed: nothing left behind");
     assert.equal(eng.state.size, 0);
-  });
-
-  it("the serialized provider holds no credential, token or absolute path, and is small", async () => {
-    const eng = p.engine({ config: { "backup-portal:password": "admin" }, secretConfigKeys: ["backup-portal:password"] });
-    await eng.up(tenant("acme"));
-    const texts = await Promise.all([businessUnitProvider, consumerProvider, nodeProvider, nodeProxyProvider].map((p) => eng.serializeProvider(p)));
-    const c = clientFor(p.emu);
-    await c.reference.nodeTypes();
-    const token = (c as unknown as { core: { secrets(): string[] } }).core.secrets()[1];
-    c.close();
-    const state = eng.stateJson();
-    for (const { text, containsSecrets } of texts) {
-      assert.equal(containsSecrets, false);
-      assert.ok(text.length < 16 * 1024, `${text.length} bytes`);
-      for (const bad of ["admin", token, os.homedir(), process.cwd(), "/work/", "/home/", "/root/", "BACKUP_PORTAL_PASSWORD"]) {
-        assert.ok(!text.includes(bad), `__provider contains ${bad}`);
-      }
-    }
-    for (const bad of ["pw-ACME-A", token, process.cwd()]) assert.ok(!state.includes(bad), `state contains ${bad}`);
   });
 
   it("reads the connection from stack config, and fails clearly without one", async () => {

@@ -1,11 +1,11 @@
 // Test support for the providers: an emulator, engines whose provider host talks
 // to it, and the desired-resource shapes of the four resource types.
 import { DesiredResource, TestEngine, TestEngineOptions } from "../engine/engine";
-import { businessUnitProvider } from "../../provider/resources/business-unit";
-import { consumerProvider } from "../../provider/resources/consumer";
-import { nodeProvider } from "../../provider/resources/node";
-import { nodeProxyProvider } from "../../provider/resources/node-proxy";
-import { createKeyFor } from "../../provider/dynamic/recovery";
+import * as pulumi from "@pulumi/pulumi";
+import { BusinessUnit } from "../../provider/resources/business-unit";
+import { Consumer } from "../../provider/resources/consumer";
+import { Node } from "../../provider/resources/node";
+import { NodeProxy } from "../../provider/resources/node-proxy";
 import { clientSuite, Emulator, envFor } from "../support/portal";
 import { PortalClient } from "../../provider/portal";
 
@@ -17,18 +17,54 @@ export const TYPES = {
 } as const;
 
 type Inputs = Record<string, unknown>;
+type ResourceClass = new (name: string, args: any, opts?: pulumi.CustomResourceOptions) => pulumi.dynamic.Resource;
 
-/** What the resource classes add to every business unit and consumer (the engine's stack is "test"). */
-const createKey = (type: string, name: string) => createKeyFor(type, name, "backup-portal", "test");
+const settings = require("@pulumi/pulumi/runtime/settings") as {
+  getProject(): string; getStack(): string; _setProject(v: string): void; _setStack(v: string): void;
+};
 
-export const businessUnit = (name: string, inputs: Inputs): DesiredResource =>
-  ({ name, type: TYPES.BusinessUnit, provider: businessUnitProvider, inputs: { createKey: createKey("BusinessUnit", name), ...inputs } });
-export const consumer = (name: string, inputs: Inputs): DesiredResource =>
-  ({ name, type: TYPES.Consumer, provider: consumerProvider, inputs: { deleteAssociations: true, createKey: createKey("Consumer", name), ...inputs } });
-export const node = (name: string, inputs: Inputs): DesiredResource =>
-  ({ name, type: TYPES.Node, provider: nodeProvider, inputs, additionalSecretOutputs: ["tsmPassword"] });
-export const nodeProxy = (name: string, inputs: Inputs): DesiredResource =>
-  ({ name, type: TYPES.NodeProxy, provider: nodeProxyProvider, inputs, deleteBeforeReplace: true });
+/**
+ * What the real class passes to the SDK for `new cls(name, inputs)`: its provider, inputs (with what the class
+ * adds, such as createKey) and resource options (such as deleteBeforeReplace), taken synchronously by standing
+ * in for its base class during the constructor. A helper adds nothing of its own.
+ */
+export function asDeclared(cls: ResourceClass, type: string, name: string, inputs: Inputs): DesiredResource {
+  let seen: { provider: object; props: Inputs; opts: pulumi.CustomResourceOptions } | undefined;
+  class Capture {
+    constructor(provider: object, _name: string, props: Inputs, opts: pulumi.CustomResourceOptions = {}) {
+      seen = { provider, props, opts };
+    }
+  }
+  const base = Object.getPrototypeOf(cls);
+  const [project, stack] = [settings.getProject(), settings.getStack()];
+  Object.setPrototypeOf(cls, Capture);
+  settings._setProject("backup-portal"); // the engine's project and stack (createKey depends on them)
+  settings._setStack("test");
+  try {
+    new cls(name, inputs);
+  } finally {
+    Object.setPrototypeOf(cls, base);
+    settings._setProject(project);
+    settings._setStack(stack);
+  }
+  const { provider, props, opts } = seen!;
+  const declared: Inputs = {};
+  for (const [k, v] of Object.entries(props)) {
+    if (v === undefined) continue; // output properties
+    // A value the class wraps (pulumi.secret): the test passes it in the engine's form already (secret(...)).
+    declared[k] = pulumi.Output.isInstance(v) ? inputs[k] : v;
+  }
+  return {
+    name, type, provider, inputs: declared,
+    ...(opts.deleteBeforeReplace !== undefined && { deleteBeforeReplace: opts.deleteBeforeReplace }),
+    ...(opts.additionalSecretOutputs && { additionalSecretOutputs: opts.additionalSecretOutputs }),
+  };
+}
+
+export const businessUnit = (name: string, inputs: Inputs) => asDeclared(BusinessUnit, TYPES.BusinessUnit, name, inputs);
+export const consumer = (name: string, inputs: Inputs) => asDeclared(Consumer, TYPES.Consumer, name, inputs);
+export const node = (name: string, inputs: Inputs) => asDeclared(Node, TYPES.Node, name, inputs);
+export const nodeProxy = (name: string, inputs: Inputs) => asDeclared(NodeProxy, TYPES.NodeProxy, name, inputs);
 
 /** Engines whose provider host gets the emulator's connection from the environment. */
 export function engines(emu: () => Emulator) {

@@ -60,7 +60,8 @@ describe("stack program: registry and billing receiver on the stack's cluster", 
     const out = await deployStack(settings({}, undefined, {}, { registry: { enabled: false }, billingReceiver: { enabled: false } }));
     assert.equal(out.registry, undefined);
     assert.equal(out.billingReceiver, undefined);
-    await new Promise((r) => setTimeout(r, 100));
+    // Every registration the program started has reached the mocks once the SDK has no RPC outstanding.
+    await (require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> }).waitForRPCs();
     assert.equal(recorded.filter((r) => r.type.startsWith("kubernetes:") || r.type.startsWith("pulumi:providers:")).length, 0);
   });
 });

@@ -1,0 +1,109 @@
+// When and how the client renews its token, on a clock the test moves: the refresh grant before expiry (a quarter
+// of the lifetime, at most 30 s, ahead), the password grant when the refresh is refused.
+import assert from "node:assert/strict";
+import * as http from "node:http";
+import { AddressInfo } from "node:net";
+import { TokenManager } from "../../provider/portal/tokens";
+import { Transport, TransportOptions } from "../../provider/portal/transport";
+
+const PASSWORD = "Token-Renewal-Pa55word-7e2a90c4";
+
+describe("token renewal on a moved clock", function () {
+  this.timeout(20_000);
+  let server: http.Server;
+  let url: string;
+  let grants: Array<Record<string, string>>;
+  let refuseRefresh: boolean;
+  let expiresIn: number;
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
+        grants.push(form);
+        if (form.grant_type === "refresh_token" && refuseRefresh) {
+          res.writeHead(400, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "invalid_grant" }));
+          return;
+        }
+        const n = grants.length;
+        res.writeHead(200, { "Content-Type": "application/json" })
+          .end(JSON.stringify({ access_token: `access-${n}-token-value`, refresh_token: `refresh-${n}-token-value`, token_type: "bearer", expires_in: expiresIn }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  beforeEach(() => {
+    grants = [];
+    refuseRefresh = false;
+    expiresIn = 300;
+  });
+
+  function manager() {
+    let clock = 1_000_000;
+    const transport = new Transport({
+      url, origin: "http://localhost", timeoutMs: 5000, maxAttempts: 1, retryBaseMs: 1, retryMaxMs: 10, maxSockets: 2,
+      maxAnswerBytes: 1 << 20, secrets: () => [PASSWORD],
+    } as TransportOptions);
+    const tokens = new TokenManager(transport, () => ({ clientId: "emulator", username: "admin", password: PASSWORD }), () => clock);
+    return { tokens, at: (ms: number) => { clock = 1_000_000 + ms; }, close: () => transport.close() };
+  }
+
+  it("a 300 s token is renewed with the refresh grant 30 s before it expires, not sooner, not later", async () => {
+    const m = manager();
+    assert.equal(await m.tokens.token(), "access-1-token-value");
+    assert.deepEqual(grants.map((g) => g.grant_type), ["password"]);
+    assert.deepEqual([grants[0].username, grants[0].password, grants[0].client_id], ["admin", PASSWORD, "emulator"]);
+    m.at(269_999);
+    assert.equal(await m.tokens.token(), "access-1-token-value", "still 30 s and more to go: kept");
+    assert.equal(grants.length, 1);
+    m.at(270_000);
+    assert.equal(await m.tokens.token(), "access-2-token-value");
+    assert.deepEqual(grants.map((g) => g.grant_type), ["password", "refresh_token"]);
+    assert.equal(grants[1].refresh_token, "refresh-1-token-value");
+    assert.equal(grants[1].password, undefined, "a refresh does not send the password");
+    m.close();
+  });
+
+  it("a 20 s token is renewed when a quarter of its lifetime is left", async () => {
+    expiresIn = 20;
+    const m = manager();
+    await m.tokens.token();
+    m.at(14_999);
+    await m.tokens.token();
+    assert.equal(grants.length, 1);
+    m.at(15_000);
+    assert.equal(await m.tokens.token(), "access-2-token-value");
+    assert.deepEqual(grants.map((g) => g.grant_type), ["password", "refresh_token"]);
+    m.close();
+  });
+
+  it("a refused refresh falls back to the password grant at once", async () => {
+    refuseRefresh = true;
+    const m = manager();
+    await m.tokens.token();
+    m.at(280_000);
+    assert.equal(await m.tokens.token(), "access-3-token-value");
+    assert.deepEqual(grants.map((g) => g.grant_type), ["password", "refresh_token", "password"]);
+    m.close();
+  });
+
+  it("concurrent callers share one renewal; an invalidated token is renewed at once", async () => {
+    const m = manager();
+    const all = await Promise.all(Array.from({ length: 10 }, () => m.tokens.token()));
+    assert.deepEqual(new Set(all), new Set(["access-1-token-value"]));
+    assert.equal(grants.length, 1);
+    m.tokens.invalidate("not-the-current-token");
+    assert.equal(await m.tokens.token(), "access-1-token-value", "another token's refusal changes nothing");
+    m.tokens.invalidate("access-1-token-value");
+    assert.equal(await m.tokens.token(), "access-2-token-value");
+    assert.deepEqual(m.tokens.secrets(), ["access-2-token-value", "refresh-2-token-value"]);
+    m.close();
+  });
+});
