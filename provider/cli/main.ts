@@ -1,7 +1,7 @@
 // Entry point of the `backup-portal` command: picks the subcommand and hands
 // it the remaining arguments. Each subcommand lives in its own module and
 // exports its declaration `COMMAND` (options and help) and
-// `run(argv: string[]): Promise<number>` (the exit code).
+// `run(argv: string[], io?): Promise<number>` (the exit code).
 import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../dynamic/specifier";
@@ -21,7 +21,7 @@ const commands: Record<string, { module: string; summary: string }> = {
 
 interface CommandModule {
   COMMAND: CommandSpec;
-  run(argv: string[]): Promise<number>;
+  run(argv: string[], io?: CommandIo): Promise<number>;
 }
 
 function load(name: string): CommandModule {
@@ -39,9 +39,20 @@ const TOP: CommandSpec = {
   epilog: "Run `backup-portal help <command>` or `backup-portal <command> --help` for a command's options.",
 };
 
-/** The version in the package.json of the package this module belongs to (source, dist/ or installed). */
-export function packageVersion(): string {
-  const pkg = path.join(packageRoot(__filename), "package.json");
+/** The commands `backup-portal` offers, in the order its help lists them. */
+export const COMMAND_NAMES = Object.keys(commands);
+
+/** The commands' declarations, by name (each module loaded). */
+export function commandSpec(name: string): CommandSpec {
+  return load(name).COMMAND;
+}
+
+/**
+ * The version in the package.json of the package `from` belongs to: this module's by default, in a
+ * source checkout, in dist/ or in an installed package.
+ */
+export function packageVersion(from: string = __filename): string {
+  const pkg = path.join(packageRoot(from), "package.json");
   return (JSON.parse(fs.readFileSync(pkg, "utf8")) as { version: string }).version;
 }
 
@@ -73,11 +84,11 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
     }
     if (rest.length > 1) return usageFailure(io, TOP, `help takes one command, got ${rest.length}`);
     if (!Object.hasOwn(commands, rest[0])) return unknownCommand(io, rest[0]);
-    io.out(`${formatHelp(load(rest[0]).COMMAND)}\n`);
+    io.out(`${formatHelp(commandSpec(rest[0]))}\n`);
     return 0;
   }
   if (!Object.hasOwn(commands, name)) return unknownCommand(io, name);
-  return load(name).run(rest);
+  return load(name).run(rest, io);
 }
 
 if (require.main === module || process.argv[1]?.endsWith("backup-portal.js") || process.argv[1]?.endsWith("backup-portal")) {
