@@ -120,7 +120,7 @@ export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
   }
   if (!values.help) {
     const missing = Object.entries(command.options).filter(([name, s]) => s.required && values[name] === undefined);
-    if (missing.length > 0) throw new UsageError(missing.map(([name, s]) => `${optionText(name, s)} is required`).join("; "));
+    if (missing.length > 0) throw new UsageError(`missing ${missing.map(([name, s]) => optionText(name, s)).join(", ")}`);
   }
   return values;
 }

@@ -113,7 +113,7 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
     it("exit 2 for bad arguments, 1 for a portal error, 0 for help", async () => {
       let c = await cli(reports, ["--consumer", "1"]);
       assert.equal(c.code, 2);
-      assert.match(c.err, /--bunit <id> is required/);
+      assert.match(c.err, /^backup-portal reports: missing --bunit <id>\n/);
       assert.match(c.err, /usage: backup-portal reports/);
       assert.equal((await cli(reports, ["--bunit", "2", "--consumer", "1", "--from", "someday"])).code, 2);
       assert.equal((await cli(reports, ["--bunit", "2", "--consumer", "1", "--bogus"])).code, 2);
