@@ -19,8 +19,12 @@ export interface CommandIo {
 }
 
 export const processIo: CommandIo = {
-  out: (text) => { process.stdout.write(text); },
-  err: (text) => { process.stderr.write(text); },
+  out: (text) => {
+    process.stdout.write(text);
+  },
+  err: (text) => {
+    process.stderr.write(text);
+  },
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -127,14 +131,21 @@ export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
 
 function typedValue(s: OptionSpec, flag: string, text: string, before: Values[string]): Values[string] {
   switch (s.kind) {
-    case "int": return integer(flag, text, s.min ?? 0, s.max);
-    case "url": return httpUrl(flag, text);
-    case "seconds": return seconds(flag, text);
+    case "int":
+      return integer(flag, text, s.min ?? 0, s.max);
+    case "url":
+      return httpUrl(flag, text);
+    case "seconds":
+      return seconds(flag, text);
     case "list": {
-      const items = text.split(",").map((v) => v.trim()).filter((v) => v !== "");
+      const items = text
+        .split(",")
+        .map((v) => v.trim())
+        .filter((v) => v !== "");
       return [...(Array.isArray(before) ? before : []), ...items];
     }
-    default: return text;
+    default:
+      return text;
   }
 }
 
@@ -218,13 +229,23 @@ export function formatHelp(command: CommandSpec): string {
     if (s.negation !== undefined) rows.push([`--no-${name}`, s.negation]);
     groups.set(s.group ?? "options", rows);
   }
-  const widest = Math.max(...[...groups.values()].flat().map(([left]) => left.length).filter((n) => n <= MAX_OPTION_COLUMN));
+  const widest = Math.max(
+    ...[...groups.values()]
+      .flat()
+      .map(([left]) => left.length)
+      .filter((n) => n <= MAX_OPTION_COLUMN),
+  );
   const indent = " ".repeat(2 + widest + 2);
-  const sections = [...groups].map(([title, rows]) => [`${title}:`, ...rows.flatMap(([left, text]) => {
-    const lines = wrap(text, WIDTH - indent.length);
-    if (left.length > widest) return [`  ${left}`, ...lines.map((l) => `${indent}${l}`)];
-    return [`  ${left.padEnd(widest)}  ${lines[0] ?? ""}`.trimEnd(), ...lines.slice(1).map((l) => `${indent}${l}`)];
-  })].join("\n"));
+  const sections = [...groups].map(([title, rows]) =>
+    [
+      `${title}:`,
+      ...rows.flatMap(([left, text]) => {
+        const lines = wrap(text, WIDTH - indent.length);
+        if (left.length > widest) return [`  ${left}`, ...lines.map((l) => `${indent}${l}`)];
+        return [`  ${left.padEnd(widest)}  ${lines[0] ?? ""}`.trimEnd(), ...lines.slice(1).map((l) => `${indent}${l}`)];
+      }),
+    ].join("\n"),
+  );
   const usage = command.usage.map((u, i) => `${i === 0 ? "usage:" : "   or:"} ${u}`).join("\n");
   return [usage, command.about, ...sections, command.epilog].filter((p) => p !== undefined && p !== "").join("\n\n");
 }
@@ -244,8 +265,11 @@ export function usageFailure(io: CommandIo, command: CommandSpec, message: strin
  * body runs. A UsageError from either step is reported with the usage (2).
  */
 export async function runCommand<P, R>(
-  command: CommandSpec, argv: string[], io: CommandIo,
-  prepare: (values: Values) => P, body: (prepared: P) => Promise<R>,
+  command: CommandSpec,
+  argv: string[],
+  io: CommandIo,
+  prepare: (values: Values) => P,
+  body: (prepared: P) => Promise<R>,
 ): Promise<R | number> {
   let prepared: P;
   try {

@@ -93,7 +93,9 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
 
 if (require.main === module || process.argv[1]?.endsWith("backup-portal.js") || process.argv[1]?.endsWith("backup-portal")) {
   main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     (err: unknown) => {
       console.error(`backup-portal: ${err instanceof Error ? err.message : String(err)}`);
       process.exitCode = 1;

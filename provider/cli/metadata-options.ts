@@ -1,5 +1,13 @@
 // The metadata reader's options, shared by `backup-portal metadata` and `backup-portal register`.
-import { DEFAULT_ATTEMPTS, DEFAULT_METADATA_URL, DEFAULT_PLATFORM, DEFAULT_TIMEOUT_MS, DEFAULT_VERSION, metadataUrl, ReadMetadataOptions } from "../metadata";
+import {
+  DEFAULT_ATTEMPTS,
+  DEFAULT_METADATA_URL,
+  DEFAULT_PLATFORM,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_VERSION,
+  metadataUrl,
+  ReadMetadataOptions,
+} from "../metadata";
 import { definedOnly, OptionSpecs, UsageError, Values } from "./args";
 
 /** The reader's options as `backup-portal metadata` declares them; register lists them under `group`. */
@@ -8,11 +16,13 @@ export function metadataOptionSpecs(group?: string): OptionSpecs {
     url: { kind: "url", value: "base", description: "metadata service base URL", default: DEFAULT_METADATA_URL },
     platform: { kind: "string", value: "name", description: "platform path segment", default: DEFAULT_PLATFORM },
     "api-version": {
-      kind: "string", value: "v",
+      kind: "string",
+      value: "v",
       description: `version path segment (default ${DEFAULT_VERSION}, then the newest known dated version when latest is missing)`,
     },
     "config-drive": {
-      kind: "string", value: "path",
+      kind: "string",
+      value: "path",
       description: "read this config drive only: a directory (mount point), an ISO 9660 image file or a block device",
     },
     "no-config-drive": { kind: "flag", description: "do not search block devices for a config drive" },
@@ -32,8 +42,12 @@ const FLAGS: Record<string, string> = { platform: "--platform", version: "--api-
  */
 export function metadataOptions(v: Values): ReadMetadataOptions {
   const o: ReadMetadataOptions = definedOnly({
-    url: v.url as string | undefined, platform: v.platform as string | undefined, version: v["api-version"] as string | undefined,
-    configDrive: v["config-drive"] as string | undefined, timeoutMs: v.timeout as number | undefined, attempts: v.attempts as number | undefined,
+    url: v.url as string | undefined,
+    platform: v.platform as string | undefined,
+    version: v["api-version"] as string | undefined,
+    configDrive: v["config-drive"] as string | undefined,
+    timeoutMs: v.timeout as number | undefined,
+    attempts: v.attempts as number | undefined,
     ...(v["no-config-drive"] ? { discoverConfigDrive: false } : {}),
     ...(v["no-network"] ? { network: false } : {}),
   });

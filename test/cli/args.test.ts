@@ -25,8 +25,10 @@ const parse = (argv: string[]) => parseCommandArgs(SPEC, argv);
 
 describe("cli: options declared once, read with util.parseArgs", () => {
   it("reads --flag value, --flag=value, short flags, typed values and repeated lists", () => {
-    assert.deepEqual(parse(["--bunit", "2", "--port=0", "--url", "https://x.example/", "-q", "--type", "a,b", "--type=c", "--attempts", "3"]),
-      { bunit: 2, port: 0, url: "https://x.example/", quiet: true, type: ["a", "b", "c"], attempts: 3 });
+    assert.deepEqual(
+      parse(["--bunit", "2", "--port=0", "--url", "https://x.example/", "-q", "--type", "a,b", "--type=c", "--attempts", "3"]),
+      { bunit: 2, port: 0, url: "https://x.example/", quiet: true, type: ["a", "b", "c"], attempts: 3 },
+    );
     // A value may start with one dash; the last of a repeated option wins.
     assert.deepEqual(parse(["--bunit", "1", "--from", "-7d", "--bunit", "5"]), { bunit: 5, from: "-7d" });
   });
@@ -59,7 +61,12 @@ describe("cli: options declared once, read with util.parseArgs", () => {
       [["--bunit", "1", "--", "after"], /unexpected argument "after"/],
       [[], /^missing --bunit <id>$/],
     ];
-    for (const [argv, message] of cases) assert.throws(() => parse(argv), (e: unknown) => e instanceof UsageError && message.test(e.message), argv.join(" "));
+    for (const [argv, message] of cases)
+      assert.throws(
+        () => parse(argv),
+        (e: unknown) => e instanceof UsageError && message.test(e.message),
+        argv.join(" "),
+      );
   });
 
   it("--help needs no required option; anything bad beside it is still refused", () => {
@@ -83,14 +90,35 @@ describe("cli: options declared once, read with util.parseArgs", () => {
 
   it("runCommand: --help prints the help (0); bad arguments print the message and the help on stderr (2)", async () => {
     const o = { out: "", err: "" };
-    const io = { out: (t: string) => { o.out += t; }, err: (t: string) => { o.err += t; } };
+    const io = {
+      out: (t: string) => {
+        o.out += t;
+      },
+      err: (t: string) => {
+        o.err += t;
+      },
+    };
     let ran = 0;
-    const body = async () => { ran++; return 0; };
+    const body = async () => {
+      ran++;
+      return 0;
+    };
     assert.equal(await runCommand(SPEC, ["--help"], io, (v) => v, body), 0);
     assert.equal(o.out, `${formatHelp(SPEC)}\n`);
     assert.equal(await runCommand(SPEC, ["--nope"], io, (v) => v, body), 2);
     assert.equal(o.err, `backup-portal example: unknown option "--nope"\n\n${formatHelp(SPEC)}\n`);
-    assert.equal(await runCommand(SPEC, ["--bunit", "1"], io, () => { throw new UsageError("checked across options"); }, body), 2);
+    assert.equal(
+      await runCommand(
+        SPEC,
+        ["--bunit", "1"],
+        io,
+        () => {
+          throw new UsageError("checked across options");
+        },
+        body,
+      ),
+      2,
+    );
     assert.match(o.err, /backup-portal example: checked across options\n/);
     assert.equal(ran, 0);
     assert.equal(await runCommand(SPEC, ["--bunit", "1"], io, (v) => v, body), 0);

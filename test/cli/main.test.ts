@@ -22,7 +22,14 @@ interface Outcome {
 /** Runs `backup-portal <argv>` in this process with its output captured. */
 async function cli(argv: string[]): Promise<Outcome> {
   const o = { out: "", err: "" };
-  const io: CommandIo = { out: (t) => { o.out += t; }, err: (t) => { o.err += t; } };
+  const io: CommandIo = {
+    out: (t) => {
+      o.out += t;
+    },
+    err: (t) => {
+      o.err += t;
+    },
+  };
   return { code: await main(argv, io), ...o };
 }
 
@@ -38,8 +45,17 @@ describe("cli: backup-portal help, --version, bad arguments", function () {
   this.timeout(60000);
 
   it("lists the nine commands", () => {
-    assert.deepEqual([...COMMAND_NAMES].sort(),
-      ["audit", "billing", "billing-receiver", "doctor", "invoices", "jobs", "metadata", "register", "reports"]);
+    assert.deepEqual([...COMMAND_NAMES].sort(), [
+      "audit",
+      "billing",
+      "billing-receiver",
+      "doctor",
+      "invoices",
+      "jobs",
+      "metadata",
+      "register",
+      "reports",
+    ]);
   });
 
   for (const name of COMMAND_NAMES) {
@@ -84,7 +100,15 @@ describe("cli: backup-portal help, --version, bad arguments", function () {
   });
 
   it("an unknown command, `help` of one, or an unknown option before the command is exit 2 with the usage", async () => {
-    for (const argv of [["nope"], ["help", "nope"], ["help", "reports", "jobs"], ["--nope"], ["--version=1"], ["--version", "extra"], ["constructor"]]) {
+    for (const argv of [
+      ["nope"],
+      ["help", "nope"],
+      ["help", "reports", "jobs"],
+      ["--nope"],
+      ["--version=1"],
+      ["--version", "extra"],
+      ["constructor"],
+    ]) {
       const o = await cli(argv);
       assert.equal(o.code, 2, argv.join(" "));
       assert.equal(o.out, "");
