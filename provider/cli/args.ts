@@ -107,9 +107,11 @@ export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
     if (t.kind === "option-terminator") continue;
     if (t.kind === "positional") throw new UsageError(`unexpected argument ${JSON.stringify(t.value)}`);
     const flag = t.rawName;
-    const negated = !(t.name in specs) && t.name.startsWith("no-") && specs[t.name.slice(3)]?.negation !== undefined;
+    // Own properties only: `--constructor` is no option.
+    const spec = (n: string): OptionSpec | undefined => (Object.hasOwn(specs, n) ? specs[n] : undefined);
+    const negated = !spec(t.name) && t.name.startsWith("no-") && spec(t.name.slice(3))?.negation !== undefined;
     const name = negated ? t.name.slice(3) : t.name;
-    const s = specs[name];
+    const s = spec(name);
     if (!s) throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
     if (s.kind === "flag" || negated) {
       if (t.value !== undefined) throw new UsageError(`${flag} takes no value`);

@@ -56,6 +56,8 @@ describe("cli: options declared once, read with util.parseArgs", () => {
       [["--bunit", "1", "--url", "ftp://x"], /--url needs an http\(s\) URL/],
       [["--bunit", "1", "--quiet=yes"], /--quiet takes no value/],
       [["--bunit", "1", "--nope"], /unknown option "--nope"/],
+      [["--bunit", "1", "--constructor"], /unknown option "--constructor"/],
+      [["--bunit", "1", "--no-toString"], /unknown option "--no-toString"/],
       [["--bunit", "1", "-x"], /unknown option "-x"/],
       [["--bunit", "1", "stray"], /unexpected argument "stray"/],
       [["--bunit", "1", "--", "after"], /unexpected argument "after"/],
