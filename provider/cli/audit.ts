@@ -18,7 +18,6 @@ export const COMMAND = dataCommand("audit", "--bunit <id> --consumer <id> [optio
     },
   });
 
-
 const TYPE_NAMES = new Map<number, string>(Object.entries(AuditLogType).map(([k, v]) => [v, k]));
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {

@@ -16,7 +16,6 @@ export const COMMAND = dataCommand("billing", "--bunit <id> [options]",
     limit: { ...UNIT_OPTIONS.limit, description: "at most n periods (the latest n)" },
   });
 
-
 function printLines(io: CliIo, periods: BillingData[]): void {
   const right = "right" as const;
   const rows = periods.flatMap((p) => (p.lines ?? []).map((l) => [

@@ -23,7 +23,6 @@ uploaded invoice files, with --upload a new invoice file, with --contract the co
     },
   });
 
-
 function fileRows(files: InvoiceFile[]): Array<Array<string | number | undefined>> {
   return files.map((f) => [f.id, f.fileName, formatBytes(f.size), f.erpReference, f.sendToBillingAddress ? "yes" : "no", formatTime(f.uploadedDate)]);
 }

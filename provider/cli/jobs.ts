@@ -15,7 +15,6 @@ before the consumer's first job, so an earlier --from starts at the first job.`,
     limit: { ...CONSUMER_OPTIONS.limit, description: "at most n jobs (the latest n)" },
   });
 
-
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const b = o.bunit as number;

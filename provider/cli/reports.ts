@@ -14,7 +14,6 @@ export const COMMAND = dataCommand("reports", "--bunit <id> --consumer <id> [opt
     limit: { ...CONSUMER_OPTIONS.limit, description: "at most n reports (the latest n)" },
   });
 
-
 function warningText(r: NodeReport): string {
   if (!Array.isArray(r.warnings)) return "";
   return r.warnings.map((w) => (w && typeof w === "object" && "message" in w ? String((w as { message: unknown }).message) : JSON.stringify(w))).join("; ");
