@@ -5,34 +5,38 @@
 // progress and stop it. The portal connection comes from the BACKUP_PORTAL_* environment
 // variables; the secret may also come from BILLING_RECEIVER_SECRET (better than the command
 // line, where other users of the machine can read it).
-import { CommandIo, integer, parseArgv, processIo, runCommand, unknownOption, UsageError } from "../cli/args";
+import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, runCommand, UsageError, Values } from "../cli/args";
 import { PortalClient } from "../portal/client";
 import { resolveSettings } from "../portal/settings";
 import { BillingReceiverHandle, BillingReceiverOptions, DEFAULT_NOTIFY_PATH, startBillingReceiver } from "./receiver";
 
 export const SECRET_ENV = "BILLING_RECEIVER_SECRET";
 
-export const USAGE = `usage: npm run billing-receiver -- --port <port> --out <dir> --bunit <id> [options]
-
-Receives the portal's "new billing data available" notification and writes the
+export const COMMAND: CommandSpec = {
+  label: "billing receiver",
+  usage: ["npm run billing-receiver -- --port <port> --out <dir> --bunit <id> [options]", "backup-portal billing-receiver --port <port> --out <dir> --bunit <id> [options]"],
+  about: `Receives the portal's "new billing data available" notification and writes the
 business unit's billing data to <dir>/<bunit>/<YYYY-MM-DD>.json (one file per period).
 Register the Post URL http://<host>:<port>${DEFAULT_NOTIFY_PATH}?bunit=<id>[&secret=<s>] in the portal,
 the secret URL-encoded (+ & = as %2B %26 %3D); printed at start, the secret shown only
-when stdout is a terminal. Exit codes: 0 stopped by SIGINT/SIGTERM, 1 cannot start
-(no portal settings, --out not writable, port in use), 2 bad arguments.
+when stdout is a terminal.`,
+  options: {
+    port: { kind: "int", min: 0, max: 65535, value: "port", required: true, description: "port to listen on; 0 picks a free one" },
+    out: { kind: "string", value: "dir", required: true, description: "output directory" },
+    bunit: { kind: "int", min: 1, value: "id", required: true, description: "the reseller business unit; the Post URL's bunit must match" },
+    secret: { kind: "string", value: "s", description: `shared secret the Post URL must carry (or set ${SECRET_ENV})` },
+    host: { kind: "string", value: "addr", description: "address to bind; 0.0.0.0 for every interface", default: "127.0.0.1" },
+    path: { kind: "string", value: "p", description: "path of the Post URL", default: DEFAULT_NOTIFY_PATH },
+    quiet: { kind: "flag", description: "no log lines on stderr" },
+  },
+  epilog: `environment: BACKUP_PORTAL_URL, BACKUP_PORTAL_ORIGIN, BACKUP_PORTAL_CLIENT_ID,
+BACKUP_PORTAL_USERNAME, BACKUP_PORTAL_PASSWORD (the portal connection), ${SECRET_ENV}.
+exit codes: 0 stopped by SIGINT/SIGTERM, 1 cannot start (no portal settings, --out not
+writable, port in use), 2 bad arguments`,
+};
 
-options:
-  --port <port>      port to listen on (0 picks a free one)
-  --out <dir>        output directory
-  --bunit <id>       the reseller business unit (must match the Post URL's bunit)
-  --secret <s>       shared secret the Post URL must carry (or set ${SECRET_ENV})
-  --host <addr>      address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
-  --path <p>         path of the Post URL (default ${DEFAULT_NOTIFY_PATH})
-  --quiet            no log lines on stderr
-  -h, --help         show this help
-
-environment: BACKUP_PORTAL_URL, BACKUP_PORTAL_ORIGIN, BACKUP_PORTAL_CLIENT_ID,
-BACKUP_PORTAL_USERNAME, BACKUP_PORTAL_PASSWORD (the portal connection), ${SECRET_ENV}.`;
+/** The help text (kept for the package's `RECEIVER_USAGE`). */
+export const USAGE = formatHelp(COMMAND);
 
 export { UsageError };
 
@@ -47,29 +51,20 @@ export interface ReceiverArgs {
   path?: string;
 }
 
-export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ReceiverArgs {
-  const a: ReceiverArgs = { help: false, quiet: false };
-  parseArgv(argv, (arg) => {
-    const { flag } = arg;
-    switch (flag) {
-      case "-h": case "--help": a.help = true; break;
-      case "--quiet": a.quiet = true; break;
-      case "--port": a.port = integer(flag, arg.value(), 0, 65535); break;
-      case "--bunit": a.businessUnitId = integer(flag, arg.value(), 1, Number.MAX_SAFE_INTEGER); break;
-      case "--out": a.outDir = arg.value(); break;
-      case "--secret": a.secret = arg.value(); break;
-      case "--host": a.host = arg.value(); break;
-      case "--path": a.path = arg.value(); break;
-      default: throw unknownOption(flag);
-    }
-  });
+/** The receiver's arguments from the values read; the secret may come from the environment. */
+function receiverArgs(v: Values, env: NodeJS.ProcessEnv): ReceiverArgs {
+  const a: ReceiverArgs = { help: v.help === true, quiet: v.quiet === true };
   if (a.help) return a;
-  a.secret ??= env[SECRET_ENV] || undefined;
-  const missing = [a.port === undefined && "--port", !a.outDir && "--out", a.businessUnitId === undefined && "--bunit"].filter(Boolean);
-  if (missing.length) throw new UsageError(`missing ${missing.join(", ")}`);
+  Object.assign(a, { port: v.port, outDir: v.out, businessUnitId: v.bunit, secret: (v.secret as string | undefined) ?? (env[SECRET_ENV] || undefined) });
+  if (v.host !== undefined) a.host = v.host as string;
+  if (v.path !== undefined) a.path = v.path as string;
   if (a.secret !== undefined && a.secret.length < 8) throw new UsageError("the secret must have at least 8 characters");
   if (a.path !== undefined && (!a.path.startsWith("/") || a.path.includes("?"))) throw new UsageError("--path must start with / and carry no query");
   return a;
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ReceiverArgs {
+  return receiverArgs(parseCommandArgs(COMMAND, argv), env);
 }
 
 /**
@@ -100,7 +95,7 @@ export function postUrlLine(receiver: Pick<BillingReceiverHandle, "notifyUrl" | 
 /** Starts the receiver from command-line arguments; resolves to the receiver, or to an exit code on error. */
 export function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: MainIo = processIo): Promise<BillingReceiverHandle | number> {
   const terminal = io.outIsTerminal ?? (io === processIo && process.stdout.isTTY === true);
-  return runCommand("billing receiver", USAGE, argv, io, (args) => parseArgs(args, env), async (a) => {
+  return runCommand(COMMAND, argv, io, (values) => receiverArgs(values, env), async (a) => {
     const log = a.quiet ? undefined : (line: string) => io.err(`${new Date().toISOString()} billing receiver: ${line}\n`);
     try {
       const client = receiverClient(env, log);

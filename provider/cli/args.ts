@@ -1,7 +1,14 @@
-// The command line of the `backup-portal` commands (and the billing receiver): one reader for
-// `--flag value`, `--flag=value` and bare flags, the usage error, typed values, and the common
-// start of a command's run (bad arguments: the message and the usage on stderr, exit 2;
-// --help: the usage on stdout, exit 0).
+// The command line of the `backup-portal` commands (and the billing receiver). Each command
+// declares its options once (a CommandSpec); from that one declaration come both the parser's
+// configuration (node's util.parseArgs) and the command's help text. Also: typed values, the usage
+// error, and the common start of a command's run (bad arguments: the message and the usage on
+// stderr, exit 2; --help: the usage on stdout, exit 0).
+//
+// Why util.parseArgs and not commander: it ships with node (no dependency in a package users
+// install), and it only reads argv, which leaves the exit codes, the messages and the help layout
+// here, where the documented behaviour (exit 2 with the usage, typed values) is kept. Node 20's
+// parseArgs has no `--no-<flag>` negation (allowNegative is node 22+): the declaration layer adds it.
+import { parseArgs } from "util";
 
 /** Bad arguments: the command prints the message and its usage and exits with 2. */
 export class UsageError extends Error {}
@@ -12,78 +19,150 @@ export interface CommandIo {
 }
 
 export const processIo: CommandIo = {
-  out: (text) => { process.stdout.write(text); },
-  err: (text) => { process.stderr.write(text); },
+  out: (text) => {
+    process.stdout.write(text);
+  },
+  err: (text) => {
+    process.stderr.write(text);
+  },
 };
+
+// ---------------------------------------------------------------------------------------------
+// Declaring a command
+
+/**
+ * How an option's value is read: `flag` takes none; `int` a whole number (`min`, `max`); `url` an
+ * http(s) URL; `seconds` a duration (read as milliseconds); `list` may repeat and takes
+ * comma-separated values; `string` any non-empty text.
+ */
+export type OptionKind = "flag" | "string" | "int" | "url" | "seconds" | "list";
+
+export interface OptionSpec {
+  kind: OptionKind;
+  /** What the help text shows for the value, e.g. `id` for `--bunit <id>`. */
+  value?: string;
+  /** One sentence for the help text (wrapped there). */
+  description?: string;
+  /**
+   * What applies when the option is absent, as the help text shows it. The parser does not fill it
+   * in: the library behind the command applies its own default (the constant shown here).
+   */
+  default?: string | number;
+  /** The command refuses to run without it (after --help). */
+  required?: boolean;
+  /** A one-letter spelling, e.g. `q` for `-q`. */
+  short?: string;
+  /** Bounds of an `int` (min defaults to 0). */
+  min?: number;
+  max?: number;
+  /** The help text of a `--no-<name>` form; with it the option's value is `false`. */
+  negation?: string;
+  /** The heading the help text lists it under (default `options`). */
+  group?: string;
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+export interface CommandSpec {
+  /** What starts each message, e.g. `backup-portal metadata`. */
+  label: string;
+  /** The usage lines, e.g. `backup-portal metadata [options]`. */
+  usage: string[];
+  /** The paragraphs between the usage and the options. */
+  about?: string;
+  options: OptionSpecs;
+  /** The text after the options: environment, exit codes. */
+  epilog?: string;
+}
+
+/** The values read, by option name (`--page-size` is `page-size`); `help` for -h/--help. */
+export type Values = Record<string, string | number | boolean | string[] | undefined>;
+
+const HELP: OptionSpec = { kind: "flag", short: "h", description: "show this help" };
+
+function withHelp(options: OptionSpecs): OptionSpecs {
+  return { ...options, help: HELP };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Reading the arguments
 
-/** How strict `Arg.value()` is; the commands differ here and each keeps its own rules. */
-export interface ArgRules {
-  /** Refuse an empty value (`--flag=` or `--flag ""`). */
-  nonEmpty?: boolean;
-  /** A lone `--` may be the value of the option before it. */
-  dashDashIsValue?: boolean;
+/**
+ * Reads `argv` by the command's declaration: `--flag value`, `--flag=value`, `-x`, `--no-flag` where
+ * declared. Refuses (UsageError) unknown options, unexpected arguments, a missing or empty value, a
+ * value for a flag, a bad typed value, and (unless --help is given) a missing required option.
+ */
+export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
+  const specs = withHelp(command.options);
+  const config: Record<string, { type: "boolean" | "string"; short?: string }> = {};
+  for (const [name, s] of Object.entries(specs)) {
+    config[name] = { type: s.kind === "flag" ? "boolean" : "string", ...(s.short ? { short: s.short } : {}) };
+    if (s.negation !== undefined) config[`no-${name}`] = { type: "boolean" };
+  }
+  // Not strict: the parser splits argv into tokens and each is judged here, so that every refusal is
+  // a UsageError naming the option as given, and a value may start with one dash (`--from -7d`).
+  const { tokens } = parseArgs({ args: argv, options: config, strict: false, allowPositionals: true, tokens: true });
+  const values: Values = {};
+  for (const t of tokens) {
+    if (t.kind === "option-terminator") continue;
+    if (t.kind === "positional") throw new UsageError(`unexpected argument ${JSON.stringify(t.value)}`);
+    const flag = t.rawName;
+    // Own properties only: `--constructor` is no option.
+    const spec = (n: string): OptionSpec | undefined => (Object.hasOwn(specs, n) ? specs[n] : undefined);
+    const negated = !spec(t.name) && t.name.startsWith("no-") && spec(t.name.slice(3))?.negation !== undefined;
+    const name = negated ? t.name.slice(3) : t.name;
+    const s = spec(name);
+    if (!s) throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
+    if (s.kind === "flag" || negated) {
+      if (t.value !== undefined) throw new UsageError(`${flag} takes no value`);
+      values[name] = !negated;
+      continue;
+    }
+    // The parser takes the next argument as the value whatever it is; one that is an option is not.
+    if (t.value === undefined || t.value === "" || (!t.inlineValue && t.value.startsWith("--"))) {
+      throw new UsageError(`${flag} needs a value`);
+    }
+    values[name] = typedValue(s, flag, t.value, values[name]);
+  }
+  if (!values.help) {
+    const missing = Object.entries(command.options).filter(([name, s]) => s.required && values[name] === undefined);
+    if (missing.length > 0) throw new UsageError(`missing ${missing.map(([name, s]) => optionText(name, s)).join(", ")}`);
+  }
+  return values;
 }
 
-/** One argument of the command line, as the handler given to `parseArgv` sees it. */
-export interface Arg {
-  /** The argument as given, e.g. `--url=http://x`. */
-  readonly arg: string;
-  /** The option without its `=value`, e.g. `--url` (short options and operands as given). */
-  readonly flag: string;
-  /** The value after `=` of a long option, if any. */
-  readonly inline: string | undefined;
-  /** The option's value: the inline one, else the next argument (consumed). */
-  value(): string;
-  /** Refuses an inline value (`--flag=x`) for an option that takes none. */
-  noValue(): void;
-}
-
-/** Hands each argument to `handle` in order; `handle` throws a UsageError for what it refuses. */
-export function parseArgv(argv: string[], handle: (arg: Arg) => void, rules: ArgRules = {}): void {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
-    const empty = (v: string): boolean => rules.nonEmpty === true && v === "";
-    handle({
-      arg, flag, inline,
-      value: () => {
-        if (inline !== undefined) {
-          if (empty(inline)) throw new UsageError(`${flag} needs a value`);
-          return inline;
-        }
-        const next = argv[i + 1];
-        const option = next !== undefined && next.startsWith("--") && !(rules.dashDashIsValue && next === "--");
-        if (next === undefined || option || empty(next)) throw new UsageError(`${flag} needs a value`);
-        i++;
-        return next;
-      },
-      noValue: () => {
-        if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
-      },
-    });
+function typedValue(s: OptionSpec, flag: string, text: string, before: Values[string]): Values[string] {
+  switch (s.kind) {
+    case "int":
+      return integer(flag, text, s.min ?? 0, s.max);
+    case "url":
+      return httpUrl(flag, text);
+    case "seconds":
+      return seconds(flag, text);
+    case "list": {
+      const items = text
+        .split(",")
+        .map((v) => v.trim())
+        .filter((v) => v !== "");
+      return [...(Array.isArray(before) ? before : []), ...items];
+    }
+    default:
+      return text;
   }
 }
 
-/** The error for an option no command knows: `unknown option "<text>"`. */
-export function unknownOption(text: string): UsageError {
-  return new UsageError(`unknown option ${JSON.stringify(text)}`);
+/** `o` without its undefined properties: an option not given leaves the library's default in place. */
+export function definedOnly<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Typed values
 
-/**
- * A whole number written in digits, at least `min` (and at most `max` when given);
- * `safe`: also refuse one too large to hold exactly.
- */
-export function integer(flag: string, text: string, min: number, max?: number, safe = false): number {
+/** A whole number written in digits that a double holds exactly, at least `min` (and at most `max` when given). */
+export function integer(flag: string, text: string, min: number, max?: number): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || (safe && !Number.isSafeInteger(n)) || n < min || (max !== undefined && n > max)) {
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || (max !== undefined && n > max)) {
     const range = max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
     throw new UsageError(`${flag} needs an integer ${range}, got ${JSON.stringify(text)}`);
   }
@@ -112,33 +191,99 @@ export function httpUrl(flag: string, text: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The help text
+
+const WIDTH = 80;
+/** Option columns wider than this put the description on the next line. */
+const MAX_OPTION_COLUMN = 26;
+
+function optionText(name: string, s: OptionSpec): string {
+  const value = s.kind === "flag" ? "" : ` <${s.value ?? (s.kind === "int" ? "n" : s.kind)}>`;
+  return `--${name}${value}`;
+}
+
+function describe(s: OptionSpec): string {
+  const notes = [s.required ? "required" : undefined, s.default !== undefined ? `default ${s.default}` : undefined].filter(Boolean);
+  const text = `${s.description ?? ""}${notes.length ? ` (${notes.join("; ")})` : ""}`;
+  return s.kind === "list" ? `${text}; repeatable, or comma-separated` : text;
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  return line ? [...lines, line] : lines;
+}
+
+/** The command's help: usage, about, its options by group (from the declaration), epilog. */
+export function formatHelp(command: CommandSpec): string {
+  const groups = new Map<string, Array<[string, string]>>();
+  for (const [name, s] of Object.entries(withHelp(command.options))) {
+    const rows = groups.get(s.group ?? "options") ?? [];
+    rows.push([`${s.short ? `-${s.short}, ` : ""}${optionText(name, s)}`, describe(s)]);
+    if (s.negation !== undefined) rows.push([`--no-${name}`, s.negation]);
+    groups.set(s.group ?? "options", rows);
+  }
+  const widest = Math.max(
+    ...[...groups.values()]
+      .flat()
+      .map(([left]) => left.length)
+      .filter((n) => n <= MAX_OPTION_COLUMN),
+  );
+  const indent = " ".repeat(2 + widest + 2);
+  const sections = [...groups].map(([title, rows]) =>
+    [
+      `${title}:`,
+      ...rows.flatMap(([left, text]) => {
+        const lines = wrap(text, WIDTH - indent.length);
+        if (left.length > widest) return [`  ${left}`, ...lines.map((l) => `${indent}${l}`)];
+        return [`  ${left.padEnd(widest)}  ${lines[0] ?? ""}`.trimEnd(), ...lines.slice(1).map((l) => `${indent}${l}`)];
+      }),
+    ].join("\n"),
+  );
+  const usage = command.usage.map((u, i) => `${i === 0 ? "usage:" : "   or:"} ${u}`).join("\n");
+  return [usage, command.about, ...sections, command.epilog].filter((p) => p !== undefined && p !== "").join("\n\n");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Running a command
 
 /** Reports bad arguments: `<label>: <message>`, a blank line and the usage on stderr; returns 2. */
-export function usageFailure(io: CommandIo, label: string, usage: string, message: string): number {
-  io.err(`${label}: ${message}\n\n${usage}\n`);
+export function usageFailure(io: CommandIo, command: CommandSpec, message: string): number {
+  io.err(`${command.label}: ${message}\n\n${formatHelp(command)}\n`);
   return 2;
 }
 
 /**
- * The start every command shares: parses the arguments (a UsageError: reported, 2), prints the
- * usage for --help (0), else runs the body with what was parsed. `label` starts each message,
- * e.g. `backup-portal metadata`.
+ * The start every command shares: reads the arguments and prints the help for --help (0); else
+ * `prepare` turns the values into what the body needs (checks across options go there), and the
+ * body runs. A UsageError from either step is reported with the usage (2).
  */
-export async function runCommand<P extends { help?: unknown }, R>(
-  label: string, usage: string, argv: string[], io: CommandIo,
-  parse: (argv: string[]) => P, body: (parsed: P) => Promise<R>,
+export async function runCommand<P, R>(
+  command: CommandSpec,
+  argv: string[],
+  io: CommandIo,
+  prepare: (values: Values) => P,
+  body: (prepared: P) => Promise<R>,
 ): Promise<R | number> {
-  let parsed: P;
+  let prepared: P;
   try {
-    parsed = parse(argv);
+    const values = parseCommandArgs(command, argv);
+    if (values.help) {
+      io.out(`${formatHelp(command)}\n`);
+      return 0;
+    }
+    prepared = prepare(values);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    return usageFailure(io, label, usage, err.message);
+    return usageFailure(io, command, err.message);
   }
-  if (parsed.help) {
-    io.out(`${usage}\n`);
-    return 0;
-  }
-  return body(parsed);
+  return body(prepared);
 }

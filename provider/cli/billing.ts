@@ -1,27 +1,20 @@
 // `backup-portal billing`: billing data of a reseller business unit, per period or one period's lines.
 import { getBillingData, getBillingDataFor } from "../data/billing";
 import { BillingData } from "../portal/types";
-import { CliIo, formatAmount, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand, UNIT_SPEC, USAGE_END, UsageError } from "./output";
+import { CliIo, dataCommand, formatAmount, formatBytes, formatJson, formatTime, printTable, processIo, runCommand, UNIT_OPTIONS, UsageError } from "./output";
 
-export const USAGE = `usage: backup-portal billing --bunit <id> [options]
-
-Billing data of a reseller business unit: one row per period (oldest first), or with
---period (or --lines) one row per consumer line.
-
-options:
-  --bunit <id>          reseller business unit (required)
-  --from <day>          first period (YYYY-MM-DD)
-  --to <day>            last period
-  --period <day>        only this period, line by line
-  --include-next <n>    also the next n forecast periods (not generated yet)
-  --lines               the lines of every period shown
-  --limit <n>           at most n periods (the latest n)
-  --json                JSON instead of a table
-  -h, --help            show this help
-
-${USAGE_END}`;
-
-const SPEC: Record<string, OptionSpec> = { ...UNIT_SPEC, period: { kind: "string" }, "include-next": { kind: "int", min: 0 }, lines: { kind: "flag" } };
+export const COMMAND = dataCommand("billing", "--bunit <id> [options]",
+  `Billing data of a reseller business unit: one row per period (oldest first), or with
+--period (or --lines) one row per consumer line.`, {
+    ...UNIT_OPTIONS,
+    bunit: { ...UNIT_OPTIONS.bunit, description: "reseller business unit" },
+    from: { ...UNIT_OPTIONS.from, value: "day", description: "first period (YYYY-MM-DD)" },
+    to: { ...UNIT_OPTIONS.to, value: "day", description: "last period" },
+    period: { kind: "string", value: "day", description: "only this period, line by line" },
+    "include-next": { kind: "int", min: 0, description: "also the next n forecast periods (not generated yet)" },
+    lines: { kind: "flag", description: "the lines of every period shown" },
+    limit: { ...UNIT_OPTIONS.limit, description: "at most n periods (the latest n)" },
+  });
 
 function printLines(io: CliIo, periods: BillingData[]): void {
   const right = "right" as const;
@@ -34,8 +27,8 @@ function printLines(io: CliIo, periods: BillingData[]): void {
 }
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand("billing", USAGE, SPEC, argv, io, async ({ client, options: o }) => {
-    const b = required(o, "bunit");
+  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
+    const b = o.bunit as number;
     if (typeof o.period === "string") {
       if (o.from !== undefined || o.to !== undefined || o["include-next"] !== undefined) throw new UsageError("--period takes no --from, --to or --include-next");
       const one = await getBillingDataFor(client, b, o.period);

@@ -1,69 +1,41 @@
 // `backup-portal doctor`: the command line of provider/doctor (the checks live
 // there; this file only reads arguments and prints the report).
 import { formatReport, runDoctor, DoctorOptions } from "../doctor";
-import { CommandIo, integer, parseArgv, processIo, runCommand, unknownOption, UsageError } from "./args";
+import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, UsageError, Values } from "./args";
 
-export const USAGE = `usage: backup-portal doctor [--bunit <id>] [--write-test] [--json]
-
-Run it once against your own portal, before the first pulumi up. It reads the
+export const COMMAND: CommandSpec = {
+  label: "backup-portal doctor",
+  usage: ["backup-portal doctor [--bunit <id>] [--write-test] [--json]"],
+  about: `Run it once against your own portal, before the first pulumi up. It reads the
 settings (and says where each came from), logs in, and asks the portal every
 question spec 000 leaves open: the token's lifetime, whether refreshing is allowed,
 /v1/me and the business unit, the reference data and default server, the error
 shape, which job list path and which audit log spelling the portal answers. One
 line per check: ok, differs (the portal's reading differs from the spec's, and the
-client handles it), failed (with the fix), or skipped.
-
-options:
-  --bunit <id>    business unit to check (default: the account's own, from /v1/me)
-  --write-test    also make a consumer and node named doctor-<random> in --bunit and
-                  check what the providers rely on when they write: PUT merges or
-                  replaces, the spname and activate answers, the password change,
-                  the DELETE answers, deleting the node removes its consumer; what it
-                  made is removed even after a failure (it says what it could not)
-  --json          the report as JSON
-  -h, --help      show this help
-
-The portal connection comes from BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME
+client handles it), failed (with the fix), or skipped.`,
+  options: {
+    bunit: { kind: "int", min: 1, value: "id", description: "business unit to check", default: "the account's own, from /v1/me" },
+    "write-test": {
+      kind: "flag",
+      description: "also make a consumer and node named doctor-<random> in --bunit and check what the providers rely on when they write: PUT merges or replaces, the spname and activate answers, the password change, the DELETE answers, deleting the node removes its consumer; what it made is removed even after a failure (it says what it could not)",
+    },
+    json: { kind: "flag", description: "the report as JSON" },
+  },
+  epilog: `The portal connection comes from BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME
 and _PASSWORD (docs: README, "First run against your portal").
-exit codes: 0 everything the providers rely on holds, 1 something does not, 2 bad arguments`;
+exit codes: 0 everything the providers rely on holds, 1 something does not, 2 bad arguments`,
+};
 
 export interface DoctorArgs {
-  help: boolean;
   json: boolean;
   options: DoctorOptions;
 }
 
-export function parseDoctorArgs(argv: string[]): DoctorArgs {
-  const out: DoctorArgs = { help: false, json: false, options: {} };
-  parseArgv(
-    argv,
-    (a) => {
-      switch (a.flag) {
-        case "-h":
-        case "--help":
-          out.help = true;
-          break;
-        case "--bunit":
-          out.options.bunitId = integer("--bunit", a.value(), 1, undefined, true);
-          break;
-        case "--write-test":
-          a.noValue();
-          out.options.writeTest = true;
-          break;
-        case "--json":
-          a.noValue();
-          out.json = true;
-          break;
-        default:
-          throw unknownOption(a.arg);
-      }
-    },
-    { nonEmpty: true },
-  );
-  if (!out.help && out.options.writeTest && out.options.bunitId === undefined) {
+function prepare(v: Values): DoctorArgs {
+  if (v["write-test"] && v.bunit === undefined) {
     throw new UsageError("--write-test needs --bunit <id>: the business unit where it may make and remove a consumer");
   }
-  return out;
+  return { json: v.json === true, options: definedOnly({ bunitId: v.bunit as number | undefined, writeTest: v["write-test"] as boolean | undefined }) };
 }
 
 export interface DoctorIo extends CommandIo {
@@ -71,7 +43,7 @@ export interface DoctorIo extends CommandIo {
 }
 
 export function run(argv: string[], io: DoctorIo = processIo): Promise<number> {
-  return runCommand("backup-portal doctor", USAGE, argv, io, parseDoctorArgs, async (a) => {
+  return runCommand(COMMAND, argv, io, prepare, async (a) => {
     const report = await runDoctor({ ...a.options, env: io.env ?? process.env });
     io.out(a.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
     return report.ok ? 0 : 1;

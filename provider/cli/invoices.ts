@@ -2,37 +2,26 @@
 // uploading an invoice file.
 import { getContract, getInvoice, getInvoiceFiles, getInvoices, uploadInvoiceFile } from "../data/billing";
 import { InvoiceFile } from "../portal/types";
-import { CliIo, formatAmount, formatBytes, formatJson, formatRecord, formatTime, OptionSpec, printTable, processIo, required, runCommand, UNIT_SPEC, USAGE_END, UsageError } from "./output";
+import { CliIo, dataCommand, formatAmount, formatBytes, formatJson, formatRecord, formatTime, printTable, processIo, runCommand, UNIT_OPTIONS, UsageError } from "./output";
 
-export const USAGE = `usage: backup-portal invoices --bunit <id> [options]
-
-Invoices of a business unit (oldest first); with --date one invoice, with --files the
-uploaded invoice files, with --upload a new invoice file, with --contract the contract.
-
-options:
-  --bunit <id>               business unit (required)
-  --from <day>               first invoice date (YYYY-MM-DD)
-  --to <day>                 last invoice date
-  --date <day>               only the invoice of this date
-  --contract                 the business unit's contract
-  --files                    the uploaded invoice files
-  --upload <file>            upload this file (usually a PDF)
-    --name <name>            its name in the portal (default: the file's name)
-    --erp-reference <ref>    ERP code of the invoice
-    --send-to-billing-address   have the portal send it to the billing address
-    --raw-upload             send the file as the raw body with an X-File-Name header
-                             (default: multipart/form-data, as ASP.NET uploads usually are)
-  --limit <n>                at most n rows (the latest n)
-  --json                     JSON instead of a table
-  -h, --help                 show this help
-
-${USAGE_END}`;
-
-const SPEC: Record<string, OptionSpec> = {
-  ...UNIT_SPEC, date: { kind: "string" }, contract: { kind: "flag" }, files: { kind: "flag" }, upload: { kind: "string" },
-  name: { kind: "string" }, "erp-reference": { kind: "string" }, "send-to-billing-address": { kind: "flag" },
-  "raw-upload": { kind: "flag" },
-};
+export const COMMAND = dataCommand("invoices", "--bunit <id> [options]",
+  `Invoices of a business unit (oldest first); with --date one invoice, with --files the
+uploaded invoice files, with --upload a new invoice file, with --contract the contract.`, {
+    ...UNIT_OPTIONS,
+    from: { ...UNIT_OPTIONS.from, value: "day", description: "first invoice date (YYYY-MM-DD)" },
+    to: { ...UNIT_OPTIONS.to, value: "day", description: "last invoice date" },
+    date: { kind: "string", value: "day", description: "only the invoice of this date" },
+    contract: { kind: "flag", description: "the business unit's contract" },
+    files: { kind: "flag", description: "the uploaded invoice files" },
+    upload: { kind: "string", value: "file", description: "upload this file (usually a PDF)" },
+    name: { kind: "string", value: "name", description: "with --upload: its name in the portal", default: "the file's name" },
+    "erp-reference": { kind: "string", value: "ref", description: "with --upload: ERP code of the invoice" },
+    "send-to-billing-address": { kind: "flag", description: "with --upload: have the portal send it to the billing address" },
+    "raw-upload": {
+      kind: "flag",
+      description: "with --upload: send the file as the raw body with an X-File-Name header, not as multipart/form-data (as ASP.NET uploads usually are)",
+    },
+  });
 
 function fileRows(files: InvoiceFile[]): Array<Array<string | number | undefined>> {
   return files.map((f) => [f.id, f.fileName, formatBytes(f.size), f.erpReference, f.sendToBillingAddress ? "yes" : "no", formatTime(f.uploadedDate)]);
@@ -40,8 +29,8 @@ function fileRows(files: InvoiceFile[]): Array<Array<string | number | undefined
 const FILE_COLUMNS = [{ header: "ID", align: "right" as const }, "NAME", { header: "SIZE", align: "right" as const }, "ERP REFERENCE", "SENT", "UPLOADED"];
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand("invoices", USAGE, SPEC, argv, io, async ({ client, options: o }) => {
-    const b = required(o, "bunit");
+  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
+    const b = o.bunit as number;
     const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
     if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
     if (o.upload === undefined && (o.name !== undefined || o["erp-reference"] !== undefined || o["send-to-billing-address"] !== undefined || o["raw-upload"] !== undefined)) {

@@ -1,33 +1,24 @@
 // `backup-portal jobs`: backup and restore jobs of a consumer.
 import { getFirstJobDate, getRecentJobs, jobsSinceDetailed } from "../data/activity";
 import { Job } from "../portal/types";
-import { CliIo, CONSUMER_SPEC, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand, USAGE_END } from "./output";
+import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand } from "./output";
 
-export const USAGE = `usage: backup-portal jobs --bunit <id> --consumer <id> [options]
-
-Backup and restore jobs of a consumer, oldest first. Without --from, --to or --all:
+export const COMMAND = dataCommand("jobs", "--bunit <id> --consumer <id> [options]",
+  `Backup and restore jobs of a consumer, oldest first. Without --from, --to or --all:
 the jobs of the latest 24 hours (the portal's default). The portal refuses a start
-before the consumer's first job, so an earlier --from starts at the first job.
-
-options:
-  --bunit <id>        business unit of the consumer (required)
-  --consumer <id>     consumer (required)
-  --from <date>       start: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)
-  --to <date>         end (a day includes all of it)
-  --all               every job since the first one
-  --first             only the date of the first job
-  --limit <n>         at most n jobs (the latest n)
-  --json              JSON instead of a table
-  -h, --help          show this help
-
-${USAGE_END}`;
-
-const SPEC: Record<string, OptionSpec> = { ...CONSUMER_SPEC, all: { kind: "flag" }, first: { kind: "flag" } };
+before the consumer's first job, so an earlier --from starts at the first job.`, {
+    ...CONSUMER_OPTIONS,
+    from: { ...CONSUMER_OPTIONS.from, description: "start: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
+    to: { ...CONSUMER_OPTIONS.to, description: "end (a day includes all of it)" },
+    all: { kind: "flag", description: "every job since the first one" },
+    first: { kind: "flag", description: "only the date of the first job" },
+    limit: { ...CONSUMER_OPTIONS.limit, description: "at most n jobs (the latest n)" },
+  });
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand("jobs", USAGE, SPEC, argv, io, async ({ client, options: o }) => {
-    const b = required(o, "bunit");
-    const c = required(o, "consumer");
+  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
+    const b = o.bunit as number;
+    const c = o.consumer as number;
     const from = o.from as string | undefined;
     const to = o.to as string | undefined;
     if (o.first) {

@@ -1,6 +1,12 @@
 // Entry point of the `backup-portal` command: picks the subcommand and hands
 // it the remaining arguments. Each subcommand lives in its own module and
-// exports `run(argv: string[]): Promise<number>` (the exit code).
+// exports its declaration `COMMAND` (options and help) and
+// `run(argv: string[], io?): Promise<number>` (the exit code).
+import * as fs from "fs";
+import * as path from "path";
+import { packageRoot } from "../dynamic/specifier";
+import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, usageFailure, UsageError } from "./args";
+
 const commands: Record<string, { module: string; summary: string }> = {
   doctor: { module: "./doctor", summary: "check a portal before the first pulumi up: which reading it uses, what holds" },
   metadata: { module: "./metadata", summary: "print what the instance metadata reader finds" },
@@ -13,31 +19,83 @@ const commands: Record<string, { module: string; summary: string }> = {
   "billing-receiver": { module: "../billing/main", summary: "receive the portal's billing notifications" },
 };
 
-function usage(): string {
-  const width = Math.max(...Object.keys(commands).map((n) => n.length));
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return ["usage: backup-portal <command> [options]", "", "commands:", ...lines, "",
-    "Run `backup-portal <command> --help` for a command's options."].join("\n");
+interface CommandModule {
+  COMMAND: CommandSpec;
+  run(argv: string[], io?: CommandIo): Promise<number>;
 }
 
-export async function main(argv: string[]): Promise<number> {
+function load(name: string): CommandModule {
+  return require(commands[name].module) as CommandModule;
+}
+
+const width = Math.max(...Object.keys(commands).map((n) => n.length));
+
+/** `backup-portal` itself: its options before a command, and the list of commands. */
+const TOP: CommandSpec = {
+  label: "backup-portal",
+  usage: ["backup-portal <command> [options]", "backup-portal help <command>"],
+  about: ["commands:", ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)].join("\n"),
+  options: { version: { kind: "flag", short: "V", description: "print the version of backup-portal-pulumi" } },
+  epilog: "Run `backup-portal help <command>` or `backup-portal <command> --help` for a command's options.",
+};
+
+/** The commands `backup-portal` offers, in the order its help lists them. */
+export const COMMAND_NAMES = Object.keys(commands);
+
+/** The commands' declarations, by name (each module loaded). */
+export function commandSpec(name: string): CommandSpec {
+  return load(name).COMMAND;
+}
+
+/**
+ * The version in the package.json of the package `from` belongs to: this module's by default, in a
+ * source checkout, in dist/ or in an installed package.
+ */
+export function packageVersion(from: string = __filename): string {
+  const pkg = path.join(packageRoot(from), "package.json");
+  return (JSON.parse(fs.readFileSync(pkg, "utf8")) as { version: string }).version;
+}
+
+function unknownCommand(io: CommandIo, name: string): number {
+  return usageFailure(io, TOP, `unknown command ${JSON.stringify(name)}`);
+}
+
+export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === "--help" || name === "-h") {
-    console.log(usage());
-    return name ? 0 : 2;
-  }
-  const command = commands[name];
-  if (!command) {
-    console.error(`backup-portal: unknown command "${name}"\n\n${usage()}`);
+  if (name === undefined) {
+    io.out(`${formatHelp(TOP)}\n`);
     return 2;
   }
-  const mod = require(command.module) as { run(argv: string[]): Promise<number> };
-  return mod.run(rest);
+  if (name.startsWith("-")) {
+    let values;
+    try {
+      values = parseCommandArgs(TOP, argv);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      return usageFailure(io, TOP, err.message);
+    }
+    io.out(values.version ? `${packageVersion()}\n` : `${formatHelp(TOP)}\n`);
+    return 0;
+  }
+  if (name === "help") {
+    if (rest.length === 0) {
+      io.out(`${formatHelp(TOP)}\n`);
+      return 0;
+    }
+    if (rest.length > 1) return usageFailure(io, TOP, `help takes one command, got ${rest.length}`);
+    if (!Object.hasOwn(commands, rest[0])) return unknownCommand(io, rest[0]);
+    io.out(`${formatHelp(commandSpec(rest[0]))}\n`);
+    return 0;
+  }
+  if (!Object.hasOwn(commands, name)) return unknownCommand(io, name);
+  return load(name).run(rest, io);
 }
 
 if (require.main === module || process.argv[1]?.endsWith("backup-portal.js") || process.argv[1]?.endsWith("backup-portal")) {
   main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     (err: unknown) => {
       console.error(`backup-portal: ${err instanceof Error ? err.message : String(err)}`);
       process.exitCode = 1;

@@ -1,36 +1,61 @@
 // The metadata reader's options, shared by `backup-portal metadata` and `backup-portal register`.
-import { metadataUrl, ReadMetadataOptions } from "../metadata";
-import { Arg, httpUrl, integer, UsageError } from "./args";
+import {
+  DEFAULT_ATTEMPTS,
+  DEFAULT_METADATA_URL,
+  DEFAULT_PLATFORM,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_VERSION,
+  metadataUrl,
+  ReadMetadataOptions,
+} from "../metadata";
+import { definedOnly, OptionSpecs, UsageError, Values } from "./args";
 
-/** Takes `a` into `o` when it is one of the metadata reader's options; false when it is none. */
-export function metadataOption(a: Arg, o: ReadMetadataOptions): boolean {
-  switch (a.flag) {
-    case "--url": o.url = a.value(); break;
-    case "--platform": o.platform = a.value(); break;
-    case "--api-version": o.version = a.value(); break;
-    case "--config-drive": o.configDrive = a.value(); break;
-    case "--no-config-drive": a.noValue(); o.discoverConfigDrive = false; break;
-    case "--no-network": a.noValue(); o.network = false; break;
-    case "--timeout": o.timeoutMs = integer(a.flag, a.value(), 1); break;
-    case "--attempts": o.attempts = integer(a.flag, a.value(), 1); break;
-    default: return false;
-  }
-  return true;
+/** The reader's options as `backup-portal metadata` declares them; register lists them under `group`. */
+export function metadataOptionSpecs(group?: string): OptionSpecs {
+  const specs: OptionSpecs = {
+    url: { kind: "url", value: "base", description: "metadata service base URL", default: DEFAULT_METADATA_URL },
+    platform: { kind: "string", value: "name", description: "platform path segment", default: DEFAULT_PLATFORM },
+    "api-version": {
+      kind: "string",
+      value: "v",
+      description: `version path segment (default ${DEFAULT_VERSION}, then the newest known dated version when latest is missing)`,
+    },
+    "config-drive": {
+      kind: "string",
+      value: "path",
+      description: "read this config drive only: a directory (mount point), an ISO 9660 image file or a block device",
+    },
+    "no-config-drive": { kind: "flag", description: "do not search block devices for a config drive" },
+    "no-network": { kind: "flag", description: "do not use the network service" },
+    timeout: { kind: "int", min: 1, value: "ms", description: "timeout of each metadata request", default: DEFAULT_TIMEOUT_MS },
+    attempts: { kind: "int", min: 1, description: "attempts per metadata request", default: DEFAULT_ATTEMPTS },
+  };
+  return group === undefined ? specs : Object.fromEntries(Object.entries(specs).map(([name, s]) => [name, { ...s, group }]));
 }
 
 /** The reader's names for its options, as the command line spells them. */
 const FLAGS: Record<string, string> = { platform: "--platform", version: "--api-version", timeoutMs: "--timeout", attempts: "--attempts" };
 
 /**
- * Checks what needs all the arguments read first (the URL, after every option is known), and every
- * option by the reader's own rules: a bad one is a UsageError (exit 2), never a failure to read.
+ * The reader's options from the values read, checked by the reader's own rules: a bad one is a
+ * UsageError (exit 2), never a failure to read.
  */
-export function checkMetadataOptions(o: ReadMetadataOptions): void {
-  if (o.url !== undefined) httpUrl("--url", o.url);
+export function metadataOptions(v: Values): ReadMetadataOptions {
+  const o: ReadMetadataOptions = definedOnly({
+    url: v.url as string | undefined,
+    platform: v.platform as string | undefined,
+    version: v["api-version"] as string | undefined,
+    configDrive: v["config-drive"] as string | undefined,
+    timeoutMs: v.timeout as number | undefined,
+    attempts: v.attempts as number | undefined,
+    ...(v["no-config-drive"] ? { discoverConfigDrive: false } : {}),
+    ...(v["no-network"] ? { network: false } : {}),
+  });
   try {
     metadataUrl(o);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     throw new UsageError(err.message.replace(/^\w+/, (name) => FLAGS[name] ?? name));
   }
+  return o;
 }

@@ -1,67 +1,42 @@
 // `backup-portal metadata`: prints what the instance metadata reader finds, as JSON.
-import {
-  DEFAULT_ATTEMPTS, DEFAULT_METADATA_URL, DEFAULT_PLATFORM, DEFAULT_TIMEOUT_MS, DEFAULT_VERSION,
-  MetadataError, readInstanceMetadata, ReadMetadataOptions,
-} from "../metadata";
-import { CommandIo, parseArgv, processIo, runCommand, unknownOption } from "./args";
-import { checkMetadataOptions, metadataOption } from "./metadata-options";
+import { MetadataError, readInstanceMetadata, ReadMetadataOptions } from "../metadata";
+import { CommandIo, CommandSpec, processIo, runCommand, Values } from "./args";
+import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
 
-export const USAGE = `usage: backup-portal metadata [options]
-
-Reads this instance's metadata (meta_data.json, and user_data with --user-data)
+export const COMMAND: CommandSpec = {
+  label: "backup-portal metadata",
+  usage: ["backup-portal metadata [options]"],
+  about: `Reads this instance's metadata (meta_data.json, and user_data with --user-data)
 and prints it as JSON: {source, location, version, disabled, metadata[, userData]}.
 version is latest, or when latest is missing the newest dated version known to
 the reader; disabled is true when meta.dsmode is "disabled" (cloud-init's off
 switch for the source; said on stderr too, and register refuses to run).
 Sources in order: the config drive (--config-drive, else block devices labelled
-config-2 or whole disks of type iso9660/vfat), then the network service.
-
-options:
-  --url <base>            metadata service base URL (default ${DEFAULT_METADATA_URL})
-  --platform <name>       platform path segment (default ${DEFAULT_PLATFORM})
-  --api-version <v>       version path segment (default ${DEFAULT_VERSION}, then the
-                          newest known dated version when latest is missing)
-  --config-drive <path>   read this config drive only: a directory (mount point),
-                          an ISO 9660 image file or a block device
-  --no-config-drive       do not search block devices for a config drive
-  --no-network            do not use the network service
-  --user-data             also print user_data (null when there is none)
-  --raw                   print meta_data.json with its own field names as "raw"
-  --timeout <ms>          timeout of each request (default ${DEFAULT_TIMEOUT_MS})
-  --attempts <n>          attempts per request (default ${DEFAULT_ATTEMPTS})
-  --verbose               report each step on stderr
-  -h, --help              show this help
-
-exit codes: 0 found, 1 no metadata (reason on stderr), 2 bad arguments`;
+config-2 or whole disks of type iso9660/vfat), then the network service.`,
+  options: {
+    ...metadataOptionSpecs(),
+    "user-data": { kind: "flag", description: "also print user_data (null when there is none)" },
+    raw: { kind: "flag", description: 'print meta_data.json with its own field names as "raw"' },
+    verbose: { kind: "flag", short: "v", description: "report each step on stderr" },
+  },
+  epilog: "exit codes: 0 found, 1 no metadata (reason on stderr), 2 bad arguments",
+};
 
 export type CliIo = CommandIo;
 
 interface Parsed {
-  help: boolean;
   userData: boolean;
   raw: boolean;
   verbose: boolean;
   options: ReadMetadataOptions;
 }
 
-function parseArgs(argv: string[]): Parsed {
-  const parsed: Parsed = { help: false, userData: false, raw: false, verbose: false, options: {} };
-  const o = parsed.options;
-  parseArgv(argv, (a) => {
-    switch (a.flag) {
-      case "-h": case "--help": parsed.help = true; break;
-      case "--user-data": a.noValue(); parsed.userData = true; break;
-      case "--raw": a.noValue(); parsed.raw = true; break;
-      case "--verbose": case "-v": a.noValue(); parsed.verbose = true; break;
-      default: if (!metadataOption(a, o)) throw unknownOption(a.arg);
-    }
-  });
-  checkMetadataOptions(o);
-  return parsed;
+function prepare(v: Values): Parsed {
+  return { userData: v["user-data"] === true, raw: v.raw === true, verbose: v.verbose === true, options: metadataOptions(v) };
 }
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand("backup-portal metadata", USAGE, argv, io, parseArgs, async (parsed) => {
+  return runCommand(COMMAND, argv, io, prepare, async (parsed) => {
     const options: ReadMetadataOptions = {
       ...parsed.options,
       userData: parsed.userData,

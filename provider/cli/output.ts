@@ -1,11 +1,11 @@
 // Shared helpers of the data commands (reports, jobs, audit, invoices, billing): their options
-// (read with ./args), the portal client from the environment, aligned tables, JSON, a progress indicator
+// (declared for ./args), the portal client from the environment, aligned tables, JSON, a progress indicator
 // on stderr, and the common run wrapper (exit 0 ok, 1 error, 2 bad arguments).
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
 import { UnknownReferenceError } from "../dynamic/references";
-import { CommandIo, integer, parseArgv, processIo, runCommand as runParsed, seconds, unknownOption, usageFailure, UsageError } from "./args";
+import { CommandIo, CommandSpec, OptionSpec, OptionSpecs, processIo, runCommand as runParsed, usageFailure, UsageError, Values } from "./args";
 
 export { processIo, UsageError };
 
@@ -21,92 +21,45 @@ export interface CliIo extends CommandIo {
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
-export type OptionKind = "string" | "int" | "flag" | "list";
-
-export interface OptionSpec {
-  kind: OptionKind;
-  /** Smallest value of an int option. */
-  min?: number;
-  /** Another spelling, e.g. "-j". */
-  alias?: string;
-}
-
-export type Parsed = Record<string, string | number | boolean | string[] | undefined>;
-
 /** The deadline of a portal command over all its tries, unless `--timeout` says otherwise. */
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
-/**
- * Parses `--flag value`, `--flag=value` and boolean `--flag`/`--no-flag` options against a spec;
- * keys are the flags without dashes. `list` options may repeat and take comma-separated values.
- * Every portal command also takes `--timeout <seconds>` (as `timeoutMs`).
- */
-export function parseOptions(argv: string[], spec: Record<string, OptionSpec>): Parsed {
-  const out: Parsed = {};
-  const byFlag = new Map<string, string>();
-  for (const [name, s] of Object.entries(spec)) {
-    byFlag.set(`--${name}`, name);
-    if (s.alias) byFlag.set(s.alias, name);
-  }
-  parseArgv(argv, (a) => {
-    if (a.arg === "-h" || a.arg === "--help") {
-      out.help = true;
-      return;
-    }
-    if (a.flag === "--timeout") {
-      out.timeoutMs = seconds(a.flag, a.value());
-      return;
-    }
-    let name = byFlag.get(a.flag);
-    let negated = false;
-    if (!name && a.flag.startsWith("--no-") && spec[a.flag.slice(5)]?.kind === "flag") {
-      name = a.flag.slice(5);
-      negated = true;
-    }
-    if (!name) throw a.flag.startsWith("-") ? unknownOption(a.flag) : new UsageError(`unexpected argument ${JSON.stringify(a.arg)}`);
-    const s = spec[name];
-    if (s.kind === "flag") {
-      a.noValue();
-      out[name] = !negated;
-      return;
-    }
-    const value = a.value();
-    if (s.kind === "int") {
-      out[name] = integer(a.flag, value, s.min ?? 0, undefined, true);
-    } else if (s.kind === "list") {
-      const items = value.split(",").map((v) => v.trim()).filter((v) => v !== "");
-      out[name] = [...((out[name] as string[] | undefined) ?? []), ...items];
-    } else {
-      out[name] = value;
-    }
-  }, { dashDashIsValue: true });
-  return out;
-}
-
-/** The options every data command takes: the business unit, a time span, a row limit, JSON. */
-export const UNIT_SPEC: Readonly<Record<string, OptionSpec>> = {
-  bunit: { kind: "int", min: 1 }, from: { kind: "string" }, to: { kind: "string" }, limit: { kind: "int", min: 0 }, json: { kind: "flag" },
+/** The option every portal command takes (its value in milliseconds). */
+export const TIMEOUT_OPTION: OptionSpec = {
+  kind: "seconds", value: "seconds", group: "portal option (every portal command)", default: DEFAULT_TIMEOUT_SECONDS,
+  description: "give up after this long, retries included; on a terminal, each retry is reported on stderr",
 };
 
-/** UNIT_SPEC and the consumer, for the commands about one consumer. */
-export const CONSUMER_SPEC: Readonly<Record<string, OptionSpec>> = { ...UNIT_SPEC, consumer: { kind: "int", min: 1 } };
+/** The options every data command takes: the business unit, a time span, a row limit, JSON. */
+export const UNIT_OPTIONS: OptionSpecs = {
+  bunit: { kind: "int", min: 1, value: "id", required: true, description: "business unit" },
+  from: { kind: "string", value: "date", description: "first moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
+  to: { kind: "string", value: "date", description: "last moment (a day includes all of it)" },
+  limit: { kind: "int", min: 0, description: "at most n rows (the latest n)" },
+  json: { kind: "flag", description: "JSON instead of a table" },
+};
 
-/** The option every portal command takes, for its usage. */
-export const TIMEOUT_USAGE = `portal option (every portal command):
-  --timeout <seconds> give up after this long, retries included (default ${DEFAULT_TIMEOUT_SECONDS});
-                      on a terminal, each retry is reported on stderr`;
+/** UNIT_OPTIONS and the consumer, for the commands about one consumer. */
+export const CONSUMER_OPTIONS: OptionSpecs = (({ bunit, ...rest }) => ({
+  bunit: { ...bunit, description: "business unit of the consumer" },
+  consumer: { kind: "int", min: 1, value: "id", required: true, description: "consumer" },
+  ...rest,
+}))(UNIT_OPTIONS);
 
-/** The last lines of a data command's usage. */
-export const USAGE_END = `${TIMEOUT_USAGE}
-
-The portal connection comes from the BACKUP_PORTAL_* environment variables.
+/** The last lines of a data command's help. */
+export const DATA_EPILOG = `The portal connection comes from the BACKUP_PORTAL_* environment variables.
 exit codes: 0 done, 1 error, 2 bad arguments`;
 
-/** A required integer option. */
-export function required(p: Parsed, name: string): number {
-  const v = p[name];
-  if (typeof v !== "number") throw new UsageError(`--${name} <id> is required`);
-  return v;
+/**
+ * A data command: `backup-portal <name>`, its options (--limit and --json listed last), --timeout
+ * (every portal command's), and the data commands' epilog.
+ */
+export function dataCommand(name: string, usage: string, about: string, options: OptionSpecs): CommandSpec {
+  const { limit, json, ...own } = options;
+  return {
+    label: `backup-portal ${name}`, usage: [`backup-portal ${name} ${usage}`], about,
+    options: { ...own, limit, json, timeout: TIMEOUT_OPTION }, epilog: DATA_EPILOG,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,7 +164,7 @@ export class Progress {
 }
 
 /** Whether to show progress: --progress / --no-progress, else only when stderr is a terminal. */
-export function progressWanted(p: Parsed, io: CliIo): { enabled: boolean; tty: boolean } {
+export function progressWanted(p: Values, io: CliIo): { enabled: boolean; tty: boolean } {
   const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
   const flag = p.progress;
   return { enabled: typeof flag === "boolean" ? flag : tty, tty };
@@ -223,7 +176,7 @@ export function progressWanted(p: Parsed, io: CliIo): { enabled: boolean; tty: b
 export interface CommandContext {
   client: PortalClient;
   io: CliIo;
-  options: Parsed;
+  options: Values;
 }
 
 /**
@@ -231,22 +184,21 @@ export interface CommandContext {
  * Exit codes: 0 done, 1 error (reason on stderr), 2 bad arguments.
  */
 export function runCommand(
-  name: string, usage: string, spec: Record<string, OptionSpec>, argv: string[], io: CliIo,
-  body: (ctx: CommandContext) => Promise<number | void>,
+  command: CommandSpec, argv: string[], io: CliIo, body: (ctx: CommandContext) => Promise<number | void>,
 ): Promise<number> {
-  const label = `backup-portal ${name}`;
-  return runParsed(label, usage, argv, io, (args) => parseOptions(args, spec), async (options) => {
+  const { label } = command;
+  return runParsed(command, argv, io, (values) => values, async (options) => {
     let client: PortalClient | undefined = io.client;
     const own = !client;
     try {
       // A retry prints one line on a terminal: an unresponsive portal is not silence until the deadline.
       const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
       client ??= new PortalClient(
-        { ...resolveSettings(undefined, io.env ?? process.env), deadlineMs: (options.timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS * 1000 },
+        { ...resolveSettings(undefined, io.env ?? process.env), deadlineMs: (options.timeout as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS * 1000 },
         { log: tty ? (line) => io.err(`${label}: ${line}\n`) : undefined });
       return (await body({ client, io, options })) ?? 0;
     } catch (err) {
-      if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, label, usage, err.message);
+      if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, command, err.message);
       const message = err instanceof Error ? err.message : String(err);
       io.err(`${label}: ${client ? client.redact(message) : message}\n`);
       if (err instanceof PortalError && err.code === "NotReseller") io.err("hint: billing data exists only for a reseller business unit\n");

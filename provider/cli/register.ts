@@ -1,17 +1,18 @@
 // `backup-portal register`: run on an instance, makes sure it is registered as
 // a backup node (see provider/registration/register.ts and docs/registration.md).
-import { DEFAULT_ATTEMPTS, DEFAULT_METADATA_URL, DEFAULT_TIMEOUT_MS, ReadMetadataOptions } from "../metadata";
+import { ReadMetadataOptions } from "../metadata";
 import { DEFAULT_OPTION_FILE } from "../registration/files";
 import { constants } from "os";
 import { DEFAULT_LOCK_WAIT_MS, releaseHeldLocks } from "../registration/lock";
 import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
-import { CommandIo, parseArgv, processIo, runCommand, unknownOption } from "./args";
-import { checkMetadataOptions, metadataOption } from "./metadata-options";
+import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, Values } from "./args";
+import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
 
-export const USAGE = `usage: backup-portal register [options]
-
-Registers this instance for backup: reads its metadata, finds or creates its
+export const COMMAND: CommandSpec = {
+  label: "backup-portal register",
+  usage: ["backup-portal register [options]"],
+  about: `Registers this instance for backup: reads its metadata, finds or creates its
 consumer and node in the business unit given by the metadata key
 ${META_KEYS.businessUnit}, activates the node and writes the backup client's option
 file. Running it again changes nothing once the instance is registered.
@@ -28,37 +29,30 @@ metadata keys (openstack server set --property KEY=VALUE <instance>):
 
 portal account: BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME, _PASSWORD in
 the environment, else JSON user data {"backupPortal": {url, origin, clientId,
-username, password}}; a variable set in the environment wins.
-
-options:
-  --option-file <path>    backup client option file (default ${DEFAULT_OPTION_FILE})
-  --no-option-file        do not write an option file
-  --password-file <path>  keep the node password in this 0600 file when one is set
-  --rotate-password       set a new node password even if the node is registered
-  --dry-run               check everything and print what would be done
-  --lock-file <path>      lock file that keeps two runs from registering at once
-                          (default /run/backup-portal-register-bunit-<id>.lock when
-                          /run is writable, else in the temp dir); a run waits for it
-                          up to ${DEFAULT_LOCK_WAIT_MS / 1000} s
-  --json                  print the result as JSON
-  --quiet                 no progress lines on stderr
-  --verbose               also report metadata and portal details on stderr
- metadata reader (as for \`backup-portal metadata\`):
-  --url <base>            metadata service base URL (default ${DEFAULT_METADATA_URL})
-  --platform <name>       platform path segment
-  --api-version <v>       version path segment
-  --config-drive <path>   read this config drive only
-  --no-config-drive       do not search block devices for a config drive
-  --no-network            do not use the network service
-  --timeout <ms>          timeout of each metadata request (default ${DEFAULT_TIMEOUT_MS})
-  --attempts <n>          attempts per metadata request (default ${DEFAULT_ATTEMPTS})
-  -h, --help              show this help
-
-exit codes: 0 registered (or nothing to do), 1 failed (metadata unreadable, portal
+username, password}}; a variable set in the environment wins.`,
+  options: {
+    "option-file": {
+      kind: "string", value: "path", description: "backup client option file", default: DEFAULT_OPTION_FILE,
+      negation: "do not write an option file",
+    },
+    "password-file": { kind: "string", value: "path", description: "keep the node password in this 0600 file when one is set" },
+    "rotate-password": { kind: "flag", description: "set a new node password even if the node is registered" },
+    "dry-run": { kind: "flag", description: "check everything and print what would be done" },
+    "lock-file": {
+      kind: "string", value: "path",
+      description: `lock file that keeps two runs from registering at once (default /run/backup-portal-register-bunit-<id>.lock when /run is writable, else in the temp dir); a run waits for it up to ${DEFAULT_LOCK_WAIT_MS / 1000} s`,
+    },
+    json: { kind: "flag", description: "print the result as JSON" },
+    quiet: { kind: "flag", short: "q", description: "no progress lines on stderr" },
+    verbose: { kind: "flag", short: "v", description: "also report metadata and portal details on stderr" },
+    ...metadataOptionSpecs("metadata reader (as for `backup-portal metadata`)"),
+  },
+  epilog: `exit codes: 0 registered (or nothing to do), 1 failed (metadata unreadable, portal
 error: running again may help), 2 bad arguments, 3 configuration to fix (metadata
 keys, credentials, names unknown to the portal, meta.dsmode "disabled"), 130 / 143
 stopped by SIGINT (Ctrl-C) / SIGTERM (the lock file is removed; running again continues
-where it stopped); the registration user data retries every failure but 2 and 3`;
+where it stopped); the registration user data retries every failure but 2 and 3`,
+};
 
 export interface RegisterIo extends CommandIo {
   /** The environment for BACKUP_PORTAL_*; default process.env. */
@@ -68,7 +62,6 @@ export interface RegisterIo extends CommandIo {
 }
 
 interface Parsed {
-  help: boolean;
   json: boolean;
   quiet: boolean;
   verbose: boolean;
@@ -76,26 +69,12 @@ interface Parsed {
   register: Pick<RegisterOptions, "optionFile" | "passwordFile" | "rotatePassword" | "dryRun" | "lockFile">;
 }
 
-function parseArgs(argv: string[]): Parsed {
-  const parsed: Parsed = { help: false, json: false, quiet: false, verbose: false, metadata: {}, register: {} };
-  const r = parsed.register;
-  parseArgv(argv, (a) => {
-    switch (a.flag) {
-      case "-h": case "--help": parsed.help = true; break;
-      case "--option-file": r.optionFile = a.value(); break;
-      case "--no-option-file": a.noValue(); r.optionFile = false; break;
-      case "--password-file": r.passwordFile = a.value(); break;
-      case "--rotate-password": a.noValue(); r.rotatePassword = true; break;
-      case "--dry-run": a.noValue(); r.dryRun = true; break;
-      case "--lock-file": r.lockFile = a.value(); break;
-      case "--json": a.noValue(); parsed.json = true; break;
-      case "--quiet": case "-q": a.noValue(); parsed.quiet = true; break;
-      case "--verbose": case "-v": a.noValue(); parsed.verbose = true; break;
-      default: if (!metadataOption(a, parsed.metadata)) throw unknownOption(a.arg);
-    }
-  }, { nonEmpty: true });
-  checkMetadataOptions(parsed.metadata);
-  return parsed;
+function prepare(v: Values): Parsed {
+  const register: Parsed["register"] = definedOnly({
+    optionFile: v["option-file"] as string | false | undefined, passwordFile: v["password-file"] as string | undefined,
+    rotatePassword: v["rotate-password"] as boolean | undefined, dryRun: v["dry-run"] as boolean | undefined, lockFile: v["lock-file"] as string | undefined,
+  });
+  return { json: v.json === true, quiet: v.quiet === true, verbose: v.verbose === true, metadata: metadataOptions(v), register };
 }
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
@@ -121,7 +100,7 @@ function exitOnStopSignals(io: CommandIo): () => void {
 }
 
 export function run(argv: string[], io: RegisterIo = processIo): Promise<number> {
-  return runCommand("backup-portal register", USAGE, argv, io, parseArgs, async (parsed) => {
+  return runCommand(COMMAND, argv, io, prepare, async (parsed) => {
     const line = (prefix: string) => (text: string): void => io.err(`${prefix}: ${text}\n`);
     const uninstall = exitOnStopSignals(io);
     try {

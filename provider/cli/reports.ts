@@ -1,31 +1,18 @@
 // `backup-portal reports`: node reports of a consumer, or its latest report.
 import { getLatestReport, getReports } from "../data/activity";
 import { NodeReport } from "../portal/types";
-import { CliIo, CONSUMER_SPEC, formatBytes, formatJson, formatTime, OptionSpec, printTable, processIo, required, runCommand, TIMEOUT_USAGE } from "./output";
+import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand } from "./output";
 
-export const USAGE = `usage: backup-portal reports --bunit <id> --consumer <id> [options]
-
-Node reports of a consumer (storage used, data transferred), oldest first.
-
-options:
-  --bunit <id>        business unit of the consumer (required)
-  --consumer <id>     consumer (required)
-  --from <date>       first day or moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)
-  --to <date>         last day or moment (a day includes all of it)
-  --status            include each report's status
-  --warnings          include each report's warnings
-  --latest            only the latest report (with status and warnings)
-  --limit <n>         at most n reports (the latest n)
-  --json              JSON instead of a table
-  -h, --help          show this help
-
-${TIMEOUT_USAGE}
-
-The portal connection comes from BACKUP_PORTAL_URL, BACKUP_PORTAL_ORIGIN,
-BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD.
-exit codes: 0 done, 1 error, 2 bad arguments`;
-
-const SPEC: Record<string, OptionSpec> = { ...CONSUMER_SPEC, status: { kind: "flag" }, warnings: { kind: "flag" }, latest: { kind: "flag" } };
+export const COMMAND = dataCommand("reports", "--bunit <id> --consumer <id> [options]",
+  "Node reports of a consumer (storage used, data transferred), oldest first.", {
+    ...CONSUMER_OPTIONS,
+    from: { ...CONSUMER_OPTIONS.from, description: "first day or moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
+    to: { ...CONSUMER_OPTIONS.to, description: "last day or moment (a day includes all of it)" },
+    status: { kind: "flag", description: "include each report's status" },
+    warnings: { kind: "flag", description: "include each report's warnings" },
+    latest: { kind: "flag", description: "only the latest report (with status and warnings)" },
+    limit: { ...CONSUMER_OPTIONS.limit, description: "at most n reports (the latest n)" },
+  });
 
 function warningText(r: NodeReport): string {
   if (!Array.isArray(r.warnings)) return "";
@@ -33,9 +20,9 @@ function warningText(r: NodeReport): string {
 }
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand("reports", USAGE, SPEC, argv, io, async ({ client, options: o }) => {
-    const b = required(o, "bunit");
-    const c = required(o, "consumer");
+  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
+    const b = o.bunit as number;
+    const c = o.consumer as number;
     let reports: NodeReport[];
     let status = o.status === true;
     let warnings = o.warnings === true;

@@ -14,7 +14,8 @@ import * as path from "path";
 
 const PACKAGE_NAME = "backup-portal-pulumi";
 
-function packageRoot(from: string): string {
+/** The folder of this package (its package.json) that `from` lies in: a source checkout, dist/ or an installed package. */
+export function packageRoot(from: string): string {
   let dir = path.dirname(from);
   for (let i = 0; i < 10; i++) {
     const pkg = path.join(dir, "package.json");

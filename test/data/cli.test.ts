@@ -3,7 +3,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { clientFor, envFor, Emulator, startEmulator } from "../support/portal";
-import { CliIo, formatBytes, formatTable, parseOptions, Progress, UsageError } from "../../provider/cli/output";
+import { parseCommandArgs } from "../../provider/cli/args";
+import { CliIo, formatBytes, formatTable, Progress, UsageError } from "../../provider/cli/output";
 import { run as reports } from "../../provider/cli/reports";
 import { run as jobs } from "../../provider/cli/jobs";
 import { run as audit } from "../../provider/cli/audit";
@@ -54,11 +55,14 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
     });
 
     it("parses options: values, =values, flags, --no-flags, lists; refuses the rest", () => {
-      const spec = { bunit: { kind: "int" as const, min: 1 }, json: { kind: "flag" as const }, progress: { kind: "flag" as const }, type: { kind: "list" as const }, from: { kind: "string" as const } };
-      assert.deepEqual(parseOptions(["--bunit", "2", "--json", "--no-progress", "--type", "info,create", "--type=error", "--from=7d"], spec),
+      const spec = { label: "x", usage: [], options: {
+        bunit: { kind: "int" as const, min: 1 }, json: { kind: "flag" as const }, progress: { kind: "flag" as const, negation: "no progress" },
+        type: { kind: "list" as const }, from: { kind: "string" as const },
+      } };
+      assert.deepEqual(parseCommandArgs(spec, ["--bunit", "2", "--json", "--no-progress", "--type", "info,create", "--type=error", "--from=7d"]),
         { bunit: 2, json: true, progress: false, type: ["info", "create", "error"], from: "7d" });
       for (const bad of [["--bunit"], ["--bunit", "x"], ["--bunit", "0"], ["--json=1"], ["--nope"], ["stray"], ["--bunit", "--json"]]) {
-        assert.throws(() => parseOptions(bad, spec), UsageError, JSON.stringify(bad));
+        assert.throws(() => parseCommandArgs(spec, bad), UsageError, JSON.stringify(bad));
       }
     });
 
@@ -109,7 +113,7 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
     it("exit 2 for bad arguments, 1 for a portal error, 0 for help", async () => {
       let c = await cli(reports, ["--consumer", "1"]);
       assert.equal(c.code, 2);
-      assert.match(c.err, /--bunit <id> is required/);
+      assert.match(c.err, /^backup-portal reports: missing --bunit <id>\n/);
       assert.match(c.err, /usage: backup-portal reports/);
       assert.equal((await cli(reports, ["--bunit", "2", "--consumer", "1", "--from", "someday"])).code, 2);
       assert.equal((await cli(reports, ["--bunit", "2", "--consumer", "1", "--bogus"])).code, 2);

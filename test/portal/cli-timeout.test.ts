@@ -2,8 +2,9 @@
 import * as assert from "assert";
 import * as http from "http";
 import { AddressInfo } from "net";
-import { CliIo, parseOptions } from "../../provider/cli/output";
-import { run as jobs } from "../../provider/cli/jobs";
+import { parseCommandArgs } from "../../provider/cli/args";
+import { CliIo } from "../../provider/cli/output";
+import { COMMAND as JOBS, run as jobs } from "../../provider/cli/jobs";
 import { run as reports } from "../../provider/cli/reports";
 
 describe("portal commands: --timeout and retry lines", function () {
@@ -81,8 +82,8 @@ describe("portal commands: --timeout and retry lines", function () {
   });
 
   it("--timeout takes seconds above 0 (a fraction allowed), on every portal command; anything else is a usage error (exit 2)", async () => {
-    assert.deepStrictEqual(parseOptions(["--timeout", "1.5"], {}), { timeoutMs: 1500 });
-    assert.deepStrictEqual(parseOptions(["--timeout=90"], {}), { timeoutMs: 90_000 });
+    assert.deepStrictEqual(parseCommandArgs(JOBS, [...args, "--timeout", "1.5"]).timeout, 1500);
+    assert.deepStrictEqual(parseCommandArgs(JOBS, [...args, "--timeout=90"]).timeout, 90_000);
     for (const bad of ["0", "-1", "abc", "1e3", "90000"]) {
       const r = await cli([...args, `--timeout=${bad}`]);
       assert.strictEqual(r.code, 2, bad);
@@ -98,6 +99,6 @@ describe("portal commands: --timeout and retry lines", function () {
       }),
       0,
     );
-    assert.match(help, /--timeout <seconds> give up after this long, retries included \(default 60\)/);
+    assert.match(help, /\n {2}--timeout <seconds> +give up after this long, retries included;[^]*\(default 60\)\n/);
   });
 });
