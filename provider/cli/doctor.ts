@@ -2,10 +2,11 @@
 // there; this file only reads arguments and prints the report).
 import { formatReport, runDoctor, DoctorOptions } from "../doctor";
 import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, UsageError, Values } from "./args";
+import { TIMEOUT_OPTION } from "./output";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal doctor",
-  usage: ["backup-portal doctor [--bunit <id>] [--write-test] [--json]"],
+  usage: ["backup-portal doctor [--bunit <id>] [--write-test] [--json] [--timeout <seconds>]"],
   about: `Run it once against your own portal, before the first pulumi up. It reads the
 settings (and says where each came from), logs in, and asks the portal every
 question spec 000 leaves open: the token's lifetime, whether refreshing is allowed,
@@ -20,6 +21,8 @@ client handles it), failed (with the fix), or skipped.`,
       description: "also make a consumer and node named doctor-<random> in --bunit and check what the providers rely on when they write: PUT merges or replaces, the spname and activate answers, the password change, the DELETE answers, deleting the node removes its consumer; what it made is removed even after a failure (it says what it could not)",
     },
     json: { kind: "flag", description: "the report as JSON" },
+    // Each check is one question to the portal: the deadline is per question, retries included.
+    timeout: { ...TIMEOUT_OPTION, default: 15, description: "give each check's request up after this long, retries included" },
   },
   epilog: `The portal connection comes from BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME
 and _PASSWORD (docs: README, "First run against your portal").
@@ -35,7 +38,14 @@ function prepare(v: Values): DoctorArgs {
   if (v["write-test"] && v.bunit === undefined) {
     throw new UsageError("--write-test needs --bunit <id>: the business unit where it may make and remove a consumer");
   }
-  return { json: v.json === true, options: definedOnly({ bunitId: v.bunit as number | undefined, writeTest: v["write-test"] as boolean | undefined }) };
+  return {
+    json: v.json === true,
+    options: definedOnly({
+      bunitId: v.bunit as number | undefined,
+      writeTest: v["write-test"] as boolean | undefined,
+      timeoutMs: v.timeout as number | undefined,
+    }),
+  };
 }
 
 export interface DoctorIo extends CommandIo {

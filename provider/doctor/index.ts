@@ -89,6 +89,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
     username: s.username!,
     password,
     timeoutMs,
+    deadlineMs: timeoutMs, // a check's request gives up after --timeout, its retry included
     maxAttempts: 2,
     retryBaseMs: 200,
     retryMaxMs: 2000,

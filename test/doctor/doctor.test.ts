@@ -176,6 +176,32 @@ describe("backup-portal doctor", function () {
     });
   });
 
+  it("--timeout bounds each check's request: a portal that never answers fails in seconds, not minutes", async () => {
+    const silent = http.createServer(() => {
+      /* accepts the request and never answers */
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const started = Date.now();
+    try {
+      const env = {
+        BACKUP_PORTAL_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        BACKUP_PORTAL_ORIGIN: "http://localhost",
+        BACKUP_PORTAL_CLIENT_ID: "emulator",
+        BACKUP_PORTAL_USERNAME: "admin",
+        BACKUP_PORTAL_PASSWORD: "Sil3nt-Doctor-Pa55word",
+      };
+      const r = await doctor(env, ["--timeout", "1"]);
+      assert.equal(r.code, 1);
+      assert.equal(check(r, "version").status, "failed");
+      // One failed check stops the run; with the default of 15 s it would take 15 s or more.
+      assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+      assert.equal((await doctor(env, ["--timeout", "0"])).code, 2, "a zero deadline is refused");
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
   it("a closed port, an HTML page and wrong credentials exit 1 with the fix", async () => {
     // A port that was just free: nothing listens.
     const closed = await new Promise<number>((resolve) => {
