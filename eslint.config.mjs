@@ -34,6 +34,8 @@ export default tseslint.config(
       // `require` our modules inside each method (a module-level import is serialized by value).
       "@typescript-eslint/no-explicit-any": "off",
       "@typescript-eslint/no-require-imports": "off",
+      // A `let` that a callback declared earlier reads (a guard timer) cannot be a `const` at its assignment.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },

@@ -54,24 +54,28 @@ export function idealCreate(o: IdealOptions): Ideal {
   // `pulumi up` is two deployments, each with a fresh provider host: the preview's Checks resolve the names they
   // can (the business units' ids are still unknown), then the update's Checks do it again.
   const deployments = 2;
-  return ideal({
-    [TOKEN]: deployments,
-    // Reference data, read once per deployment (time zones for the business units; OS and node types for the nodes)...
-    "GET /v1/timezones": deployments,
-    "GET /v1/nodeoperatingsystems": deployments,
-    "GET /v1/nodetypes": deployments,
-    // ...and once per business unit: its default server (spec 000 lists `server` among a node's create fields,
-    // and the real portal's only other client sends it), and that server's domains and option sets (names → ids).
-    [`GET ${B}/defaultserver`]: n,
-    [`GET ${B}/defaultserver/domains`]: n,
-    [`GET ${B}/defaultserver/clientoptionsets`]: n,
-    [`POST ${B}/bunits`]: n,
-    [`POST ${B}/consumers`]: c,
-    [`POST ${C}/node`]: c,
-    [`POST ${C}/node/password`]: o.passwords ? c : 0,
-    [`GET ${C}/node/activate`]: c,
-  // preview: token → reference data; then the update: token → time zones → business unit → consumer → node → password → activation
-  }, 2 + (o.passwords ? 7 : 6), o);
+  return ideal(
+    {
+      [TOKEN]: deployments,
+      // Reference data, read once per deployment (time zones for the business units; OS and node types for the nodes)...
+      "GET /v1/timezones": deployments,
+      "GET /v1/nodeoperatingsystems": deployments,
+      "GET /v1/nodetypes": deployments,
+      // ...and once per business unit: its default server (spec 000 lists `server` among a node's create fields,
+      // and the real portal's only other client sends it), and that server's domains and option sets (names → ids).
+      [`GET ${B}/defaultserver`]: n,
+      [`GET ${B}/defaultserver/domains`]: n,
+      [`GET ${B}/defaultserver/clientoptionsets`]: n,
+      [`POST ${B}/bunits`]: n,
+      [`POST ${B}/consumers`]: c,
+      [`POST ${C}/node`]: c,
+      [`POST ${C}/node/password`]: o.passwords ? c : 0,
+      [`GET ${C}/node/activate`]: c,
+      // preview: token → reference data; then the update: token → time zones → business unit → consumer → node → password → activation
+    },
+    2 + (o.passwords ? 7 : 6),
+    o,
+  );
 }
 
 export function idealRefresh(o: IdealOptions): Ideal {

@@ -13,7 +13,8 @@ import { PortalHandle, processCpuMs, startPortalProcess } from "./portal-process
 import { countByEndpoint, endpoint, Ideal, ideal, idealCreate, idealDestroy, idealRefresh, TOKEN } from "./ideal";
 import { exactlyOnce, workload } from "./workload";
 
-const USAGE = "usage: npm run bench -- [--tenants 50] [--consumers 4] [--latency 20] [--parallel 16] [--no-passwords] " +
+const USAGE =
+  "usage: npm run bench -- [--tenants 50] [--consumers 4] [--latency 20] [--parallel 16] [--no-passwords] " +
   "[--emulator process|inproc] [--no-floor] [--timeout 600]";
 
 interface Options {
@@ -30,9 +31,22 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { tenants: 50, consumers: 4, latency: 20, parallel: 16, passwords: true, timeout: 600, emulator: "process", floor: true };
+  const o: Options = {
+    tenants: 50,
+    consumers: 4,
+    latency: 20,
+    parallel: 16,
+    passwords: true,
+    timeout: 600,
+    emulator: "process",
+    floor: true,
+  };
   const ints: Record<string, keyof Options> = {
-    "--tenants": "tenants", "--consumers": "consumers", "--latency": "latency", "--parallel": "parallel", "--timeout": "timeout",
+    "--tenants": "tenants",
+    "--consumers": "consumers",
+    "--latency": "latency",
+    "--parallel": "parallel",
+    "--timeout": "timeout",
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -44,8 +58,7 @@ function parseArgs(argv: string[]): Options {
       const v = inline ?? argv[++i];
       if (v !== "process" && v !== "inproc") throw new Error(`--emulator is process or inproc, got ${v}`);
       o.emulator = v;
-    }
-    else if (flag in ints) {
+    } else if (flag in ints) {
       const v = Number(inline ?? argv[++i]);
       const min = flag === "--latency" ? 0 : 1;
       if (!Number.isInteger(v) || v < min) throw new Error(`${flag} needs an integer ≥ ${min}, got ${inline ?? argv[i]}`);
@@ -105,16 +118,49 @@ const ratio = (measured: number, best: number) => (best > 0 ? (measured / best).
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 
 function table(rows: Measured[]): string {
-  const head = ["phase", "wall", "GET", "POST", "PUT", "DELETE", "tokens", "total", "failed", "ideal req", "req ratio", "ideal wall", "wall ratio",
-    "cpu host", "cpu engine", "cpu portal"];
+  const head = [
+    "phase",
+    "wall",
+    "GET",
+    "POST",
+    "PUT",
+    "DELETE",
+    "tokens",
+    "total",
+    "failed",
+    "ideal req",
+    "req ratio",
+    "ideal wall",
+    "wall ratio",
+    "cpu host",
+    "cpu engine",
+    "cpu portal",
+  ];
   const w = [9, 9, 5, 5, 4, 7, 7, 6, 7, 10, 10, 11, 11, 9, 11, 11];
   const line = (cells: Array<string | number>) => cells.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : pad(c, w[i]))).join(" ");
   const out = [line(head)];
   for (const m of rows) {
     const wallRatio = m.ideal.wallMs > 0 ? (m.wallMs / m.ideal.wallMs).toFixed(2) : "n/a";
-    out.push(line([m.name, fmtMs(m.wallMs), m.byMethod.GET, m.byMethod.POST, m.byMethod.PUT, m.byMethod.DELETE, m.tokens, m.total,
-      m.failed, m.ideal.total, ratio(m.total, m.ideal.total), fmtMs(m.ideal.wallMs), wallRatio,
-      fmtMs(m.cpu.host), fmtMs(m.cpu.engine), fmtMs(m.cpu.portal)]));
+    out.push(
+      line([
+        m.name,
+        fmtMs(m.wallMs),
+        m.byMethod.GET,
+        m.byMethod.POST,
+        m.byMethod.PUT,
+        m.byMethod.DELETE,
+        m.tokens,
+        m.total,
+        m.failed,
+        m.ideal.total,
+        ratio(m.total, m.ideal.total),
+        fmtMs(m.ideal.wallMs),
+        wallRatio,
+        fmtMs(m.cpu.host),
+        fmtMs(m.cpu.engine),
+        fmtMs(m.cpu.portal),
+      ]),
+    );
   }
   return out.join("\n");
 }
@@ -150,8 +196,10 @@ async function main(): Promise<void> {
   const started = performance.now();
   let portalPid: number | undefined;
   const guard = setTimeout(() => {
-    console.error(`bench: ABORTED after ${o.timeout} s (--timeout): a phase did not finish in time; ` +
-      `the figures above are incomplete. The provider hosts and the emulator are killed on exit.`);
+    console.error(
+      `bench: ABORTED after ${o.timeout} s (--timeout): a phase did not finish in time; ` +
+        `the figures above are incomplete. The provider hosts and the emulator are killed on exit.`,
+    );
     if (portalPid) process.kill(portalPid, "SIGKILL");
     process.exit(2);
   }, o.timeout * 1000);
@@ -159,10 +207,17 @@ async function main(): Promise<void> {
 
   const w = workload({ tenants: o.tenants, consumersPerTenant: o.consumers, passwords: o.passwords, prefix: "bench" });
   const count = w.resources.length;
-  console.log(`bench: ${o.tenants} tenants × (1 business unit + ${o.consumers} consumers + ${o.consumers} nodes) = ${count} resources; ` +
-    `latency ${o.latency} ms per request; ${o.parallel} operations at once; node passwords ${o.passwords ? "set (1 POST each)" : "not set"}`);
-  console.log(`       node ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ` +
-    `emulator ${o.emulator === "process" ? "in its own process" : "in the bench process"}; a fresh provider host per deployment (an up is a preview and an update)`);
+  console.log(
+    `bench: ${o.tenants} tenants × (1 business unit + ${o.consumers} consumers + ${o.consumers} nodes) = ${count} resources; ` +
+      `latency ${o.latency} ms per request; ${o.parallel} operations at once; node passwords ${o.passwords ? "set (1 POST each)" : "not set"}`,
+  );
+  console.log(
+    `       node ${process.version}, ${os.cpus().length} cpus, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}; ` +
+      `emulator ${o.emulator === "process" ? "in its own process" : "in the bench process"}; a fresh provider host per deployment (an up is a preview and an update)`,
+  );
 
   const portal = await startPortal(o);
   portalPid = portal.pid;
@@ -174,7 +229,9 @@ async function main(): Promise<void> {
   let hostStartMs = 0;
   let hostsStarted = 0;
   const engine = new TestEngine({
-    stack: "bench", env, parallel: o.parallel,
+    stack: "bench",
+    env,
+    parallel: o.parallel,
     onHostStarted: (h, startMs) => {
       hostCpu0.set(h.pid, processCpuMs(h.pid));
       hostStartMs += startMs;
@@ -232,14 +289,30 @@ async function main(): Promise<void> {
       byType.set(t, [...(byType.get(t) ?? []), perUrn[r.urn]]);
     }
 
-    const noop = await phase("no-op", ideal({}, 0, o), () => engine.up(w.resources).then((r) => {
-      const changed = r.steps.filter((s) => s.op !== "same");
-      if (changed.length) throw new Error(`no-op update changed ${changed.length} resources: ${changed.slice(0, 5).map((s) => `${s.urn} ${s.op}`).join(", ")}`);
-    }));
-    const refresh = await phase("refresh", idealRefresh(o), () => engine.refresh().then((steps) => {
-      const changed = steps.filter((s) => s.op !== "same");
-      if (changed.length) throw new Error(`refresh found ${changed.length} changes: ${changed.slice(0, 5).map((s) => `${s.urn} ${s.op} ${s.diffs}`).join(", ")}`);
-    }));
+    const noop = await phase("no-op", ideal({}, 0, o), () =>
+      engine.up(w.resources).then((r) => {
+        const changed = r.steps.filter((s) => s.op !== "same");
+        if (changed.length)
+          throw new Error(
+            `no-op update changed ${changed.length} resources: ${changed
+              .slice(0, 5)
+              .map((s) => `${s.urn} ${s.op}`)
+              .join(", ")}`,
+          );
+      }),
+    );
+    const refresh = await phase("refresh", idealRefresh(o), () =>
+      engine.refresh().then((steps) => {
+        const changed = steps.filter((s) => s.op !== "same");
+        if (changed.length)
+          throw new Error(
+            `refresh found ${changed.length} changes: ${changed
+              .slice(0, 5)
+              .map((s) => `${s.urn} ${s.op} ${s.diffs}`)
+              .join(", ")}`,
+          );
+      }),
+    );
     await phase("destroy", idealDestroy(o), () => engine.destroy());
     const assertGone = async () => {
       const left = exactlyOnce(await portal.state(), w);
@@ -261,37 +334,55 @@ async function main(): Promise<void> {
     console.log("");
     console.log(table(results));
     console.log("");
-    console.log("ideal = fewest requests the API allows (docs/benchmark.md); ideal wall = max(requests × latency / parallel, depth × latency);");
+    console.log(
+      "ideal = fewest requests the API allows (docs/benchmark.md); ideal wall = max(requests × latency / parallel, depth × latency);",
+    );
     console.log("cpu = CPU time of the provider host / the bench process (engine stand-in) / the emulator during the phase");
-    console.log(`  create: depth ${create.ideal.depth} (preview: token → reference data; update: token → time zones → business unit → consumer → node${o.passwords ? " → password" : ""} → activation)`);
+    console.log(
+      `  create: depth ${create.ideal.depth} (preview: token → reference data; update: token → time zones → business unit → consumer → node${o.passwords ? " → password" : ""} → activation)`,
+    );
     for (const m of results) {
       const d = differences(m);
       console.log(`  ${m.name}: ${d.length ? "differs from the ideal at" : "exactly the ideal requests"}`);
       for (const line of d) console.log(line);
     }
     console.log("");
-    console.log(`serialized provider: ${[...providers.values()].join(" / ")} bytes (business unit / consumer / node); ${providerBytes.toFixed(0)} bytes per resource`);
-    console.log(`state: ${stateBytesPerResource.toFixed(0)} bytes per resource (${[...byType].map(([t, v]) => `${t} ${(v.reduce((a, b) => a + b, 0) / v.length).toFixed(0)}`).join(", ")}); ` +
-      `__provider is stored twice in each (inputs and outputs)`);
+    console.log(
+      `serialized provider: ${[...providers.values()].join(" / ")} bytes (business unit / consumer / node); ${providerBytes.toFixed(0)} bytes per resource`,
+    );
+    console.log(
+      `state: ${stateBytesPerResource.toFixed(0)} bytes per resource (${[...byType].map(([t, v]) => `${t} ${(v.reduce((a, b) => a + b, 0) / v.length).toFixed(0)}`).join(", ")}); ` +
+        `__provider is stored twice in each (inputs and outputs)`,
+    );
 
     const renewals = Math.max(0, create.tokens - 1);
     const reads = refresh.total - refresh.tokens;
     const goals: Array<[string, boolean]> = [
-      [`create requests ≤ API minimum + token renewals (${create.total} ≤ ${create.ideal.total} + ${renewals})`, create.total <= create.ideal.total + renewals],
+      [
+        `create requests ≤ API minimum + token renewals (${create.total} ≤ ${create.ideal.total} + ${renewals})`,
+        create.total <= create.ideal.total + renewals,
+      ],
       [`no-op update makes no write (${noop.writes})`, noop.writes === 0],
       [`refresh reads each resource once (${reads} reads for ${count} resources)`, reads === count && refresh.byMethod.GET === count],
       [`create wall ≤ 1.5 × ideal (${fmtMs(create.wallMs)} vs ${fmtMs(create.ideal.wallMs)})`, create.wallMs <= 1.5 * create.ideal.wallMs],
     ];
     console.log("");
     for (const [text, met] of goals) console.log(`goal ${met ? "met   " : "MISSED"}: ${text}`);
-    if (noop.total > 0) console.log(`note: the no-op update reads ${noop.total - noop.tokens} times (+${noop.tokens} token) to validate names in Check; ideal 0`);
+    if (noop.total > 0)
+      console.log(
+        `note: the no-op update reads ${noop.total - noop.tokens} times (+${noop.tokens} token) to validate names in Check; ideal 0`,
+      );
     if (floor && create.wallMs > 1.5 * create.ideal.wallMs) {
-      console.log(`note: without latency the same create takes ${fmtMs(floor.wallMs)} (cpu: host ${fmtMs(floor.cpu.host)}, engine stand-in ${fmtMs(floor.cpu.engine)}, ` +
-        `emulator ${fmtMs(floor.cpu.portal)}): the wall time is set by CPU, not by the ${o.latency} ms latency`);
+      console.log(
+        `note: without latency the same create takes ${fmtMs(floor.wallMs)} (cpu: host ${fmtMs(floor.cpu.host)}, engine stand-in ${fmtMs(floor.cpu.engine)}, ` +
+          `emulator ${fmtMs(floor.cpu.portal)}): the wall time is set by CPU, not by the ${o.latency} ms latency`,
+      );
     }
     console.log(`total bench time ${fmtMs(performance.now() - started)}`);
-    console.log(`bench: requests/ideal=${ratio(create.total, create.ideal.total)} wall/ideal=${(create.wallMs / create.ideal.wallMs).toFixed(2)} ` +
-      `noop-writes=${noop.writes} provider-bytes=${providerBytes.toFixed(0)}`);
+    console.log(
+      `bench: requests/ideal=${ratio(create.total, create.ideal.total)} wall/ideal=${(create.wallMs / create.ideal.wallMs).toFixed(2)} ` +
+        `noop-writes=${noop.writes} provider-bytes=${providerBytes.toFixed(0)}`,
+    );
   } finally {
     await engine.close().catch(() => undefined);
     await portal.close();
@@ -302,7 +393,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    console.error(`bench: FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    console.error(`bench: FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);
   },
 );

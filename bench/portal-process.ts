@@ -20,7 +20,9 @@ const ROOT = path.resolve(__dirname, "..");
 
 async function control<T>(url: string, method: string, p: string, body?: unknown): Promise<T> {
   const res = await fetch(`${url}/_emulator/${p}`, {
-    method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined,
+    method,
+    headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
     signal: AbortSignal.timeout(30_000),
   });
   if (!res.ok) throw new Error(`emulator control ${method} ${p}: HTTP ${res.status} ${await res.text()}`);

@@ -54,11 +54,19 @@ export function workload(o: WorkloadOptions): Workload {
       const tsmName = `${bu}-C${j}`.toUpperCase();
       t.consumers.push({ resource: c, nodeResource: `${c}/node`, name: `c${j}`, tsmName });
       resources.push(consumer(c, { businessUnitId: ref(bu, "id"), name: `c${j}`, nodeName: tsmName }));
-      resources.push(node(`${c}/node`, {
-        businessUnitId: ref(bu, "id"), consumerId: ref(c, "id"),
-        operatingSystem: "Linux", type: "File server", domain: "STANDARD", clientOptionSet: "DEDUP_AND_COMPRESS", cpuCount: 2,
-        tsmName, ...(passwords ? { tsmPassword: secret(`Pw-${tsmName}-x9`) } : {}),
-      }));
+      resources.push(
+        node(`${c}/node`, {
+          businessUnitId: ref(bu, "id"),
+          consumerId: ref(c, "id"),
+          operatingSystem: "Linux",
+          type: "File server",
+          domain: "STANDARD",
+          clientOptionSet: "DEDUP_AND_COMPRESS",
+          cpuCount: 2,
+          tsmName,
+          ...(passwords ? { tsmPassword: secret(`Pw-${tsmName}-x9`) } : {}),
+        }),
+      );
     }
     tenants.push(t);
   }

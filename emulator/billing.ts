@@ -37,7 +37,10 @@ export function addMonths(period: string, months: number): string {
 }
 
 export function latestPeriod(state: State, businessUnitId: number): string | undefined {
-  const periods = state.billingData.filter((b) => b.businessUnitId === businessUnitId).map((b) => b.period).sort();
+  const periods = state.billingData
+    .filter((b) => b.businessUnitId === businessUnitId)
+    .map((b) => b.period)
+    .sort();
   return periods[periods.length - 1];
 }
 
@@ -49,7 +52,12 @@ export function nextPeriod(state: State, businessUnitId: number, now = Date.now(
 }
 
 /** Forecasts of the `count` periods after the latest one (no generatedDate: not generated yet). */
-export function forecasts(state: State, businessUnitId: number, count: number, now = Date.now()): Array<Omit<BillingDataRec, "id" | "generatedDate">> {
+export function forecasts(
+  state: State,
+  businessUnitId: number,
+  count: number,
+  now = Date.now(),
+): Array<Omit<BillingDataRec, "id" | "generatedDate">> {
   const out: Array<Omit<BillingDataRec, "id" | "generatedDate">> = [];
   const start = nextPeriod(state, businessUnitId, now);
   const lines = computeBillingLines(state, businessUnitId);
@@ -64,8 +72,14 @@ export function forecasts(state: State, businessUnitId: number, count: number, n
  * the matching invoice. The caller checks that the unit is a reseller and
  * allocates ids through `nextId`.
  */
-export function generateBilling(state: State, businessUnitId: number, period: string | undefined,
-  nextId: (kind: string) => number, currency: string, now = Date.now()): BillingDataRec {
+export function generateBilling(
+  state: State,
+  businessUnitId: number,
+  period: string | undefined,
+  nextId: (kind: string) => number,
+  currency: string,
+  now = Date.now(),
+): BillingDataRec {
   const p = period ?? nextPeriod(state, businessUnitId, now);
   if (!isDateString(p)) throw new Error(`period must be YYYY-MM-DD`);
   const lines = computeBillingLines(state, businessUnitId);

@@ -51,9 +51,15 @@ export class Ctx {
     readonly receivedAt: number = Date.now(),
   ) {}
 
-  get store(): Store { return this.app.store; }
-  get state(): State { return this.app.store.state; }
-  get query(): URLSearchParams { return this.url.searchParams; }
+  get store(): Store {
+    return this.app.store;
+  }
+  get state(): State {
+    return this.app.store.state;
+  }
+  get query(): URLSearchParams {
+    return this.url.searchParams;
+  }
 
   /** An integer path parameter. */
   param(name: string): number {

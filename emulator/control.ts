@@ -40,23 +40,66 @@ export function controlRouter(t: ControlTarget): Router {
   const r = new Router();
   const opts = { auth: false };
   r.get("/_emulator/requests", (ctx) => ok(ctx.query.get("details") === "true" ? t.requestDetails() : t.requests()), opts);
-  r.delete("/_emulator/requests", () => { t.clearRequests(); return noContent(); }, opts);
-  r.post("/_emulator/reset", () => { t.reset(); return noContent(); }, opts);
+  r.delete(
+    "/_emulator/requests",
+    () => {
+      t.clearRequests();
+      return noContent();
+    },
+    opts,
+  );
+  r.post(
+    "/_emulator/reset",
+    () => {
+      t.reset();
+      return noContent();
+    },
+    opts,
+  );
   r.get("/_emulator/faults", () => ok(t.faults.current() ?? {}), opts);
   r.post("/_emulator/faults", (ctx) => ok(t.faults.set(jsonBody(ctx))), opts);
-  r.delete("/_emulator/faults", () => { t.faults.clear(); return noContent(); }, opts);
-  r.post("/_emulator/expire-tokens", () => { expireAllTokens(t.app); return noContent(); }, opts);
+  r.delete(
+    "/_emulator/faults",
+    () => {
+      t.faults.clear();
+      return noContent();
+    },
+    opts,
+  );
+  r.post(
+    "/_emulator/expire-tokens",
+    () => {
+      expireAllTokens(t.app);
+      return noContent();
+    },
+    opts,
+  );
   r.get("/_emulator/billing/subscribers", () => ok(structuredClone(t.app.store.state.subscribers)), opts);
-  r.post("/_emulator/billing/subscribers", (ctx) => {
-    const b = jsonBody(ctx);
-    return ok(structuredClone(addSubscriber(t.app, b.businessUnitId, b.url)));
-  }, opts);
-  r.delete("/_emulator/billing/subscribers/:id", (ctx) => { removeSubscriber(t.app, ctx.param("id")); return noContent(); }, opts);
+  r.post(
+    "/_emulator/billing/subscribers",
+    (ctx) => {
+      const b = jsonBody(ctx);
+      return ok(structuredClone(addSubscriber(t.app, b.businessUnitId, b.url)));
+    },
+    opts,
+  );
+  r.delete(
+    "/_emulator/billing/subscribers/:id",
+    (ctx) => {
+      removeSubscriber(t.app, ctx.param("id"));
+      return noContent();
+    },
+    opts,
+  );
   r.post("/_emulator/billing/test", async (ctx) => ok(await sendTest(t.app, jsonBody(ctx).businessUnitId)), opts);
-  r.post("/_emulator/billing/generate", async (ctx) => {
-    const b = jsonBody(ctx);
-    return ok(await generateAndNotify(t.app, b.businessUnitId, b.period));
-  }, opts);
+  r.post(
+    "/_emulator/billing/generate",
+    async (ctx) => {
+      const b = jsonBody(ctx);
+      return ok(await generateAndNotify(t.app, b.businessUnitId, b.period));
+    },
+    opts,
+  );
   r.get("/_emulator/state", () => ok(t.app.store.snapshot()), opts);
   return r;
 }

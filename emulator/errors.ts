@@ -55,8 +55,13 @@ export const conflict = (code: string, message: string): ApiError => new ApiErro
 /** Fault-injected answers (never produced by the portal logic itself). */
 export function faultError(status: number, retryAfterSeconds: number): ApiError {
   if (status === 429) {
-    return new ApiError(429, "TooManyRequests", "Too many requests; retry later",
-      `Rate limited (injected fault); retry after ${retryAfterSeconds} s`, { "Retry-After": String(retryAfterSeconds) });
+    return new ApiError(
+      429,
+      "TooManyRequests",
+      "Too many requests; retry later",
+      `Rate limited (injected fault); retry after ${retryAfterSeconds} s`,
+      { "Retry-After": String(retryAfterSeconds) },
+    );
   }
   if (status === 503) {
     return new ApiError(503, "Unavailable", "The service is temporarily unavailable", "Unavailable (injected fault)");

@@ -128,7 +128,12 @@ export class Faults {
       this.remaining--;
     }
     const hit = (rate: number | undefined): boolean => rate !== undefined && rate > 0 && this.random() < rate;
-    const plan: FaultPlan = { latencyMs: c.latencyMs ?? 0, dropBefore: false, dropAfter: false, retryAfterSeconds: c.retryAfterSeconds ?? 1 };
+    const plan: FaultPlan = {
+      latencyMs: c.latencyMs ?? 0,
+      dropBefore: false,
+      dropAfter: false,
+      retryAfterSeconds: c.retryAfterSeconds ?? 1,
+    };
     if (hit(c.dropBeforeRate)) {
       plan.dropBefore = true;
       return plan;

@@ -12,7 +12,10 @@ const MULTILINE_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]
 export class Input {
   private readonly map = new Map<string, unknown>();
 
-  constructor(obj: Record<string, unknown>, private readonly prefix = "") {
+  constructor(
+    obj: Record<string, unknown>,
+    private readonly prefix = "",
+  ) {
     for (const [k, v] of Object.entries(obj)) this.map.set(k.toLowerCase(), v);
   }
 

@@ -5,13 +5,17 @@
 import { startEmulator, type EmulatorOptions } from "./index";
 import { READING_VALUES } from "./readings";
 
-const USAGE = "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]\n" +
+const USAGE =
+  "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]\n" +
   "  readings: [--put-replaces] [--audit-dates time|date|both] [--jobs-list first|jobs|both] [--spname bare|json]\n" +
   "            [--node-delete node|empty|204]";
 
 /** The reading flags that take one of a few values, and the option each sets. */
 const READING_FLAGS = {
-  "--audit-dates": "auditDates", "--jobs-list": "jobsList", "--spname": "spname", "--node-delete": "nodeDelete",
+  "--audit-dates": "auditDates",
+  "--jobs-list": "jobsList",
+  "--spname": "spname",
+  "--node-delete": "nodeDelete",
 } as const;
 
 export function parseArgs(argv: string[]): EmulatorOptions {
@@ -26,17 +30,27 @@ export function parseArgs(argv: string[]): EmulatorOptions {
     const [flag, inline] = argv[i].startsWith("--") && argv[i].includes("=") ? argv[i].split(/=(.*)/s, 2) : [argv[i], undefined];
     const value = (): string | undefined => inline ?? argv[++i];
     switch (flag) {
-      case "--port": opts.port = int("--port", value(), 0, 65535); break;
+      case "--port":
+        opts.port = int("--port", value(), 0, 65535);
+        break;
       case "--data": {
         const v = value();
         if (!v) throw new Error("--data needs a file name");
         opts.dataFile = v;
         break;
       }
-      case "--token-ttl": opts.tokenTtlSeconds = int("--token-ttl", value(), 1, 86_400 * 365); break;
-      case "--quiet": opts.quiet = true; break;
-      case "--put-replaces": opts.putReplaces = true; break;
-      case "--help": case "-h": throw new Error("help");
+      case "--token-ttl":
+        opts.tokenTtlSeconds = int("--token-ttl", value(), 1, 86_400 * 365);
+        break;
+      case "--quiet":
+        opts.quiet = true;
+        break;
+      case "--put-replaces":
+        opts.putReplaces = true;
+        break;
+      case "--help":
+      case "-h":
+        throw new Error("help");
       default: {
         const key = READING_FLAGS[flag as keyof typeof READING_FLAGS];
         if (!key) throw new Error(`unknown argument "${argv[i]}"`);
@@ -70,7 +84,10 @@ async function main(): Promise<void> {
   const stop = (): void => {
     if (closing) return;
     closing = true;
-    emulator.close().then(() => process.exit(0), () => process.exit(1));
+    emulator.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -69,7 +69,12 @@ export async function startMetadataService(opts: MetadataServiceOptions = {}): P
   let seen = 0;
 
   const answer = (req: http.IncomingMessage, res: http.ServerResponse, entry: RecordedRequest): void => {
-    const send = (status: number, body: string | Buffer, type = "text/plain; charset=utf-8", headers: Record<string, string> = {}): void => {
+    const send = (
+      status: number,
+      body: string | Buffer,
+      type = "text/plain; charset=utf-8",
+      headers: Record<string, string> = {},
+    ): void => {
       entry.status = status;
       res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body), ...headers });
       res.end(req.method === "HEAD" ? undefined : body);
@@ -81,7 +86,10 @@ export async function startMetadataService(opts: MetadataServiceOptions = {}): P
     }
     if (opts.redirectTo !== undefined) return send(302, "found\n", undefined, { location: opts.redirectTo });
     if (req.method !== "GET" && req.method !== "HEAD") return send(405, "method not allowed\n", undefined, { allow: "GET, HEAD" });
-    const parts = entry.path.split("?")[0].split("/").filter((p) => p !== "");
+    const parts = entry.path
+      .split("?")[0]
+      .split("/")
+      .filter((p) => p !== "");
     if (parts[0] !== platform) return send(404, "not found\n");
     if (parts.length === 1) return send(200, (opts.versions ?? METADATA_VERSIONS).join("\n"));
     if (opts.files) {
@@ -121,11 +129,12 @@ export async function startMetadataService(opts: MetadataServiceOptions = {}): P
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((done) => {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      server.close(() => done());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -65,7 +65,9 @@ export function deliver(url: string, payload: unknown, opts: DeliveryOptions = {
         if (size < MAX_RESPONSE_BYTES) chunks.push(c);
         size += c.length;
       });
-      res.on("end", () => finish({ status: res.statusCode ?? null, responseBody: Buffer.concat(chunks).toString("utf8").slice(0, MAX_RESPONSE_BYTES) }));
+      res.on("end", () =>
+        finish({ status: res.statusCode ?? null, responseBody: Buffer.concat(chunks).toString("utf8").slice(0, MAX_RESPONSE_BYTES) }),
+      );
       res.on("error", (err) => finish({ status: res.statusCode ?? null, error: err.message }));
     });
     const sendBody = (): void => {
@@ -79,9 +81,11 @@ export function deliver(url: string, payload: unknown, opts: DeliveryOptions = {
     });
     req.on("error", (err) => finish({ error: err.message }));
     timers.push(setTimeout(sendBody, continueTimeoutMs));
-    timers.push(setTimeout(() => {
-      req.destroy(new Error(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs));
+    timers.push(
+      setTimeout(() => {
+        req.destroy(new Error(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs),
+    );
     req.flushHeaders();
   });
 }

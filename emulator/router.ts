@@ -27,20 +27,31 @@ export class Router {
 
   add(method: string, pattern: string, handler: Handler, opts: RouteOptions = {}): this {
     const keys: string[] = [];
-    const source = pattern.split("/").map((seg) => {
-      if (!seg.startsWith(":")) return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      const key = seg.slice(1);
-      keys.push(key);
-      return key === "date" ? "([^/]+)" : "(\\d+)";
-    }).join("/");
+    const source = pattern
+      .split("/")
+      .map((seg) => {
+        if (!seg.startsWith(":")) return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        const key = seg.slice(1);
+        keys.push(key);
+        return key === "date" ? "([^/]+)" : "(\\d+)";
+      })
+      .join("/");
     this.routes.push({ method, regex: new RegExp(`^${source}/?$`), keys, handler, auth: opts.auth ?? true });
     return this;
   }
 
-  get(p: string, h: Handler, o?: RouteOptions): this { return this.add("GET", p, h, o); }
-  post(p: string, h: Handler, o?: RouteOptions): this { return this.add("POST", p, h, o); }
-  put(p: string, h: Handler, o?: RouteOptions): this { return this.add("PUT", p, h, o); }
-  delete(p: string, h: Handler, o?: RouteOptions): this { return this.add("DELETE", p, h, o); }
+  get(p: string, h: Handler, o?: RouteOptions): this {
+    return this.add("GET", p, h, o);
+  }
+  post(p: string, h: Handler, o?: RouteOptions): this {
+    return this.add("POST", p, h, o);
+  }
+  put(p: string, h: Handler, o?: RouteOptions): this {
+    return this.add("PUT", p, h, o);
+  }
+  delete(p: string, h: Handler, o?: RouteOptions): this {
+    return this.add("DELETE", p, h, o);
+  }
 
   match(method: string, path: string): Match {
     const allowed: string[] = [];
@@ -52,7 +63,9 @@ export class Router {
         continue;
       }
       const params: Record<string, string> = {};
-      r.keys.forEach((k, i) => { params[k] = safeDecode(m[i + 1]); });
+      r.keys.forEach((k, i) => {
+        params[k] = safeDecode(m[i + 1]);
+      });
       return { kind: "found", handler: r.handler, params, auth: r.auth };
     }
     return allowed.length ? { kind: "method", allowed: [...new Set(allowed)] } : { kind: "none" };

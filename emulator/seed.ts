@@ -93,13 +93,25 @@ export function seedState(now: number = Date.now()): State {
       { ...SEED.clients.norefresh, name: "No refresh", businessUnitId: 1 },
     ],
     users: Object.values(SEED.users).map((u) => ({
-      id: u.id, createdDate: REF_DATE, username: u.username, name: u.username === "admin" ? "Administrator" : "Tenant A operator",
-      email: `${u.username}@portal.example`, passwordSalt: `seed-${u.username}`,
-      passwordHash: hashSecret(u.password, `seed-${u.username}`), businessUnitId: u.businessUnitId,
+      id: u.id,
+      createdDate: REF_DATE,
+      username: u.username,
+      name: u.username === "admin" ? "Administrator" : "Tenant A operator",
+      email: `${u.username}@portal.example`,
+      passwordSalt: `seed-${u.username}`,
+      passwordHash: hashSecret(u.password, `seed-${u.username}`),
+      businessUnitId: u.businessUnitId,
     })),
     sessions: [],
     accessTokens: [],
-    timeZones: TIME_ZONES.map(([id, name, windowsId, ianaName, offset]) => ({ id, createdDate: REF_DATE, name, windowsId, iana: ianaName, offset })),
+    timeZones: TIME_ZONES.map(([id, name, windowsId, ianaName, offset]) => ({
+      id,
+      createdDate: REF_DATE,
+      name,
+      windowsId,
+      iana: ianaName,
+      offset,
+    })),
     operatingSystems: [
       { id: 1, createdDate: REF_DATE, name: "Windows workstation", shortName: "WinWS" },
       { id: 2, createdDate: REF_DATE, name: "Windows server", shortName: "WinSrv" },
@@ -119,37 +131,118 @@ export function seedState(now: number = Date.now()): State {
       { id: 6, name: "OldClientVersion", description: "The backup client is older than the supported version" },
     ],
     businessUnits: [
-      { id: 1, createdDate: REF_DATE, name: "Reseller", registrationNumber: "RES-0001", timeZoneId: 4, isReseller: true,
-        invoiceDay: 1, supportResponsible: true, note: "Seeded reseller" },
-      { id: 2, createdDate: "2021-03-01T09:00:00Z", name: "Tenant A", registrationNumber: "TA-0001", parentId: 1, timeZoneId: 4,
-        isReseller: false, tags: ["tenant"] },
-      { id: 3, createdDate: "2021-06-01T09:00:00Z", name: "Tenant B", registrationNumber: "TB-0001", parentId: 1, timeZoneId: 1,
-        isReseller: false },
+      {
+        id: 1,
+        createdDate: REF_DATE,
+        name: "Reseller",
+        registrationNumber: "RES-0001",
+        timeZoneId: 4,
+        isReseller: true,
+        invoiceDay: 1,
+        supportResponsible: true,
+        note: "Seeded reseller",
+      },
+      {
+        id: 2,
+        createdDate: "2021-03-01T09:00:00Z",
+        name: "Tenant A",
+        registrationNumber: "TA-0001",
+        parentId: 1,
+        timeZoneId: 4,
+        isReseller: false,
+        tags: ["tenant"],
+      },
+      {
+        id: 3,
+        createdDate: "2021-06-01T09:00:00Z",
+        name: "Tenant B",
+        registrationNumber: "TB-0001",
+        parentId: 1,
+        timeZoneId: 1,
+        isReseller: false,
+      },
     ],
     consumers: [
-      { id: web.id, createdDate: at(12 * DAY), name: web.name, businessUnitId: web.businessUnitId, billingStartDate: at(12 * DAY),
-        note: "Web server", tags: ["web"] },
+      {
+        id: web.id,
+        createdDate: at(12 * DAY),
+        name: web.name,
+        businessUnitId: web.businessUnitId,
+        billingStartDate: at(12 * DAY),
+        note: "Web server",
+        tags: ["web"],
+      },
       { id: db.id, createdDate: at(3 * DAY), name: db.name, businessUnitId: db.businessUnitId, billingStartDate: at(3 * DAY) },
-      { id: erp.id, createdDate: at(30 * DAY), name: erp.name, businessUnitId: erp.businessUnitId, billingStartDate: at(30 * DAY),
-        allowNoActivity: false, limitHighStorage: 500e9 },
+      {
+        id: erp.id,
+        createdDate: at(30 * DAY),
+        name: erp.name,
+        businessUnitId: erp.businessUnitId,
+        billingStartDate: at(30 * DAY),
+        allowNoActivity: false,
+        limitHighStorage: 500e9,
+      },
     ],
     nodes: [
-      { id: web.nodeId, createdDate: at(12 * DAY - 60_000), consumerId: web.id, operatingSystemId: 3, typeId: 1, domainId: 1,
-        serverId: 1, clientOptionSetId: 2, contact: "ops@tenant-a.example", cpuCount: 4, tsmName: web.tsmName,
-        activatedDate: at(11 * DAY), locked: false, decommissioned: false },
-      { id: db.nodeId, createdDate: at(3 * DAY - 60_000), consumerId: db.id, operatingSystemId: 3, typeId: 3, domainId: 2,
-        serverId: 1, locked: false, decommissioned: false },
-      { id: erp.nodeId, createdDate: at(30 * DAY - 60_000), consumerId: erp.id, operatingSystemId: 2, typeId: 1, domainId: 6,
-        serverId: 1, clientOptionSetId: 3, contact: "it@tenant-b.example", cpuCount: 8, tsmName: erp.tsmName,
-        activatedDate: at(29 * DAY), locked: false, decommissioned: false },
+      {
+        id: web.nodeId,
+        createdDate: at(12 * DAY - 60_000),
+        consumerId: web.id,
+        operatingSystemId: 3,
+        typeId: 1,
+        domainId: 1,
+        serverId: 1,
+        clientOptionSetId: 2,
+        contact: "ops@tenant-a.example",
+        cpuCount: 4,
+        tsmName: web.tsmName,
+        activatedDate: at(11 * DAY),
+        locked: false,
+        decommissioned: false,
+      },
+      {
+        id: db.nodeId,
+        createdDate: at(3 * DAY - 60_000),
+        consumerId: db.id,
+        operatingSystemId: 3,
+        typeId: 3,
+        domainId: 2,
+        serverId: 1,
+        locked: false,
+        decommissioned: false,
+      },
+      {
+        id: erp.nodeId,
+        createdDate: at(30 * DAY - 60_000),
+        consumerId: erp.id,
+        operatingSystemId: 2,
+        typeId: 1,
+        domainId: 6,
+        serverId: 1,
+        clientOptionSetId: 3,
+        contact: "it@tenant-b.example",
+        cpuCount: 8,
+        tsmName: erp.tsmName,
+        activatedDate: at(29 * DAY),
+        locked: false,
+        decommissioned: false,
+      },
     ],
     proxies: [],
     auditLogs: [],
     jobs: [],
     reports: [],
     filespaces: [],
-    contracts: [{ id: SEED.billing.contractId, createdDate: "2024-01-01T00:00:00Z", businessUnitId: 1,
-      name: "Reseller agreement", startDate: "2024-01-01T00:00:00Z", currency: SEED.billing.currency }],
+    contracts: [
+      {
+        id: SEED.billing.contractId,
+        createdDate: "2024-01-01T00:00:00Z",
+        businessUnitId: 1,
+        name: "Reseller agreement",
+        startDate: "2024-01-01T00:00:00Z",
+        currency: SEED.billing.currency,
+      },
+    ],
     invoices: [],
     invoiceFiles: [],
     billingData: [],
@@ -158,9 +251,26 @@ export function seedState(now: number = Date.now()): State {
 
   // Audit log of web-01 (consumer 1) and erp-01 (consumer 3).
   const audit: Array<Omit<AuditRec, "id">> = [];
-  const entry = (msAgo: number, type: number, action: string, objectType: "Consumer" | "Node", c: { id: number; nodeId: number; businessUnitId: number }, message: string, user = "admin") =>
-    audit.push({ time: at(msAgo), type, action, objectType, objectId: objectType === "Consumer" ? c.id : c.nodeId,
-      businessUnitId: c.businessUnitId, consumerId: c.id, user, message });
+  const entry = (
+    msAgo: number,
+    type: number,
+    action: string,
+    objectType: "Consumer" | "Node",
+    c: { id: number; nodeId: number; businessUnitId: number },
+    message: string,
+    user = "admin",
+  ) =>
+    audit.push({
+      time: at(msAgo),
+      type,
+      action,
+      objectType,
+      objectId: objectType === "Consumer" ? c.id : c.nodeId,
+      businessUnitId: c.businessUnitId,
+      consumerId: c.id,
+      user,
+      message,
+    });
   entry(12 * DAY, 100, "Create", "Consumer", web, `Consumer "${web.name}" created`);
   entry(12 * DAY - 60_000, 100, "Create", "Node", web, "Node created");
   entry(11 * DAY, 200, "Activate", "Node", web, `Node activated as ${web.tsmName}`);
@@ -178,8 +288,17 @@ export function seedState(now: number = Date.now()): State {
   // Jobs: web-01's first job 10 days ago, one a day, and four in the last 24 hours.
   const jobs: Array<Omit<JobRec, "id">> = [];
   const job = (consumerId: number, completedAgo: number, type: "Backup" | "Restore", status: string, bytes: number, objects: number) =>
-    jobs.push({ consumerId, type, status, started: at(completedAgo + 20 * 60_000), completed: at(completedAgo), bytesTransferred: bytes, objects });
-  for (let d = 10; d >= 2; d--) job(web.id, d * DAY - 2 * HOUR, "Backup", d === 5 ? "Failed" : "Completed", 1_200_000_000 + d * 10_000_000, 1500 + d);
+    jobs.push({
+      consumerId,
+      type,
+      status,
+      started: at(completedAgo + 20 * 60_000),
+      completed: at(completedAgo),
+      bytesTransferred: bytes,
+      objects,
+    });
+  for (let d = 10; d >= 2; d--)
+    job(web.id, d * DAY - 2 * HOUR, "Backup", d === 5 ? "Failed" : "Completed", 1_200_000_000 + d * 10_000_000, 1500 + d);
   job(web.id, 22 * HOUR, "Backup", "Completed", 1_150_000_000, 1432);
   job(web.id, 16 * HOUR, "Restore", "Completed", 52_000_000, 12);
   job(web.id, 9 * HOUR, "Backup", "Completed with warnings", 980_000_000, 1210);
@@ -193,22 +312,60 @@ export function seedState(now: number = Date.now()): State {
   const reports: Array<Omit<ReportRec, "id">> = [];
   const midnight = Math.floor(now / DAY) * DAY;
   for (let d = 13; d >= 0; d--) {
-    const warnings = d === 5 ? [{ warningTypeId: 2, message: "3 objects failed" }] : d === 0 ? [{ warningTypeId: 4, message: "Schedule DAILY missed once" }] : [];
-    reports.push({ consumerId: web.id, date: iso(midnight - d * DAY), storageUsedBytes: 40_000_000_000 + (13 - d) * 1_000_000_000,
-      transferredBytes: 1_100_000_000 + d * 5_000_000, status: warnings.length ? "Warning" : "Successful", warnings });
+    const warnings =
+      d === 5
+        ? [{ warningTypeId: 2, message: "3 objects failed" }]
+        : d === 0
+          ? [{ warningTypeId: 4, message: "Schedule DAILY missed once" }]
+          : [];
+    reports.push({
+      consumerId: web.id,
+      date: iso(midnight - d * DAY),
+      storageUsedBytes: 40_000_000_000 + (13 - d) * 1_000_000_000,
+      transferredBytes: 1_100_000_000 + d * 5_000_000,
+      status: warnings.length ? "Warning" : "Successful",
+      warnings,
+    });
   }
   for (let d = 6; d >= 0; d--) {
-    reports.push({ consumerId: erp.id, date: iso(midnight - d * DAY), storageUsedBytes: 400_000_000_000 + (6 - d) * 5_000_000_000,
-      transferredBytes: 5_000_000_000, status: "Successful", warnings: [] });
+    reports.push({
+      consumerId: erp.id,
+      date: iso(midnight - d * DAY),
+      storageUsedBytes: 400_000_000_000 + (6 - d) * 5_000_000_000,
+      transferredBytes: 5_000_000_000,
+      status: "Successful",
+      warnings: [],
+    });
   }
   s.reports = reports.map((r, i) => ({ id: i + 1, ...r }));
 
   const fs: Array<Omit<FilespaceRec, "id">> = [
     { consumerId: web.id, name: "/", type: "EXT4", capacity: 64_000_000_000, used: 12_500_000_000, lastBackupDate: at(3 * HOUR) },
     { consumerId: web.id, name: "/home", type: "EXT4", capacity: 128_000_000_000, used: 20_000_000_000, lastBackupDate: at(3 * HOUR) },
-    { consumerId: web.id, name: "/var/lib/data", type: "XFS", capacity: 256_000_000_000, used: 9_000_000_000, lastBackupDate: at(3 * HOUR) },
-    { consumerId: erp.id, name: "\\\\erp-01\\c$", type: "NTFS", capacity: 200_000_000_000, used: 150_000_000_000, lastBackupDate: at(1 * HOUR) },
-    { consumerId: erp.id, name: "\\\\erp-01\\d$", type: "NTFS", capacity: 1_000_000_000_000, used: 260_000_000_000, lastBackupDate: at(1 * HOUR) },
+    {
+      consumerId: web.id,
+      name: "/var/lib/data",
+      type: "XFS",
+      capacity: 256_000_000_000,
+      used: 9_000_000_000,
+      lastBackupDate: at(3 * HOUR),
+    },
+    {
+      consumerId: erp.id,
+      name: "\\\\erp-01\\c$",
+      type: "NTFS",
+      capacity: 200_000_000_000,
+      used: 150_000_000_000,
+      lastBackupDate: at(1 * HOUR),
+    },
+    {
+      consumerId: erp.id,
+      name: "\\\\erp-01\\d$",
+      type: "NTFS",
+      capacity: 1_000_000_000_000,
+      used: 260_000_000_000,
+      lastBackupDate: at(1 * HOUR),
+    },
   ];
   s.filespaces = fs.map((f, i) => ({ id: i + 1, ...f }));
 
@@ -219,19 +376,46 @@ export function seedState(now: number = Date.now()): State {
     const lines = computeBillingLines(s, 1, 1 + i * 0.1);
     const total = Math.round(lines.reduce((sum, l) => sum + l.amount, 0) * 100) / 100;
     billing.push({ id: i + 1, businessUnitId: 1, period, generatedDate: `${period}T01:00:00Z`, lines, total });
-    invoices.push({ id: i + 1, createdDate: `${period}T02:00:00Z`, businessUnitId: 1, date: period, amount: total, currency: SEED.billing.currency });
+    invoices.push({
+      id: i + 1,
+      createdDate: `${period}T02:00:00Z`,
+      businessUnitId: 1,
+      date: period,
+      amount: total,
+      currency: SEED.billing.currency,
+    });
   });
   s.billingData = billing;
   s.invoices = invoices;
-  s.invoiceFiles = [{ id: SEED.billing.invoiceFileId, businessUnitId: 1, fileName: "invoice-2025-03-01.pdf", contentType: "application/pdf",
-    size: 0, erpReference: "ERP-2025-03", sendToBillingAddress: true, uploadedDate: "2025-03-02T08:00:00Z",
-    contentBase64: Buffer.from("%PDF-1.4\n% emulator invoice 2025-03-01\n%%EOF\n").toString("base64") }];
+  s.invoiceFiles = [
+    {
+      id: SEED.billing.invoiceFileId,
+      businessUnitId: 1,
+      fileName: "invoice-2025-03-01.pdf",
+      contentType: "application/pdf",
+      size: 0,
+      erpReference: "ERP-2025-03",
+      sendToBillingAddress: true,
+      uploadedDate: "2025-03-02T08:00:00Z",
+      contentBase64: Buffer.from("%PDF-1.4\n% emulator invoice 2025-03-01\n%%EOF\n").toString("base64"),
+    },
+  ];
   s.invoiceFiles[0].size = Buffer.from(s.invoiceFiles[0].contentBase64, "base64").length;
 
   s.nextIds = {
-    businessUnit: 4, user: 3, consumer: 4, node: 4, audit: s.auditLogs.length + 1, job: s.jobs.length + 1,
-    report: s.reports.length + 1, filespace: s.filespaces.length + 1, contract: 2, invoice: invoices.length + 1,
-    invoiceFile: 2, billingData: billing.length + 1, subscriber: 1,
+    businessUnit: 4,
+    user: 3,
+    consumer: 4,
+    node: 4,
+    audit: s.auditLogs.length + 1,
+    job: s.jobs.length + 1,
+    report: s.reports.length + 1,
+    filespace: s.filespaces.length + 1,
+    contract: 2,
+    invoice: invoices.length + 1,
+    invoiceFile: 2,
+    billingData: billing.length + 1,
+    subscriber: 1,
   };
   return s;
 }

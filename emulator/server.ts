@@ -220,7 +220,16 @@ export class PortalServer {
       return;
     }
     send(res, reply);
-    record(reply.status, reply.status === 204 ? undefined : reply.text !== undefined ? "text/plain" : reply.json !== undefined ? "application/json" : undefined);
+    record(
+      reply.status,
+      reply.status === 204
+        ? undefined
+        : reply.text !== undefined
+          ? "text/plain"
+          : reply.json !== undefined
+            ? "application/json"
+            : undefined,
+    );
   }
 
   private async dispatch(router: Router, ctx: Ctx, portal: boolean): Promise<Reply> {
@@ -233,8 +242,13 @@ export class PortalServer {
       }
       if (portal) authenticate(ctx, true);
       if (m.kind === "method") {
-        const err = new ApiError(405, "MethodNotAllowed", `${ctx.method} is not allowed on ${ctx.url.pathname}`,
-          `${ctx.method} is not allowed on ${ctx.url.pathname}; allowed: ${m.allowed.join(", ")}`, { Allow: m.allowed.join(", ") });
+        const err = new ApiError(
+          405,
+          "MethodNotAllowed",
+          `${ctx.method} is not allowed on ${ctx.url.pathname}`,
+          `${ctx.method} is not allowed on ${ctx.url.pathname}; allowed: ${m.allowed.join(", ")}`,
+          { Allow: m.allowed.join(", ") },
+        );
         return errorReply(err);
       }
       return errorReply(notFound(`The endpoint ${ctx.method} ${ctx.url.pathname}`));

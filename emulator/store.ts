@@ -11,7 +11,10 @@ export class Store {
   state: State;
   private dirty = false;
 
-  private constructor(state: State, readonly dataFile?: string) {
+  private constructor(
+    state: State,
+    readonly dataFile?: string,
+  ) {
     this.state = state;
   }
 
@@ -90,7 +93,11 @@ export function writeAtomically(file: string, content: string): void {
   // Make the rename itself durable where the platform allows syncing a directory.
   try {
     const dfd = fs.openSync(dir, "r");
-    try { fs.fsyncSync(dfd); } finally { fs.closeSync(dfd); }
+    try {
+      fs.fsyncSync(dfd);
+    } finally {
+      fs.closeSync(dfd);
+    }
   } catch {
     /* not supported here (e.g. Windows); the file itself is synced */
   }

@@ -47,20 +47,36 @@ export function removeSubscriber(app: App, id: number): void {
   app.store.flush();
 }
 
-async function notifyAll(app: App, buId: number, payload: unknown, opts?: DeliveryOptions): Promise<Array<Delivery & { subscriberId: number }>> {
+async function notifyAll(
+  app: App,
+  buId: number,
+  payload: unknown,
+  opts?: DeliveryOptions,
+): Promise<Array<Delivery & { subscriberId: number }>> {
   const subs = app.store.state.subscribers.filter((x) => x.businessUnitId === buId);
   return Promise.all(subs.map(async (sub) => ({ subscriberId: sub.id, ...(await deliver(sub.url, payload, opts)) })));
 }
 
-export interface TestResult { businessUnitId: number; deliveries: Array<Delivery & { subscriberId: number }> }
-export interface GenerateResult extends TestResult { period: string; billingData: BillingDataRec }
+export interface TestResult {
+  businessUnitId: number;
+  deliveries: Array<Delivery & { subscriberId: number }>;
+}
+export interface GenerateResult extends TestResult {
+  period: string;
+  billingData: BillingDataRec;
+}
 
 export async function sendTest(app: App, businessUnitId: unknown, opts?: DeliveryOptions): Promise<TestResult> {
   const bu = reseller(app, businessUnitId);
   return { businessUnitId: bu.id, deliveries: await notifyAll(app, bu.id, { trigger: TEST_TRIGGER }, opts) };
 }
 
-export async function generateAndNotify(app: App, businessUnitId: unknown, period: unknown, opts?: DeliveryOptions): Promise<GenerateResult> {
+export async function generateAndNotify(
+  app: App,
+  businessUnitId: unknown,
+  period: unknown,
+  opts?: DeliveryOptions,
+): Promise<GenerateResult> {
   const bu = reseller(app, businessUnitId);
   if (period !== undefined && period !== null && (typeof period !== "string" || !isDateString(period))) {
     throw validation("period must be a date YYYY-MM-DD");
@@ -68,7 +84,13 @@ export async function generateAndNotify(app: App, businessUnitId: unknown, perio
   const store = app.store;
   let data: BillingDataRec;
   try {
-    data = generateBilling(store.state, bu.id, typeof period === "string" ? period : undefined, (k) => store.nextId(k), SEED.billing.currency);
+    data = generateBilling(
+      store.state,
+      bu.id,
+      typeof period === "string" ? period : undefined,
+      (k) => store.nextId(k),
+      SEED.billing.currency,
+    );
   } catch (err) {
     throw new ApiError(400, "ValidationFailed", (err as Error).message);
   }

@@ -53,12 +53,42 @@ export interface TimeZoneRec {
   offset: number;
 }
 
-export interface OperatingSystemRec { id: number; createdDate: Iso; name: string; shortName: string }
-export interface NodeTypeRec { id: number; createdDate: Iso; name: string }
-export interface ServerRec { id: number; createdDate: Iso; name: string; address: string; port: number; isDefault: boolean }
-export interface DomainRec { id: number; createdDate: Iso; name: string; serverId: number }
-export interface ClientOptionSetRec { id: number; createdDate: Iso; name: string; serverId: number }
-export interface WarningTypeRec { id: number; name: string; description: string }
+export interface OperatingSystemRec {
+  id: number;
+  createdDate: Iso;
+  name: string;
+  shortName: string;
+}
+export interface NodeTypeRec {
+  id: number;
+  createdDate: Iso;
+  name: string;
+}
+export interface ServerRec {
+  id: number;
+  createdDate: Iso;
+  name: string;
+  address: string;
+  port: number;
+  isDefault: boolean;
+}
+export interface DomainRec {
+  id: number;
+  createdDate: Iso;
+  name: string;
+  serverId: number;
+}
+export interface ClientOptionSetRec {
+  id: number;
+  createdDate: Iso;
+  name: string;
+  serverId: number;
+}
+export interface WarningTypeRec {
+  id: number;
+  name: string;
+  description: string;
+}
 
 export interface BusinessUnitRec {
   id: number;
@@ -120,7 +150,11 @@ export interface NodeRec {
 }
 
 /** The agent may act for the target (e.g. restore the target's files). Consumer ids. */
-export interface ProxyRec { agentConsumerId: number; targetConsumerId: number; createdDate: Iso }
+export interface ProxyRec {
+  agentConsumerId: number;
+  targetConsumerId: number;
+  createdDate: Iso;
+}
 
 export type AuditObjectType = "BusinessUnit" | "Consumer" | "Node";
 
@@ -149,7 +183,10 @@ export interface JobRec {
   objects: number;
 }
 
-export interface ReportWarning { warningTypeId: number; message: string }
+export interface ReportWarning {
+  warningTypeId: number;
+  message: string;
+}
 
 export interface ReportRec {
   id: number;
@@ -171,8 +208,22 @@ export interface FilespaceRec {
   lastBackupDate: Iso;
 }
 
-export interface ContractRec { id: number; createdDate: Iso; businessUnitId: number; name: string; startDate: Iso; currency: string }
-export interface InvoiceRec { id: number; createdDate: Iso; businessUnitId: number; date: string; amount: number; currency: string }
+export interface ContractRec {
+  id: number;
+  createdDate: Iso;
+  businessUnitId: number;
+  name: string;
+  startDate: Iso;
+  currency: string;
+}
+export interface InvoiceRec {
+  id: number;
+  createdDate: Iso;
+  businessUnitId: number;
+  date: string;
+  amount: number;
+  currency: string;
+}
 
 export interface InvoiceFileRec {
   id: number;
@@ -186,7 +237,13 @@ export interface InvoiceFileRec {
   contentBase64: string;
 }
 
-export interface BillingLine { consumerId: number; consumerName: string; storageBytes: number; transferBytes: number; amount: number }
+export interface BillingLine {
+  consumerId: number;
+  consumerName: string;
+  storageBytes: number;
+  transferBytes: number;
+  amount: number;
+}
 
 export interface BillingDataRec {
   id: number;
@@ -198,7 +255,12 @@ export interface BillingDataRec {
   total: number;
 }
 
-export interface SubscriberRec { id: number; createdDate: Iso; businessUnitId: number; url: string }
+export interface SubscriberRec {
+  id: number;
+  createdDate: Iso;
+  businessUnitId: number;
+  url: string;
+}
 
 export interface State {
   schemaVersion: 1;
@@ -232,4 +294,8 @@ export interface State {
 }
 
 /** One line of the request log: every /v1 request, in the order answered. Status 0 = dropped. */
-export interface RequestLogEntry { method: string; path: string; status: number }
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+}

@@ -2,8 +2,19 @@
 // references, and no key at all for a field that was never set.
 import type { Ctx } from "./context";
 import type {
-  BillingDataRec, BusinessUnitRec, ClientOptionSetRec, ConsumerRec, DomainRec, InvoiceFileRec, InvoiceRec,
-  NodeRec, NodeTypeRec, OperatingSystemRec, ServerRec, TimeZoneRec, UserRec,
+  BillingDataRec,
+  BusinessUnitRec,
+  ClientOptionSetRec,
+  ConsumerRec,
+  DomainRec,
+  InvoiceFileRec,
+  InvoiceRec,
+  NodeRec,
+  NodeTypeRec,
+  OperatingSystemRec,
+  ServerRec,
+  TimeZoneRec,
+  UserRec,
 } from "./types";
 
 type Json = Record<string, unknown>;
@@ -30,7 +41,12 @@ function buRef(ctx: Ctx, id: number): Json {
 export function renderTimeZone(ctx: Ctx, tz: TimeZoneRec): Json {
   const href = `${ctx.baseUrl}/v1/timezones/${tz.id}`;
   return {
-    href, id: tz.id, createdDate: tz.createdDate, name: tz.name, windowsId: tz.windowsId, offset: tz.offset,
+    href,
+    id: tz.id,
+    createdDate: tz.createdDate,
+    name: tz.name,
+    windowsId: tz.windowsId,
+    offset: tz.offset,
     actions: [{ name: "offset", method: "GET", href: `${href}/offset?date=` }],
   };
 }
@@ -40,25 +56,43 @@ export function renderBu(ctx: Ctx, bu: BusinessUnitRec): Json {
   const named = (ids: number[] | undefined, list: Array<{ id: number; name: string }>) =>
     ids?.map((id) => compact({ id, name: list.find((x) => x.id === id)?.name }));
   return compact({
-    href: buHref(ctx, bu.id), $type: "BusinessUnit", id: bu.id, createdDate: bu.createdDate,
-    name: bu.name, registrationNumber: bu.registrationNumber, note: bu.note,
+    href: buHref(ctx, bu.id),
+    $type: "BusinessUnit",
+    id: bu.id,
+    createdDate: bu.createdDate,
+    name: bu.name,
+    registrationNumber: bu.registrationNumber,
+    note: bu.note,
     parentBusinessUnit: bu.parentId !== undefined ? buRef(ctx, bu.parentId) : undefined,
     timeZone: tz ? renderTimeZone(ctx, tz) : { id: bu.timeZoneId },
-    invoiceDay: bu.invoiceDay, storageLimit: bu.storageLimit, transferLimit: bu.transferLimit, nodeLimit: bu.nodeLimit,
-    passwordExpirationDays: bu.passwordExpirationDays, supportResponsible: bu.supportResponsible,
-    reportRemotely: bu.reportRemotely, useScheduleBindings: bu.useScheduleBindings, tags: bu.tags,
+    invoiceDay: bu.invoiceDay,
+    storageLimit: bu.storageLimit,
+    transferLimit: bu.transferLimit,
+    nodeLimit: bu.nodeLimit,
+    passwordExpirationDays: bu.passwordExpirationDays,
+    supportResponsible: bu.supportResponsible,
+    reportRemotely: bu.reportRemotely,
+    useScheduleBindings: bu.useScheduleBindings,
+    tags: bu.tags,
     domainFilter: named(bu.domainFilter, ctx.state.domains),
     clientOptionSetFilter: named(bu.clientOptionSetFilter, ctx.state.clientOptionSets),
-    billingStorageTypeId: bu.billingStorageTypeId, billingStorageType: bu.billingStorageTypeId,
+    billingStorageTypeId: bu.billingStorageTypeId,
+    billingStorageType: bu.billingStorageTypeId,
     requiredApproversOfDeleteRequest: bu.requiredApproversOfDeleteRequest,
-    finalDeleteRequestApprover: bu.finalDeleteRequestApprover, usersCanApproveOwnRequests: bu.usersCanApproveOwnRequests,
+    finalDeleteRequestApprover: bu.finalDeleteRequestApprover,
+    usersCanApproveOwnRequests: bu.usersCanApproveOwnRequests,
   });
 }
 
 export function renderUser(ctx: Ctx, u: UserRec): Json {
   return compact({
-    href: `${buHref(ctx, u.businessUnitId)}/users/${u.id}`, id: u.id, createdDate: u.createdDate,
-    username: u.username, name: u.name, email: u.email, businessUnit: buRef(ctx, u.businessUnitId),
+    href: `${buHref(ctx, u.businessUnitId)}/users/${u.id}`,
+    id: u.id,
+    createdDate: u.createdDate,
+    username: u.username,
+    name: u.name,
+    email: u.email,
+    businessUnit: buRef(ctx, u.businessUnitId),
   });
 }
 
@@ -70,11 +104,22 @@ export function dataSourceState(ctx: Ctx, consumerId: number): Json | undefined 
 
 export function renderConsumer(ctx: Ctx, c: ConsumerRec): Json {
   return compact({
-    href: consumerHref(ctx, c), $type: "Consumer", id: c.id, createdDate: c.createdDate, name: c.name,
-    note: c.note, tags: c.tags, businessUnit: buRef(ctx, c.businessUnitId),
-    dataSourceType: { id: 1, name: "SP Backup node" }, dataSourceIsPotentialParent: false,
-    dataSourceState: dataSourceState(ctx, c.id), billingStartDate: c.billingStartDate,
-    limitHighStorage: c.limitHighStorage, allowNoActivity: c.allowNoActivity, comments: [], jobs: [],
+    href: consumerHref(ctx, c),
+    $type: "Consumer",
+    id: c.id,
+    createdDate: c.createdDate,
+    name: c.name,
+    note: c.note,
+    tags: c.tags,
+    businessUnit: buRef(ctx, c.businessUnitId),
+    dataSourceType: { id: 1, name: "SP Backup node" },
+    dataSourceIsPotentialParent: false,
+    dataSourceState: dataSourceState(ctx, c.id),
+    billingStartDate: c.billingStartDate,
+    limitHighStorage: c.limitHighStorage,
+    allowNoActivity: c.allowNoActivity,
+    comments: [],
+    jobs: [],
   });
 }
 
@@ -97,20 +142,34 @@ export function renderNode(ctx: Ctx, n: NodeRec): Json {
   const agents = s.proxies.filter((p) => p.targetConsumerId === n.consumerId).map((p) => p.agentConsumerId);
   const targets = s.proxies.filter((p) => p.agentConsumerId === n.consumerId).map((p) => p.targetConsumerId);
   return compact({
-    href: consumer ? nodeHref(ctx, consumer) : undefined, $type: "Node", id: n.id, createdDate: n.createdDate,
-    contact: n.contact, cpuCount: n.cpuCount,
+    href: consumer ? nodeHref(ctx, consumer) : undefined,
+    $type: "Node",
+    id: n.id,
+    createdDate: n.createdDate,
+    contact: n.contact,
+    cpuCount: n.cpuCount,
     operatingSystem: compact({ id: n.operatingSystemId, name: os?.name, shortName: os?.shortName }),
     type: compact({ id: n.typeId, name: type?.name }),
     domain: compact({ id: n.domainId, name: domain?.name }),
     clientOptionSet: n.clientOptionSetId !== undefined ? compact({ id: n.clientOptionSetId, name: cos?.name }) : undefined,
     server: compact({ id: n.serverId, name: server?.name }),
-    tsmName: n.tsmName, activatedDate: n.activatedDate, locked: n.locked, decommissioned: n.decommissioned,
-    proxyAgents: proxySide(ctx, agents), proxyTargets: proxySide(ctx, targets),
+    tsmName: n.tsmName,
+    activatedDate: n.activatedDate,
+    locked: n.locked,
+    decommissioned: n.decommissioned,
+    proxyAgents: proxySide(ctx, agents),
+    proxyTargets: proxySide(ctx, targets),
   });
 }
 
 export function renderOs(ctx: Ctx, os: OperatingSystemRec): Json {
-  return { href: `${ctx.baseUrl}/v1/nodeoperatingsystems/${os.id}`, id: os.id, createdDate: os.createdDate, name: os.name, shortName: os.shortName };
+  return {
+    href: `${ctx.baseUrl}/v1/nodeoperatingsystems/${os.id}`,
+    id: os.id,
+    createdDate: os.createdDate,
+    name: os.name,
+    shortName: os.shortName,
+  };
 }
 
 export function renderNodeType(ctx: Ctx, t: NodeTypeRec): Json {
@@ -118,7 +177,14 @@ export function renderNodeType(ctx: Ctx, t: NodeTypeRec): Json {
 }
 
 export function renderServer(ctx: Ctx, buId: number, s: ServerRec): Json {
-  return { href: `${buHref(ctx, buId)}/defaultserver`, id: s.id, createdDate: s.createdDate, name: s.name, address: s.address, port: s.port };
+  return {
+    href: `${buHref(ctx, buId)}/defaultserver`,
+    id: s.id,
+    createdDate: s.createdDate,
+    name: s.name,
+    address: s.address,
+    port: s.port,
+  };
 }
 
 export function renderDomain(ctx: Ctx, buId: number, d: DomainRec): Json {
@@ -130,17 +196,38 @@ export function renderClientOptionSet(ctx: Ctx, buId: number, c: ClientOptionSet
 }
 
 export function renderInvoice(ctx: Ctx, i: InvoiceRec): Json {
-  return { href: `${buHref(ctx, i.businessUnitId)}/invoices/${i.date}`, id: i.id, createdDate: i.createdDate, date: i.date, amount: i.amount, currency: i.currency };
+  return {
+    href: `${buHref(ctx, i.businessUnitId)}/invoices/${i.date}`,
+    id: i.id,
+    createdDate: i.createdDate,
+    date: i.date,
+    amount: i.amount,
+    currency: i.currency,
+  };
 }
 
 export function renderInvoiceFile(f: InvoiceFileRec): Json {
-  return compact({ id: f.id, fileName: f.fileName, size: f.size, erpReference: f.erpReference,
-    sendToBillingAddress: f.sendToBillingAddress, uploadedDate: f.uploadedDate });
+  return compact({
+    id: f.id,
+    fileName: f.fileName,
+    size: f.size,
+    erpReference: f.erpReference,
+    sendToBillingAddress: f.sendToBillingAddress,
+    uploadedDate: f.uploadedDate,
+  });
 }
 
-export function renderBillingData(ctx: Ctx, b: Omit<BillingDataRec, "id" | "generatedDate"> & { id?: number; generatedDate?: string }): Json {
+export function renderBillingData(
+  ctx: Ctx,
+  b: Omit<BillingDataRec, "id" | "generatedDate"> & { id?: number; generatedDate?: string },
+): Json {
   return compact({
-    href: `${buHref(ctx, b.businessUnitId)}/billing/${b.period}`, id: b.id, period: b.period, businessUnitId: b.businessUnitId,
-    generatedDate: b.generatedDate, lines: b.lines.map((l) => ({ ...l })), total: b.total,
+    href: `${buHref(ctx, b.businessUnitId)}/billing/${b.period}`,
+    id: b.id,
+    period: b.period,
+    businessUnitId: b.businessUnitId,
+    generatedDate: b.generatedDate,
+    lines: b.lines.map((l) => ({ ...l })),
+    total: b.total,
   });
 }

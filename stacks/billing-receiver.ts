@@ -26,27 +26,41 @@ const KEYS = ["enabled", "businessUnitId", "namespace", "image", "packageSpec", 
  * ```
  */
 export function billingReceiverFromConfig(
-  raw: unknown, rootBusinessUnitId: number, connection: PortalConnection | undefined,
+  raw: unknown,
+  rootBusinessUnitId: number,
+  connection: PortalConnection | undefined,
   ctx: { secret(key: string): pulumi.Output<string>; hasSecret(key: string): boolean },
 ): { args?: BillingReceiverArgs; problems: Problem[]; enabled: boolean } {
   const path = "billingReceiver";
   const problems: Problem[] = [];
   if (raw === undefined || raw === null) return { problems, enabled: false };
-  if (typeof raw !== "object" || Array.isArray(raw)) return { problems: [{ path, message: "must be a map (enabled, businessUnitId, namespace, ...)" }], enabled: false };
+  if (typeof raw !== "object" || Array.isArray(raw))
+    return { problems: [{ path, message: "must be a map (enabled, businessUnitId, namespace, ...)" }], enabled: false };
   const b = raw as Record<string, unknown>;
   for (const k of Object.keys(b)) {
-    if (!(KEYS as readonly string[]).includes(k)) problems.push({ path: `${path}.${k}`, message: `unknown key; known keys: ${KEYS.join(", ")}` });
+    if (!(KEYS as readonly string[]).includes(k))
+      problems.push({ path: `${path}.${k}`, message: `unknown key; known keys: ${KEYS.join(", ")}` });
   }
   const enabled = b.enabled ?? true;
   if (typeof enabled !== "boolean") problems.push({ path: `${path}.enabled`, message: "must be true or false" });
   if (enabled !== true) return { problems, enabled: false };
   if (!connection) {
-    problems.push({ path, message: "the receiver needs the portal connection in stack config: set backup-portal:url, origin, clientId, username and (--secret) password" });
+    problems.push({
+      path,
+      message:
+        "the receiver needs the portal connection in stack config: set backup-portal:url, origin, clientId, username and (--secret) password",
+    });
   }
   if (typeof b.secretKey === "string" && b.secretKey.includes(":")) {
-    problems.push({ path: `${path}.secretKey`, message: `"${b.secretKey}" must be a key without a namespace: it is read as backup-portal:<key>` });
+    problems.push({
+      path: `${path}.secretKey`,
+      message: `"${b.secretKey}" must be a key without a namespace: it is read as backup-portal:<key>`,
+    });
   } else if (typeof b.secretKey === "string" && !ctx.hasSecret(b.secretKey)) {
-    problems.push({ path: `${path}.secretKey`, message: `no secret config key "${b.secretKey}" (one set without --secret does not count); set it with \`pulumi config set --secret ${b.secretKey} <at least 8 characters>\`` });
+    problems.push({
+      path: `${path}.secretKey`,
+      message: `no secret config key "${b.secretKey}" (one set without --secret does not count); set it with \`pulumi config set --secret ${b.secretKey} <at least 8 characters>\``,
+    });
   }
   const args: BillingReceiverArgs = {
     businessUnitId: (b.businessUnitId as number | undefined) ?? rootBusinessUnitId,

@@ -34,8 +34,10 @@ function storedAsSecret(key: string): boolean {
 /** A secret setting, refusing one stored in plain text, with the command that fixes it. */
 function secretSetting(key: string): pulumi.Output<string> {
   if (!storedAsSecret(key) && config.get(key) !== undefined) {
-    throw new Error(`${config.name}:${key} is stored in plain text in the stack's config file; set it again as a secret: ` +
-      `\`pulumi config set --secret ${key} <value>\``);
+    throw new Error(
+      `${config.name}:${key} is stored in plain text in the stack's config file; set it again as a secret: ` +
+        `\`pulumi config set --secret ${key} <value>\``,
+    );
   }
   return config.requireSecret(key);
 }

@@ -53,14 +53,21 @@ export async function deployStack(s: StackSettings): Promise<StackOutputs> {
   const tenants = s.tenants ?? {};
   const problems = validateTenants(tenants, { hasSecret: s.hasSecret });
   if (!Number.isInteger(s.rootBusinessUnitId) || s.rootBusinessUnitId < 1) {
-    problems.push({ path: "rootBusinessUnitId", message: "must be the id of the business unit tenants are created under; set `pulumi config set rootBusinessUnitId <id>`" });
+    problems.push({
+      path: "rootBusinessUnitId",
+      message: "must be the id of the business unit tenants are created under; set `pulumi config set rootBusinessUnitId <id>`",
+    });
   }
   const registry = registryArgsFromConfig(s.registry, "registry", s.secret);
   problems.push(...registry.problems.map(toProblem));
   const receiver = billingReceiverFromConfig(s.billingReceiver, s.rootBusinessUnitId, s.connection, s);
   problems.push(...receiver.problems);
   if ((registry.enabled || receiver.enabled) && !s.kubeconfig) {
-    problems.push({ path: "kubeconfig", message: "the registry or billing receiver is enabled but no kubeconfig is set; `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\"`" });
+    problems.push({
+      path: "kubeconfig",
+      message:
+        'the registry or billing receiver is enabled but no kubeconfig is set; `pulumi config set --secret kubeconfig "$(cat ~/.kube/config)"`',
+    });
   }
   if (problems.length) throw new ConfigError(problems);
 

@@ -43,7 +43,11 @@ function parse(argv) {
   const opts = { stacks: ["dev", "prod"], all: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--all") opts.all = true;
-    else if (argv[i] === "--stacks") opts.stacks = String(argv[++i] || "").split(",").map((s) => s.trim()).filter(Boolean);
+    else if (argv[i] === "--stacks")
+      opts.stacks = String(argv[++i] || "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
     else throw new Error(`unknown argument ${argv[i]}; usage: changed-stacks.js --stacks dev,prod [--all] < changed-files`);
   }
   if (!opts.stacks.length) throw new Error("--stacks needs at least one stack name");

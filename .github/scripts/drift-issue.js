@@ -36,15 +36,24 @@ function outcome(status, output) {
 /** The issue's text: the preview's output (its tail when too long) and what to do about it. */
 function issueBody(stack, output, runUrl) {
   let diff = output.replace(/```/g, "`\u200b``"); // never end the code block early
-  if (diff.length > MAX_BODY) diff = `… (the first ${diff.length - MAX_BODY} characters are cut; the run has it all)\n${diff.slice(-MAX_BODY)}`;
+  if (diff.length > MAX_BODY)
+    diff = `… (the first ${diff.length - MAX_BODY} characters are cut; the run has it all)\n${diff.slice(-MAX_BODY)}`;
   return [
     `The portal no longer matches the code of stack \`${stack}\`: \`pulumi preview --refresh --expect-no-changes\` proposes changes.`,
     runUrl ? `\nRun: ${runUrl}` : "",
     "",
-    "What to do (docs/gitops.md, \"Drift between reviews\"):",
-    "- the change on the portal is wanted: write it into `stacks/Pulumi." + stack + ".yaml` (or the program) in a pull request, " +
-      "so the preview shows no change; or accept it into the state with `pulumi refresh --stack " + stack + "` where the code does not set that field;",
-    "- the change is not wanted: run the `up` workflow for `" + stack + "` (or `pulumi up --stack " + stack + "`): it puts the code's values back.",
+    'What to do (docs/gitops.md, "Drift between reviews"):',
+    "- the change on the portal is wanted: write it into `stacks/Pulumi." +
+      stack +
+      ".yaml` (or the program) in a pull request, " +
+      "so the preview shows no change; or accept it into the state with `pulumi refresh --stack " +
+      stack +
+      "` where the code does not set that field;",
+    "- the change is not wanted: run the `up` workflow for `" +
+      stack +
+      "` (or `pulumi up --stack " +
+      stack +
+      "`): it puts the code's values back.",
     "",
     "This issue is updated on every drift run and closed by the first run that finds the stack clean.",
     "",
@@ -93,7 +102,9 @@ function github({ token, repository, apiUrl = "https://api.github.com", fetchImp
     create: (title, body) => call("POST", "/issues", { title, body, labels: [LABEL] }),
     update: (number, body) => call("PATCH", `/issues/${number}`, { body }),
     close: (number, comment) =>
-      call("POST", `/issues/${number}/comments`, { body: comment }).then(() => call("PATCH", `/issues/${number}`, { state: "closed", state_reason: "completed" })),
+      call("POST", `/issues/${number}/comments`, { body: comment }).then(() =>
+        call("PATCH", `/issues/${number}`, { state: "closed", state_reason: "completed" }),
+      ),
   };
 }
 
@@ -133,7 +144,9 @@ async function main(argv, env) {
     return 2;
   }
   const output = fs.readFileSync(opts.output, "utf8");
-  const runUrl = env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL || "https://github.com"}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+  const runUrl = env.GITHUB_RUN_ID
+    ? `${env.GITHUB_SERVER_URL || "https://github.com"}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+    : undefined;
   if (!env.GITHUB_TOKEN || !env.GITHUB_REPOSITORY) {
     process.stderr.write("drift-issue: GITHUB_TOKEN and GITHUB_REPOSITORY must be set\n");
     return 2;
@@ -152,7 +165,9 @@ async function main(argv, env) {
 
 if (require.main === module) {
   main(process.argv.slice(2), process.env).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     (err) => {
       process.stderr.write(`drift-issue: ${err.message}\n`);
       process.exitCode = 1;

@@ -13,7 +13,11 @@ export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
 
 function typesParam(ctx: Ctx): Set<number> | undefined {
-  const raw = ctx.query.getAll("types").flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+  const raw = ctx.query
+    .getAll("types")
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
   if (raw.length === 0) return undefined;
   const out = new Set<number>();
   for (const v of raw) {

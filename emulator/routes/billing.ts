@@ -18,11 +18,19 @@ import { formBoundary, parseForm } from "../multipart";
 function uploadedFile(ctx: Ctx): { fileName: string; contentType: string; content: Buffer } {
   const boundary = formBoundary(ctx.header("content-type"));
   if (boundary === undefined) {
-    return { fileName: ctx.header("x-file-name")?.trim() || "invoice", contentType: ctx.header("content-type") ?? "application/octet-stream", content: ctx.body };
+    return {
+      fileName: ctx.header("x-file-name")?.trim() || "invoice",
+      contentType: ctx.header("content-type") ?? "application/octet-stream",
+      content: ctx.body,
+    };
   }
   const file = parseForm(ctx.body, boundary).find((p) => p.filename !== undefined);
   if (!file) throw validation("The multipart body has no file part (a part with a filename)");
-  return { fileName: file.filename?.trim() || "invoice", contentType: file.contentType ?? "application/octet-stream", content: file.content };
+  return {
+    fileName: file.filename?.trim() || "invoice",
+    contentType: file.contentType ?? "application/octet-stream",
+    content: file.content,
+  };
 }
 
 export const MAX_INCLUDE_NEXT = 24;
@@ -42,12 +50,21 @@ export function register(r: Router): void {
     const bu = requireBu(ctx, ctx.param("bu"));
     const c = ctx.state.contracts.find((x) => x.businessUnitId === bu.id);
     if (!c) throw notFound(`The contract of business unit ${bu.id}`);
-    return ok({ href: `${buHref(ctx, bu.id)}/contract`, id: c.id, createdDate: c.createdDate, name: c.name, startDate: c.startDate, currency: c.currency });
+    return ok({
+      href: `${buHref(ctx, bu.id)}/contract`,
+      id: c.id,
+      createdDate: c.createdDate,
+      name: c.name,
+      startDate: c.startDate,
+      currency: c.currency,
+    });
   });
 
   r.get("/v1/bunits/:bu/invoices", (ctx) => {
     const bu = requireBu(ctx, ctx.param("bu"));
-    const items = ctx.state.invoices.filter((i) => i.businessUnitId === bu.id).sort((a, b) => a.date.localeCompare(b.date))
+    const items = ctx.state.invoices
+      .filter((i) => i.businessUnitId === bu.id)
+      .sort((a, b) => a.date.localeCompare(b.date))
       .map((i) => renderInvoice(ctx, i));
     return ok(collection(`${buHref(ctx, bu.id)}/invoices`, items));
   });
@@ -73,10 +90,17 @@ export function register(r: Router): void {
     const sendToBillingAddress = qBool(ctx.query, "sendToBillingAddress") ?? false;
     const { fileName, contentType, content } = uploadedFile(ctx);
     if (content.length === 0) throw validation("The file content is required");
-    if (fileName.length > 255 || /[\/\\]/.test(fileName)) throw validation("The file name must be a plain file name of at most 255 characters");
+    if (fileName.length > 255 || /[\/\\]/.test(fileName))
+      throw validation("The file name must be a plain file name of at most 255 characters");
     const rec: InvoiceFileRec = {
-      id: ctx.store.nextId("invoiceFile"), businessUnitId: bu.id, fileName, contentType, size: content.length,
-      sendToBillingAddress, uploadedDate: iso(), contentBase64: content.toString("base64"),
+      id: ctx.store.nextId("invoiceFile"),
+      businessUnitId: bu.id,
+      fileName,
+      contentType,
+      size: content.length,
+      sendToBillingAddress,
+      uploadedDate: iso(),
+      contentBase64: content.toString("base64"),
     };
     if (erpReference) rec.erpReference = erpReference;
     ctx.state.invoiceFiles.push(rec);
@@ -88,7 +112,9 @@ export function register(r: Router): void {
     const bu = requireBu(ctx, ctx.param("bu"));
     requireReseller(bu);
     const includeNext = qInt(ctx.query, "includeNext", 0, MAX_INCLUDE_NEXT) ?? 0;
-    const items = ctx.state.billingData.filter((b) => b.businessUnitId === bu.id).sort((a, b) => a.period.localeCompare(b.period))
+    const items = ctx.state.billingData
+      .filter((b) => b.businessUnitId === bu.id)
+      .sort((a, b) => a.period.localeCompare(b.period))
       .map((b) => renderBillingData(ctx, b));
     for (const f of forecasts(ctx.state, bu.id, includeNext)) items.push(renderBillingData(ctx, f));
     return ok(collection(`${buHref(ctx, bu.id)}/billing`, items));

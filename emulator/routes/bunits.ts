@@ -40,9 +40,17 @@ function readFields(ctx: Ctx, input: Input, w: Write): Patch {
   p.useScheduleBindings = input.optBool("useScheduleBindings");
   p.tags = input.optStringArray("tags");
   p.domainFilter = resolveIds(ctx, input.optRefArray("domainFilter"), ctx.state.domains, "domainFilter");
-  p.clientOptionSetFilter = resolveIds(ctx, input.optRefArray("clientOptionSetFilter"), ctx.state.clientOptionSets, "clientOptionSetFilter");
+  p.clientOptionSetFilter = resolveIds(
+    ctx,
+    input.optRefArray("clientOptionSetFilter"),
+    ctx.state.clientOptionSets,
+    "clientOptionSetFilter",
+  );
   // The spec lists billingStorageTypeId and billingStorageType, both integers: one value, taken under either name.
-  p.billingStorageTypeId = input.optNumber(input.has("billingStorageTypeId") ? "billingStorageTypeId" : "billingStorageType", { integer: true, min: 0 });
+  p.billingStorageTypeId = input.optNumber(input.has("billingStorageTypeId") ? "billingStorageTypeId" : "billingStorageType", {
+    integer: true,
+    min: 0,
+  });
   p.requiredApproversOfDeleteRequest = input.optNumber("requiredApproversOfDeleteRequest", { integer: true, min: 0 });
   p.finalDeleteRequestApprover = input.optBool("finalDeleteRequestApprover");
   p.usersCanApproveOwnRequests = input.optBool("usersCanApproveOwnRequests");
@@ -100,13 +108,24 @@ export function register(r: Router): void {
     const parent = requireBu(ctx, ctx.param("bu"));
     const patch = readFields(ctx, ctx.input(), "create");
     const rec: BusinessUnitRec = {
-      id: ctx.store.nextId("businessUnit"), createdDate: iso(), name: "", registrationNumber: "", parentId: parent.id,
-      timeZoneId: 0, isReseller: false,
+      id: ctx.store.nextId("businessUnit"),
+      createdDate: iso(),
+      name: "",
+      registrationNumber: "",
+      parentId: parent.id,
+      timeZoneId: 0,
+      isReseller: false,
     };
     applyPatch(rec, patch);
     ctx.state.businessUnits.push(rec);
-    audit(ctx, { type: AUDIT.create, action: "Create", objectType: "BusinessUnit", objectId: rec.id, businessUnitId: rec.id,
-      message: `Business unit "${rec.name}" created under ${parent.id}` });
+    audit(ctx, {
+      type: AUDIT.create,
+      action: "Create",
+      objectType: "BusinessUnit",
+      objectId: rec.id,
+      businessUnitId: rec.id,
+      message: `Business unit "${rec.name}" created under ${parent.id}`,
+    });
     return ok(renderBu(ctx, rec));
   });
 
@@ -115,8 +134,14 @@ export function register(r: Router): void {
     const w = putWrite(ctx);
     const changed = applyPatch(bu, readFields(ctx, ctx.input(), w), w);
     if (changed.length) {
-      audit(ctx, { type: AUDIT.modify, action: "Modify", objectType: "BusinessUnit", objectId: bu.id, businessUnitId: bu.id,
-        message: `Business unit modified: ${changed.join(", ")}` });
+      audit(ctx, {
+        type: AUDIT.modify,
+        action: "Modify",
+        objectType: "BusinessUnit",
+        objectId: bu.id,
+        businessUnitId: bu.id,
+        message: `Business unit modified: ${changed.join(", ")}`,
+      });
     }
     return ok(renderBu(ctx, bu));
   });
@@ -131,7 +156,10 @@ export function register(r: Router): void {
     const consumers = s.consumers.filter((c) => c.businessUnitId === bu.id).length;
     const users = s.users.filter((u) => u.businessUnitId === bu.id).length;
     if (children || consumers || users) {
-      throw conflict("HasChildren", `Business unit ${bu.id} has ${children} child business unit(s), ${consumers} consumer(s) and ${users} user(s); remove them first`);
+      throw conflict(
+        "HasChildren",
+        `Business unit ${bu.id} has ${children} child business unit(s), ${consumers} consumer(s) and ${users} user(s); remove them first`,
+      );
     }
     s.businessUnits = s.businessUnits.filter((b) => b.id !== bu.id);
     s.contracts = s.contracts.filter((x) => x.businessUnitId !== bu.id);
@@ -139,8 +167,14 @@ export function register(r: Router): void {
     s.invoiceFiles = s.invoiceFiles.filter((x) => x.businessUnitId !== bu.id);
     s.billingData = s.billingData.filter((x) => x.businessUnitId !== bu.id);
     s.subscribers = s.subscribers.filter((x) => x.businessUnitId !== bu.id);
-    audit(ctx, { type: AUDIT.delete, action: "Delete", objectType: "BusinessUnit", objectId: bu.id, businessUnitId: bu.id,
-      message: `Business unit "${bu.name}" deleted` });
+    audit(ctx, {
+      type: AUDIT.delete,
+      action: "Delete",
+      objectType: "BusinessUnit",
+      objectId: bu.id,
+      businessUnitId: bu.id,
+      message: `Business unit "${bu.name}" deleted`,
+    });
     return noContent();
   });
 }

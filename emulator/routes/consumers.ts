@@ -34,16 +34,30 @@ export function removeConsumer(ctx: Ctx, consumer: ConsumerRec, message: string)
   const node = nodeOf(ctx, consumer.id);
   if (node) {
     s.nodes = s.nodes.filter((n) => n.id !== node.id);
-    audit(ctx, { type: AUDIT.delete, action: "Delete", objectType: "Node", objectId: node.id, businessUnitId: consumer.businessUnitId,
-      consumerId: consumer.id, message: `Node${node.tsmName ? ` ${node.tsmName}` : ""} deleted` });
+    audit(ctx, {
+      type: AUDIT.delete,
+      action: "Delete",
+      objectType: "Node",
+      objectId: node.id,
+      businessUnitId: consumer.businessUnitId,
+      consumerId: consumer.id,
+      message: `Node${node.tsmName ? ` ${node.tsmName}` : ""} deleted`,
+    });
   }
   s.proxies = s.proxies.filter((p) => p.agentConsumerId !== consumer.id && p.targetConsumerId !== consumer.id);
   s.jobs = s.jobs.filter((j) => j.consumerId !== consumer.id);
   s.reports = s.reports.filter((r) => r.consumerId !== consumer.id);
   s.filespaces = s.filespaces.filter((f) => f.consumerId !== consumer.id);
   s.consumers = s.consumers.filter((c) => c.id !== consumer.id);
-  audit(ctx, { type: AUDIT.delete, action: "Delete", objectType: "Consumer", objectId: consumer.id, businessUnitId: consumer.businessUnitId,
-    consumerId: consumer.id, message });
+  audit(ctx, {
+    type: AUDIT.delete,
+    action: "Delete",
+    objectType: "Consumer",
+    objectId: consumer.id,
+    businessUnitId: consumer.businessUnitId,
+    consumerId: consumer.id,
+    message,
+  });
 }
 
 export function register(r: Router): void {
@@ -66,8 +80,15 @@ export function register(r: Router): void {
       if (consumer.businessUnitId !== bu.id) {
         const from = consumer.businessUnitId;
         consumer.businessUnitId = bu.id;
-        audit(ctx, { type: AUDIT.modify, action: "Move", objectType: "Consumer", objectId: consumer.id, businessUnitId: bu.id,
-          consumerId: consumer.id, message: `Consumer moved from business unit ${from} to ${bu.id}` });
+        audit(ctx, {
+          type: AUDIT.modify,
+          action: "Move",
+          objectType: "Consumer",
+          objectId: consumer.id,
+          businessUnitId: bu.id,
+          consumerId: consumer.id,
+          message: `Consumer moved from business unit ${from} to ${bu.id}`,
+        });
       }
       return ok(renderConsumer(ctx, consumer));
     }
@@ -76,8 +97,15 @@ export function register(r: Router): void {
     const rec: ConsumerRec = { id: ctx.store.nextId("consumer"), createdDate: now, name: "", businessUnitId: bu.id, billingStartDate: now };
     applyPatch(rec, patch);
     ctx.state.consumers.push(rec);
-    audit(ctx, { type: AUDIT.create, action: "Create", objectType: "Consumer", objectId: rec.id, businessUnitId: bu.id,
-      consumerId: rec.id, message: `Consumer "${rec.name}" created` });
+    audit(ctx, {
+      type: AUDIT.create,
+      action: "Create",
+      objectType: "Consumer",
+      objectId: rec.id,
+      businessUnitId: bu.id,
+      consumerId: rec.id,
+      message: `Consumer "${rec.name}" created`,
+    });
     return ok(renderConsumer(ctx, rec));
   });
 
@@ -86,8 +114,15 @@ export function register(r: Router): void {
     const w = putWrite(ctx);
     const changed = applyPatch(consumer, readFields(ctx.input(), w), w);
     if (changed.length) {
-      audit(ctx, { type: AUDIT.modify, action: "Modify", objectType: "Consumer", objectId: consumer.id,
-        businessUnitId: consumer.businessUnitId, consumerId: consumer.id, message: `Consumer modified: ${changed.join(", ")}` });
+      audit(ctx, {
+        type: AUDIT.modify,
+        action: "Modify",
+        objectType: "Consumer",
+        objectId: consumer.id,
+        businessUnitId: consumer.businessUnitId,
+        consumerId: consumer.id,
+        message: `Consumer modified: ${changed.join(", ")}`,
+      });
     }
     return ok(renderConsumer(ctx, consumer));
   });

@@ -28,11 +28,20 @@ function jobList(ctx: Ctx): Reply {
   }
   const from = startTime ?? Date.now() - DAY;
   const to = endTime ?? Number.POSITIVE_INFINITY;
-  const items = jobs.filter((j) => {
-    const t = Date.parse(j.completed);
-    return t >= from && t <= to;
-  }).map((j) => ({ id: j.id, type: j.type, status: j.status, started: j.started, completed: j.completed,
-    bytesTransferred: j.bytesTransferred, objects: j.objects }));
+  const items = jobs
+    .filter((j) => {
+      const t = Date.parse(j.completed);
+      return t >= from && t <= to;
+    })
+    .map((j) => ({
+      id: j.id,
+      type: j.type,
+      status: j.status,
+      started: j.started,
+      completed: j.completed,
+      bytesTransferred: j.bytesTransferred,
+      objects: j.objects,
+    }));
   return ok(collection(`${consumerHref(ctx, consumer)}/jobs`, items));
 }
 

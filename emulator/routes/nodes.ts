@@ -35,7 +35,11 @@ function readFields(ctx: Ctx, input: Input, w: Write): Patch {
   };
   p.operatingSystemId = mandatory("operatingSystem", (id) => s.operatingSystems.some((o) => o.id === id), "a known operating system");
   p.typeId = mandatory("type", (id) => s.nodeTypes.some((t) => t.id === id), "a known node type");
-  p.domainId = mandatory("domain", (id) => s.domains.some((d) => d.id === id && d.serverId === server.id), "a domain of the default server");
+  p.domainId = mandatory(
+    "domain",
+    (id) => s.domains.some((d) => d.id === id && d.serverId === server.id),
+    "a domain of the default server",
+  );
   const cos = input.optRef("clientOptionSet");
   if (typeof cos === "number" && !s.clientOptionSets.some((c) => c.id === cos && c.serverId === server.id)) {
     throw validation(`clientOptionSet.id ${cos} is not a client option set of the default server`);
@@ -70,8 +74,15 @@ function addProxy(ctx: Ctx, agent: ConsumerRec, target: ConsumerRec): void {
   for (const c of [agent, target]) {
     const node = nodeOf(ctx, c.id);
     if (!node) continue;
-    audit(ctx, { type: AUDIT.modify, action: "AddProxy", objectType: "Node", objectId: node.id, businessUnitId: c.businessUnitId,
-      consumerId: c.id, message: `Consumer ${agent.id} made proxy agent of consumer ${target.id}` });
+    audit(ctx, {
+      type: AUDIT.modify,
+      action: "AddProxy",
+      objectType: "Node",
+      objectId: node.id,
+      businessUnitId: c.businessUnitId,
+      consumerId: c.id,
+      message: `Consumer ${agent.id} made proxy agent of consumer ${target.id}`,
+    });
   }
 }
 
@@ -83,8 +94,15 @@ function removeProxy(ctx: Ctx, agent: ConsumerRec, target: ConsumerRec): void {
   for (const c of [agent, target]) {
     const node = nodeOf(ctx, c.id);
     if (!node) continue;
-    audit(ctx, { type: AUDIT.modify, action: "RemoveProxy", objectType: "Node", objectId: node.id, businessUnitId: c.businessUnitId,
-      consumerId: c.id, message: `Consumer ${agent.id} is no longer proxy agent of consumer ${target.id}` });
+    audit(ctx, {
+      type: AUDIT.modify,
+      action: "RemoveProxy",
+      objectType: "Node",
+      objectId: node.id,
+      businessUnitId: c.businessUnitId,
+      consumerId: c.id,
+      message: `Consumer ${agent.id} is no longer proxy agent of consumer ${target.id}`,
+    });
   }
 }
 
@@ -98,13 +116,27 @@ export function register(r: Router): void {
     if (nodeOf(ctx, consumer.id)) throw conflict("NodeExists", `Consumer ${consumer.id} already has a node`);
     const patch = readFields(ctx, ctx.input(), "create");
     const node: NodeRec = {
-      id: ctx.store.nextId("node"), createdDate: iso(), consumerId: consumer.id, operatingSystemId: 0, typeId: 0, domainId: 0,
-      serverId: 0, locked: false, decommissioned: false,
+      id: ctx.store.nextId("node"),
+      createdDate: iso(),
+      consumerId: consumer.id,
+      operatingSystemId: 0,
+      typeId: 0,
+      domainId: 0,
+      serverId: 0,
+      locked: false,
+      decommissioned: false,
     };
     applyPatch(node, patch);
     ctx.state.nodes.push(node);
-    audit(ctx, { type: AUDIT.create, action: "Create", objectType: "Node", objectId: node.id, businessUnitId: consumer.businessUnitId,
-      consumerId: consumer.id, message: "Node created" });
+    audit(ctx, {
+      type: AUDIT.create,
+      action: "Create",
+      objectType: "Node",
+      objectId: node.id,
+      businessUnitId: consumer.businessUnitId,
+      consumerId: consumer.id,
+      message: "Node created",
+    });
     return ok(renderNode(ctx, node));
   });
 
@@ -113,8 +145,15 @@ export function register(r: Router): void {
     const w = putWrite(ctx);
     const changed = applyPatch(node, readFields(ctx, ctx.input(), w), w);
     if (changed.length) {
-      audit(ctx, { type: AUDIT.modify, action: "Modify", objectType: "Node", objectId: node.id, businessUnitId: consumer.businessUnitId,
-        consumerId: consumer.id, message: `Node modified: ${changed.join(", ")}` });
+      audit(ctx, {
+        type: AUDIT.modify,
+        action: "Modify",
+        objectType: "Node",
+        objectId: node.id,
+        businessUnitId: consumer.businessUnitId,
+        consumerId: consumer.id,
+        message: `Node modified: ${changed.join(", ")}`,
+      });
     }
     return ok(renderNode(ctx, node));
   });
@@ -135,8 +174,15 @@ export function register(r: Router): void {
     if (typeof pw !== "string" || pw.length < 1 || pw.length > 64) throw validation("tsmPassword must be a string of 1 to 64 characters");
     node.passwordHash = hashSecret(pw, `node-${node.id}`);
     node.passwordChangedDate = iso();
-    audit(ctx, { type: AUDIT.modify, action: "ChangePassword", objectType: "Node", objectId: node.id, businessUnitId: consumer.businessUnitId,
-      consumerId: consumer.id, message: "Node password changed" });
+    audit(ctx, {
+      type: AUDIT.modify,
+      action: "ChangePassword",
+      objectType: "Node",
+      objectId: node.id,
+      businessUnitId: consumer.businessUnitId,
+      consumerId: consumer.id,
+      message: "Node password changed",
+    });
     return ok(renderNode(ctx, node));
   });
 
@@ -155,8 +201,15 @@ export function register(r: Router): void {
     if (ctx.state.nodes.some((n) => n.tsmName === name)) throw conflict("TsmNameTaken", `Another node is already named ${name}`);
     node.tsmName = name;
     node.activatedDate = iso();
-    audit(ctx, { type: AUDIT.modify, action: "Activate", objectType: "Node", objectId: node.id, businessUnitId: consumer.businessUnitId,
-      consumerId: consumer.id, message: `Node activated as ${name}` });
+    audit(ctx, {
+      type: AUDIT.modify,
+      action: "Activate",
+      objectType: "Node",
+      objectId: node.id,
+      businessUnitId: consumer.businessUnitId,
+      consumerId: consumer.id,
+      message: `Node activated as ${name}`,
+    });
     return ok(name);
   });
 
@@ -165,7 +218,8 @@ export function register(r: Router): void {
     for (let i = 0; i < 100; i++) {
       const name = `EMU-${randomBytes(6).toString("hex").toUpperCase()}`;
       // Bare, as the published Go client expects (it puts the body into activate?tsmName= as it is).
-      if (!ctx.state.nodes.some((n) => n.tsmName === name)) return ctx.app.readings.spname === "bare" ? { status: 200, text: name } : ok(name);
+      if (!ctx.state.nodes.some((n) => n.tsmName === name))
+        return ctx.app.readings.spname === "bare" ? { status: 200, text: name } : ok(name);
     }
     throw new Error("could not find a free node name");
   });
@@ -173,9 +227,16 @@ export function register(r: Router): void {
   r.get(`${base}/filespaces`, (ctx) => {
     const { consumer } = pathNode(ctx);
     qBool(ctx.query, "tsmSync");
-    const items = ctx.state.filespaces.filter((f) => f.consumerId === consumer.id).map((f) => ({
-      id: f.id, name: f.name, type: f.type, capacity: f.capacity, used: f.used, lastBackupDate: f.lastBackupDate,
-    }));
+    const items = ctx.state.filespaces
+      .filter((f) => f.consumerId === consumer.id)
+      .map((f) => ({
+        id: f.id,
+        name: f.name,
+        type: f.type,
+        capacity: f.capacity,
+        used: f.used,
+        lastBackupDate: f.lastBackupDate,
+      }));
     return ok(collection(`${nodeHref(ctx, consumer)}/filespaces`, items));
   });
 
@@ -217,4 +278,3 @@ export function register(r: Router): void {
     return noContent();
   });
 }
-

@@ -7,16 +7,16 @@ import { ok } from "../context";
 import { notFound, validation } from "../errors";
 import { qString } from "../input";
 import { requireBu } from "../access";
-import {
-  collection, renderClientOptionSet, renderDomain, renderNodeType, renderOs, renderServer, renderTimeZone,
-} from "../views";
+import { collection, renderClientOptionSet, renderDomain, renderNodeType, renderOs, renderServer, renderTimeZone } from "../views";
 import { parseIsoDate } from "../util";
 import type { ServerRec } from "../types";
 
 /** Offset from UTC in minutes of an IANA zone at an instant. */
 export function offsetMinutes(ianaZone: string, at: number): number {
-  const part = new Intl.DateTimeFormat("en-US", { timeZone: ianaZone, timeZoneName: "longOffset" })
-    .formatToParts(new Date(at)).find((p) => p.type === "timeZoneName")?.value ?? "GMT";
+  const part =
+    new Intl.DateTimeFormat("en-US", { timeZone: ianaZone, timeZoneName: "longOffset" })
+      .formatToParts(new Date(at))
+      .find((p) => p.type === "timeZoneName")?.value ?? "GMT";
   const m = /GMT([+-])(\d{2}):?(\d{2})?/.exec(part);
   if (!m) return 0;
   return (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0));
@@ -30,7 +30,13 @@ export function defaultServer(ctx: Ctx): ServerRec {
 
 export function register(r: Router): void {
   r.get("/v1/timezones", (ctx) =>
-    ok(collection(`${ctx.baseUrl}/v1/timezones`, ctx.state.timeZones.map((tz) => renderTimeZone(ctx, tz)))));
+    ok(
+      collection(
+        `${ctx.baseUrl}/v1/timezones`,
+        ctx.state.timeZones.map((tz) => renderTimeZone(ctx, tz)),
+      ),
+    ),
+  );
   r.get("/v1/timezones/:tz", (ctx) => {
     const tz = ctx.state.timeZones.find((t) => t.id === ctx.param("tz"));
     if (!tz) throw notFound(`Time zone ${ctx.param("tz")}`);
@@ -50,7 +56,13 @@ export function register(r: Router): void {
   });
 
   r.get("/v1/nodeoperatingsystems", (ctx) =>
-    ok(collection(`${ctx.baseUrl}/v1/nodeoperatingsystems`, ctx.state.operatingSystems.map((o) => renderOs(ctx, o)))));
+    ok(
+      collection(
+        `${ctx.baseUrl}/v1/nodeoperatingsystems`,
+        ctx.state.operatingSystems.map((o) => renderOs(ctx, o)),
+      ),
+    ),
+  );
   r.get("/v1/nodeoperatingsystems/:os", (ctx) => {
     const os = ctx.state.operatingSystems.find((o) => o.id === ctx.param("os"));
     if (!os) throw notFound(`Operating system ${ctx.param("os")}`);
@@ -58,7 +70,13 @@ export function register(r: Router): void {
   });
 
   r.get("/v1/nodetypes", (ctx) =>
-    ok(collection(`${ctx.baseUrl}/v1/nodetypes`, ctx.state.nodeTypes.map((t) => renderNodeType(ctx, t)))));
+    ok(
+      collection(
+        `${ctx.baseUrl}/v1/nodetypes`,
+        ctx.state.nodeTypes.map((t) => renderNodeType(ctx, t)),
+      ),
+    ),
+  );
   r.get("/v1/nodetypes/:type", (ctx) => {
     const t = ctx.state.nodeTypes.find((x) => x.id === ctx.param("type"));
     if (!t) throw notFound(`Node type ${ctx.param("type")}`);
@@ -66,7 +84,13 @@ export function register(r: Router): void {
   });
 
   r.get("/v1/nodewarningtypes", (ctx) =>
-    ok(collection(`${ctx.baseUrl}/v1/nodewarningtypes`, ctx.state.warningTypes.map((w) => ({ ...w })))));
+    ok(
+      collection(
+        `${ctx.baseUrl}/v1/nodewarningtypes`,
+        ctx.state.warningTypes.map((w) => ({ ...w })),
+      ),
+    ),
+  );
 
   r.get("/v1/bunits/:bu/defaultserver", (ctx) => {
     const bu = requireBu(ctx, ctx.param("bu"));
@@ -78,13 +102,20 @@ export function register(r: Router): void {
 
 /** A list of the default server's objects under a business unit (domains, client option sets), and one item of it. */
 function serverCollection<T extends { id: number; serverId: number }>(
-  r: Router, segment: string, param: string, what: string, all: (ctx: Ctx) => T[], render: (ctx: Ctx, buId: number, item: T) => unknown,
+  r: Router,
+  segment: string,
+  param: string,
+  what: string,
+  all: (ctx: Ctx) => T[],
+  render: (ctx: Ctx, buId: number, item: T) => unknown,
 ): void {
   const path = `/v1/bunits/:bu/defaultserver/${segment}`;
   r.get(path, (ctx) => {
     const bu = requireBu(ctx, ctx.param("bu"));
     const server = defaultServer(ctx);
-    const items = all(ctx).filter((x) => x.serverId === server.id).map((x) => render(ctx, bu.id, x));
+    const items = all(ctx)
+      .filter((x) => x.serverId === server.id)
+      .map((x) => render(ctx, bu.id, x));
     return ok(collection(`${ctx.baseUrl}/v1/bunits/${bu.id}/defaultserver/${segment}`, items));
   });
   r.get(`${path}/:${param}`, (ctx) => {

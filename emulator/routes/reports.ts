@@ -9,8 +9,12 @@ import { collection, compact, consumerHref } from "../views";
 
 function render(r: ReportRec, status: boolean, warnings: boolean): Record<string, unknown> {
   return compact({
-    id: r.id, date: r.date, storageUsedBytes: r.storageUsedBytes, transferredBytes: r.transferredBytes,
-    status: status ? r.status : undefined, warnings: warnings ? r.warnings.map((w) => ({ ...w })) : undefined,
+    id: r.id,
+    date: r.date,
+    storageUsedBytes: r.storageUsedBytes,
+    transferredBytes: r.transferredBytes,
+    status: status ? r.status : undefined,
+    warnings: warnings ? r.warnings.map((w) => ({ ...w })) : undefined,
   });
 }
 

@@ -11,7 +11,9 @@ export function register(r: Router): void {
     const { user } = ctx.caller;
     const bu = ctx.state.businessUnits.find((b) => b.id === user.businessUnitId);
     return ok({
-      href: `${ctx.baseUrl}/v1/me`, id: user.id, username: user.username,
+      href: `${ctx.baseUrl}/v1/me`,
+      id: user.id,
+      username: user.username,
       businessUnit: { href: buHref(ctx, user.businessUnitId), id: user.businessUnitId, name: bu?.name },
     });
   });

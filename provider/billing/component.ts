@@ -81,27 +81,45 @@ const QUANTITY = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/;
 /** Every problem with the arguments (empty when they are fine). */
 export function billingReceiverProblems(args: BillingReceiverArgs): string[] {
   const p: string[] = [];
-  if (!Number.isSafeInteger(args.businessUnitId) || args.businessUnitId < 1) p.push(`businessUnitId must be a positive integer, got ${args.businessUnitId}`);
+  if (!Number.isSafeInteger(args.businessUnitId) || args.businessUnitId < 1)
+    p.push(`businessUnitId must be a positive integer, got ${args.businessUnitId}`);
   if (!args.portal) p.push("portal (url, origin, clientId, username, password) is required");
-  else for (const k of ["url", "origin", "clientId", "username", "password"] as const) if (args.portal[k] === undefined || args.portal[k] === "") p.push(`portal.${k} is required`);
+  else
+    for (const k of ["url", "origin", "clientId", "username", "password"] as const)
+      if (args.portal[k] === undefined || args.portal[k] === "") p.push(`portal.${k} is required`);
   if (typeof args.secret === "string" && args.secret.length < 8) p.push("secret must have at least 8 characters");
   const port = args.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 1 || port > 65535) p.push(`port must be from 1 to 65535, got ${port}`);
   const s = args.storage;
-  if (s && s.kind !== "persistentVolumeClaim" && s.kind !== "emptyDir") p.push(`storage.kind must be "persistentVolumeClaim" or "emptyDir"`);
-  if (s?.kind === "persistentVolumeClaim" && s.size !== undefined && !QUANTITY.test(s.size)) p.push(`storage.size is not a quantity: ${JSON.stringify(s.size)}`);
-  if (s?.kind === "emptyDir" && s.sizeLimit !== undefined && !QUANTITY.test(s.sizeLimit)) p.push(`storage.sizeLimit is not a quantity: ${JSON.stringify(s.sizeLimit)}`);
-  if (args.serviceType && !["ClusterIP", "NodePort", "LoadBalancer"].includes(args.serviceType)) p.push(`serviceType must be ClusterIP, NodePort or LoadBalancer`);
+  if (s && s.kind !== "persistentVolumeClaim" && s.kind !== "emptyDir")
+    p.push(`storage.kind must be "persistentVolumeClaim" or "emptyDir"`);
+  if (s?.kind === "persistentVolumeClaim" && s.size !== undefined && !QUANTITY.test(s.size))
+    p.push(`storage.size is not a quantity: ${JSON.stringify(s.size)}`);
+  if (s?.kind === "emptyDir" && s.sizeLimit !== undefined && !QUANTITY.test(s.sizeLimit))
+    p.push(`storage.sizeLimit is not a quantity: ${JSON.stringify(s.sizeLimit)}`);
+  if (args.serviceType && !["ClusterIP", "NodePort", "LoadBalancer"].includes(args.serviceType))
+    p.push(`serviceType must be ClusterIP, NodePort or LoadBalancer`);
   // Reachable from outside the cluster, anyone could make it read the portal: the Post URL must carry a secret.
   if (args.serviceType && args.serviceType !== "ClusterIP" && args.secret === undefined) {
-    p.push(`serviceType ${args.serviceType} exposes the receiver outside the cluster: set secret (at least 8 characters), which the Post URL then carries`);
+    p.push(
+      `serviceType ${args.serviceType} exposes the receiver outside the cluster: set secret (at least 8 characters), which the Post URL then carries`,
+    );
   }
   return p;
 }
 
 /** The container's command and arguments. */
 export function receiverCommand(args: BillingReceiverArgs): { command: pulumi.Input<string>[]; args: string[] } {
-  const receiverArgs = ["--port", String(args.port ?? DEFAULT_PORT), "--host", "0.0.0.0", "--out", DATA_DIR, "--bunit", String(args.businessUnitId)];
+  const receiverArgs = [
+    "--port",
+    String(args.port ?? DEFAULT_PORT),
+    "--host",
+    "0.0.0.0",
+    "--out",
+    DATA_DIR,
+    "--bunit",
+    String(args.businessUnitId),
+  ];
   if (args.command) return { command: args.command, args: receiverArgs };
   // Installs the package (compiled JavaScript in dist/) into the install emptyDir, then runs the
   // receiver with the arguments appended after the script name ("$@").
@@ -134,7 +152,12 @@ export class BillingReceiver extends pulumi.ComponentResource {
     const port = args.port ?? DEFAULT_PORT;
     const namespace = pulumi.output(args.namespace ?? "default");
     const selector = { "app.kubernetes.io/name": "billing-receiver", "app.kubernetes.io/instance": name };
-    const labels = { ...(args.labels ?? {}), ...selector, "app.kubernetes.io/part-of": "backup-portal", "app.kubernetes.io/component": "billing" };
+    const labels = {
+      ...(args.labels ?? {}),
+      ...selector,
+      "app.kubernetes.io/part-of": "backup-portal",
+      "app.kubernetes.io/component": "billing",
+    };
     const child = { parent: this };
 
     // Credentials only ever travel as secrets: stringData is a secret Output, and the outputs
@@ -145,30 +168,39 @@ export class BillingReceiver extends pulumi.ComponentResource {
       password: args.portal.password,
     };
     if (args.secret !== undefined) secretData.receiverSecret = args.secret;
-    const secret = new k8s.core.v1.Secret(`${name}-portal`, {
-      metadata: { namespace, labels },
-      type: "Opaque",
-      stringData: pulumi.secret(pulumi.output(secretData)),
-    }, { ...child, additionalSecretOutputs: ["data", "stringData"] });
+    const secret = new k8s.core.v1.Secret(
+      `${name}-portal`,
+      {
+        metadata: { namespace, labels },
+        type: "Opaque",
+        stringData: pulumi.secret(pulumi.output(secretData)),
+      },
+      { ...child, additionalSecretOutputs: ["data", "stringData"] },
+    );
 
     const storage: ReceiverStorage = args.storage ?? { kind: "persistentVolumeClaim" };
     let claim: k8s.core.v1.PersistentVolumeClaim | undefined;
     if (storage.kind === "persistentVolumeClaim") {
-      claim = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, {
-        metadata: { namespace, labels },
-        spec: {
-          accessModes: ["ReadWriteOnce"],
-          storageClassName: storage.storageClassName,
-          resources: { requests: { storage: storage.size ?? "1Gi" } },
+      claim = new k8s.core.v1.PersistentVolumeClaim(
+        `${name}-data`,
+        {
+          metadata: { namespace, labels },
+          spec: {
+            accessModes: ["ReadWriteOnce"],
+            storageClassName: storage.storageClassName,
+            resources: { requests: { storage: storage.size ?? "1Gi" } },
+          },
         },
-      }, child);
+        child,
+      );
     }
     const dataVolume: k8s.types.input.core.v1.Volume = claim
       ? { name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } }
       : { name: "data", emptyDir: storage.kind === "emptyDir" && storage.sizeLimit ? { sizeLimit: storage.sizeLimit } : {} };
 
     const fromSecret = (envName: string, key: string): k8s.types.input.core.v1.EnvVar => ({
-      name: envName, valueFrom: { secretKeyRef: { name: secret.metadata.name, key } },
+      name: envName,
+      valueFrom: { secretKeyRef: { name: secret.metadata.name, key } },
     });
     const env: k8s.types.input.core.v1.EnvVar[] = [
       { name: "BACKUP_PORTAL_URL", value: args.portal.url },
@@ -186,49 +218,59 @@ export class BillingReceiver extends pulumi.ComponentResource {
     const cmd = receiverCommand(args);
     const probe = { httpGet: { path: HEALTH_PATH, port: "http" } };
 
-    const deployment = new k8s.apps.v1.Deployment(`${name}-receiver`, {
-      metadata: { namespace, labels },
-      spec: {
-        replicas: 1, // one writer per output directory
-        strategy: { type: "Recreate" }, // the ReadWriteOnce claim cannot be mounted by two pods at once
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels },
-          spec: {
-            securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
-            containers: [{
-              name: "receiver",
-              image: args.image ?? DEFAULT_IMAGE,
-              command: cmd.command,
-              args: cmd.args,
-              ports: [{ name: "http", containerPort: port }],
-              env,
-              volumeMounts: [
-                { name: "data", mountPath: DATA_DIR },
-                { name: "install", mountPath: INSTALL_DIR },
-                { name: "tmp", mountPath: "/tmp" },
+    const deployment = new k8s.apps.v1.Deployment(
+      `${name}-receiver`,
+      {
+        metadata: { namespace, labels },
+        spec: {
+          replicas: 1, // one writer per output directory
+          strategy: { type: "Recreate" }, // the ReadWriteOnce claim cannot be mounted by two pods at once
+          selector: { matchLabels: selector },
+          template: {
+            metadata: { labels },
+            spec: {
+              securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
+              containers: [
+                {
+                  name: "receiver",
+                  image: args.image ?? DEFAULT_IMAGE,
+                  command: cmd.command,
+                  args: cmd.args,
+                  ports: [{ name: "http", containerPort: port }],
+                  env,
+                  volumeMounts: [
+                    { name: "data", mountPath: DATA_DIR },
+                    { name: "install", mountPath: INSTALL_DIR },
+                    { name: "tmp", mountPath: "/tmp" },
+                  ],
+                  // The install at start may take a while: readiness and liveness wait for the startup probe.
+                  startupProbe: { ...probe, periodSeconds: 5, failureThreshold: 60 },
+                  readinessProbe: { ...probe, periodSeconds: 10 },
+                  livenessProbe: { ...probe, periodSeconds: 30, failureThreshold: 3 },
+                  resources: args.resources ?? { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } },
+                  securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
+                },
               ],
-              // The install at start may take a while: readiness and liveness wait for the startup probe.
-              startupProbe: { ...probe, periodSeconds: 5, failureThreshold: 60 },
-              readinessProbe: { ...probe, periodSeconds: 10 },
-              livenessProbe: { ...probe, periodSeconds: 30, failureThreshold: 3 },
-              resources: args.resources ?? { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } },
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
-            }],
-            volumes: [dataVolume, { name: "install", emptyDir: {} }, { name: "tmp", emptyDir: {} }],
+              volumes: [dataVolume, { name: "install", emptyDir: {} }, { name: "tmp", emptyDir: {} }],
+            },
           },
         },
       },
-    }, child);
+      child,
+    );
 
-    const service = new k8s.core.v1.Service(`${name}-svc`, {
-      metadata: { namespace, labels },
-      spec: {
-        type: args.serviceType ?? "ClusterIP",
-        selector,
-        ports: [{ name: "http", port: 80, targetPort: "http", protocol: "TCP" }],
+    const service = new k8s.core.v1.Service(
+      `${name}-svc`,
+      {
+        metadata: { namespace, labels },
+        spec: {
+          type: args.serviceType ?? "ClusterIP",
+          selector,
+          ports: [{ name: "http", port: 80, targetPort: "http", protocol: "TCP" }],
+        },
       },
-    }, { ...child, dependsOn: [deployment] });
+      { ...child, dependsOn: [deployment] },
+    );
 
     this.namespace = namespace;
     this.secretName = secret.metadata.name;
@@ -236,10 +278,17 @@ export class BillingReceiver extends pulumi.ComponentResource {
     this.serviceName = service.metadata.name;
     this.claimName = claim ? claim.metadata.name : pulumi.output(undefined);
     this.notifyUrl = pulumi.interpolate`http://${service.metadata.name}.${namespace}.svc.cluster.local${DEFAULT_NOTIFY_PATH}?bunit=${args.businessUnitId}`;
-    this.postUrl = pulumi.secret(pulumi.all([this.notifyUrl, args.secret]).apply(([u, s]) => (s ? `${u}&secret=${encodeURIComponent(s)}` : u)));
+    this.postUrl = pulumi.secret(
+      pulumi.all([this.notifyUrl, args.secret]).apply(([u, s]) => (s ? `${u}&secret=${encodeURIComponent(s)}` : u)),
+    );
     this.registerOutputs({
-      namespace: this.namespace, secretName: this.secretName, deploymentName: this.deploymentName,
-      serviceName: this.serviceName, claimName: this.claimName, notifyUrl: this.notifyUrl, postUrl: this.postUrl,
+      namespace: this.namespace,
+      secretName: this.secretName,
+      deploymentName: this.deploymentName,
+      serviceName: this.serviceName,
+      claimName: this.claimName,
+      notifyUrl: this.notifyUrl,
+      postUrl: this.postUrl,
     });
   }
 }

@@ -23,7 +23,12 @@ const TEMP_SUFFIX = ".tmp";
 export function periodOf(data: Pick<BillingData, "period"> & { href?: unknown }): string | undefined {
   // The period field, or else the date that ends the entry's href (`.../billing/2025-04-01`), as the
   // portal addresses one period's data; the spec does not show the entries' fields.
-  const text = typeof data.period === "string" ? data.period : typeof data.href === "string" ? /(\d{4}-\d{2}-\d{2})\/?$/.exec(data.href)?.[1] : undefined;
+  const text =
+    typeof data.period === "string"
+      ? data.period
+      : typeof data.href === "string"
+        ? /(\d{4}-\d{2}-\d{2})\/?$/.exec(data.href)?.[1]
+        : undefined;
   const m = text ? PERIOD.exec(text) : null;
   if (!m) return undefined;
   const d = new Date(`${m[1]}T00:00:00Z`);
@@ -33,7 +38,8 @@ export function periodOf(data: Pick<BillingData, "period"> & { href?: unknown })
 
 /** The directory of one business unit's files. */
 export function bunitDir(outDir: string, bunitId: number): string {
-  if (!Number.isSafeInteger(bunitId) || bunitId < 0) throw new RangeError(`business unit id must be a non-negative integer, got ${bunitId}`);
+  if (!Number.isSafeInteger(bunitId) || bunitId < 0)
+    throw new RangeError(`business unit id must be a non-negative integer, got ${bunitId}`);
   return path.join(outDir, String(bunitId));
 }
 
@@ -104,9 +110,15 @@ export async function writePeriod(outDir: string, bunitId: number, data: Billing
 
 /** The output directory cannot take the files; `code` is the file system's (ENOTDIR, EACCES, EROFS...). */
 export class OutputDirError extends Error {
-  constructor(readonly outDir: string, readonly code: string | undefined, cause: unknown) {
-    super(`the output directory ${outDir} is not a directory this process can write to ` +
-      `(${code ?? (cause instanceof Error ? cause.message : String(cause))}): give another --out`);
+  constructor(
+    readonly outDir: string,
+    readonly code: string | undefined,
+    cause: unknown,
+  ) {
+    super(
+      `the output directory ${outDir} is not a directory this process can write to ` +
+        `(${code ?? (cause instanceof Error ? cause.message : String(cause))}): give another --out`,
+    );
     this.name = "OutputDirError";
   }
 }
@@ -150,7 +162,10 @@ export async function listPeriods(outDir: string, bunitId: number): Promise<stri
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw err;
   }
-  return names.filter((n) => /^\d{4}-\d{2}-\d{2}\.json$/.test(n)).map((n) => n.slice(0, 10)).sort();
+  return names
+    .filter((n) => /^\d{4}-\d{2}-\d{2}\.json$/.test(n))
+    .map((n) => n.slice(0, 10))
+    .sort();
 }
 
 /**

@@ -14,7 +14,10 @@ export const SECRET_ENV = "BILLING_RECEIVER_SECRET";
 
 export const COMMAND: CommandSpec = {
   label: "billing receiver",
-  usage: ["npm run billing-receiver -- --port <port> --out <dir> --bunit <id> [options]", "backup-portal billing-receiver --port <port> --out <dir> --bunit <id> [options]"],
+  usage: [
+    "npm run billing-receiver -- --port <port> --out <dir> --bunit <id> [options]",
+    "backup-portal billing-receiver --port <port> --out <dir> --bunit <id> [options]",
+  ],
   about: `Receives the portal's "new billing data available" notification and writes the
 business unit's billing data to <dir>/<bunit>/<YYYY-MM-DD>.json (one file per period).
 Register the Post URL http://<host>:<port>${DEFAULT_NOTIFY_PATH}?bunit=<id>[&secret=<s>] in the portal,
@@ -55,11 +58,17 @@ export interface ReceiverArgs {
 function receiverArgs(v: Values, env: NodeJS.ProcessEnv): ReceiverArgs {
   const a: ReceiverArgs = { help: v.help === true, quiet: v.quiet === true };
   if (a.help) return a;
-  Object.assign(a, { port: v.port, outDir: v.out, businessUnitId: v.bunit, secret: (v.secret as string | undefined) ?? (env[SECRET_ENV] || undefined) });
+  Object.assign(a, {
+    port: v.port,
+    outDir: v.out,
+    businessUnitId: v.bunit,
+    secret: (v.secret as string | undefined) ?? (env[SECRET_ENV] || undefined),
+  });
   if (v.host !== undefined) a.host = v.host as string;
   if (v.path !== undefined) a.path = v.path as string;
   if (a.secret !== undefined && a.secret.length < 8) throw new UsageError("the secret must have at least 8 characters");
-  if (a.path !== undefined && (!a.path.startsWith("/") || a.path.includes("?"))) throw new UsageError("--path must start with / and carry no query");
+  if (a.path !== undefined && (!a.path.startsWith("/") || a.path.includes("?")))
+    throw new UsageError("--path must start with / and carry no query");
   return a;
 }
 
@@ -86,32 +95,52 @@ export interface MainIo extends CommandIo {
  * shown only when stdout is a terminal: the operator's own screen. Anywhere else (a log file, the journal,
  * `kubectl logs`) it is masked; build it there from the secret with encodeURIComponent.
  */
-export function postUrlLine(receiver: Pick<BillingReceiverHandle, "notifyUrl" | "postUrl">, secret: string | undefined, terminal: boolean): string {
+export function postUrlLine(
+  receiver: Pick<BillingReceiverHandle, "notifyUrl" | "postUrl">,
+  secret: string | undefined,
+  terminal: boolean,
+): string {
   if (secret === undefined) return `post URL: ${receiver.notifyUrl}`;
   if (terminal) return `post URL: ${receiver.postUrl(secret)}`;
   return `post URL: ${receiver.notifyUrl}&secret=*** (the secret URL-encoded; shown only when stdout is a terminal)`;
 }
 
 /** Starts the receiver from command-line arguments; resolves to the receiver, or to an exit code on error. */
-export function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: MainIo = processIo): Promise<BillingReceiverHandle | number> {
+export function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  io: MainIo = processIo,
+): Promise<BillingReceiverHandle | number> {
   const terminal = io.outIsTerminal ?? (io === processIo && process.stdout.isTTY === true);
-  return runCommand(COMMAND, argv, io, (values) => receiverArgs(values, env), async (a) => {
-    const log = a.quiet ? undefined : (line: string) => io.err(`${new Date().toISOString()} billing receiver: ${line}\n`);
-    try {
-      const client = receiverClient(env, log);
-      const opts: BillingReceiverOptions = {
-        outDir: a.outDir!, businessUnitId: a.businessUnitId!, secret: a.secret, client,
-        port: a.port, host: a.host, path: a.path, log,
-      };
-      const receiver = await startBillingReceiver(opts);
-      io.out(`billing receiver listening on ${receiver.url}\n`);
-      io.out(`${postUrlLine(receiver, a.secret, terminal)}\n`);
-      return receiver;
-    } catch (err) {
-      io.err(`billing receiver: ${err instanceof Error ? err.message : String(err)}\n`);
-      return 1;
-    }
-  });
+  return runCommand(
+    COMMAND,
+    argv,
+    io,
+    (values) => receiverArgs(values, env),
+    async (a) => {
+      const log = a.quiet ? undefined : (line: string) => io.err(`${new Date().toISOString()} billing receiver: ${line}\n`);
+      try {
+        const client = receiverClient(env, log);
+        const opts: BillingReceiverOptions = {
+          outDir: a.outDir!,
+          businessUnitId: a.businessUnitId!,
+          secret: a.secret,
+          client,
+          port: a.port,
+          host: a.host,
+          path: a.path,
+          log,
+        };
+        const receiver = await startBillingReceiver(opts);
+        io.out(`billing receiver listening on ${receiver.url}\n`);
+        io.out(`${postUrlLine(receiver, a.secret, terminal)}\n`);
+        return receiver;
+      } catch (err) {
+        io.err(`billing receiver: ${err instanceof Error ? err.message : String(err)}\n`);
+        return 1;
+      }
+    },
+  );
 }
 
 /**
@@ -128,7 +157,10 @@ export async function run(argv: string[], io: MainIo = processIo, env: NodeJS.Pr
       stopping = true;
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
-      r.close().then(() => resolve(0), () => resolve(1));
+      r.close().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);

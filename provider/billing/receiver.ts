@@ -92,14 +92,20 @@ export interface BillingReceiverHandle {
 
 /** A rejection the sender cannot fix by repeating the request. */
 class Reject extends Error {
-  constructor(readonly status: number, message: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
 
 /** Constant-time comparison of a presented secret with the expected one (hashing hides the length). */
 export function secretMatches(presented: string | undefined | null, expected: string): boolean {
-  const a = createHash("sha256").update(presented ?? "", "utf8").digest();
+  const a = createHash("sha256")
+    .update(presented ?? "", "utf8")
+    .digest();
   const b = createHash("sha256").update(expected, "utf8").digest();
   return timingSafeEqual(a, b) && typeof presented === "string";
 }
@@ -115,9 +121,15 @@ class NotYetVisible extends Error {}
 
 /** A write failed part way: the periods before it are on disk (replaced), the rest are not. */
 class PartlyStored extends Error {
-  constructor(readonly stored: string[], readonly notStored: string[], cause: unknown) {
-    super(`writing period ${notStored[0]} failed after storing ${stored.length ? stored.join(", ") : "none"}` +
-      `; not stored: ${notStored.join(", ")}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  constructor(
+    readonly stored: string[],
+    readonly notStored: string[],
+    cause: unknown,
+  ) {
+    super(
+      `writing period ${notStored[0]} failed after storing ${stored.length ? stored.join(", ") : "none"}` +
+        `; not stored: ${notStored.join(", ")}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
   }
 }
 
@@ -156,18 +168,30 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
 
 function validateOptions(o: BillingReceiverOptions): void {
   if (!o.outDir) throw new RangeError("outDir is required");
-  if (!Number.isSafeInteger(o.businessUnitId) || o.businessUnitId < 1) throw new RangeError(`businessUnitId must be a positive integer, got ${o.businessUnitId}`);
+  if (!Number.isSafeInteger(o.businessUnitId) || o.businessUnitId < 1)
+    throw new RangeError(`businessUnitId must be a positive integer, got ${o.businessUnitId}`);
   if (o.secret !== undefined && o.secret.length === 0) throw new RangeError("secret must not be empty (leave it out for no secret)");
   const p = o.path ?? DEFAULT_NOTIFY_PATH;
   if (!p.startsWith("/") || p.includes("?")) throw new RangeError(`path must start with / and carry no query, got ${JSON.stringify(p)}`);
   for (const k of ["maxBodyBytes", "fetchAttempts", "retryBaseMs", "retryMaxMs", "deadlineMs", "bodyTimeoutMs", "maxPending"] as const) {
     const v = o[k];
-    if (v !== undefined && (!Number.isFinite(v) || v < (k === "fetchAttempts" || k === "maxBodyBytes" || k === "maxPending" ? 1 : 0))) throw new RangeError(`${k} must be a positive number, got ${v}`);
+    if (v !== undefined && (!Number.isFinite(v) || v < (k === "fetchAttempts" || k === "maxBodyBytes" || k === "maxPending" ? 1 : 0)))
+      throw new RangeError(`${k} must be a positive number, got ${v}`);
   }
 }
 
 class Receiver {
-  readonly stats: ReceiverStats = { requests: 0, tests: 0, notifications: 0, rejected: 0, failed: 0, fetches: 0, written: 0, busy: 0, coalesced: 0 };
+  readonly stats: ReceiverStats = {
+    requests: 0,
+    tests: 0,
+    notifications: 0,
+    rejected: 0,
+    failed: 0,
+    fetches: 0,
+    written: 0,
+    busy: 0,
+    coalesced: 0,
+  };
   private readonly path: string;
   private readonly maxBody: number;
   private readonly maxPending: number;
@@ -279,8 +303,10 @@ class Receiver {
       const files = await this.notify(n.period, arrived);
       send(res, 200, { status: "stored", period: n.period ?? null, files });
       const changed = files.filter((f) => f.change !== "unchanged").map((f) => `${f.period} ${f.change}`);
-      this.log(`${what} 200: new billing data${n.period ? ` for ${n.period}` : ""}; ${files.length} period(s) stored` +
-        `${changed.length ? ` (${changed.join(", ")})` : ", none changed"} (${Date.now() - arrived} ms)`);
+      this.log(
+        `${what} 200: new billing data${n.period ? ` for ${n.period}` : ""}; ${files.length} period(s) stored` +
+          `${changed.length ? ` (${changed.join(", ")})` : ", none changed"} (${Date.now() - arrived} ms)`,
+      );
     } catch (err) {
       if (err instanceof Reject) {
         this.stats.rejected++;
@@ -296,9 +322,11 @@ class Receiver {
         const head = `${what} 503 (error id ${id}): ${test ? "test failed" : "billing data not stored"}`;
         if (isLoginRefused(err)) {
           // A configuration error: retrying does not help, and one explanation in the log is enough.
-          this.log(this.loginRefusalLogged
-            ? `${head}: the portal still refuses the login (see above)`
-            : `${head}: ${loginRefusedMessage(err, this.o.client.url)}; retrying does not help: fix the settings and restart the receiver`);
+          this.log(
+            this.loginRefusalLogged
+              ? `${head}: the portal still refuses the login (see above)`
+              : `${head}: ${loginRefusedMessage(err, this.o.client.url)}; retrying does not help: fix the settings and restart the receiver`,
+          );
           this.loginRefusalLogged = true;
         } else {
           const message = err instanceof Error ? err.message : String(err);
@@ -354,8 +382,10 @@ class Receiver {
     if (typeof note !== "object" || note === null || Array.isArray(note)) return { test: false };
     const b = note as Record<string, unknown>;
     if (typeof b.trigger === "string" && b.trigger.trim().toLowerCase() === TEST_TRIGGER) return { test: true };
-    const named = typeof b.businessUnitId === "number" || (typeof b.businessUnitId === "string" && /^\d+$/.test(b.businessUnitId))
-      ? Number(b.businessUnitId) : undefined;
+    const named =
+      typeof b.businessUnitId === "number" || (typeof b.businessUnitId === "string" && /^\d+$/.test(b.businessUnitId))
+        ? Number(b.businessUnitId)
+        : undefined;
     if (named !== undefined && named !== this.o.businessUnitId) {
       throw new Reject(400, "the notification names another business unit than the Post URL");
     }
@@ -379,9 +409,13 @@ class Receiver {
       if (this.pending.some((x) => !this.reading.has(x))) this.stats.coalesced++;
       this.pending.push(w);
       // Its deadline counts from its arrival: when it passes while reads for others go on, it is answered at once.
-      w.timer = setTimeout(() => {
-        if (!this.reading.has(w)) this.settle(w, w.lastError ?? new Error("not stored in time: the reads for earlier notifications took too long"));
-      }, Math.max(0, w.deadline - Date.now()));
+      w.timer = setTimeout(
+        () => {
+          if (!this.reading.has(w))
+            this.settle(w, w.lastError ?? new Error("not stored in time: the reads for earlier notifications took too long"));
+        },
+        Math.max(0, w.deadline - Date.now()),
+      );
       this.worker ??= this.work().finally(() => {
         this.worker = undefined;
       });
@@ -441,7 +475,10 @@ class Receiver {
         if (!worth || w.reads >= attempts || Date.now() + pause > w.deadline) this.settle(w, w.lastError);
       }
       if (!this.pending.length) return;
-      const why = failure === undefined ? "the named period is not visible yet" : `reading billing data failed (${failure instanceof Error ? failure.message : String(failure)})`;
+      const why =
+        failure === undefined
+          ? "the named period is not visible yet"
+          : `reading billing data failed (${failure instanceof Error ? failure.message : String(failure)})`;
       this.log(`${why}; retry ${failures}/${attempts - 1} in ${pause} ms`);
       await sleep(pause);
     }
@@ -457,7 +494,8 @@ class Receiver {
     const filed = data.filter((d) => periodOf(d));
     if (!served.some((w) => !w.period || filed.some((d) => periodOf(d) === w.period))) return undefined;
     const skipped = data.filter((d) => !periodOf(d)).map((d) => d.period ?? d.href);
-    if (skipped.length) this.log(`skipped ${skipped.length} billing entries without a YYYY-MM-DD period: ${JSON.stringify(skipped.slice(0, 3))}`);
+    if (skipped.length)
+      this.log(`skipped ${skipped.length} billing entries without a YYYY-MM-DD period: ${JSON.stringify(skipped.slice(0, 3))}`);
     // Never "stored" when nothing was: the sender would take the data as delivered.
     if (data.length && !filed.length) throw new Error(`none of the ${data.length} billing entries has a YYYY-MM-DD period or href`);
     const written: WrittenPeriod[] = [];
@@ -467,7 +505,11 @@ class Receiver {
       } catch (err) {
         // The periods before are replaced already, the rest are not: the answer and the log say which.
         this.stats.written += written.filter((w) => w.change !== "unchanged").length;
-        throw new PartlyStored(written.map((w) => w.period), filed.slice(written.length).map((x) => periodOf(x)!), err);
+        throw new PartlyStored(
+          written.map((w) => w.period),
+          filed.slice(written.length).map((x) => periodOf(x)!),
+          err,
+        );
       }
     }
     this.stats.written += written.filter((w) => w.change !== "unchanged").length;

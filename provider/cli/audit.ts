@@ -2,21 +2,45 @@
 // with a progress indicator on stderr while paging.
 import { DEFAULT_AUDIT_PAGE, getAuditLog, MAX_AUDIT_PAGE } from "../data/activity";
 import { AuditLogType } from "../portal/types";
-import { CliIo, CONSUMER_OPTIONS, dataCommand, formatJson, formatTime, printTable, processIo, Progress, progressWanted, runCommand } from "./output";
+import {
+  CliIo,
+  CONSUMER_OPTIONS,
+  dataCommand,
+  formatJson,
+  formatTime,
+  printTable,
+  processIo,
+  Progress,
+  progressWanted,
+  runCommand,
+} from "./output";
 
-export const COMMAND = dataCommand("audit", "--bunit <id> --consumer <id> [options]",
-  "The audit log of a consumer, oldest first, read page by page.", {
+export const COMMAND = dataCommand(
+  "audit",
+  "--bunit <id> --consumer <id> [options]",
+  "The audit log of a consumer, oldest first, read page by page.",
+  {
     ...CONSUMER_OPTIONS,
     to: { ...CONSUMER_OPTIONS.to, description: "last moment (a day includes all of it)" },
     type: { kind: "list", value: "t", description: "only these types: info, create, modify, delete, error (or 0, 100, 200, 300, 400)" },
     descendants: { kind: "flag", description: "include the entries of the consumer's node" },
     desc: { kind: "flag", description: "newest first" },
     limit: { ...CONSUMER_OPTIONS.limit, description: "at most n entries", default: "all" },
-    "page-size": { kind: "int", min: 1, max: MAX_AUDIT_PAGE, description: `entries per request, 1 to ${MAX_AUDIT_PAGE}`, default: DEFAULT_AUDIT_PAGE },
-    progress: {
-      kind: "flag", description: "show progress on stderr", default: "only when stderr is a terminal", negation: "never show progress",
+    "page-size": {
+      kind: "int",
+      min: 1,
+      max: MAX_AUDIT_PAGE,
+      description: `entries per request, 1 to ${MAX_AUDIT_PAGE}`,
+      default: DEFAULT_AUDIT_PAGE,
     },
-  });
+    progress: {
+      kind: "flag",
+      description: "show progress on stderr",
+      default: "only when stderr is a terminal",
+      negation: "never show progress",
+    },
+  },
+);
 
 const TYPE_NAMES = new Map<number, string>(Object.entries(AuditLogType).map(([k, v]) => [v, k]));
 
@@ -29,10 +53,15 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     let entries;
     try {
       entries = await getAuditLog(client, b, c, {
-        from: o.from as string | undefined, to: o.to as string | undefined, types: o.type as string[] | undefined,
-        includeDescendants: o.descendants === true, orderDesc: o.desc === true,
-        limit: o.limit as number | undefined, pageSize: o["page-size"] as number | undefined,
-        onProgress: (seen, total) => progress.update(seen, total === undefined || o.limit === undefined ? total : Math.min(total, o.limit as number)),
+        from: o.from as string | undefined,
+        to: o.to as string | undefined,
+        types: o.type as string[] | undefined,
+        includeDescendants: o.descendants === true,
+        orderDesc: o.desc === true,
+        limit: o.limit as number | undefined,
+        pageSize: o["page-size"] as number | undefined,
+        onProgress: (seen, total) =>
+          progress.update(seen, total === undefined || o.limit === undefined ? total : Math.min(total, o.limit as number)),
       });
     } finally {
       progress.done();
@@ -41,12 +70,19 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
       io.out(formatJson(entries));
       return 0;
     }
-    printTable(io, ["TIME", "TYPE", "ACTION", "OBJECT", "USER", "MESSAGE"],
+    printTable(
+      io,
+      ["TIME", "TYPE", "ACTION", "OBJECT", "USER", "MESSAGE"],
       entries.map((e) => [
-        formatTime(e.time), e.type === undefined ? "" : TYPE_NAMES.get(e.type) ?? String(e.type), e.action,
-        [e.objectType, e.objectId].filter((x) => x !== undefined).join(" "), e.user, e.message,
+        formatTime(e.time),
+        e.type === undefined ? "" : (TYPE_NAMES.get(e.type) ?? String(e.type)),
+        e.action,
+        [e.objectType, e.objectId].filter((x) => x !== undefined).join(" "),
+        e.user,
+        e.message,
       ]),
-      "no audit log entries");
+      "no audit log entries",
+    );
     return 0;
   });
 }

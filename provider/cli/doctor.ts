@@ -18,7 +18,8 @@ client handles it), failed (with the fix), or skipped.`,
     bunit: { kind: "int", min: 1, value: "id", description: "business unit to check", default: "the account's own, from /v1/me" },
     "write-test": {
       kind: "flag",
-      description: "also make a consumer and node named doctor-<random> in --bunit and check what the providers rely on when they write: PUT merges or replaces, the spname and activate answers, the password change, the DELETE answers, deleting the node removes its consumer; what it made is removed even after a failure (it says what it could not)",
+      description:
+        "also make a consumer and node named doctor-<random> in --bunit and check what the providers rely on when they write: PUT merges or replaces, the spname and activate answers, the password change, the DELETE answers, deleting the node removes its consumer; what it made is removed even after a failure (it says what it could not)",
     },
     json: { kind: "flag", description: "the report as JSON" },
     // Each check is one question to the portal: the deadline is per question, retries included.

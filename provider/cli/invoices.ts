@@ -2,11 +2,27 @@
 // uploading an invoice file.
 import { getContract, getInvoice, getInvoiceFiles, getInvoices, uploadInvoiceFile } from "../data/billing";
 import { InvoiceFile } from "../portal/types";
-import { CliIo, dataCommand, formatAmount, formatBytes, formatJson, formatRecord, formatTime, printTable, processIo, runCommand, UNIT_OPTIONS, UsageError } from "./output";
+import {
+  CliIo,
+  dataCommand,
+  formatAmount,
+  formatBytes,
+  formatJson,
+  formatRecord,
+  formatTime,
+  printTable,
+  processIo,
+  runCommand,
+  UNIT_OPTIONS,
+  UsageError,
+} from "./output";
 
-export const COMMAND = dataCommand("invoices", "--bunit <id> [options]",
+export const COMMAND = dataCommand(
+  "invoices",
+  "--bunit <id> [options]",
   `Invoices of a business unit (oldest first); with --date one invoice, with --files the
-uploaded invoice files, with --upload a new invoice file, with --contract the contract.`, {
+uploaded invoice files, with --upload a new invoice file, with --contract the contract.`,
+  {
     ...UNIT_OPTIONS,
     from: { ...UNIT_OPTIONS.from, value: "day", description: "first invoice date (YYYY-MM-DD)" },
     to: { ...UNIT_OPTIONS.to, value: "day", description: "last invoice date" },
@@ -19,30 +35,59 @@ uploaded invoice files, with --upload a new invoice file, with --contract the co
     "send-to-billing-address": { kind: "flag", description: "with --upload: have the portal send it to the billing address" },
     "raw-upload": {
       kind: "flag",
-      description: "with --upload: send the file as the raw body with an X-File-Name header, not as multipart/form-data (as ASP.NET uploads usually are)",
+      description:
+        "with --upload: send the file as the raw body with an X-File-Name header, not as multipart/form-data (as ASP.NET uploads usually are)",
     },
-  });
+  },
+);
 
 function fileRows(files: InvoiceFile[]): Array<Array<string | number | undefined>> {
-  return files.map((f) => [f.id, f.fileName, formatBytes(f.size), f.erpReference, f.sendToBillingAddress ? "yes" : "no", formatTime(f.uploadedDate)]);
+  return files.map((f) => [
+    f.id,
+    f.fileName,
+    formatBytes(f.size),
+    f.erpReference,
+    f.sendToBillingAddress ? "yes" : "no",
+    formatTime(f.uploadedDate),
+  ]);
 }
-const FILE_COLUMNS = [{ header: "ID", align: "right" as const }, "NAME", { header: "SIZE", align: "right" as const }, "ERP REFERENCE", "SENT", "UPLOADED"];
+const FILE_COLUMNS = [
+  { header: "ID", align: "right" as const },
+  "NAME",
+  { header: "SIZE", align: "right" as const },
+  "ERP REFERENCE",
+  "SENT",
+  "UPLOADED",
+];
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const b = o.bunit as number;
     const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
     if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
-    if (o.upload === undefined && (o.name !== undefined || o["erp-reference"] !== undefined || o["send-to-billing-address"] !== undefined || o["raw-upload"] !== undefined)) {
+    if (
+      o.upload === undefined &&
+      (o.name !== undefined ||
+        o["erp-reference"] !== undefined ||
+        o["send-to-billing-address"] !== undefined ||
+        o["raw-upload"] !== undefined)
+    ) {
       throw new UsageError("--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload");
     }
     const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
 
     if (o.contract) {
       const contract = await getContract(client, b);
-      io.out(o.json ? formatJson(contract) : formatRecord([
-        ["id", contract.id], ["name", contract.name], ["start", formatTime(contract.startDate)], ["currency", contract.currency],
-      ]));
+      io.out(
+        o.json
+          ? formatJson(contract)
+          : formatRecord([
+              ["id", contract.id],
+              ["name", contract.name],
+              ["start", formatTime(contract.startDate)],
+              ["currency", contract.currency],
+            ]),
+      );
       return 0;
     }
     if (o.files) {
@@ -53,22 +98,32 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     }
     if (typeof o.upload === "string") {
       const stored = await uploadInvoiceFile(client, b, {
-        path: o.upload, fileName: o.name as string | undefined, erpReference: o["erp-reference"] as string | undefined,
-        sendToBillingAddress: o["send-to-billing-address"] === true, form: o["raw-upload"] === true ? "raw" : "multipart",
+        path: o.upload,
+        fileName: o.name as string | undefined,
+        erpReference: o["erp-reference"] as string | undefined,
+        sendToBillingAddress: o["send-to-billing-address"] === true,
+        form: o["raw-upload"] === true ? "raw" : "multipart",
       });
       if (o.json) io.out(formatJson(stored));
       else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");
       return 0;
     }
-    const invoices = typeof o.date === "string"
-      ? [await getInvoice(client, b, o.date)]
-      : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<ReturnType<typeof getInvoices>>);
+    const invoices =
+      typeof o.date === "string"
+        ? [await getInvoice(client, b, o.date)]
+        : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<
+            ReturnType<typeof getInvoices>
+          >);
     if (o.json) {
       io.out(formatJson(typeof o.date === "string" ? invoices[0] : invoices));
       return 0;
     }
-    printTable(io, ["DATE", { header: "ID", align: "right" }, { header: "AMOUNT", align: "right" }, "CURRENCY"],
-      invoices.map((i) => [i.date, i.id, formatAmount(i.amount), i.currency]), "no invoices");
+    printTable(
+      io,
+      ["DATE", { header: "ID", align: "right" }, { header: "AMOUNT", align: "right" }, "CURRENCY"],
+      invoices.map((i) => [i.date, i.id, formatAmount(i.amount), i.currency]),
+      "no invoices",
+    );
     return 0;
   });
 }

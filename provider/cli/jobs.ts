@@ -3,17 +3,21 @@ import { getFirstJobDate, getRecentJobs, jobsSinceDetailed } from "../data/activ
 import { Job } from "../portal/types";
 import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand } from "./output";
 
-export const COMMAND = dataCommand("jobs", "--bunit <id> --consumer <id> [options]",
+export const COMMAND = dataCommand(
+  "jobs",
+  "--bunit <id> --consumer <id> [options]",
   `Backup and restore jobs of a consumer, oldest first. Without --from, --to or --all:
 the jobs of the latest 24 hours (the portal's default). The portal refuses a start
-before the consumer's first job, so an earlier --from starts at the first job.`, {
+before the consumer's first job, so an earlier --from starts at the first job.`,
+  {
     ...CONSUMER_OPTIONS,
     from: { ...CONSUMER_OPTIONS.from, description: "start: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
     to: { ...CONSUMER_OPTIONS.to, description: "end (a day includes all of it)" },
     all: { kind: "flag", description: "every job since the first one" },
     first: { kind: "flag", description: "only the date of the first job" },
     limit: { ...CONSUMER_OPTIONS.limit, description: "at most n jobs (the latest n)" },
-  });
+  },
+);
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
@@ -44,10 +48,20 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
       return 0;
     }
     const right = "right" as const;
-    printTable(io,
-      [{ header: "ID", align: right }, "TYPE", "STATUS", "STARTED", "COMPLETED", { header: "TRANSFERRED", align: right }, { header: "OBJECTS", align: right }],
+    printTable(
+      io,
+      [
+        { header: "ID", align: right },
+        "TYPE",
+        "STATUS",
+        "STARTED",
+        "COMPLETED",
+        { header: "TRANSFERRED", align: right },
+        { header: "OBJECTS", align: right },
+      ],
       jobs.map((j) => [j.id, j.type, j.status, formatTime(j.started), formatTime(j.completed), formatBytes(j.bytesTransferred), j.objects]),
-      "no jobs");
+      "no jobs",
+    );
     return 0;
   });
 }

@@ -45,9 +45,16 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     try {
       const found = await readInstanceMetadata(options);
       const output: Record<string, unknown> = {
-        source: found.source, location: found.location, version: found.version, disabled: found.disabled, metadata: found.metadata,
+        source: found.source,
+        location: found.location,
+        version: found.version,
+        disabled: found.disabled,
+        metadata: found.metadata,
       };
-      if (found.disabled) io.err(`backup-portal metadata: warning: meta.dsmode is "disabled" at ${found.location}: cloud-init does not use this source, and register refuses to run\n`);
+      if (found.disabled)
+        io.err(
+          `backup-portal metadata: warning: meta.dsmode is "disabled" at ${found.location}: cloud-init does not use this source, and register refuses to run\n`,
+        );
       if (parsed.raw) output.raw = found.raw;
       if (parsed.userData) output.userData = found.userData;
       io.out(`${JSON.stringify(output, null, 2)}\n`);

@@ -5,7 +5,17 @@ import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
 import { UnknownReferenceError } from "../dynamic/references";
-import { CommandIo, CommandSpec, OptionSpec, OptionSpecs, processIo, runCommand as runParsed, usageFailure, UsageError, Values } from "./args";
+import {
+  CommandIo,
+  CommandSpec,
+  OptionSpec,
+  OptionSpecs,
+  processIo,
+  runCommand as runParsed,
+  usageFailure,
+  UsageError,
+  Values,
+} from "./args";
 
 export { processIo, UsageError };
 
@@ -26,7 +36,10 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
 
 /** The option every portal command takes (its value in milliseconds). */
 export const TIMEOUT_OPTION: OptionSpec = {
-  kind: "seconds", value: "seconds", group: "portal option (every portal command)", default: DEFAULT_TIMEOUT_SECONDS,
+  kind: "seconds",
+  value: "seconds",
+  group: "portal option (every portal command)",
+  default: DEFAULT_TIMEOUT_SECONDS,
   description: "give up after this long, retries included; on a terminal, each retry is reported on stderr",
 };
 
@@ -57,8 +70,11 @@ exit codes: 0 done, 1 error, 2 bad arguments`;
 export function dataCommand(name: string, usage: string, about: string, options: OptionSpecs): CommandSpec {
   const { limit, json, ...own } = options;
   return {
-    label: `backup-portal ${name}`, usage: [`backup-portal ${name} ${usage}`], about,
-    options: { ...own, limit, json, timeout: TIMEOUT_OPTION }, epilog: DATA_EPILOG,
+    label: `backup-portal ${name}`,
+    usage: [`backup-portal ${name} ${usage}`],
+    about,
+    options: { ...own, limit, json, timeout: TIMEOUT_OPTION },
+    epilog: DATA_EPILOG,
   };
 }
 
@@ -74,15 +90,18 @@ export interface Column {
 /** An aligned text table: a header row, then one line per row; columns two spaces apart. */
 export function formatTable(columns: Array<Column | string>, rows: Array<Array<string | number | undefined | null>>): string {
   const cols = columns.map((c) => (typeof c === "string" ? { header: c } : c));
-  const cells = rows.map((r) => cols.map((_, i) => {
-    const v = r[i];
-    return v === undefined || v === null ? "" : String(v).replace(/[\r\n\t]+/g, " ");
-  }));
+  const cells = rows.map((r) =>
+    cols.map((_, i) => {
+      const v = r[i];
+      return v === undefined || v === null ? "" : String(v).replace(/[\r\n\t]+/g, " ");
+    }),
+  );
   const widths = cols.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i].length)));
-  const line = (values: string[]) => values
-    .map((v, i) => (cols[i].align === "right" ? v.padStart(widths[i]) : i === values.length - 1 ? v : v.padEnd(widths[i])))
-    .join("  ")
-    .replace(/\s+$/, "");
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (cols[i].align === "right" ? v.padStart(widths[i]) : i === values.length - 1 ? v : v.padEnd(widths[i])))
+      .join("  ")
+      .replace(/\s+$/, "");
   return [line(cols.map((c) => c.header)), ...cells.map(line)].join("\n") + "\n";
 }
 
@@ -125,7 +144,12 @@ export function formatAmount(n: number | undefined, currency?: string): string {
 }
 
 /** Writes a table, or a note when there are no rows. */
-export function printTable(io: CliIo, columns: Array<Column | string>, rows: Array<Array<string | number | undefined | null>>, none: string): void {
+export function printTable(
+  io: CliIo,
+  columns: Array<Column | string>,
+  rows: Array<Array<string | number | undefined | null>>,
+  none: string,
+): void {
   if (rows.length === 0) io.out(`(${none})\n`);
   else io.out(formatTable(columns, rows));
 }
@@ -141,7 +165,13 @@ export class Progress {
   private shown = false;
   private last = 0;
 
-  constructor(private readonly io: CliIo, readonly enabled: boolean, private readonly label: string, private readonly tty: boolean, private readonly minIntervalMs = 100) {}
+  constructor(
+    private readonly io: CliIo,
+    readonly enabled: boolean,
+    private readonly label: string,
+    private readonly tty: boolean,
+    private readonly minIntervalMs = 100,
+  ) {}
 
   update(seen: number, total?: number): void {
     if (!this.enabled) return;
@@ -184,28 +214,42 @@ export interface CommandContext {
  * Exit codes: 0 done, 1 error (reason on stderr), 2 bad arguments.
  */
 export function runCommand(
-  command: CommandSpec, argv: string[], io: CliIo, body: (ctx: CommandContext) => Promise<number | void>,
+  command: CommandSpec,
+  argv: string[],
+  io: CliIo,
+  body: (ctx: CommandContext) => Promise<number | void>,
 ): Promise<number> {
   const { label } = command;
-  return runParsed(command, argv, io, (values) => values, async (options) => {
-    let client: PortalClient | undefined = io.client;
-    const own = !client;
-    try {
-      // A retry prints one line on a terminal: an unresponsive portal is not silence until the deadline.
-      const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
-      client ??= new PortalClient(
-        { ...resolveSettings(undefined, io.env ?? process.env), deadlineMs: (options.timeout as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS * 1000 },
-        { log: tty ? (line) => io.err(`${label}: ${line}\n`) : undefined });
-      return (await body({ client, io, options })) ?? 0;
-    } catch (err) {
-      if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, command, err.message);
-      const message = err instanceof Error ? err.message : String(err);
-      io.err(`${label}: ${client ? client.redact(message) : message}\n`);
-      if (err instanceof PortalError && err.code === "NotReseller") io.err("hint: billing data exists only for a reseller business unit\n");
-      if (err instanceof UnknownReferenceError) return 2;
-      return 1;
-    } finally {
-      if (own) client?.close();
-    }
-  });
+  return runParsed(
+    command,
+    argv,
+    io,
+    (values) => values,
+    async (options) => {
+      let client: PortalClient | undefined = io.client;
+      const own = !client;
+      try {
+        // A retry prints one line on a terminal: an unresponsive portal is not silence until the deadline.
+        const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
+        client ??= new PortalClient(
+          {
+            ...resolveSettings(undefined, io.env ?? process.env),
+            deadlineMs: (options.timeout as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS * 1000,
+          },
+          { log: tty ? (line) => io.err(`${label}: ${line}\n`) : undefined },
+        );
+        return (await body({ client, io, options })) ?? 0;
+      } catch (err) {
+        if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, command, err.message);
+        const message = err instanceof Error ? err.message : String(err);
+        io.err(`${label}: ${client ? client.redact(message) : message}\n`);
+        if (err instanceof PortalError && err.code === "NotReseller")
+          io.err("hint: billing data exists only for a reseller business unit\n");
+        if (err instanceof UnknownReferenceError) return 2;
+        return 1;
+      } finally {
+        if (own) client?.close();
+      }
+    },
+  );
 }

@@ -32,14 +32,18 @@ the environment, else JSON user data {"backupPortal": {url, origin, clientId,
 username, password}}; a variable set in the environment wins.`,
   options: {
     "option-file": {
-      kind: "string", value: "path", description: "backup client option file", default: DEFAULT_OPTION_FILE,
+      kind: "string",
+      value: "path",
+      description: "backup client option file",
+      default: DEFAULT_OPTION_FILE,
       negation: "do not write an option file",
     },
     "password-file": { kind: "string", value: "path", description: "keep the node password in this 0600 file when one is set" },
     "rotate-password": { kind: "flag", description: "set a new node password even if the node is registered" },
     "dry-run": { kind: "flag", description: "check everything and print what would be done" },
     "lock-file": {
-      kind: "string", value: "path",
+      kind: "string",
+      value: "path",
       description: `lock file that keeps two runs from registering at once (default /run/backup-portal-register-bunit-<id>.lock when /run is writable, else in the temp dir); a run waits for it up to ${DEFAULT_LOCK_WAIT_MS / 1000} s`,
     },
     json: { kind: "flag", description: "print the result as JSON" },
@@ -71,8 +75,11 @@ interface Parsed {
 
 function prepare(v: Values): Parsed {
   const register: Parsed["register"] = definedOnly({
-    optionFile: v["option-file"] as string | false | undefined, passwordFile: v["password-file"] as string | undefined,
-    rotatePassword: v["rotate-password"] as boolean | undefined, dryRun: v["dry-run"] as boolean | undefined, lockFile: v["lock-file"] as string | undefined,
+    optionFile: v["option-file"] as string | false | undefined,
+    passwordFile: v["password-file"] as string | undefined,
+    rotatePassword: v["rotate-password"] as boolean | undefined,
+    dryRun: v["dry-run"] as boolean | undefined,
+    lockFile: v["lock-file"] as string | undefined,
   });
   return { json: v.json === true, quiet: v.quiet === true, verbose: v.verbose === true, metadata: metadataOptions(v), register };
 }
@@ -101,7 +108,10 @@ function exitOnStopSignals(io: CommandIo): () => void {
 
 export function run(argv: string[], io: RegisterIo = processIo): Promise<number> {
   return runCommand(COMMAND, argv, io, prepare, async (parsed) => {
-    const line = (prefix: string) => (text: string): void => io.err(`${prefix}: ${text}\n`);
+    const line =
+      (prefix: string) =>
+      (text: string): void =>
+        io.err(`${prefix}: ${text}\n`);
     const uninstall = exitOnStopSignals(io);
     try {
       const result = await registerInstance({
@@ -121,7 +131,9 @@ export function run(argv: string[], io: RegisterIo = processIo): Promise<number>
       io.err(`backup-portal register: ${msg}\n`);
       if (parsed.json) {
         const e = err instanceof RegistrationError ? err : undefined;
-        io.out(`${JSON.stringify({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }, null, 2)}\n`);
+        io.out(
+          `${JSON.stringify({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }, null, 2)}\n`,
+        );
       }
       if (err instanceof RegistrationError && err.kind === "configuration") return 3;
       if (err instanceof RegistrationError && err.kind === "usage") return 2;

@@ -3,8 +3,11 @@ import { getLatestReport, getReports } from "../data/activity";
 import { NodeReport } from "../portal/types";
 import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand } from "./output";
 
-export const COMMAND = dataCommand("reports", "--bunit <id> --consumer <id> [options]",
-  "Node reports of a consumer (storage used, data transferred), oldest first.", {
+export const COMMAND = dataCommand(
+  "reports",
+  "--bunit <id> --consumer <id> [options]",
+  "Node reports of a consumer (storage used, data transferred), oldest first.",
+  {
     ...CONSUMER_OPTIONS,
     from: { ...CONSUMER_OPTIONS.from, description: "first day or moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
     to: { ...CONSUMER_OPTIONS.to, description: "last day or moment (a day includes all of it)" },
@@ -12,11 +15,14 @@ export const COMMAND = dataCommand("reports", "--bunit <id> --consumer <id> [opt
     warnings: { kind: "flag", description: "include each report's warnings" },
     latest: { kind: "flag", description: "only the latest report (with status and warnings)" },
     limit: { ...CONSUMER_OPTIONS.limit, description: "at most n reports (the latest n)" },
-  });
+  },
+);
 
 function warningText(r: NodeReport): string {
   if (!Array.isArray(r.warnings)) return "";
-  return r.warnings.map((w) => (w && typeof w === "object" && "message" in w ? String((w as { message: unknown }).message) : JSON.stringify(w))).join("; ");
+  return r.warnings
+    .map((w) => (w && typeof w === "object" && "message" in w ? String((w as { message: unknown }).message) : JSON.stringify(w)))
+    .join("; ");
 }
 
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -44,12 +50,18 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
       }
     }
     const columns = [
-      { header: "DATE" }, { header: "STORAGE USED", align: "right" as const }, { header: "TRANSFERRED", align: "right" as const },
-      ...(status ? [{ header: "STATUS" }] : []), ...(warnings ? [{ header: "WARNINGS" }] : []),
+      { header: "DATE" },
+      { header: "STORAGE USED", align: "right" as const },
+      { header: "TRANSFERRED", align: "right" as const },
+      ...(status ? [{ header: "STATUS" }] : []),
+      ...(warnings ? [{ header: "WARNINGS" }] : []),
     ];
     const rows = reports.map((r) => [
-      formatTime(r.date), formatBytes(r.storageUsedBytes), formatBytes(r.transferredBytes),
-      ...(status ? [r.status === undefined ? "" : String(r.status)] : []), ...(warnings ? [warningText(r)] : []),
+      formatTime(r.date),
+      formatBytes(r.storageUsedBytes),
+      formatBytes(r.transferredBytes),
+      ...(status ? [r.status === undefined ? "" : String(r.status)] : []),
+      ...(warnings ? [warningText(r)] : []),
     ]);
     printTable(io, columns, rows, "no reports");
     return 0;

@@ -5,7 +5,10 @@ import { AuditLogEntry, AuditLogType, Job, NodeReport } from "../portal/types";
 import { DateInput, toTimestamp } from "./dates";
 
 function ids(bunitId: number, consumerId: number): void {
-  for (const [what, v] of [["business unit", bunitId], ["consumer", consumerId]] as const) {
+  for (const [what, v] of [
+    ["business unit", bunitId],
+    ["consumer", consumerId],
+  ] as const) {
     if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`${what} id must be a positive integer, got ${v}`);
   }
 }
@@ -29,18 +32,31 @@ export interface ReportRange {
 }
 
 /** Node reports of a consumer in a date range (all when no range), oldest first. */
-export async function getReports(client: PortalClient, bunitId: number, consumerId: number, range: ReportRange = {}): Promise<NodeReport[]> {
+export async function getReports(
+  client: PortalClient,
+  bunitId: number,
+  consumerId: number,
+  range: ReportRange = {},
+): Promise<NodeReport[]> {
   ids(bunitId, consumerId);
   const startDate = range.from !== undefined ? toTimestamp(range.from, "start") : undefined;
   const endDate = range.to !== undefined ? toTimestamp(range.to, "end") : undefined;
   checkRange(startDate, endDate);
   return client.activity.reports(bunitId, consumerId, {
-    startDate, endDate, status: range.status || undefined, warnings: range.warnings || undefined,
+    startDate,
+    endDate,
+    status: range.status || undefined,
+    warnings: range.warnings || undefined,
   });
 }
 
 /** The latest report of a consumer (with status and warnings); undefined when it has none. */
-export async function getLatestReport(client: PortalClient, bunitId: number, consumerId: number, opts: { userId?: number } = {}): Promise<NodeReport | undefined> {
+export async function getLatestReport(
+  client: PortalClient,
+  bunitId: number,
+  consumerId: number,
+  opts: { userId?: number } = {},
+): Promise<NodeReport | undefined> {
   ids(bunitId, consumerId);
   try {
     return await client.activity.latestReport(bunitId, consumerId, opts.userId);
@@ -95,7 +111,13 @@ export interface JobsResult {
  * Jobs from `since` (default: the first job) to `until` (default: now and later). The portal refuses
  * a startTime before the first job's `completed`, so an earlier `since` is clamped to it.
  */
-export async function jobsSinceDetailed(client: PortalClient, bunitId: number, consumerId: number, since?: DateInput, until?: DateInput): Promise<JobsResult> {
+export async function jobsSinceDetailed(
+  client: PortalClient,
+  bunitId: number,
+  consumerId: number,
+  since?: DateInput,
+  until?: DateInput,
+): Promise<JobsResult> {
   ids(bunitId, consumerId);
   const endTime = until !== undefined ? toTimestamp(until, "end") : undefined;
   let startTime = since !== undefined ? toTimestamp(since, "start") : undefined;
@@ -113,7 +135,13 @@ export async function jobsSinceDetailed(client: PortalClient, bunitId: number, c
 }
 
 /** {@link jobsSinceDetailed}, jobs only. */
-export async function jobsSince(client: PortalClient, bunitId: number, consumerId: number, since?: DateInput, until?: DateInput): Promise<Job[]> {
+export async function jobsSince(
+  client: PortalClient,
+  bunitId: number,
+  consumerId: number,
+  since?: DateInput,
+  until?: DateInput,
+): Promise<Job[]> {
   return (await jobsSinceDetailed(client, bunitId, consumerId, since, until)).jobs;
 }
 
@@ -121,7 +149,12 @@ export async function jobsSince(client: PortalClient, bunitId: number, consumerI
  * Jobs in a range: with neither bound the latest 24 hours (the portal's default); otherwise
  * {@link jobsSince} (a missing `from` means from the first job).
  */
-export async function getJobs(client: PortalClient, bunitId: number, consumerId: number, range: { from?: DateInput; to?: DateInput } = {}): Promise<Job[]> {
+export async function getJobs(
+  client: PortalClient,
+  bunitId: number,
+  consumerId: number,
+  range: { from?: DateInput; to?: DateInput } = {},
+): Promise<Job[]> {
   if (range.from === undefined && range.to === undefined) return getRecentJobs(client, bunitId, consumerId);
   return jobsSince(client, bunitId, consumerId, range.from, range.to);
 }
@@ -156,9 +189,14 @@ export interface AuditQuery {
 export function auditTypes(types: Array<number | string>): number[] {
   const valid = Object.values(AuditLogType) as number[];
   return types.map((t) => {
-    const n = typeof t === "number" ? t : /^\d+$/.test(t.trim()) ? Number(t) : (AuditLogType as Record<string, number>)[t.trim().toLowerCase()];
+    const n =
+      typeof t === "number" ? t : /^\d+$/.test(t.trim()) ? Number(t) : (AuditLogType as Record<string, number>)[t.trim().toLowerCase()];
     if (n === undefined || !valid.includes(n)) {
-      throw new RangeError(`unknown audit log type ${JSON.stringify(t)}; valid: ${Object.entries(AuditLogType).map(([k, v]) => `${k} (${v})`).join(", ")}`);
+      throw new RangeError(
+        `unknown audit log type ${JSON.stringify(t)}; valid: ${Object.entries(AuditLogType)
+          .map(([k, v]) => `${k} (${v})`)
+          .join(", ")}`,
+      );
     }
     return n;
   });
@@ -173,16 +211,21 @@ export function auditTypes(types: Array<number | string>): number[] {
  */
 export async function getAuditLog(client: PortalClient, bunitId: number, consumerId: number, q: AuditQuery = {}): Promise<AuditLogEntry[]> {
   ids(bunitId, consumerId);
-  if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0)) throw new RangeError(`limit must be a non-negative integer, got ${q.limit}`);
+  if (q.limit !== undefined && (!Number.isSafeInteger(q.limit) || q.limit < 0))
+    throw new RangeError(`limit must be a non-negative integer, got ${q.limit}`);
   const pageSize = q.pageSize ?? DEFAULT_AUDIT_PAGE;
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_AUDIT_PAGE) throw new RangeError(`pageSize must be from 1 to ${MAX_AUDIT_PAGE}, got ${pageSize}`);
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_AUDIT_PAGE)
+    throw new RangeError(`pageSize must be from 1 to ${MAX_AUDIT_PAGE}, got ${pageSize}`);
   const max = q.limit ?? Infinity;
   if (max === 0) return [];
   const startTime = q.from !== undefined ? toTimestamp(q.from, "start") : undefined;
   const endTime = q.to !== undefined ? toTimestamp(q.to, "end") : undefined;
   checkRange(startTime, endTime);
   const query = {
-    includeDescendants: q.includeDescendants || undefined, orderDesc: q.orderDesc || undefined, startTime, endTime,
+    includeDescendants: q.includeDescendants || undefined,
+    orderDesc: q.orderDesc || undefined,
+    startTime,
+    endTime,
     types: q.types?.length ? auditTypes(q.types) : undefined,
   };
   const out: AuditLogEntry[] = [];

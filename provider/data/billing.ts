@@ -25,7 +25,11 @@ function dated(inv: Invoice): DatedInvoice {
 }
 
 /** Invoices of a business unit, oldest first; `from`/`to` (days, inclusive) narrow them. */
-export async function getInvoices(client: PortalClient, bunitId: number, range: { from?: DateInput; to?: DateInput } = {}): Promise<DatedInvoice[]> {
+export async function getInvoices(
+  client: PortalClient,
+  bunitId: number,
+  range: { from?: DateInput; to?: DateInput } = {},
+): Promise<DatedInvoice[]> {
   const from = range.from !== undefined ? toDay(range.from) : undefined;
   const to = range.to !== undefined ? toDay(range.to) : undefined;
   const list = (await client.billing.invoices(bunit(bunitId))).map(dated);
@@ -44,8 +48,13 @@ export async function getInvoiceFiles(client: PortalClient, bunitId: number): Pr
 }
 
 const CONTENT_TYPES: Record<string, string> = {
-  ".pdf": "application/pdf", ".xml": "application/xml", ".csv": "text/csv", ".txt": "text/plain",
-  ".json": "application/json", ".html": "text/html", ".zip": "application/zip",
+  ".pdf": "application/pdf",
+  ".xml": "application/xml",
+  ".csv": "text/csv",
+  ".txt": "text/plain",
+  ".json": "application/json",
+  ".html": "text/html",
+  ".zip": "application/zip",
 };
 
 /** A content type from a file name's extension (application/octet-stream when unknown). */
@@ -70,17 +79,29 @@ export interface InvoiceFileFromPath {
  * repeat blindly (it would store the file twice), so when the answer is lost the function looks
  * for a file of the same name and size uploaded since it started before giving up.
  */
-export async function uploadInvoiceFile(client: PortalClient, bunitId: number, file: InvoiceUpload | InvoiceFileFromPath): Promise<InvoiceFile> {
+export async function uploadInvoiceFile(
+  client: PortalClient,
+  bunitId: number,
+  file: InvoiceUpload | InvoiceFileFromPath,
+): Promise<InvoiceFile> {
   bunit(bunitId);
   let upload: InvoiceUpload;
   if ("path" in file) {
     const content = await fsp.readFile(file.path);
     const fileName = file.fileName ?? path.basename(file.path);
-    upload = { fileName, content, contentType: file.contentType ?? contentTypeOf(fileName), erpReference: file.erpReference, sendToBillingAddress: file.sendToBillingAddress, form: file.form };
+    upload = {
+      fileName,
+      content,
+      contentType: file.contentType ?? contentTypeOf(fileName),
+      erpReference: file.erpReference,
+      sendToBillingAddress: file.sendToBillingAddress,
+      form: file.form,
+    };
   } else {
     upload = { ...file, contentType: file.contentType ?? contentTypeOf(file.fileName) };
   }
-  if (!upload.fileName || /[\/\\]/.test(upload.fileName)) throw new RangeError(`fileName must be a plain file name, got ${JSON.stringify(upload.fileName)}`);
+  if (!upload.fileName || /[\/\\]/.test(upload.fileName))
+    throw new RangeError(`fileName must be a plain file name, got ${JSON.stringify(upload.fileName)}`);
   if (upload.content.length === 0) throw new RangeError("the file is empty");
   const started = Date.now();
   try {
@@ -90,8 +111,13 @@ export async function uploadInvoiceFile(client: PortalClient, bunitId: number, f
     // Clocks differ: allow a minute of skew between us and the portal.
     const since = started - 60_000;
     const files = await client.billing.invoiceFiles(bunitId).catch(() => []);
-    const found = files.filter((f) => f.fileName === upload.fileName && f.size === upload.content.length &&
-      (f.erpReference ?? undefined) === (upload.erpReference || undefined) && (!f.uploadedDate || Date.parse(f.uploadedDate) >= since));
+    const found = files.filter(
+      (f) =>
+        f.fileName === upload.fileName &&
+        f.size === upload.content.length &&
+        (f.erpReference ?? undefined) === (upload.erpReference || undefined) &&
+        (!f.uploadedDate || Date.parse(f.uploadedDate) >= since),
+    );
     if (found.length === 1) return found[0];
     throw err;
   }
@@ -108,7 +134,8 @@ export interface BillingDataQuery {
 
 /** Billing data periods of a reseller business unit, oldest first. */
 export async function getBillingData(client: PortalClient, bunitId: number, q: BillingDataQuery = {}): Promise<BillingData[]> {
-  if (q.includeNext !== undefined && (!Number.isSafeInteger(q.includeNext) || q.includeNext < 0)) throw new RangeError(`includeNext must be a non-negative integer, got ${q.includeNext}`);
+  if (q.includeNext !== undefined && (!Number.isSafeInteger(q.includeNext) || q.includeNext < 0))
+    throw new RangeError(`includeNext must be a non-negative integer, got ${q.includeNext}`);
   const from = q.from !== undefined ? toDay(q.from) : undefined;
   const to = q.to !== undefined ? toDay(q.to) : undefined;
   const list = await client.billing.billingData(bunit(bunitId), q.includeNext || undefined);

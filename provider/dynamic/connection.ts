@@ -19,10 +19,13 @@ export function configure(c: ConfigLike): void {
 
 export function portal(): PortalClient {
   if (!client) {
-    client = new PortalClient(resolveSettings((key) => config?.get(key)), {
-      // Retries are worth seeing in the engine's log; lines never hold a secret.
-      log: (line) => console.error(`backup-portal: ${line}`),
-    });
+    client = new PortalClient(
+      resolveSettings((key) => config?.get(key)),
+      {
+        // Retries are worth seeing in the engine's log; lines never hold a secret.
+        log: (line) => console.error(`backup-portal: ${line}`),
+      },
+    );
   }
   return client;
 }
@@ -57,10 +60,11 @@ function isRefusedLogin(e: unknown): e is PortalError {
 export function withLoginHint<T extends Record<string, (...args: any[]) => Promise<any>>>(methods: T): T {
   const out: Record<string, (...args: any[]) => Promise<any>> = {};
   for (const [name, method] of Object.entries(methods)) {
-    out[name] = (...args) => method(...args).catch((e: unknown) => {
-      if (isRefusedLogin(e)) e.message = `${e.message} ${ROTATED_CREDENTIALS_HINT}`;
-      throw e;
-    });
+    out[name] = (...args) =>
+      method(...args).catch((e: unknown) => {
+        if (isRefusedLogin(e)) e.message = `${e.message} ${ROTATED_CREDENTIALS_HINT}`;
+        throw e;
+      });
   }
   return out as T;
 }

@@ -5,7 +5,11 @@
 export class PartialCreateError extends Error {
   readonly reasons: string[];
 
-  constructor(readonly id: string, readonly properties: Record<string, unknown>, cause: unknown) {
+  constructor(
+    readonly id: string,
+    readonly properties: Record<string, unknown>,
+    cause: unknown,
+  ) {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(`created ${id}, but a later step failed: ${reason}. The object is kept in state; run \`pulumi up\` again to finish it.`);
     this.name = "PartialCreateError";

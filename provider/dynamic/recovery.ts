@@ -22,7 +22,12 @@ export function createKeyFor(type: string, name: string, project = pulumi.getPro
 /** The marker of one create: the resource's key and the inputs whose change replaces it. */
 export function createMarker(createKey: unknown, replacing: unknown[]): string | undefined {
   if (typeof createKey !== "string" || !createKey) return undefined;
-  return markerFor(createHash("sha256").update(JSON.stringify([createKey, ...replacing])).digest("hex").slice(0, 32));
+  return markerFor(
+    createHash("sha256")
+      .update(JSON.stringify([createKey, ...replacing]))
+      .digest("hex")
+      .slice(0, 32),
+  );
 }
 
 /** Parents this host process created: nothing can be left over under them. */

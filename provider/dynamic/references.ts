@@ -22,7 +22,11 @@ const DESCRIPTION: Record<ReferenceKind, string> = {
 };
 
 export class UnknownReferenceError extends Error {
-  constructor(readonly kind: ReferenceKind, value: unknown, valid: string[]) {
+  constructor(
+    readonly kind: ReferenceKind,
+    value: unknown,
+    valid: string[],
+  ) {
     super(`unknown ${DESCRIPTION[kind]} ${JSON.stringify(value)}; valid: ${valid.join(", ")}`);
     this.name = "UnknownReferenceError";
   }
@@ -72,7 +76,7 @@ export class References {
       ? items.find((i) => i.id === Number(text))
       : items.find((i) => i.name?.toLowerCase() === lower || i.windowsId?.toLowerCase() === lower);
     if (!found) {
-      const valid = items.map((i) => (kind === "timeZone" ? i.windowsId ?? i.name ?? String(i.id) : i.name ?? String(i.id)));
+      const valid = items.map((i) => (kind === "timeZone" ? (i.windowsId ?? i.name ?? String(i.id)) : (i.name ?? String(i.id))));
       throw new UnknownReferenceError(kind, value, valid);
     }
     return found;
@@ -81,11 +85,16 @@ export class References {
   private async fetch(kind: ReferenceKind, bunitId?: number): Promise<Named[]> {
     const c = this.client;
     switch (kind) {
-      case "timeZone": return c.timeZones.list();
-      case "operatingSystem": return c.reference.operatingSystems();
-      case "type": return c.reference.nodeTypes();
-      case "domain": return c.reference.domains(bunitId!);
-      case "clientOptionSet": return c.reference.clientOptionSets(bunitId!);
+      case "timeZone":
+        return c.timeZones.list();
+      case "operatingSystem":
+        return c.reference.operatingSystems();
+      case "type":
+        return c.reference.nodeTypes();
+      case "domain":
+        return c.reference.domains(bunitId!);
+      case "clientOptionSet":
+        return c.reference.clientOptionSets(bunitId!);
     }
   }
 }
@@ -116,25 +125,31 @@ const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "
  * an unchanged preview or update makes no request. Unknown values (preview) pass.
  */
 export async function checkReferences(
-  f: Failures, refs: () => References, olds: Record<string, unknown>, inputs: Record<string, any>, specs: ReferenceInput[],
+  f: Failures,
+  refs: () => References,
+  olds: Record<string, unknown>,
+  inputs: Record<string, any>,
+  specs: ReferenceInput[],
 ): Promise<void> {
-  const results = await Promise.all(specs.map(async (r): Promise<string | undefined> => {
-    const v = inputs[r.key];
-    if (v === undefined || v === null || v === "") {
-      return r.required ? `${r.key} is required: a name or an id` : undefined;
-    }
-    const scope = r.scope ?? "businessUnitId";
-    const scoped = perBusinessUnit(r.kind);
-    if (isUnknown(v) || (scoped && typeof inputs[scope] !== "number")) return undefined;
-    if (sameValue(olds[r.key], v) && (!scoped || sameValue(olds[scope], inputs[scope]))) return undefined;
-    const items: unknown[] = Array.isArray(v) ? v : [v];
-    try {
-      for (const item of items) if (!isUnknown(item)) await refs().resolve(r.kind, item as string | number, inputs[scope]);
-      return undefined;
-    } catch (err) {
-      if (!(err instanceof UnknownReferenceError)) throw err;
-      return `${r.key}: ${err.message}`;
-    }
-  }));
+  const results = await Promise.all(
+    specs.map(async (r): Promise<string | undefined> => {
+      const v = inputs[r.key];
+      if (v === undefined || v === null || v === "") {
+        return r.required ? `${r.key} is required: a name or an id` : undefined;
+      }
+      const scope = r.scope ?? "businessUnitId";
+      const scoped = perBusinessUnit(r.kind);
+      if (isUnknown(v) || (scoped && typeof inputs[scope] !== "number")) return undefined;
+      if (sameValue(olds[r.key], v) && (!scoped || sameValue(olds[scope], inputs[scope]))) return undefined;
+      const items: unknown[] = Array.isArray(v) ? v : [v];
+      try {
+        for (const item of items) if (!isUnknown(item)) await refs().resolve(r.kind, item as string | number, inputs[scope]);
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof UnknownReferenceError)) throw err;
+        return `${r.key}: ${err.message}`;
+      }
+    }),
+  );
   results.forEach((reason, i) => reason && f.add(specs[i].key, reason));
 }

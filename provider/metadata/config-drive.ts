@@ -141,7 +141,8 @@ export function readConfigDriveDirectory(dir: string, opts: ConfigDriveOptions =
   const rootReal = fs.realpathSync(dir);
   const log = opts.log ?? (() => undefined);
   let version = layout(opts).version;
-  const metaAt = (v: string): Buffer | null => readDriveFile(dir, rootReal, [platform, v, "meta_data.json"], "meta_data.json", MAX_METADATA_BYTES);
+  const metaAt = (v: string): Buffer | null =>
+    readDriveFile(dir, rootReal, [platform, v, "meta_data.json"], "meta_data.json", MAX_METADATA_BYTES);
   let meta = metaAt(version);
   if (meta === null && opts.version === undefined) {
     const dated = newestKnownVersion(driveVersions(dir, rootReal, platform));
@@ -152,7 +153,11 @@ export function readConfigDriveDirectory(dir: string, opts: ConfigDriveOptions =
     }
   }
   const metaFile = path.join(dir, platform, version, "meta_data.json");
-  if (meta === null) throw notADrive(metaFile, `no ${platform}/${version}/meta_data.json in ${dir}${opts.version === undefined ? " (nor a dated version the reader knows)" : ""}`);
+  if (meta === null)
+    throw notADrive(
+      metaFile,
+      `no ${platform}/${version}/meta_data.json in ${dir}${opts.version === undefined ? " (nor a dated version the reader knows)" : ""}`,
+    );
   const parsed = parseMetadataDocument(meta.toString("utf8"), metaFile);
   let userData: string | null = null;
   if (opts.userData !== false) {
@@ -180,7 +185,12 @@ export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {
       return iso.readFile(file, maxBytes);
     } catch (err) {
       if (err instanceof IsoFileTooLargeError) throw tooLarge(what, `${image}:${file}`, err.maxBytes, err.size);
-      throw new MetadataError("io", `${image}:${file}`, `config drive ${image}: cannot read ${file.slice(1)} from the image: ${(err as Error).message}`, { cause: err });
+      throw new MetadataError(
+        "io",
+        `${image}:${file}`,
+        `config drive ${image}: cannot read ${file.slice(1)} from the image: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   };
   try {
@@ -190,7 +200,9 @@ export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {
     if (meta === null && opts.version === undefined) {
       const dated = newestKnownVersion(iso.listDirectory(`/${platform}`) ?? []);
       if (dated !== undefined) {
-        log(`config drive ${image}: no ${platform}/${version}/meta_data.json; using ${platform}/${dated}, the newest version the reader knows`);
+        log(
+          `config drive ${image}: no ${platform}/${version}/meta_data.json; using ${platform}/${dated}, the newest version the reader knows`,
+        );
         version = dated;
         meta = metaAt(version);
       }
@@ -221,7 +233,10 @@ export async function readConfigDrivePath(target: string, opts: ConfigDriveOptio
 }
 
 function lines(text: string): string[] {
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
 }
 
 async function blkid(runner: CommandRunner, token: string, log: (m: string) => void): Promise<string[]> {
@@ -260,9 +275,9 @@ export async function findConfigDriveDevices(opts: ConfigDriveOptions = {}): Pro
   const runner = opts.runner ?? defaultCommandRunner;
   const log = opts.log ?? (() => undefined);
   const byLabel: string[] = [];
-  for (const label of CONFIG_DRIVE_LABELS) byLabel.push(...await blkid(runner, `LABEL=${label}`, log));
+  for (const label of CONFIG_DRIVE_LABELS) byLabel.push(...(await blkid(runner, `LABEL=${label}`, log)));
   const byType: string[] = [];
-  for (const type of CONFIG_DRIVE_TYPES) byType.push(...await blkid(runner, `TYPE=${type}`, log));
+  for (const type of CONFIG_DRIVE_TYPES) byType.push(...(await blkid(runner, `TYPE=${type}`, log)));
   const desc = (a: string, b: string): number => (a < b ? 1 : a > b ? -1 : 0);
   const labelled = [...new Set(byLabel)].sort(desc);
   const out: DriveCandidate[] = labelled.map((device) => ({ device, match: "label" as const }));

@@ -16,14 +16,32 @@ import { newestKnownVersion } from "./versions";
 export * from "./types";
 export { parseMetadataDocument } from "./validate";
 export {
-  DEFAULT_ATTEMPTS, DEFAULT_BACKOFF_MS, DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_METADATA_URL, DEFAULT_PLATFORM,
-  DEFAULT_TIMEOUT_MS, DEFAULT_VERSION, fetchMetadataText, fetchUserData, listMetadataVersions, metadataUrl,
-  parseRetryAfter, RETRYABLE_STATUSES,
+  DEFAULT_ATTEMPTS,
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  DEFAULT_METADATA_URL,
+  DEFAULT_PLATFORM,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_VERSION,
+  fetchMetadataText,
+  fetchUserData,
+  listMetadataVersions,
+  metadataUrl,
+  parseRetryAfter,
+  RETRYABLE_STATUSES,
 } from "./network";
 export type { NetworkOptions } from "./network";
 export {
-  CONFIG_DRIVE_LABELS, CONFIG_DRIVE_TYPES, discoverConfigDrive, findConfigDriveDevices, findMountPoint, isPartition, readConfigDriveDevice, readConfigDriveDirectory,
-  readConfigDriveImage, readConfigDrivePath,
+  CONFIG_DRIVE_LABELS,
+  CONFIG_DRIVE_TYPES,
+  discoverConfigDrive,
+  findConfigDriveDevices,
+  findMountPoint,
+  isPartition,
+  readConfigDriveDevice,
+  readConfigDriveDirectory,
+  readConfigDriveImage,
+  readConfigDrivePath,
 } from "./config-drive";
 export type { ConfigDriveOptions, DriveCandidate } from "./config-drive";
 export { createCommandRunner, defaultCommandRunner } from "./runner";
@@ -55,14 +73,21 @@ async function fallbackVersion(opts: NetworkOptions, notFound: MetadataError): P
   try {
     offered = await listMetadataVersions(opts);
   } catch (err) {
-    throw new MetadataError("http", notFound.location, `${notFound.message}; the versions list could not be read either: ${(err as Error).message}`,
-      { status: notFound.status, attempts: notFound.attempts, cause: err });
+    throw new MetadataError(
+      "http",
+      notFound.location,
+      `${notFound.message}; the versions list could not be read either: ${(err as Error).message}`,
+      { status: notFound.status, attempts: notFound.attempts, cause: err },
+    );
   }
   const dated = newestKnownVersion(offered);
   if (dated === undefined) {
-    throw new MetadataError("http", notFound.location,
+    throw new MetadataError(
+      "http",
+      notFound.location,
       `${notFound.message}; the versions list offers ${offered.length} version${offered.length === 1 ? "" : "s"}, none of them one the reader knows`,
-      { status: notFound.status, attempts: notFound.attempts, cause: notFound });
+      { status: notFound.status, attempts: notFound.attempts, cause: notFound },
+    );
   }
   opts.log?.(`${notFound.location} is missing; using version ${dated}, the newest the service lists that the reader knows`);
   return dated;
@@ -103,15 +128,20 @@ export async function readInstanceMetadata(opts: ReadMetadataOptions = {}): Prom
   }
   if (opts.network === false) {
     const why = failures.length ? `; passed over: ${failures.map((f) => f.message).join("; ")}` : "";
-    throw new MetadataError("unavailable", "", `no instance metadata: no usable config drive and the network source is disabled${why}`, { causes: failures });
+    throw new MetadataError("unavailable", "", `no instance metadata: no usable config drive and the network source is disabled${why}`, {
+      causes: failures,
+    });
   }
   try {
     return await readNetworkMetadata(opts);
   } catch (err) {
     if (failures.length === 0) throw err;
     const error = err instanceof Error ? err : new Error(String(err));
-    throw new MetadataError("unavailable", error instanceof MetadataError ? error.location : "",
+    throw new MetadataError(
+      "unavailable",
+      error instanceof MetadataError ? error.location : "",
       `no instance metadata: config drive candidates failed (${failures.map((f) => f.message).join("; ")}); network: ${error.message}`,
-      { causes: [...failures, error], cause: error });
+      { causes: [...failures, error], cause: error },
+    );
   }
 }

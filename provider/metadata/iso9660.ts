@@ -39,7 +39,11 @@ class IsoFormatError extends Error {}
 
 /** A file in the image is larger than the cap its reader gave. */
 export class IsoFileTooLargeError extends Error {
-  constructor(readonly path: string, readonly size: number, readonly maxBytes: number) {
+  constructor(
+    readonly path: string,
+    readonly size: number,
+    readonly maxBytes: number,
+  ) {
     super(`${path} is ${size} bytes, larger than the cap of ${maxBytes} bytes`);
     this.name = "IsoFileTooLargeError";
   }
@@ -73,7 +77,10 @@ class Reader implements IsoImage {
   private readonly jolietRoot?: DirRecord;
   private closed = false;
 
-  constructor(private readonly fd: number, private readonly file: string) {
+  constructor(
+    private readonly fd: number,
+    private readonly file: string,
+  ) {
     let pvd: Buffer | undefined;
     let joliet: Buffer | undefined;
     for (let i = 0; i < MAX_DESCRIPTORS; i++) {
@@ -110,7 +117,8 @@ class Reader implements IsoImage {
     for (const [root, joliet] of this.roots()) {
       const rec = this.lookup(root, parts, joliet);
       if (rec && !rec.isDir) {
-        if (rec.size > Math.min(maxBytes, MAX_FILE_BYTES)) throw new IsoFileTooLargeError(path, rec.size, Math.min(maxBytes, MAX_FILE_BYTES));
+        if (rec.size > Math.min(maxBytes, MAX_FILE_BYTES))
+          throw new IsoFileTooLargeError(path, rec.size, Math.min(maxBytes, MAX_FILE_BYTES));
         return this.read(rec.extent * this.blockSize, rec.size);
       }
     }
@@ -129,7 +137,12 @@ class Reader implements IsoImage {
 
   /** The primary tree, then the Joliet one (when there is one), each with its name encoding. */
   private roots(): Array<[DirRecord, boolean]> {
-    return this.jolietRoot ? [[this.pvdRoot, false], [this.jolietRoot, true]] : [[this.pvdRoot, false]];
+    return this.jolietRoot
+      ? [
+          [this.pvdRoot, false],
+          [this.jolietRoot, true],
+        ]
+      : [[this.pvdRoot, false]];
   }
 
   private lookup(root: DirRecord, parts: string[], joliet: boolean): DirRecord | null {
@@ -138,8 +151,7 @@ class Reader implements IsoImage {
       if (!dir.isDir) return null;
       const want = parts[i];
       const entries = this.list(dir, joliet);
-      const found = entries.find((e) => e.name === want) ??
-        entries.find((e) => e.isoName && e.name.toLowerCase() === want.toLowerCase());
+      const found = entries.find((e) => e.name === want) ?? entries.find((e) => e.isoName && e.name.toLowerCase() === want.toLowerCase());
       if (!found) return null;
       dir = found;
     }
@@ -153,7 +165,8 @@ class Reader implements IsoImage {
     let pos = 0;
     while (pos < data.length) {
       const len = data[pos];
-      if (len === 0) { // records do not cross sectors: the rest of this one is padding
+      if (len === 0) {
+        // records do not cross sectors: the rest of this one is padding
         pos = (Math.floor(pos / SECTOR) + 1) * SECTOR;
         continue;
       }

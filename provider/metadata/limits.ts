@@ -21,6 +21,9 @@ export const MAX_VERSIONS_BYTES = 64 * 1024;
 /** The error for `what` at `location` being larger than `max` bytes (`size` when known). Never quotes content. */
 export function tooLarge(what: string, location: string, max: number, size?: number): MetadataError {
   const got = size === undefined ? "more than that" : `${size} bytes`;
-  return new MetadataError("too-large", location,
-    `${what} at ${location} is larger than the reader's cap of ${max} bytes (${got}); refused`);
+  return new MetadataError(
+    "too-large",
+    location,
+    `${what} at ${location} is larger than the reader's cap of ${max} bytes (${got}); refused`,
+  );
 }

@@ -159,8 +159,16 @@ async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean, what:
       last = { kind: "http", status: res.status, text: `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""}` };
       if (!RETRYABLE_STATUSES.has(res.status)) {
         const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
-        const note = res.status === 404 ? " (not found)" : res.status >= 300 && res.status < 400 ? ` (a redirect${location ? ` to ${location}` : ""}; redirects are not followed)` : "";
-        throw new MetadataError("http", url, `metadata service: GET ${url} answered ${last.text}${note}; not retried`, { status: res.status, attempts: attempt });
+        const note =
+          res.status === 404
+            ? " (not found)"
+            : res.status >= 300 && res.status < 400
+              ? ` (a redirect${location ? ` to ${location}` : ""}; redirects are not followed)`
+              : "";
+        throw new MetadataError("http", url, `metadata service: GET ${url} answered ${last.text}${note}; not retried`, {
+          status: res.status,
+          attempts: attempt,
+        });
       }
       if (res.status === 503 || res.status === 429) {
         const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
@@ -176,7 +184,12 @@ async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean, what:
   }
   const l = last!;
   const outcome = l.kind === "timeout" ? `timed out after ${r.timeoutMs} ms` : l.kind === "http" ? `answered ${l.text}` : l.text;
-  throw new MetadataError(l.kind, url, `metadata service: GET ${url} ${outcome}, ${r.attempts} attempt${r.attempts === 1 ? "" : "s"} made`, { status: l.status, attempts: r.attempts, cause: l.cause });
+  throw new MetadataError(
+    l.kind,
+    url,
+    `metadata service: GET ${url} ${outcome}, ${r.attempts} attempt${r.attempts === 1 ? "" : "s"} made`,
+    { status: l.status, attempts: r.attempts, cause: l.cause },
+  );
 }
 
 /** URL of meta_data.json for these options. */
@@ -204,5 +217,8 @@ export async function fetchUserData(opts: NetworkOptions = {}): Promise<string |
 export async function listMetadataVersions(opts: NetworkOptions = {}): Promise<string[]> {
   const r = resolve(opts, false);
   const text = (await getText(r.base, r, false, "the versions list", MAX_VERSIONS_BYTES)) as string;
-  return text.split(/\r?\n/).map((line) => line.trim().replace(/\/$/, "")).filter((line) => line !== "");
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim().replace(/\/$/, ""))
+    .filter((line) => line !== "");
 }

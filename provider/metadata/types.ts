@@ -78,8 +78,12 @@ export class MetadataError extends Error {
   /** For kind "unavailable": what each source tried said. */
   readonly causes: Error[];
 
-  constructor(kind: MetadataErrorKind, location: string, message: string,
-    extra: { status?: number; attempts?: number; causes?: Error[]; cause?: unknown } = {}) {
+  constructor(
+    kind: MetadataErrorKind,
+    location: string,
+    message: string,
+    extra: { status?: number; attempts?: number; causes?: Error[]; cause?: unknown } = {},
+  ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = "MetadataError";
     this.kind = kind;

@@ -10,7 +10,10 @@ export function userDataText(bytes: Buffer, location: string): string {
   try {
     return zlib.gunzipSync(bytes, { maxOutputLength: MAX_DECOMPRESSED_USER_DATA_BYTES }).toString("utf8");
   } catch (err) {
-    throw new MetadataError("invalid", location,
-      `user_data at ${location} is gzip-compressed but does not decompress (${(err as Error).message}); check the user data the instance was launched with`);
+    throw new MetadataError(
+      "invalid",
+      location,
+      `user_data at ${location} is gzip-compressed but does not decompress (${(err as Error).message}); check the user data the instance was launched with`,
+    );
   }
 }

@@ -99,8 +99,19 @@ export function parseMetadataDocument(text: string, location: string): { metadat
 
 /** A reader's result from a parsed document; `disabled` from `meta.dsmode`. */
 export function resultOf(
-  source: MetadataSource, location: string, version: string,
-  parsed: { metadata: InstanceMetadata; raw: Record<string, unknown> }, userData: string | null,
+  source: MetadataSource,
+  location: string,
+  version: string,
+  parsed: { metadata: InstanceMetadata; raw: Record<string, unknown> },
+  userData: string | null,
 ): MetadataResult {
-  return { source, location, metadata: parsed.metadata, raw: parsed.raw, userData, version, disabled: parsed.metadata.dsmode === "disabled" };
+  return {
+    source,
+    location,
+    metadata: parsed.metadata,
+    raw: parsed.raw,
+    userData,
+    version,
+    disabled: parsed.metadata.dsmode === "disabled",
+  };
 }

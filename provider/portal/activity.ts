@@ -103,8 +103,15 @@ export class Activity {
     // Spec 000's table spells the range startTime/endTime, its prose startDate/endDate: both are sent, so a
     // portal that takes only one spelling (and ignores the other, as ASP.NET does) filters all the same.
     const page = await this.core.get<Collection<AuditLogEntry>>(consumerPath(bunitId, consumerId, "/auditlogs"), {
-      includeDescendants: q.includeDescendants, orderDesc: q.orderDesc, startTime: q.startTime, endTime: q.endTime,
-      startDate: q.startTime, endDate: q.endTime, types: q.types, offset, limit,
+      includeDescendants: q.includeDescendants,
+      orderDesc: q.orderDesc,
+      startTime: q.startTime,
+      endTime: q.endTime,
+      startDate: q.startTime,
+      endDate: q.endTime,
+      types: q.types,
+      offset,
+      limit,
     });
     return { total: Array.isArray(page) ? undefined : page.total, offset, items: itemsOf(page) };
   }
@@ -114,7 +121,9 @@ export class Activity {
    * progress (entries so far, total when the portal says it).
    */
   async auditLog(
-    bunitId: number, consumerId: number, q: AuditLogQuery = {},
+    bunitId: number,
+    consumerId: number,
+    q: AuditLogQuery = {},
     opts: { pageSize?: number; max?: number; onPage?: (seen: number, total?: number) => void } = {},
   ): Promise<AuditLogEntry[]> {
     const pageSize = opts.pageSize ?? 200;
@@ -128,7 +137,8 @@ export class Activity {
       offset += page.items.length;
       opts.onPage?.(out.length, page.total);
       if (page.items.length === 0) break;
-      if (page.total !== undefined ? offset >= page.total : page.items.length < Math.min(pageSize, max - out.length + page.items.length)) break;
+      if (page.total !== undefined ? offset >= page.total : page.items.length < Math.min(pageSize, max - out.length + page.items.length))
+        break;
     }
     return out.slice(0, max === Infinity ? undefined : max);
   }

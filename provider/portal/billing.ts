@@ -55,7 +55,8 @@ export class Billing {
       body = { raw: multi.body, contentType: multi.contentType };
     }
     return this.core.call({
-      method: "POST", path: bunitPath(bunitId, "/invoicefiles"),
+      method: "POST",
+      path: bunitPath(bunitId, "/invoicefiles"),
       query: { erpReference: file.erpReference, sendToBillingAddress: file.sendToBillingAddress ?? false },
       body,
     });

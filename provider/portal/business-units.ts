@@ -28,7 +28,9 @@ export class BusinessUnits {
     const made = await createTagged(
       (body) => this.core.call<BusinessUnit>({ method: "POST", path: bunitPath(parentId, "/bunits"), body: { json: body } }),
       (own) => this.findCreated(parentId, fields.name, own),
-      fields, marker, { settleMs: 2 * this.core.timeoutMs },
+      fields,
+      marker,
+      { settleMs: 2 * this.core.timeoutMs },
     );
     return withoutMarkers(made);
   }
@@ -36,7 +38,9 @@ export class BusinessUnits {
   /** The child of `parentId` named `name` that carries `marker`, if an earlier create made one. */
   async findCreated(parentId: number, name: string | undefined, marker: string): Promise<BusinessUnit | undefined> {
     const found = await findMarked(
-      itemsOf(await this.core.get<Collection<BusinessUnit>>(bunitPath(parentId, "/bunits"))), name, marker,
+      itemsOf(await this.core.get<Collection<BusinessUnit>>(bunitPath(parentId, "/bunits"))),
+      name,
+      marker,
       (id) => this.core.get<BusinessUnit>(bunitPath(id)),
     );
     return found && withoutMarkers(found);

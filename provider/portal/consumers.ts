@@ -30,7 +30,9 @@ export class Consumers {
     const made = await createTagged(
       (body) => this.core.call<Consumer>({ method: "POST", path: bunitPath(bunitId, "/consumers"), body: { json: body } }),
       (own) => this.findCreated(bunitId, fields.name, own),
-      fields, marker, { settleMs: 2 * this.core.timeoutMs },
+      fields,
+      marker,
+      { settleMs: 2 * this.core.timeoutMs },
     );
     return withoutMarkers(made);
   }
@@ -38,22 +40,29 @@ export class Consumers {
   /** The consumer of `bunitId` named `name` that carries `marker`, if an earlier create made one. */
   async findCreated(bunitId: number, name: string | undefined, marker: string): Promise<Consumer | undefined> {
     const found = await findMarked(
-      itemsOf(await this.core.get<Collection<Consumer>>(bunitPath(bunitId, "/consumers"))), name, marker,
+      itemsOf(await this.core.get<Collection<Consumer>>(bunitPath(bunitId, "/consumers"))),
+      name,
+      marker,
       (id) => this.core.get<Consumer>(consumerPath(bunitId, id)),
     );
     return found && withoutMarkers(found);
   }
 
   async update(bunitId: number, consumerId: number, fields: ConsumerFields): Promise<Consumer> {
-    return withoutMarkers(await this.core.call<Consumer>({
-      method: "PUT", path: consumerPath(bunitId, consumerId), body: { json: fields },
-    }));
+    return withoutMarkers(
+      await this.core.call<Consumer>({
+        method: "PUT",
+        path: consumerPath(bunitId, consumerId),
+        body: { json: fields },
+      }),
+    );
   }
 
   /** Deletes a consumer (and its node); false when it was already gone. */
   delete(bunitId: number, consumerId: number, opts: ConsumerDeletion = {}): Promise<boolean> {
     return deleteTolerant(this.core, {
-      method: "DELETE", path: consumerPath(bunitId, consumerId),
+      method: "DELETE",
+      path: consumerPath(bunitId, consumerId),
       query: { deleteAssociations: opts.deleteAssociations ?? true, deletionComment: opts.deletionComment },
       body: { json: { id: consumerId } },
     });

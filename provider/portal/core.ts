@@ -13,7 +13,10 @@ export class PortalCore {
   // A private field: never enumerated, printed or serialized.
   readonly #password: string;
 
-  constructor(readonly settings: Readonly<PortalSettings>, log?: (line: string) => void) {
+  constructor(
+    readonly settings: Readonly<PortalSettings>,
+    log?: (line: string) => void,
+  ) {
     this.#password = settings.password;
     this.settings = Object.freeze({ ...settings, password: "***" });
     this.transport = new Transport({
@@ -30,7 +33,9 @@ export class PortalCore {
       log,
     });
     this.tokens = new TokenManager(this.transport, () => ({
-      clientId: settings.clientId, username: settings.username, password: this.#password,
+      clientId: settings.clientId,
+      username: settings.username,
+      password: this.#password,
     }));
     this.transport.tokens = this.tokens;
   }

@@ -43,7 +43,10 @@ export class TimeoutError extends Error {
 
 /** The answer's body is larger than the cap (the connection is dropped, the body never held). */
 export class AnswerTooLargeError extends Error {
-  constructor(readonly status: number, readonly maxBytes: number) {
+  constructor(
+    readonly status: number,
+    readonly maxBytes: number,
+  ) {
     super(`the answer is larger than ${maxBytes} bytes`);
     this.name = "AnswerTooLargeError";
   }

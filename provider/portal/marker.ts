@@ -95,10 +95,12 @@ async function settle<T>(err: PortalError, find: (marker: string) => Promise<T |
     const found = await find(marker);
     if (found) return found;
   }
-  throw new Error(`${err.message}. Nothing carrying its create marker appeared within ${Math.round(settleMs / 1000)} s more, and ` +
-    "it was not sent again: the portal may still make it, and a second request would make a duplicate. Look for it on the " +
-    "portal; with Pulumi, run `pulumi up` again with backup-portal:recoverInterruptedCreates: true (or " +
-    "BACKUP_PORTAL_RECOVER_INTERRUPTED=true) and the create takes it over if it exists");
+  throw new Error(
+    `${err.message}. Nothing carrying its create marker appeared within ${Math.round(settleMs / 1000)} s more, and ` +
+      "it was not sent again: the portal may still make it, and a second request would make a duplicate. Look for it on the " +
+      "portal; with Pulumi, run `pulumi up` again with backup-portal:recoverInterruptedCreates: true (or " +
+      "BACKUP_PORTAL_RECOVER_INTERRUPTED=true) and the create takes it over if it exists",
+  );
 }
 
 function sleep(ms: number): Promise<void> {
@@ -110,7 +112,10 @@ function sleep(ms: number): Promise<void> {
  * may come without tags (incomplete objects): those are read one by one.
  */
 export async function findMarked<T extends { id: number; name?: string; tags?: string[] }>(
-  items: T[], name: string | undefined, marker: string, read: (id: number) => Promise<T>,
+  items: T[],
+  name: string | undefined,
+  marker: string,
+  read: (id: number) => Promise<T>,
 ): Promise<T | undefined> {
   for (const item of items.filter((i) => i.name === name)) {
     const full = item.tags ? item : await read(item.id);

@@ -70,13 +70,22 @@ export class Nodes {
    */
   async create(bunitId: number, consumerId: number, fields: NodeFields): Promise<Node> {
     try {
-      return scrub(await this.core.call<Node>({ method: "POST", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields } }));
+      return scrub(
+        await this.core.call<Node>({ method: "POST", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields } }),
+      );
     } catch (err) {
       if (!(err instanceof PortalError) || !err.outcomeUnknown) throw err;
       const existing = await this.find(bunitId, consumerId);
       if (existing) return existing;
       try {
-        return scrub(await this.core.call<Node>({ method: "POST", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields }, retry: "safe" }));
+        return scrub(
+          await this.core.call<Node>({
+            method: "POST",
+            path: consumerPath(bunitId, consumerId, "/node"),
+            body: { json: fields },
+            retry: "safe",
+          }),
+        );
       } catch (again) {
         // A repeated attempt whose answer was lost made the node: the repeat then finds it there (409).
         if (!(again instanceof PortalError) || again.status !== 409) throw again;
@@ -98,10 +107,15 @@ export class Nodes {
 
   /** Sets the node's password; the answer is the node, without the password. */
   async setPassword(bunitId: number, consumerId: number, tsmPassword: string): Promise<Node> {
-    return scrub(await this.core.call<Node>({
-      method: "POST", path: consumerPath(bunitId, consumerId, "/node/password"), body: { json: { tsmPassword } }, retry: "safe",
-      secrets: [tsmPassword],
-    }));
+    return scrub(
+      await this.core.call<Node>({
+        method: "POST",
+        path: consumerPath(bunitId, consumerId, "/node/password"),
+        body: { json: { tsmPassword } },
+        retry: "safe",
+        secrets: [tsmPassword],
+      }),
+    );
   }
 
   /** Activates the node under `tsmName`; answers the name the server stored (upper-case). */
@@ -145,11 +159,24 @@ export class Nodes {
    * exists already (a repeat after a lost answer) with 409: the node is then read, and the relation being there
    * is success.
    */
-  private async addRelation(bunitId: number, ownerId: number, otherId: number, list: string, param: string, peers: (n: Node) => Node["proxyAgents"]): Promise<Node> {
+  private async addRelation(
+    bunitId: number,
+    ownerId: number,
+    otherId: number,
+    list: string,
+    param: string,
+    peers: (n: Node) => Node["proxyAgents"],
+  ): Promise<Node> {
     try {
-      return scrub(await this.core.call<Node>({
-        method: "POST", path: consumerPath(bunitId, ownerId, `/node/${list}`), query: { [param]: otherId }, body: { json: {} }, retry: "safe",
-      }));
+      return scrub(
+        await this.core.call<Node>({
+          method: "POST",
+          path: consumerPath(bunitId, ownerId, `/node/${list}`),
+          query: { [param]: otherId },
+          body: { json: {} },
+          retry: "safe",
+        }),
+      );
     } catch (err) {
       if (!(err instanceof PortalError) || err.status !== 409) throw err;
       const node = await this.get(bunitId, ownerId);
@@ -161,14 +188,18 @@ export class Nodes {
   /** Severs the relation from the target's side; false when it did not exist. */
   removeProxyAgent(bunitId: number, targetConsumerId: number, agentConsumerId: number): Promise<boolean> {
     return deleteTolerant(this.core, {
-      method: "DELETE", path: consumerPath(bunitId, targetConsumerId, `/node/proxyagents/${agentConsumerId}`), body: { json: {} },
+      method: "DELETE",
+      path: consumerPath(bunitId, targetConsumerId, `/node/proxyagents/${agentConsumerId}`),
+      body: { json: {} },
     });
   }
 
   /** Severs the relation from the agent's side; false when it did not exist. */
   removeProxyTarget(bunitId: number, agentConsumerId: number, targetConsumerId: number): Promise<boolean> {
     return deleteTolerant(this.core, {
-      method: "DELETE", path: consumerPath(bunitId, agentConsumerId, `/node/proxytargets/${targetConsumerId}`), body: { json: {} },
+      method: "DELETE",
+      path: consumerPath(bunitId, agentConsumerId, `/node/proxytargets/${targetConsumerId}`),
+      body: { json: {} },
     });
   }
 }

@@ -63,8 +63,10 @@ export function resolveSettings(
     else out[key] = value;
   }
   if (missing.length) {
-    throw new Error(`Backup Portal connection is not configured: set ${missing.join(", ")}. ` +
-      `Use \`pulumi config set <key> <value>\` (add --secret for the password) or export the environment variables.`);
+    throw new Error(
+      `Backup Portal connection is not configured: set ${missing.join(", ")}. ` +
+        `Use \`pulumi config set <key> <value>\` (add --secret for the password) or export the environment variables.`,
+    );
   }
   try {
     new URL(out.url!);

@@ -77,14 +77,22 @@ export class TokenManager implements TokenSource {
 
   private grant(form: Record<string, string>, deadline: number | undefined, bearer?: string): Promise<AccessToken> {
     return this.transport.request<AccessToken>({
-      method: "POST", path: TOKEN_PATH, body: { form }, retry: "safe", auth: false, bearer, deadline,
+      method: "POST",
+      path: TOKEN_PATH,
+      body: { form },
+      retry: "safe",
+      auth: false,
+      bearer,
+      deadline,
     });
   }
 
   private keep(t: AccessToken, refresh: string | undefined): string {
     if (!t || typeof t.access_token !== "string") {
-      throw new Error("POST /v1/oauth answered without an access_token: check that backup-portal:url (or BACKUP_PORTAL_URL) " +
-        "is the portal's address, without /v1, and not a login page or proxy in front of it");
+      throw new Error(
+        "POST /v1/oauth answered without an access_token: check that backup-portal:url (or BACKUP_PORTAL_URL) " +
+          "is the portal's address, without /v1, and not a login page or proxy in front of it",
+      );
     }
     const lifetimeMs = Math.max(1, Number(t.expires_in) || 299) * 1000;
     this.#held = { access: t.access_token, refresh: t.refresh_token ?? refresh, expiresAt: this.now() + lifetimeMs, lifetimeMs };

@@ -16,9 +16,7 @@ import { Answer, AnswerTooLargeError, exchange, FetchError, TimeoutError } from 
 export type RetryMode = "safe" | "create";
 
 export type Body =
-  | { json: unknown }
-  | { form: Record<string, string> }
-  | { raw: Buffer; contentType: string; headers?: Record<string, string> };
+  { json: unknown } | { form: Record<string, string> } | { raw: Buffer; contentType: string; headers?: Record<string, string> };
 
 export interface RequestSpec {
   method: "GET" | "POST" | "PUT" | "DELETE";
@@ -103,8 +101,10 @@ function permanent(err: unknown): string | undefined {
   }
   if (err instanceof AnswerTooLargeError) return "the answer will be as large again";
   if (err instanceof FetchError && typeof err.code === "string" && TLS_CERTIFICATE.test(err.code)) {
-    return "the portal's TLS certificate was refused: use a certificate a trusted CA signed for the portal's host name, " +
-      "or give Node the CA that signed it with NODE_EXTRA_CA_CERTS";
+    return (
+      "the portal's TLS certificate was refused: use a certificate a trusted CA signed for the portal's host name, " +
+      "or give Node the CA that signed it with NODE_EXTRA_CA_CERTS"
+    );
   }
   return undefined;
 }
@@ -155,9 +155,12 @@ export class Transport {
     let refusedToken = false;
     let last: PortalError | undefined;
     for (let attempt = 1; ; attempt++) {
-      const token = spec.auth ? spec.bearer ?? (await this.tokens!.token(deadline)) : spec.bearer;
+      const token = spec.auth ? (spec.bearer ?? (await this.tokens!.token(deadline))) : spec.bearer;
       if (Date.now() >= deadline) {
-        throw this.pastDeadline(last ?? new PortalError({ method: spec.method, path: this.clean(spec.path, spec.secrets), status: 0, timedOut: true }), attempt - 1);
+        throw this.pastDeadline(
+          last ?? new PortalError({ method: spec.method, path: this.clean(spec.path, spec.secrets), status: 0, timedOut: true }),
+          attempt - 1,
+        );
       }
       let res: Answer;
       try {
@@ -172,8 +175,11 @@ export class Transport {
         // An HTML page is never an API answer: a login page, a proxy, or a URL that is not the portal's.
         if (String(res.headers["content-type"] ?? "").includes("html")) {
           throw new PortalError({
-            method: spec.method, path: this.clean(spec.path, spec.secrets), status: res.status,
-            message: "answered with an HTML page, not the API's JSON: check that backup-portal:url (or BACKUP_PORTAL_URL) " +
+            method: spec.method,
+            path: this.clean(spec.path, spec.secrets),
+            status: res.status,
+            message:
+              "answered with an HTML page, not the API's JSON: check that backup-portal:url (or BACKUP_PORTAL_URL) " +
               "is the portal's address, without /v1, and that no login page or proxy stands in front of it",
           });
         }
@@ -218,8 +224,13 @@ export class Transport {
     s.requests[spec.method] = (s.requests[spec.method] ?? 0) + 1;
     if (spec.path === TOKEN_PATH) s.tokenRequests++;
     return exchange({
-      method: spec.method, url, headers, body: payload, agent: this.agent,
-      timeoutMs: Math.max(1, Math.min(this.opts.timeoutMs, Math.ceil(left))), maxBytes: this.opts.maxAnswerBytes,
+      method: spec.method,
+      url,
+      headers,
+      body: payload,
+      agent: this.agent,
+      timeoutMs: Math.max(1, Math.min(this.opts.timeoutMs, Math.ceil(left))),
+      maxBytes: this.opts.maxAnswerBytes,
     });
   }
 
@@ -228,9 +239,13 @@ export class Transport {
     const path = clean(spec.path);
     if (cause instanceof AnswerTooLargeError) {
       return new PortalError({
-        method: spec.method, path, status: cause.status, code: "AnswerTooLarge",
+        method: spec.method,
+        path,
+        status: cause.status,
+        code: "AnswerTooLarge",
         message: `the answer is larger than ${cause.maxBytes} bytes and was dropped`,
-        hint: "if the portal really sends answers this large, raise the cap: backup-portal:maxAnswerBytes " +
+        hint:
+          "if the portal really sends answers this large, raise the cap: backup-portal:maxAnswerBytes " +
           "(or BACKUP_PORTAL_MAX_ANSWER_BYTES, or the client's maxAnswerBytes setting)",
       });
     }
@@ -288,7 +303,13 @@ export class Transport {
    * Waits before the next try and reports it on the log: what failed, when the next try comes. When the
    * next try would start after the deadline, throws the error of this one instead.
    */
-  private async pause(spec: RequestSpec, attempt: number, failed: PortalError, retryAfter: string | undefined, deadline: number): Promise<void> {
+  private async pause(
+    spec: RequestSpec,
+    attempt: number,
+    failed: PortalError,
+    retryAfter: string | undefined,
+    deadline: number,
+  ): Promise<void> {
     const backoff = Math.min(this.opts.retryMaxMs, this.opts.retryBaseMs * 2 ** (attempt - 1));
     // Full jitter spreads retries of many concurrent calls; Retry-After is a floor.
     let delay = Math.random() * backoff;

@@ -83,10 +83,27 @@ export interface BusinessUnit {
 }
 
 /** What a caller may set on a business unit (create needs name, registrationNumber, timeZone). */
-export type BusinessUnitFields = Partial<Pick<BusinessUnit,
-  | "name" | "note" | "registrationNumber" | "supportResponsible" | "invoiceDay" | "useScheduleBindings"
-  | "storageLimit" | "transferLimit" | "nodeLimit" | "passwordExpirationDays" | "requiredApproversOfDeleteRequest"
-  | "finalDeleteRequestApprover" | "usersCanApproveOwnRequests" | "reportRemotely" | "tags" | "billingStorageTypeId">> & {
+export type BusinessUnitFields = Partial<
+  Pick<
+    BusinessUnit,
+    | "name"
+    | "note"
+    | "registrationNumber"
+    | "supportResponsible"
+    | "invoiceDay"
+    | "useScheduleBindings"
+    | "storageLimit"
+    | "transferLimit"
+    | "nodeLimit"
+    | "passwordExpirationDays"
+    | "requiredApproversOfDeleteRequest"
+    | "finalDeleteRequestApprover"
+    | "usersCanApproveOwnRequests"
+    | "reportRemotely"
+    | "tags"
+    | "billingStorageTypeId"
+  >
+> & {
   timeZone?: Ref;
   domainFilter?: Ref[] | null;
   clientOptionSetFilter?: Ref[] | null;

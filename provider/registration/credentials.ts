@@ -34,7 +34,13 @@ export function credentialsFromUserData(userData: string | null): UserDataCreden
   }
   const text = userData.trim();
   if (!text.startsWith("{")) {
-    const kind = text.startsWith("#cloud-config") ? "a #cloud-config document" : text.startsWith("#!") ? "a script" : text === "" ? "empty" : "not a JSON object";
+    const kind = text.startsWith("#cloud-config")
+      ? "a #cloud-config document"
+      : text.startsWith("#!")
+        ? "a script"
+        : text === ""
+          ? "empty"
+          : "not a JSON object";
     out.notes.push(`the user data is ${kind}, so it holds no portal account`);
     return out;
   }
@@ -73,7 +79,8 @@ export interface ResolvedCredentials {
 
 /** Settings from the environment (preferred) and the user data, or the problems that prevent them. */
 export function resolveCredentials(
-  env: NodeJS.ProcessEnv, userData: string | null,
+  env: NodeJS.ProcessEnv,
+  userData: string | null,
 ): { credentials?: ResolvedCredentials; problems: string[]; notes: string[] } {
   const fromUserData = credentialsFromUserData(userData);
   const problems = [...fromUserData.problems];
@@ -94,9 +101,11 @@ export function resolveCredentials(
   }
   if (missing.length) {
     const why = fromUserData.notes.length ? ` (${fromUserData.notes.join("; ")})` : "";
-    problems.push(`portal credentials are missing: ${missing.map((k) => `${k} (${SETTING_SOURCES[k].env})`).join(", ")}. ` +
-      `Export the BACKUP_PORTAL_* variables (e.g. from a 0600 env file, as the Pulumi helper registrationUserData does), ` +
-      `or launch the instance with JSON user data {"${USER_DATA_KEY}": {"url", "origin", "clientId", "username", "password"}}${why}`);
+    problems.push(
+      `portal credentials are missing: ${missing.map((k) => `${k} (${SETTING_SOURCES[k].env})`).join(", ")}. ` +
+        `Export the BACKUP_PORTAL_* variables (e.g. from a 0600 env file, as the Pulumi helper registrationUserData does), ` +
+        `or launch the instance with JSON user data {"${USER_DATA_KEY}": {"url", "origin", "clientId", "username", "password"}}${why}`,
+    );
   }
   if (values.url !== undefined) {
     let ok = false;
@@ -106,7 +115,10 @@ export function resolveCredentials(
     } catch {
       ok = false;
     }
-    if (!ok) problems.push(`the portal url from the ${sources.url} is not an http(s) URL: ${JSON.stringify(values.url)}; use e.g. https://portal.example.com`);
+    if (!ok)
+      problems.push(
+        `the portal url from the ${sources.url} is not an http(s) URL: ${JSON.stringify(values.url)}; use e.g. https://portal.example.com`,
+      );
   }
   if (problems.length) return { problems, notes: fromUserData.notes };
   const v = values as Record<SettingKey, string>;

@@ -47,7 +47,11 @@ export async function prepareSecretFile(file: string, content: string): Promise<
       }
       // Make the rename durable; not every filesystem lets a directory be synced.
       const d = await fsp.open(dir, "r").catch(() => undefined);
-      if (d) await d.sync().catch(() => undefined).finally(() => d.close());
+      if (d)
+        await d
+          .sync()
+          .catch(() => undefined)
+          .finally(() => d.close());
     },
     async abort() {
       if (done) return;

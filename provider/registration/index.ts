@@ -1,18 +1,36 @@
 // Self-registration of instances for backup: `backup-portal register` on the
 // instance (registerInstance) and, for Pulumi programs, the cloud-init user
 // data that runs it at first boot (registrationUserData). See docs/registration.md.
+export { registerInstance, summarize, RegisterOptions, RegistrationError, RegistrationErrorKind, RegistrationResult } from "./register";
 export {
-  registerInstance, summarize, RegisterOptions, RegistrationError, RegistrationErrorKind, RegistrationResult,
-} from "./register";
-export {
-  META_KEYS, REGISTRATION_DEFAULTS, INSTANCE_TAG_PREFIX, instanceTag, deriveTsmName, uuidSuffix, consumerNameFor,
-  parseRegistrationMetadata, RegistrationSpec, Requested, KeyProblem, CONFIG_DRIVE_NOTE,
+  META_KEYS,
+  REGISTRATION_DEFAULTS,
+  INSTANCE_TAG_PREFIX,
+  instanceTag,
+  deriveTsmName,
+  uuidSuffix,
+  consumerNameFor,
+  parseRegistrationMetadata,
+  RegistrationSpec,
+  Requested,
+  KeyProblem,
+  CONFIG_DRIVE_NOTE,
 } from "./keys";
 export { credentialsFromUserData, resolveCredentials, USER_DATA_KEY, CredentialSource, ResolvedCredentials } from "./credentials";
 export { generateNodePassword, NODE_PASSWORD_ALPHABET, NODE_PASSWORD_LENGTH } from "./password";
 export { acquireLock, defaultLockDir, defaultLockFile, DEFAULT_LOCK_WAIT_MS, HeldLock, LockBusyError, releaseHeldLocks } from "./lock";
 export { DEFAULT_OPTION_FILE, renderOptionFile, writeSecretFile, prepareSecretFile, OptionFileValues, PendingWrite } from "./files";
 export {
-  registrationUserData, renderRegistrationUserData, renderEnvFile, shellQuote, RegistrationUserDataArgs, RegistrationUserDataOptions,
-  PortalAccount, DEFAULT_ENV_FILE, DEFAULT_PASSWORD_FILE, DEFAULT_PACKAGE_SPEC, DEFAULT_INSTALL_NODE, REGISTER_ATTEMPTS,
+  registrationUserData,
+  renderRegistrationUserData,
+  renderEnvFile,
+  shellQuote,
+  RegistrationUserDataArgs,
+  RegistrationUserDataOptions,
+  PortalAccount,
+  DEFAULT_ENV_FILE,
+  DEFAULT_PASSWORD_FILE,
+  DEFAULT_PACKAGE_SPEC,
+  DEFAULT_INSTALL_NODE,
+  REGISTER_ATTEMPTS,
 } from "./user-data";

@@ -70,7 +70,8 @@ export interface KeyProblem {
  * Added to a hint that asks to change the instance's metadata when it was read from the config drive: the
  * drive keeps the values the instance was launched with, so a change shows only on the metadata service.
  */
-export const CONFIG_DRIVE_NOTE = "this instance's metadata was read from its config drive, which keeps the values the instance was launched with: " +
+export const CONFIG_DRIVE_NOTE =
+  "this instance's metadata was read from its config drive, which keeps the values the instance was launched with: " +
   "after changing a key with `openstack server set --property`, run again with --no-config-drive (and without --config-drive) " +
   "so that the metadata service, which has the current values, is read";
 
@@ -93,7 +94,11 @@ export function uuidSuffix(uuid: string): string {
  */
 export function deriveTsmName(name: string, uuid: string): string {
   const suffix = uuidSuffix(uuid);
-  const clean = (s: string): string => s.replace(/[^A-Z0-9_.\-+&]/g, "-").replace(/-{2,}/g, "-").replace(/^[-.]+|[-.]+$/g, "");
+  const clean = (s: string): string =>
+    s
+      .replace(/[^A-Z0-9_.\-+&]/g, "-")
+      .replace(/-{2,}/g, "-")
+      .replace(/^[-.]+|[-.]+$/g, "");
   let base = clean(name.toUpperCase());
   base = clean(base.slice(0, 64 - 1 - suffix.length));
   return `${base || "NODE"}-${suffix}`;
@@ -115,7 +120,8 @@ export interface ParseOptions {
  * and every problem found (all keys are checked, not only the first).
  */
 export function parseRegistrationMetadata(
-  md: InstanceMetadata, opts: ParseOptions = {},
+  md: InstanceMetadata,
+  opts: ParseOptions = {},
 ): { spec?: RegistrationSpec; problems: KeyProblem[] } {
   const meta = md.meta ?? {};
   const problems: KeyProblem[] = [];
@@ -131,9 +137,15 @@ export function parseRegistrationMetadata(
   let businessUnitId = 0;
   const bunit = get(META_KEYS.businessUnit);
   if (bunit === undefined) {
-    problems.push({ key: META_KEYS.businessUnit, message: `${META_KEYS.businessUnit} is missing: it names the business unit to register in, by id; ${setHint(META_KEYS.businessUnit, "<business unit id>")}` });
+    problems.push({
+      key: META_KEYS.businessUnit,
+      message: `${META_KEYS.businessUnit} is missing: it names the business unit to register in, by id; ${setHint(META_KEYS.businessUnit, "<business unit id>")}`,
+    });
   } else if (!/^\d+$/.test(bunit) || Number(bunit) < 1 || !Number.isSafeInteger(Number(bunit))) {
-    problems.push({ key: META_KEYS.businessUnit, message: `${META_KEYS.businessUnit} must be a business unit id (a positive integer), got ${JSON.stringify(bunit)}; names are not accepted because they are not unique; ${setHint(META_KEYS.businessUnit, "<business unit id>")}` });
+    problems.push({
+      key: META_KEYS.businessUnit,
+      message: `${META_KEYS.businessUnit} must be a business unit id (a positive integer), got ${JSON.stringify(bunit)}; names are not accepted because they are not unique; ${setHint(META_KEYS.businessUnit, "<business unit id>")}`,
+    });
   } else {
     businessUnitId = Number(bunit);
   }
@@ -145,14 +157,20 @@ export function parseRegistrationMetadata(
     cpuCount = { key: META_KEYS.cpuCount, value: Number.isInteger(n) && n > 0 ? n : 1, explicit: false };
   } else {
     if (!/^\d+$/.test(cpu) || Number(cpu) < 1 || Number(cpu) > 100000) {
-      problems.push({ key: META_KEYS.cpuCount, message: `${META_KEYS.cpuCount} must be a whole number from 1 to 100000, got ${JSON.stringify(cpu)}; ${setHint(META_KEYS.cpuCount, "4")} or remove it to use this instance's CPU count` });
+      problems.push({
+        key: META_KEYS.cpuCount,
+        message: `${META_KEYS.cpuCount} must be a whole number from 1 to 100000, got ${JSON.stringify(cpu)}; ${setHint(META_KEYS.cpuCount, "4")} or remove it to use this instance's CPU count`,
+      });
     }
     cpuCount = { key: META_KEYS.cpuCount, value: Number(cpu), explicit: true };
   }
 
   const contact = get(META_KEYS.contact);
   if (contact !== undefined && contact.length > 500) {
-    problems.push({ key: META_KEYS.contact, message: `${META_KEYS.contact} is ${contact.length} characters long; at most 500 are allowed` });
+    problems.push({
+      key: META_KEYS.contact,
+      message: `${META_KEYS.contact} is ${contact.length} characters long; at most 500 are allowed`,
+    });
   }
 
   const consumerName = consumerNameFor(md);
@@ -161,14 +179,19 @@ export function parseRegistrationMetadata(
   if (override !== undefined) {
     const problem = tsmNameProblem(override);
     if (problem) {
-      problems.push({ key: META_KEYS.tsmName, message: `${META_KEYS.tsmName} ${JSON.stringify(override)} ${problem}; ${setHint(META_KEYS.tsmName, "WEB01")} or remove it to use the derived name ${deriveTsmName(consumerName, md.uuid)}` });
+      problems.push({
+        key: META_KEYS.tsmName,
+        message: `${META_KEYS.tsmName} ${JSON.stringify(override)} ${problem}; ${setHint(META_KEYS.tsmName, "WEB01")} or remove it to use the derived name ${deriveTsmName(consumerName, md.uuid)}`,
+      });
     }
     tsmName = { key: META_KEYS.tsmName, value: override.toUpperCase(), explicit: true };
   } else {
     tsmName = { key: META_KEYS.tsmName, value: deriveTsmName(consumerName, md.uuid), explicit: false };
   }
 
-  const unknownKeys = Object.keys(meta).filter((k) => k.toLowerCase().startsWith("backup_") && !KNOWN_KEYS.has(k)).sort();
+  const unknownKeys = Object.keys(meta)
+    .filter((k) => k.toLowerCase().startsWith("backup_") && !KNOWN_KEYS.has(k))
+    .sort();
   if (problems.length) return { problems };
   return {
     problems,

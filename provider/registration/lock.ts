@@ -32,7 +32,11 @@ export function defaultLockFile(businessUnitId: number, dir = defaultLockDir()):
 
 /** Another run held the lock for the whole wait. */
 export class LockBusyError extends Error {
-  constructor(readonly file: string, readonly holder: string | undefined, readonly waitedMs: number) {
+  constructor(
+    readonly file: string,
+    readonly holder: string | undefined,
+    readonly waitedMs: number,
+  ) {
     super(`lock file ${file} is held${holder ? ` by ${holder}` : ""}`);
     this.name = "LockBusyError";
   }
@@ -65,7 +69,8 @@ function holderOf(file: string): string | undefined {
  * (no such directory, no permission), RangeError for a bad `waitMs`.
  */
 export async function acquireLock(
-  file: string, opts: { waitMs?: number; onWait?: (holder: string | undefined) => void } = {},
+  file: string,
+  opts: { waitMs?: number; onWait?: (holder: string | undefined) => void } = {},
 ): Promise<HeldLock> {
   const waitMs = opts.waitMs ?? DEFAULT_LOCK_WAIT_MS;
   if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`lock wait must be a number of ms >= 0, got ${waitMs}`);

@@ -109,7 +109,10 @@ interface Resolved {
 }
 
 const KIND_OF: Record<"operatingSystem" | "nodeType" | "domain" | "clientOptionSet", ReferenceKind> = {
-  operatingSystem: "operatingSystem", nodeType: "type", domain: "domain", clientOptionSet: "clientOptionSet",
+  operatingSystem: "operatingSystem",
+  nodeType: "type",
+  domain: "domain",
+  clientOptionSet: "clientOptionSet",
 };
 
 /** CONFIG_DRIVE_NOTE when the metadata came from the config drive (a change to it would not show), else "". */
@@ -120,8 +123,11 @@ function metadataChangeNote(source: MetadataSource): string {
 function configurationError(problems: string[], source?: MetadataSource): RegistrationError {
   const lines = problems.map((p) => `  - ${p}`).join("\n");
   const note = source && problems.some((p) => /openstack server (un)?set/.test(p)) ? metadataChangeNote(source) : "";
-  return new RegistrationError("configuration",
-    `cannot register this instance; nothing was changed:\n${lines}${note ? `\nnote: ${note}` : ""}`, problems);
+  return new RegistrationError(
+    "configuration",
+    `cannot register this instance; nothing was changed:\n${lines}${note ? `\nnote: ${note}` : ""}`,
+    problems,
+  );
 }
 
 function message(err: unknown): string {
@@ -130,7 +136,11 @@ function message(err: unknown): string {
 
 /** Reads the portal's view of the requested names; answers problems instead of throwing for configuration mistakes. */
 async function validateOnPortal(
-  client: PortalClient, refs: References, spec: RegistrationSpec, username: string, needServerAddress: boolean,
+  client: PortalClient,
+  refs: References,
+  spec: RegistrationSpec,
+  username: string,
+  needServerAddress: boolean,
 ): Promise<{ resolved?: Resolved; problems: string[] }> {
   const problems: string[] = [];
   const bu = spec.businessUnitId;
@@ -139,12 +149,17 @@ async function validateOnPortal(
     bunit = await client.businessUnits.get(bu);
   } catch (err) {
     if (isLoginRefused(err) || (err instanceof PortalError && err.status === 401)) {
-      throw new RegistrationError("configuration", `the portal at ${client.url} refused the account "${username}": check BACKUP_PORTAL_CLIENT_ID, ` +
-        `BACKUP_PORTAL_ORIGIN (it must be the origin registered with the client ID), BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD. Nothing was changed. (${client.redact(message(err))})`);
+      throw new RegistrationError(
+        "configuration",
+        `the portal at ${client.url} refused the account "${username}": check BACKUP_PORTAL_CLIENT_ID, ` +
+          `BACKUP_PORTAL_ORIGIN (it must be the origin registered with the client ID), BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD. Nothing was changed. (${client.redact(message(err))})`,
+      );
     }
     if (err instanceof PortalError && (err.status === 404 || err.status === 403)) {
-      problems.push(`${META_KEYS.businessUnit} ${bu}: ${err.status === 404 ? "the portal has no business unit with this id" : `the account "${username}" may not reach business unit ${bu}`}; ` +
-        `use the id of a business unit the account's own business unit contains (\`openstack server set --property ${META_KEYS.businessUnit}=<id> <instance>\`)`);
+      problems.push(
+        `${META_KEYS.businessUnit} ${bu}: ${err.status === 404 ? "the portal has no business unit with this id" : `the account "${username}" may not reach business unit ${bu}`}; ` +
+          `use the id of a business unit the account's own business unit contains (\`openstack server set --property ${META_KEYS.businessUnit}=<id> <instance>\`)`,
+      );
       return { problems };
     }
     throw err;
@@ -156,9 +171,11 @@ async function validateOnPortal(
     } catch (err) {
       if (!(err instanceof UnknownReferenceError)) throw err;
       const fix = `set it with \`openstack server set --property ${req.key}=<name> <instance>\``;
-      problems.push(req.explicit
-        ? `${req.key}: ${err.message}; ${fix}`
-        : `${req.key} is not set and its default ${JSON.stringify(req.value)} is not known to this portal (${err.message}); ${fix}`);
+      problems.push(
+        req.explicit
+          ? `${req.key}: ${err.message}; ${fix}`
+          : `${req.key} is not set and its default ${JSON.stringify(req.value)} is not known to this portal (${err.message}); ${fix}`,
+      );
       return undefined;
     }
   };
@@ -170,7 +187,9 @@ async function validateOnPortal(
     client.reference.defaultServer(bu),
   ]);
   if (needServerAddress && (!server.address || !server.name)) {
-    problems.push(`the default backup server of business unit ${bu} has no ${server.address ? "name" : "address"} on the portal, so no option file can be written; ask the portal operator, or use --no-option-file`);
+    problems.push(
+      `the default backup server of business unit ${bu} has no ${server.address ? "name" : "address"} on the portal, so no option file can be written; ask the portal operator, or use --no-option-file`,
+    );
   }
   if (problems.length || !operatingSystem || !nodeType || !domain || !clientOptionSet) return { problems };
   return { problems, resolved: { bunit, operatingSystem, nodeType, domain, clientOptionSet, server } };
@@ -182,7 +201,9 @@ function hasTag(c: Consumer, tag: string): boolean {
 
 /** The consumer of this instance (and its node), or none. Several tagged consumers: the most complete one wins. */
 async function findRegistration(
-  client: PortalClient, spec: RegistrationSpec, warnings: string[],
+  client: PortalClient,
+  spec: RegistrationSpec,
+  warnings: string[],
 ): Promise<{ consumer?: Consumer; node?: Node }> {
   const bu = spec.businessUnitId;
   const tag = instanceTag(spec.uuid);
@@ -200,8 +221,10 @@ async function findRegistration(
   const rank = (f: { node?: Node }): number => (f.node?.tsmName ? 0 : f.node ? 1 : 2);
   found.sort((a, b) => rank(a) - rank(b) || a.consumer.id - b.consumer.id);
   if (found.length > 1) {
-    warnings.push(`consumers ${found.map((f) => f.consumer.id).join(", ")} of business unit ${bu} all carry ${tag}; ` +
-      `using ${found[0].consumer.id}: delete the others on the portal`);
+    warnings.push(
+      `consumers ${found.map((f) => f.consumer.id).join(", ")} of business unit ${bu} all carry ${tag}; ` +
+        `using ${found[0].consumer.id}: delete the others on the portal`,
+    );
   }
   return found[0];
 }
@@ -242,7 +265,7 @@ function drift(node: Node, spec: RegistrationSpec, r: Resolved): { fields: NodeF
 export async function registerInstance(opts: RegisterOptions = {}): Promise<RegistrationResult> {
   const progress = opts.progress ?? (() => undefined);
   const env = opts.env ?? process.env;
-  const optionFile = opts.optionFile === false ? undefined : opts.optionFile ?? DEFAULT_OPTION_FILE;
+  const optionFile = opts.optionFile === false ? undefined : (opts.optionFile ?? DEFAULT_OPTION_FILE);
 
   progress("reading instance metadata");
   let found;
@@ -251,16 +274,23 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   } catch (err) {
     // The reader refuses bad options (platform "a/b", attempts 0...) with a RangeError: bad arguments, not a read failure.
     if (err instanceof RangeError) throw new RegistrationError("usage", `bad metadata reader option; nothing was changed: ${message(err)}`);
-    const hint = err instanceof MetadataError && err.kind === "timeout"
-      ? "; not on an instance, or the metadata service is unreachable: try --config-drive or --timeout (see `backup-portal metadata --verbose`)" : "";
+    const hint =
+      err instanceof MetadataError && err.kind === "timeout"
+        ? "; not on an instance, or the metadata service is unreachable: try --config-drive or --timeout (see `backup-portal metadata --verbose`)"
+        : "";
     throw new RegistrationError("metadata", `cannot read the instance metadata; nothing was changed: ${message(err)}${hint}`);
   }
   const md = found.metadata;
   progress(`instance ${JSON.stringify(md.name)} (${md.uuid}) from ${found.location}`);
   if (found.disabled) {
     // cloud-init's off switch for the metadata source: whoever set it does not want the instance configured from it.
-    throw configurationError([`the instance metadata sets dsmode=disabled, cloud-init's switch that turns this metadata source off, ` +
-      `so the instance is not registered from it; to register it, remove the key: openstack server unset --property dsmode <instance>`], found.source);
+    throw configurationError(
+      [
+        `the instance metadata sets dsmode=disabled, cloud-init's switch that turns this metadata source off, ` +
+          `so the instance is not registered from it; to register it, remove the key: openstack server unset --property dsmode <instance>`,
+      ],
+      found.source,
+    );
   }
 
   const parsed = parseRegistrationMetadata(md, { cpuCount: opts.cpuCount });
@@ -271,8 +301,10 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   const credentials = creds.credentials;
   const warnings: string[] = [];
   if (spec.unknownKeys.length) {
-    warnings.push(`unknown metadata key${spec.unknownKeys.length > 1 ? "s" : ""} ${spec.unknownKeys.join(", ")} ignored; ` +
-      `known keys: ${Object.values(META_KEYS).join(", ")}`);
+    warnings.push(
+      `unknown metadata key${spec.unknownKeys.length > 1 ? "s" : ""} ${spec.unknownKeys.join(", ")} ignored; ` +
+        `known keys: ${Object.values(META_KEYS).join(", ")}`,
+    );
   }
 
   const settings: PortalSettings = { ...credentials.settings, ...opts.portal };
@@ -304,13 +336,17 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
     }
     let consumer = existing.consumer;
     let node = existing.node;
-    progress(consumer
-      ? `found consumer ${consumer.id}${node ? `, node ${node.tsmName ? `activated as ${node.tsmName}` : "not activated"}` : " without a node"}`
-      : `no consumer of business unit ${bu} carries ${instanceTag(spec.uuid)}`);
+    progress(
+      consumer
+        ? `found consumer ${consumer.id}${node ? `, node ${node.tsmName ? `activated as ${node.tsmName}` : "not activated"}` : " without a node"}`
+        : `no consumer of business unit ${bu} carries ${instanceTag(spec.uuid)}`,
+    );
 
     if (node?.tsmName && spec.tsmName.explicit && node.tsmName.toUpperCase() !== spec.tsmName.value) {
-      warnings.push(`the node is activated as ${node.tsmName}; ${spec.tsmName.key} ${spec.tsmName.value} is ignored because a node's name never changes ` +
-        `(delete the node on the portal to register under a new name)`);
+      warnings.push(
+        `the node is activated as ${node.tsmName}; ${spec.tsmName.key} ${spec.tsmName.value} is ignored because a node's name never changes ` +
+          `(delete the node on the portal to register under a new name)`,
+      );
     }
     if (node?.locked) warnings.push(`node ${node.tsmName ?? node.id} is locked on the backup server; unlock it on the portal`);
     if (node?.decommissioned) warnings.push(`node ${node.tsmName ?? node.id} is decommissioned`);
@@ -353,7 +389,9 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
     const consumerId = consumer.id;
     result.consumerId = consumerId;
     if (!node) {
-      progress(`creating node: ${r.operatingSystem.name}, ${r.nodeType.name}, domain ${r.domain.name}, option set ${r.clientOptionSet.name}, ${spec.cpuCount.value} CPU`);
+      progress(
+        `creating node: ${r.operatingSystem.name}, ${r.nodeType.name}, domain ${r.domain.name}, option set ${r.clientOptionSet.name}, ${spec.cpuCount.value} CPU`,
+      );
       node = await client.nodes.create(bu, consumerId, {
         operatingSystem: { id: r.operatingSystem.id },
         type: { id: r.nodeType.id },
@@ -381,7 +419,12 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
         try {
           pending = await prepareSecretFile(opts.passwordFile, password);
         } catch (err) {
-          throw new RegistrationError("files", `cannot write the password file ${opts.passwordFile} (done so far: ${done.join(", ") || "nothing"}): ${clean(message(err))}`, [], done);
+          throw new RegistrationError(
+            "files",
+            `cannot write the password file ${opts.passwordFile} (done so far: ${done.join(", ") || "nothing"}): ${clean(message(err))}`,
+            [],
+            done,
+          );
         }
       }
       progress("setting the node password");
@@ -394,13 +437,21 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
       try {
         await pending?.commit();
       } catch (err) {
-        throw new RegistrationError("files", `the node password was set on the portal but the password file ${opts.passwordFile} could not be written ` +
-          `(${clean(message(err))}); run again with --rotate-password`, [], done);
+        throw new RegistrationError(
+          "files",
+          `the node password was set on the portal but the password file ${opts.passwordFile} could not be written ` +
+            `(${clean(message(err))}); run again with --rotate-password`,
+          [],
+          done,
+        );
       }
       done.push(pending ? `set node password (saved to ${pending.path})` : "set node password");
       if (pending) result.passwordFile = { path: pending.path, written: true };
-      else warnings.push("the node password was set on the portal but kept nowhere (no --password-file): the backup client cannot log in " +
-        "until you run again with --rotate-password --password-file <path>");
+      else
+        warnings.push(
+          "the node password was set on the portal but kept nowhere (no --password-file): the backup client cannot log in " +
+            "until you run again with --rotate-password --password-file <path>",
+        );
     }
 
     if (!node.tsmName) {
@@ -417,17 +468,27 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
               return undefined;
             });
             if (again?.consumer && again.consumer.id !== consumerId && again.node?.tsmName?.toUpperCase() === tsmName.toUpperCase()) {
-              throw new RegistrationError("portal", `cannot activate the node as ${tsmName}: this instance is registered under that name already, ` +
-                `as the node of consumer ${again.consumer.id}, most likely by another \`backup-portal register\` that ran at the same time. ` +
-                `Consumer ${consumerId} of this run is a duplicate: delete it on the portal, then run again with --rotate-password so that the ` +
-                `password file holds the password of node ${tsmName} (${so}).`, [], done);
+              throw new RegistrationError(
+                "portal",
+                `cannot activate the node as ${tsmName}: this instance is registered under that name already, ` +
+                  `as the node of consumer ${again.consumer.id}, most likely by another \`backup-portal register\` that ran at the same time. ` +
+                  `Consumer ${consumerId} of this run is a duplicate: delete it on the portal, then run again with --rotate-password so that the ` +
+                  `password file holds the password of node ${tsmName} (${so}).`,
+                [],
+                done,
+              );
             }
           }
           const taken = err.code === "TsmNameTaken" ? `another node is already named ${tsmName}` : "the portal refused the name";
           const note = metadataChangeNote(found.source);
-          throw new RegistrationError("portal", `cannot activate the node as ${tsmName}: ${taken}; set another name with ` +
-            `\`openstack server set --property ${META_KEYS.tsmName}=<name> <instance>\` and run again${note ? ` (${note})` : ""} (${so}). ` +
-            `Portal said: ${clean(message(err))}`, [], done);
+          throw new RegistrationError(
+            "portal",
+            `cannot activate the node as ${tsmName}: ${taken}; set another name with ` +
+              `\`openstack server set --property ${META_KEYS.tsmName}=<name> <instance>\` and run again${note ? ` (${note})` : ""} (${so}). ` +
+              `Portal said: ${clean(message(err))}`,
+            [],
+            done,
+          );
         }
         throw err;
       }
@@ -438,7 +499,10 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
 
     if (optionFile) {
       const content = renderOptionFile({
-        serverName: r.server.name!, serverAddress: r.server.address!, serverPort: r.server.port, nodeName: result.tsmName,
+        serverName: r.server.name!,
+        serverAddress: r.server.address!,
+        serverPort: r.server.port,
+        nodeName: result.tsmName,
         comments: [
           `Backup client options of node ${result.tsmName}, written by \`backup-portal register\`.`,
           `Instance ${md.uuid}, business unit ${bu}, consumer ${consumerId}. Changes are overwritten by the next run.`,
@@ -448,7 +512,12 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
         result.optionFile = { path: optionFile, written: await writeSecretFile(optionFile, content) };
         progress(`option file ${optionFile}: ${result.optionFile.written ? "written" : "up to date"}`);
       } catch (err) {
-        throw new RegistrationError("files", `the node is registered as ${result.tsmName} but the option file ${optionFile} could not be written: ${clean(message(err))}`, [], done);
+        throw new RegistrationError(
+          "files",
+          `the node is registered as ${result.tsmName} but the option file ${optionFile} could not be written: ${clean(message(err))}`,
+          [],
+          done,
+        );
       }
     }
     return result;
@@ -458,7 +527,12 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
       throw new RegistrationError(err.kind, clean(err.message), err.problems.map(clean), err.done);
     }
     const so = done.length ? `registration stopped after: ${done.join(", ")}` : "registration stopped before any change";
-    throw new RegistrationError("portal", `${so}: ${clean(message(err))}. Run it again once the cause is fixed: it continues where it stopped.`, [], done);
+    throw new RegistrationError(
+      "portal",
+      `${so}: ${clean(message(err))}. Run it again once the cause is fixed: it continues where it stopped.`,
+      [],
+      done,
+    );
   } finally {
     client.close();
     lock?.release();
@@ -474,12 +548,18 @@ async function takeLock(file: string, waitMs: number | undefined, progress: (lin
     });
   } catch (err) {
     if (err instanceof LockBusyError) {
-      throw new RegistrationError("locked", `another registration is running (lock file ${file}${err.holder ? `, held by ${err.holder}` : ""}; ` +
-        `waited ${Math.round(err.waitedMs / 1000)} s); nothing was changed. Run again when it has finished; if no other \`backup-portal register\` ` +
-        `is running, the lock is stale (left by a run that was killed): remove ${file} and run again`);
+      throw new RegistrationError(
+        "locked",
+        `another registration is running (lock file ${file}${err.holder ? `, held by ${err.holder}` : ""}; ` +
+          `waited ${Math.round(err.waitedMs / 1000)} s); nothing was changed. Run again when it has finished; if no other \`backup-portal register\` ` +
+          `is running, the lock is stale (left by a run that was killed): remove ${file} and run again`,
+      );
     }
     if (err instanceof RangeError) throw new RegistrationError("usage", `${message(err)}; nothing was changed`);
-    throw new RegistrationError("files", `cannot create the lock file ${file}: ${message(err)}; nothing was changed (give another path with --lock-file)`);
+    throw new RegistrationError(
+      "files",
+      `cannot create the lock file ${file}: ${message(err)}; nothing was changed (give another path with --lock-file)`,
+    );
   }
 }
 

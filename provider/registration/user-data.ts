@@ -84,8 +84,11 @@ function absolutePath(what: string, value: string): string {
  */
 export function renderEnvFile(portal: PortalAccount): string {
   const entries: Array<[string, keyof PortalAccount]> = [
-    ["BACKUP_PORTAL_URL", "url"], ["BACKUP_PORTAL_ORIGIN", "origin"], ["BACKUP_PORTAL_CLIENT_ID", "clientId"],
-    ["BACKUP_PORTAL_USERNAME", "username"], ["BACKUP_PORTAL_PASSWORD", "password"],
+    ["BACKUP_PORTAL_URL", "url"],
+    ["BACKUP_PORTAL_ORIGIN", "origin"],
+    ["BACKUP_PORTAL_CLIENT_ID", "clientId"],
+    ["BACKUP_PORTAL_USERNAME", "username"],
+    ["BACKUP_PORTAL_PASSWORD", "password"],
   ];
   const lines = entries.map(([name, key]) => {
     const value = key === "url" ? oneLine("portal.url", portal.url) : stringValue(`portal.${key}`, portal[key]);
@@ -100,7 +103,8 @@ export function renderEnvFile(portal: PortalAccount): string {
  */
 export function renderRegistrationUserData(opts: RegistrationUserDataOptions): string {
   const portal = opts.portal;
-  if (!portal || typeof portal !== "object") throw new TypeError("registration user data: portal {url, origin, clientId, username, password} is required");
+  if (!portal || typeof portal !== "object")
+    throw new TypeError("registration user data: portal {url, origin, clientId, username, password} is required");
   let url: URL;
   try {
     url = new URL(oneLine("portal.url", portal.url));
@@ -108,7 +112,8 @@ export function renderRegistrationUserData(opts: RegistrationUserDataOptions): s
     if (err instanceof TypeError && /must be a string/.test(err.message)) throw err;
     throw new Error(`registration user data: portal.url is not a URL: ${JSON.stringify(portal.url)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`registration user data: portal.url must be http(s), got ${JSON.stringify(portal.url)}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`registration user data: portal.url must be http(s), got ${JSON.stringify(portal.url)}`);
   const envFile = absolutePath("envFile", opts.envFile ?? DEFAULT_ENV_FILE);
   const packageSpec = oneLine("packageSpec", opts.packageSpec ?? DEFAULT_PACKAGE_SPEC);
   const passwordFile = opts.passwordFile === false ? undefined : absolutePath("passwordFile", opts.passwordFile ?? DEFAULT_PASSWORD_FILE);
@@ -128,9 +133,11 @@ export function renderRegistrationUserData(opts: RegistrationUserDataOptions): s
     write_files: [{ path: envFile, owner: "root:root", permissions: "0600", content: renderEnvFile(portal) }],
     runcmd,
   };
-  return "#cloud-config\n" +
+  return (
+    "#cloud-config\n" +
     "# Registers this instance for backup at first boot (backup-portal register; see docs/registration.md).\n" +
-    toYaml11(config);
+    toYaml11(config)
+  );
 }
 
 // YAML 1.1 escapes of the line breaks that YAML 1.2 does not count as line breaks.
@@ -160,7 +167,10 @@ export interface RegistrationUserDataArgs extends Omit<RegistrationUserDataOptio
 /** The user data as a secret Output (it carries the portal password), for an instance's `userData`. */
 export function registrationUserData(opts: RegistrationUserDataArgs): pulumi.Output<string> {
   const p = opts.portal;
-  const rendered = pulumi.all([p.url, p.origin, p.clientId, p.username, p.password]).apply(([url, origin, clientId, username, password]) =>
-    renderRegistrationUserData({ ...opts, portal: { url, origin, clientId, username, password } }));
+  const rendered = pulumi
+    .all([p.url, p.origin, p.clientId, p.username, p.password])
+    .apply(([url, origin, clientId, username, password]) =>
+      renderRegistrationUserData({ ...opts, portal: { url, origin, clientId, username, password } }),
+    );
   return pulumi.secret(rendered);
 }

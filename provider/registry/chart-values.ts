@@ -53,7 +53,10 @@ export function buildChartValues<N>(input: ChartValuesInput<N>): Record<string, 
   // annotation (and the ConfigMap being replaced under a new name) to roll the pod.
   const extraVolumeMounts: unknown[] = [{ name: CONFIG_VOLUME, mountPath: "/etc/zot/config.json", subPath: "config.json", readOnly: true }];
   if (input.htpasswdSecretName !== undefined) {
-    extraVolumes.push({ name: HTPASSWD_VOLUME, secret: { secretName: input.htpasswdSecretName, items: [{ key: "htpasswd", path: "htpasswd" }] } });
+    extraVolumes.push({
+      name: HTPASSWD_VOLUME,
+      secret: { secretName: input.htpasswdSecretName, items: [{ key: "htpasswd", path: "htpasswd" }] },
+    });
     // A directory mount (no subPath): the kubelet updates the file and zot reloads it.
     extraVolumeMounts.push({ name: HTPASSWD_VOLUME, mountPath: "/secret", readOnly: true });
   }
@@ -88,8 +91,8 @@ export function buildChartValues<N>(input: ChartValuesInput<N>): Record<string, 
   // deepMerge clones plain data; Outputs (non-plain objects) are carried over as they are.
   const merged = deepMerge(base as JsonObject, rest) as Record<string, unknown>;
   // A value that is not a list is kept as given, for the schema to name it.
-  merged.extraVolumes = Array.isArray(userVolumes) ? [...extraVolumes, ...userVolumes] : userVolumes ?? extraVolumes;
-  merged.extraVolumeMounts = Array.isArray(userMounts) ? [...extraVolumeMounts, ...userMounts] : userMounts ?? extraVolumeMounts;
+  merged.extraVolumes = Array.isArray(userVolumes) ? [...extraVolumes, ...userVolumes] : (userVolumes ?? extraVolumes);
+  merged.extraVolumeMounts = Array.isArray(userMounts) ? [...extraVolumeMounts, ...userMounts] : (userMounts ?? extraVolumeMounts);
   return merged;
 }
 
@@ -114,8 +117,10 @@ export function volumeConflicts(extra: JsonObject | undefined, path: string): st
     const dir = at.replace(/\/+$/, "") || "/";
     const hidden = guarded.find((g) => g === dir || g.startsWith(dir === "/" ? "/" : `${dir}/`));
     if (hidden) {
-      problems.push(`${path}.values.extraVolumeMounts[${i}].mountPath: "${at}" would hide ${hidden}, which this component mounts ` +
-        "(zot's config.json and htpasswd); mount it elsewhere");
+      problems.push(
+        `${path}.values.extraVolumeMounts[${i}].mountPath: "${at}" would hide ${hidden}, which this component mounts ` +
+          "(zot's config.json and htpasswd); mount it elsewhere",
+      );
     }
   });
   return problems;
@@ -139,7 +144,10 @@ function unknownKeyHint(parent: string[], key: string): string {
 }
 
 function formatError(e: ErrorObject, path: string): string {
-  const segments = e.instancePath.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const segments = e.instancePath
+    .split("/")
+    .slice(1)
+    .map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
   const at = path + segments.map((k) => (/^\d+$/.test(k) ? `[${k}]` : `.${k}`)).join("");
   if (e.keyword === "additionalProperties") {
     const key = String((e.params as { additionalProperty: string }).additionalProperty);

@@ -125,8 +125,13 @@ export function registryArgsFromConfig(
         }
         unknownKeys(u, [...USER_KEYS, "password"], at, problems);
         const key = u.passwordSecretKey ?? (typeof u.username === "string" ? defaultPasswordKey(u.username) : undefined);
-        if (u.passwordSecretKey !== undefined && (typeof u.passwordSecretKey !== "string" || u.passwordSecretKey === "" || u.passwordSecretKey.includes(":"))) {
-          problems.push(`${at}.passwordSecretKey: must be a non-empty config key name without a namespace (it is read as backup-portal:<key>)`);
+        if (
+          u.passwordSecretKey !== undefined &&
+          (typeof u.passwordSecretKey !== "string" || u.passwordSecretKey === "" || u.passwordSecretKey.includes(":"))
+        ) {
+          problems.push(
+            `${at}.passwordSecretKey: must be a non-empty config key name without a namespace (it is read as backup-portal:<key>)`,
+          );
         }
         pending.push({ username: u.username as string, key: String(key) });
       });
@@ -145,9 +150,11 @@ export function registryArgsFromConfig(
       users.push({ username: p.username, password: lookupPassword(p.key) });
     } catch (err) {
       // A lookup that knows better (the key is set, but in plain text) says so; a missing key is the usual case.
-      problems.push(err instanceof Error && /plain text/.test(err.message)
-        ? `${path}.users[${i}]: ${err.message}`
-        : `${path}.users[${i}]: secret config key "${p.key}" is not set; run \`pulumi config set --secret ${p.key} <password>\``);
+      problems.push(
+        err instanceof Error && /plain text/.test(err.message)
+          ? `${path}.users[${i}]: ${err.message}`
+          : `${path}.users[${i}]: secret config key "${p.key}" is not set; run \`pulumi config set --secret ${p.key} <password>\``,
+      );
     }
   });
   if (problems.length > 0) return { problems, enabled: true };

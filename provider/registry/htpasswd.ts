@@ -38,8 +38,10 @@ export function usernameProblems(username: unknown, path: string): string[] {
   if (typeof username !== "string") return [`${path}: must be a string`];
   if (username === "") return [`${path}: must not be empty`];
   const p: string[] = [];
-  if (username.includes(":")) p.push(`${path}: ${JSON.stringify(username)} contains ":", which separates user and hash in htpasswd; remove it`);
-  if (/[\s\x00-\x1f\x7f]/.test(username)) p.push(`${path}: ${JSON.stringify(username)} contains whitespace or control characters; remove them`);
+  if (username.includes(":"))
+    p.push(`${path}: ${JSON.stringify(username)} contains ":", which separates user and hash in htpasswd; remove it`);
+  if (/[\s\x00-\x1f\x7f]/.test(username))
+    p.push(`${path}: ${JSON.stringify(username)} contains whitespace or control characters; remove them`);
   return p;
 }
 
@@ -66,7 +68,8 @@ export function usernamesProblems(usernames: unknown[], path: string): string[] 
 export function htpasswdLine(username: string, password: string, namespace: string, cost = BCRYPT_COST): string {
   // In stack config the password is the secret key registryPassword-<user> (or the user's passwordSecretKey).
   const where = `set another with \`pulumi config set --secret registryPassword-${username} <password>\` (or the user's passwordSecretKey)`;
-  if (typeof password !== "string" || password === "") throw new Error(`registry user ${JSON.stringify(username)}: the password is empty; ${where}`);
+  if (typeof password !== "string" || password === "")
+    throw new Error(`registry user ${JSON.stringify(username)}: the password is empty; ${where}`);
   if (bcrypt.truncates(password)) {
     throw new Error(`registry user ${JSON.stringify(username)}: the password is longer than 72 bytes, which bcrypt cannot hash; ${where}`);
   }

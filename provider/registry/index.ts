@@ -68,9 +68,12 @@ export class Registry extends pulumi.ComponentResource {
       // The passwords only ever meet the hashing code inside apply; the result is wrapped in
       // pulumi.secret so the htpasswd (and thus the Secret's stringData) is encrypted in state.
       const htpasswd = pulumi.secret(
-        pulumi
-          .all(users.map((u) => pulumi.output(u.password)))
-          .apply((passwords) => buildHtpasswd(usernames.map((username, i) => ({ username, password: passwords[i] })), namespace)),
+        pulumi.all(users.map((u) => pulumi.output(u.password))).apply((passwords) =>
+          buildHtpasswd(
+            usernames.map((username, i) => ({ username, password: passwords[i] })),
+            namespace,
+          ),
+        ),
       );
       secret = new k8s.core.v1.Secret(
         `${name}-htpasswd`,

@@ -140,7 +140,15 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   const p = (m: string | undefined) => m !== undefined && problems.push(m);
 
   const namespace = args.namespace ?? DEFAULTS.namespace;
-  p(stringProblem(namespace, `${path}.namespace`, DNS_LABEL, "a Kubernetes namespace name (lowercase letters, digits, '-', at most 63)", 63));
+  p(
+    stringProblem(
+      namespace,
+      `${path}.namespace`,
+      DNS_LABEL,
+      "a Kubernetes namespace name (lowercase letters, digits, '-', at most 63)",
+      63,
+    ),
+  );
   const createNamespace = args.createNamespace ?? true;
   if (typeof createNamespace !== "boolean") problems.push(`${path}.createNamespace: must be true or false`);
   const releaseName = args.releaseName ?? DEFAULTS.releaseName;
@@ -148,14 +156,25 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   const chartVersion = args.chartVersion ?? CHART_VERSION;
   p(stringProblem(chartVersion, `${path}.chartVersion`, SEMVER, `a chart version such as "${CHART_VERSION}"`));
   const chartRepository = args.chartRepository ?? CHART_REPOSITORY;
-  p(stringProblem(chartRepository, `${path}.chartRepository`, /^(https?|oci):\/\/\S+$/, `a chart repository URL such as "${CHART_REPOSITORY}"`, 2048));
+  p(
+    stringProblem(
+      chartRepository,
+      `${path}.chartRepository`,
+      /^(https?|oci):\/\/\S+$/,
+      `a chart repository URL such as "${CHART_REPOSITORY}"`,
+      2048,
+    ),
+  );
   const storageSize = args.storageSize ?? DEFAULTS.storageSize;
   p(stringProblem(storageSize, `${path}.storageSize`, QUANTITY, 'a storage quantity such as "100Gi"', 64));
   const storageClass = args.storageClass ?? DEFAULTS.storageClass;
-  if (storageClass !== "") p(stringProblem(storageClass, `${path}.storageClass`, DNS_SUBDOMAIN, 'a StorageClass name such as "large" ("" for the default class)'));
+  if (storageClass !== "")
+    p(stringProblem(storageClass, `${path}.storageClass`, DNS_SUBDOMAIN, 'a StorageClass name such as "large" ("" for the default class)'));
   const realm = args.realm ?? DEFAULTS.realm;
   if (typeof realm !== "string" || realm === "" || /["\\\x00-\x1f]/.test(realm)) {
-    problems.push(`${path}.realm: ${JSON.stringify(realm)} must be a non-empty string without quotes or control characters; use e.g. "zot"`);
+    problems.push(
+      `${path}.realm: ${JSON.stringify(realm)} must be a non-empty string without quotes or control characters; use e.g. "zot"`,
+    );
   }
 
   const users = args.users ?? [];
@@ -180,11 +199,14 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
     const v = cveOk[k];
     if (v === undefined) continue;
     if (cveOk.enabled === false) problems.push(`${path}.cve.${k}: is set but cve.enabled is false; remove one of them`);
-    else p(stringProblem(v, `${path}.cve.${k}`, OCI_REPO, 'an OCI repository without scheme, e.g. "mirror.local:5000/aquasecurity/trivy-db"'));
+    else
+      p(stringProblem(v, `${path}.cve.${k}`, OCI_REPO, 'an OCI repository without scheme, e.g. "mirror.local:5000/aquasecurity/trivy-db"'));
   }
   const explicitHtpasswd = getPath(overrides, ["http", "auth", "htpasswd"]);
   if (!withHtpasswd && explicitHtpasswd !== undefined && explicitHtpasswd !== null) {
-    problems.push(`${path}.config.http.auth.htpasswd: is set but no users are given, so no htpasswd file would exist and zot would not start; add ${path}.users or remove the key`);
+    problems.push(
+      `${path}.config.http.auth.htpasswd: is set but no users are given, so no htpasswd file would exist and zot would not start; add ${path}.users or remove the key`,
+    );
   }
   const zotConfig = buildZotConfig({
     overrides: isPlainObject(overrides) ? overrides : undefined,
@@ -206,18 +228,29 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   if (address === undefined) problems.push(`${cfgPath}.http.address: is missing (zot would listen on 127.0.0.1 only); use "0.0.0.0"`);
   const root = getPath(zotConfig, ["storage", "rootDirectory"]);
   const rootDir = typeof root === "string" ? root.replace(/\/+$/, "") : "";
-  if (typeof root === "string" && root !== "" && rootDir !== ROOT_DIRECTORY && !(rootDir.startsWith(`${ROOT_DIRECTORY}/`) && !rootDir.includes("/../"))) {
-    problems.push(`${cfgPath}.storage.rootDirectory: ${JSON.stringify(root)} is not on the persistent volume (mounted at ${ROOT_DIRECTORY}); use "${ROOT_DIRECTORY}" or a directory below it`);
+  if (
+    typeof root === "string" &&
+    root !== "" &&
+    rootDir !== ROOT_DIRECTORY &&
+    !(rootDir.startsWith(`${ROOT_DIRECTORY}/`) && !rootDir.includes("/../"))
+  ) {
+    problems.push(
+      `${cfgPath}.storage.rootDirectory: ${JSON.stringify(root)} is not on the persistent volume (mounted at ${ROOT_DIRECTORY}); use "${ROOT_DIRECTORY}" or a directory below it`,
+    );
   }
   const htPath = getPath(zotConfig, ["http", "auth", "htpasswd", "path"]);
   if (withHtpasswd && htPath !== HTPASSWD_PATH && typeof htPath === "string" && htPath !== "") {
-    problems.push(`${cfgPath}.http.auth.htpasswd.path: ${JSON.stringify(htPath)} is not where the users' Secret is mounted; use "${HTPASSWD_PATH}"`);
+    problems.push(
+      `${cfgPath}.http.auth.htpasswd.path: ${JSON.stringify(htPath)} is not where the users' Secret is mounted; use "${HTPASSWD_PATH}"`,
+    );
   }
   if (withHtpasswd && getPath(zotConfig, ["http", "auth", "htpasswd"]) === undefined) {
     problems.push(`${cfgPath}.http.auth.htpasswd: was removed although users are given; remove the override or the users`);
   }
   if ((cveOk.dbRepository !== undefined || cveOk.javaDbRepository !== undefined) && !extensionEnabled(zotConfig, "search")) {
-    problems.push(`${path}.cve: Trivy mirrors are set but the search extension (which runs CVE scanning) is disabled; enable extensions.search or remove the mirrors`);
+    problems.push(
+      `${path}.cve: Trivy mirrors are set but the search extension (which runs CVE scanning) is disabled; enable extensions.search or remove the mirrors`,
+    );
   }
 
   const configJson = JSON.stringify(zotConfig, null, 2) + "\n";
@@ -229,11 +262,15 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   if (extra !== undefined && !isPlainObject(extra)) problems.push(`${path}.values: must be an object of Helm values`);
   const extraOk = isPlainObject(extra) ? extra : undefined;
   if (extraOk && extraOk.authHeader !== undefined) {
-    problems.push(`${path}.values.authHeader: a credential in the release values (stored in plain text in state); remove it, the probes need no authentication`);
+    problems.push(
+      `${path}.values.authHeader: a credential in the release values (stored in plain text in state); remove it, the probes need no authentication`,
+    );
   }
   for (const k of ["mountConfig", "mountSecret"]) {
     if (extraOk && extraOk[k] === true) {
-      problems.push(`${path}.values.${k}: true would mount the chart's own ${k === "mountConfig" ? "ConfigMap over /etc/zot" : "Secret over /secret"}, replacing this component's; remove it`);
+      problems.push(
+        `${path}.values.${k}: true would mount the chart's own ${k === "mountConfig" ? "ConfigMap over /etc/zot" : "Secret over /secret"}, replacing this component's; remove it`,
+      );
     }
   }
   problems.push(...volumeConflicts(extraOk as JsonObject | undefined, path));
@@ -283,7 +320,7 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
  */
 export function versionWarnings(chartVersion: unknown, values: JsonObject | undefined, path = "registry"): string[] {
   const warnings: string[] = [];
-  const regenerate = "regenerate the key lists for it to check against that version (docs/registry.md, \"Bumping the chart or zot version\")";
+  const regenerate = 'regenerate the key lists for it to check against that version (docs/registry.md, "Bumping the chart or zot version")';
   if (typeof chartVersion === "string" && chartVersion.replace(/^v/, "") !== CHART_VERSION) {
     warnings.push(
       `${path}.chartVersion: ${JSON.stringify(chartVersion)} is not the pinned chart ${CHART_VERSION}; the values are checked against ` +

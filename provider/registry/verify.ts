@@ -67,7 +67,10 @@ export async function verifyRegistry(url: string, credentials?: RegistryCredenti
       return { status: res.status, headers: res.headers, body };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };
-      const why = e.name === "TimeoutError" || e.name === "AbortError" ? `no answer within ${timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
+      const why =
+        e.name === "TimeoutError" || e.name === "AbortError"
+          ? `no answer within ${timeoutMs} ms`
+          : (e.cause?.code ?? e.cause?.message ?? e.message);
       return `GET ${path} failed: ${why}`;
     }
   }
@@ -101,10 +104,19 @@ export async function verifyRegistry(url: string, credentials?: RegistryCredenti
   // 2. Catalog without credentials.
   const anon = await get("/v2/_catalog", false);
   if (typeof anon === "string") add("GET /v2/_catalog without credentials", false, anon);
-  else if (authOn) add("GET /v2/_catalog without credentials", anon.status === 401, anon.status === 401 ? "401 as expected (authentication on)" : `expected 401, got ${anon.status}`);
+  else if (authOn)
+    add(
+      "GET /v2/_catalog without credentials",
+      anon.status === 401,
+      anon.status === 401 ? "401 as expected (authentication on)" : `expected 401, got ${anon.status}`,
+    );
   else {
     const ok = anon.status === 200 ? catalogOk(anon) : undefined;
-    add("GET /v2/_catalog without credentials", ok !== undefined, ok ?? `expected 200 with {"repositories": [...]}, got ${anon.status} ${snippet(anon.body)}`);
+    add(
+      "GET /v2/_catalog without credentials",
+      ok !== undefined,
+      ok ?? `expected 200 with {"repositories": [...]}, got ${anon.status} ${snippet(anon.body)}`,
+    );
   }
   if (credentials === undefined && authOn) {
     add("credentials", false, "authentication is on: pass credentials to check /v2/ and /v2/_catalog with them");
@@ -114,12 +126,21 @@ export async function verifyRegistry(url: string, credentials?: RegistryCredenti
   if (credentials) {
     const r = await get("/v2/", true);
     if (typeof r === "string") add("GET /v2/ with credentials", false, r);
-    else add("GET /v2/ with credentials", r.status === 200, r.status === 200 ? `200 as ${credentials.username}` : `expected 200, got ${r.status} (wrong credentials?)`);
+    else
+      add(
+        "GET /v2/ with credentials",
+        r.status === 200,
+        r.status === 200 ? `200 as ${credentials.username}` : `expected 200, got ${r.status} (wrong credentials?)`,
+      );
     const c = await get("/v2/_catalog", true);
     if (typeof c === "string") add("GET /v2/_catalog with credentials", false, c);
     else {
       const ok = c.status === 200 ? catalogOk(c) : undefined;
-      add("GET /v2/_catalog with credentials", ok !== undefined, ok ?? `expected 200 with {"repositories": [...]}, got ${c.status} ${snippet(c.body)}`);
+      add(
+        "GET /v2/_catalog with credentials",
+        ok !== undefined,
+        ok ?? `expected 200 with {"repositories": [...]}, got ${c.status} ${snippet(c.body)}`,
+      );
     }
   }
 
@@ -128,7 +149,13 @@ export async function verifyRegistry(url: string, credentials?: RegistryCredenti
   if (typeof m === "string") add("GET /metrics", false, m);
   else if (m.status === 200) {
     const ok = m.body.trim().length > 0 && !/^\s*</.test(m.body);
-    add("GET /metrics", ok, ok ? `200, ${m.body.split("\n").filter((l) => l && !l.startsWith("#")).length} samples` : `200 but not a metrics text body: ${snippet(m.body)}`);
+    add(
+      "GET /metrics",
+      ok,
+      ok
+        ? `200, ${m.body.split("\n").filter((l) => l && !l.startsWith("#")).length} samples`
+        : `200 but not a metrics text body: ${snippet(m.body)}`,
+    );
   } else if (m.status === 401 && authOn && !credentials) {
     add("GET /metrics", true, "401 without credentials (expected: metrics need an authenticated user)");
   } else {
@@ -140,7 +167,11 @@ export async function verifyRegistry(url: string, credentials?: RegistryCredenti
   if (typeof ui === "string") add("GET / (UI)", false, ui);
   else {
     const html = /<html|<!doctype html/i.test(ui.body) || (ui.headers.get("content-type") ?? "").includes("text/html");
-    add("GET / (UI)", ui.status === 200 && html, ui.status === 200 ? (html ? "200, HTML" : `200 but not HTML: ${snippet(ui.body)}`) : `expected 200 with HTML, got ${ui.status}`);
+    add(
+      "GET / (UI)",
+      ui.status === 200 && html,
+      ui.status === 200 ? (html ? "200, HTML" : `200 but not HTML: ${snippet(ui.body)}`) : `expected 200 with HTML, got ${ui.status}`,
+    );
   }
   return results;
 }

@@ -158,8 +158,7 @@ export function buildZotConfig(opts: ZotConfigOptions): JsonObject {
       // zot's TrivyConfig fields are DBRepository / JavaDBRepository (mapstructure, so any
       // casing works); the spelling below is the one of zot's own examples.
       if (cve.dbRepository !== undefined) setOwn(trivy, findKey(trivy, "dbRepository") ?? "dbRepository", cve.dbRepository);
-      if (cve.javaDbRepository !== undefined)
-        setOwn(trivy, findKey(trivy, "javaDBRepository") ?? "javaDBRepository", cve.javaDbRepository);
+      if (cve.javaDbRepository !== undefined) setOwn(trivy, findKey(trivy, "javaDBRepository") ?? "javaDBRepository", cve.javaDbRepository);
     }
   }
   if (!opts.withHtpasswd) {
@@ -238,7 +237,7 @@ const GO_DURATION = /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
 function parseDurationSeconds(s: string): number | undefined {
   if (s === "0" || s === "+0" || s === "-0") return 0;
   if (!GO_DURATION.test(s)) return undefined;
-  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, "µs": 1e-6, "μs": 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
   let total = 0;
   for (const m of s.replace(/^[-+]/, "").matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
     total += parseFloat(m[1]) * unit[m[2]];
@@ -296,13 +295,19 @@ const TYPE_NAMES: Record<string, string> = {
 
 function typeProblem(value: unknown, node: ZotKeyNode): string | undefined {
   const ok =
-    node.type === "string" ? typeof value === "string"
-    : node.type === "bool" ? typeof value === "boolean"
-    : node.type === "int" ? Number.isInteger(value)
-    : node.type === "float" ? typeof value === "number"
-    : node.type === "list" ? Array.isArray(value)
-    : node.type === "map" || node.type === "object" ? isPlainObject(value)
-    : true;
+    node.type === "string"
+      ? typeof value === "string"
+      : node.type === "bool"
+        ? typeof value === "boolean"
+        : node.type === "int"
+          ? Number.isInteger(value)
+          : node.type === "float"
+            ? typeof value === "number"
+            : node.type === "list"
+              ? Array.isArray(value)
+              : node.type === "map" || node.type === "object"
+                ? isPlainObject(value)
+                : true;
   if (ok) return undefined;
   return `must be ${TYPE_NAMES[node.type]}`;
 }
@@ -371,7 +376,9 @@ function walk(value: unknown, node: ZotKeyNode, path: string, keyPath: string, p
 export function zotConfigWarnings(config: unknown, path = "registry.config"): string[] {
   const warnings: string[] = [];
   if (getPath(config, ["extensions", "apikey"]) !== undefined) {
-    warnings.push(`${path}.extensions.apikey: zot ${PINNED_ZOT_VERSION} ignores this extension; API keys are turned on with http.auth.apikey: true`);
+    warnings.push(
+      `${path}.extensions.apikey: zot ${PINNED_ZOT_VERSION} ignores this extension; API keys are turned on with http.auth.apikey: true`,
+    );
   }
   if (getPath(config, ["extensions", "mgmt"]) !== undefined) {
     warnings.push(`${path}.extensions.mgmt: zot ${PINNED_ZOT_VERSION} ignores this extension (search and ui provide it)`);

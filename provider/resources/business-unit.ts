@@ -52,9 +52,22 @@ export interface BusinessUnitArgs {
 
 /** Fields sent to the portal as they are. */
 const PLAIN = [
-  "name", "registrationNumber", "note", "invoiceDay", "storageLimit", "transferLimit", "nodeLimit",
-  "passwordExpirationDays", "supportResponsible", "reportRemotely", "useScheduleBindings", "tags",
-  "billingStorageTypeId", "requiredApproversOfDeleteRequest", "finalDeleteRequestApprover", "usersCanApproveOwnRequests",
+  "name",
+  "registrationNumber",
+  "note",
+  "invoiceDay",
+  "storageLimit",
+  "transferLimit",
+  "nodeLimit",
+  "passwordExpirationDays",
+  "supportResponsible",
+  "reportRemotely",
+  "useScheduleBindings",
+  "tags",
+  "billingStorageTypeId",
+  "requiredApproversOfDeleteRequest",
+  "finalDeleteRequestApprover",
+  "usersCanApproveOwnRequests",
 ] as const;
 /** Lists of names sent as ids, and the output holding the ids they resolved to. */
 const FILTERS = [
@@ -93,14 +106,18 @@ async function fieldsOf(inputs: Inputs, keys: readonly string[], known: Inputs =
     if (k === "parentId") continue;
     const filter = FILTERS.find((x) => x.key === k);
     if (k === "timeZone") {
-      const id = sameValue(known.timeZone, inputs.timeZone) && known.timeZoneId !== undefined
-        ? known.timeZoneId
-        : (await refs.resolve("timeZone", inputs.timeZone)).id;
+      const id =
+        sameValue(known.timeZone, inputs.timeZone) && known.timeZoneId !== undefined
+          ? known.timeZoneId
+          : (await refs.resolve("timeZone", inputs.timeZone)).id;
       fields.timeZone = { id };
     } else if (filter && Array.isArray(inputs[k])) {
-      const ids: number[] = sameValue(known[k], inputs[k]) && Array.isArray(known[filter.idsKey])
-        ? known[filter.idsKey]
-        : await Promise.all((inputs[k] as Array<string | number>).map(async (v) => (await refs.resolve(filter.kind, v, inputs.parentId)).id));
+      const ids: number[] =
+        sameValue(known[k], inputs[k]) && Array.isArray(known[filter.idsKey])
+          ? known[filter.idsKey]
+          : await Promise.all(
+              (inputs[k] as Array<string | number>).map(async (v) => (await refs.resolve(filter.kind, v, inputs.parentId)).id),
+            );
       fields[k] = ids.map((id) => ({ id }));
     } else {
       fields[k] = filter ? [] : sentValue(inputs, k);
@@ -115,7 +132,7 @@ const idsOf = (list: unknown): number[] | undefined =>
 function outputsOf(inputs: Inputs, bu: PortalBusinessUnit): Inputs {
   const outs: Inputs = { ...inputs, businessUnitId: bu.id, createdDate: bu.createdDate, href: bu.href, timeZoneId: bu.timeZone?.id };
   // The ids a declared filter stands for, so that refresh can tell the user's names still mean the same.
-  for (const x of FILTERS) outs[x.idsKey] = inputs[x.key] !== undefined ? idsOf(bu[x.key]) ?? [] : undefined;
+  for (const x of FILTERS) outs[x.idsKey] = inputs[x.key] !== undefined ? (idsOf(bu[x.key]) ?? []) : undefined;
   return defined(outs);
 }
 
@@ -123,15 +140,16 @@ function outputsOf(inputs: Inputs, bu: PortalBusinessUnit): Inputs {
 async function adopt(inputs: Inputs, found?: PortalBusinessUnit): Promise<PortalBusinessUnit> {
   const client = portal();
   const id = Number(inputs.adoptId);
-  const existing = found ?? await unlessNotFound(client.businessUnits.get(id));
+  const existing = found ?? (await unlessNotFound(client.businessUnits.get(id)));
   if (!existing) throw new Error(`adoptId: no business unit ${id} exists on the portal; check the id or remove adoptId to create one`);
   const parent = existing.parentBusinessUnit?.id;
   if (parent !== undefined && parent !== inputs.parentId) {
     throw new Error(`adoptId: business unit ${id} is a child of ${parent}, but parentId is ${inputs.parentId}; set parentId to ${parent}`);
   }
-  const differing = changedKeys(["timeZone", ...SETTABLE], portalInputs(existing, inputs), inputs)
-    .filter((k) => inputs[k] !== undefined);
-  return differing.length ? client.businessUnits.update(id, await fieldsOf(inputs, ["timeZone", ...managedKeys(SETTABLE, {}, inputs)])) : existing;
+  const differing = changedKeys(["timeZone", ...SETTABLE], portalInputs(existing, inputs), inputs).filter((k) => inputs[k] !== undefined);
+  return differing.length
+    ? client.businessUnits.update(id, await fieldsOf(inputs, ["timeZone", ...managedKeys(SETTABLE, {}, inputs)]))
+    : existing;
 }
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
@@ -141,9 +159,10 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   }
   const client = portal();
   const marker = createMarker(inputs.createKey, [inputs.parentId]);
-  const leftover = marker && recoverInterruptedCreates() && !createdInThisRun("businessUnit", inputs.parentId)
-    ? await client.businessUnits.findCreated(inputs.parentId, inputs.name, marker)
-    : undefined;
+  const leftover =
+    marker && recoverInterruptedCreates() && !createdInThisRun("businessUnit", inputs.parentId)
+      ? await client.businessUnits.findCreated(inputs.parentId, inputs.name, marker)
+      : undefined;
   if (leftover) {
     console.error(`backup-portal: business unit ${leftover.id} was made by an interrupted create of this resource; taking it over`);
     const bu = await adopt({ ...inputs, adoptId: leftover.id }, leftover);
@@ -197,8 +216,10 @@ async function remove(id: string): Promise<void> {
     await portal().businessUnits.delete(Number(id));
   } catch (err) {
     if (err instanceof PortalError && err.status === 409) {
-      throw new Error(`business unit ${id} still has child business units or consumers, so the portal keeps it. ` +
-        `Delete them first (resources in this stack are deleted children-first), or keep the business unit with \`protect\` or \`retainOnDelete\`. Portal said: ${err.message}`);
+      throw new Error(
+        `business unit ${id} still has child business units or consumers, so the portal keeps it. ` +
+          `Delete them first (resources in this stack are deleted children-first), or keep the business unit with \`protect\` or \`retainOnDelete\`. Portal said: ${err.message}`,
+      );
     }
     throw err;
   }
@@ -227,9 +248,22 @@ export class BusinessUnit extends pulumi.dynamic.Resource {
   declare readonly href: pulumi.Output<string>;
 
   constructor(name: string, args: BusinessUnitArgs, opts?: pulumi.CustomResourceOptions) {
-    super(businessUnitProvider, name, {
-      ...args, createKey: createKeyFor("BusinessUnit", name), businessUnitId: undefined, timeZoneId: undefined, createdDate: undefined, href: undefined,
-      domainFilterIds: undefined, clientOptionSetFilterIds: undefined,
-    }, opts, "backup-portal", "BusinessUnit");
+    super(
+      businessUnitProvider,
+      name,
+      {
+        ...args,
+        createKey: createKeyFor("BusinessUnit", name),
+        businessUnitId: undefined,
+        timeZoneId: undefined,
+        createdDate: undefined,
+        href: undefined,
+        domainFilterIds: undefined,
+        clientOptionSetFilterIds: undefined,
+      },
+      opts,
+      "backup-portal",
+      "BusinessUnit",
+    );
   }
 }

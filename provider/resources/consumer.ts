@@ -5,7 +5,18 @@ import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recover
 import { takeRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
-import { Failures, changedKeys, checkId, isUnknown, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
+import {
+  Failures,
+  changedKeys,
+  checkId,
+  isUnknown,
+  defined,
+  managedKeys,
+  readBack,
+  sameValue,
+  sentValue,
+  withPortalValues,
+} from "../dynamic/values";
 import { checkFields } from "../rules/check";
 import { CONSUMER_FIELDS } from "../rules/fields";
 import { unlessNotFound } from "../portal/errors";
@@ -97,12 +108,16 @@ function portalInputs(c: PortalConsumer, declared: Inputs): Inputs {
 async function adopt(inputs: Inputs, found?: PortalConsumer): Promise<PortalConsumer> {
   const client = portal();
   const id = Number(inputs.adoptId);
-  const existing = found ?? await unlessNotFound(client.consumers.get(inputs.businessUnitId, id));
+  const existing = found ?? (await unlessNotFound(client.consumers.get(inputs.businessUnitId, id)));
   if (!existing) {
-    throw new Error(`adoptId: no consumer ${id} exists in business unit ${inputs.businessUnitId}; check both ids or remove adoptId to create one`);
+    throw new Error(
+      `adoptId: no consumer ${id} exists in business unit ${inputs.businessUnitId}; check both ids or remove adoptId to create one`,
+    );
   }
   const differing = changedKeys(SETTABLE, portalInputs(existing, inputs), inputs).filter((k) => inputs[k] !== undefined);
-  return differing.length ? client.consumers.update(inputs.businessUnitId, id, fieldsOf(inputs, managedKeys(SETTABLE, {}, inputs))) : existing;
+  return differing.length
+    ? client.consumers.update(inputs.businessUnitId, id, fieldsOf(inputs, managedKeys(SETTABLE, {}, inputs)))
+    : existing;
 }
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
@@ -113,15 +128,23 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   const client = portal();
   const b = inputs.businessUnitId;
   const marker = createMarker(inputs.createKey, [b, inputs.nodeName ?? null]);
-  const leftover = marker && recoverInterruptedCreates() && !createdInThisRun("businessUnit", b)
-    ? await client.consumers.findCreated(b, inputs.name, marker)
-    : undefined;
+  const leftover =
+    marker && recoverInterruptedCreates() && !createdInThisRun("businessUnit", b)
+      ? await client.consumers.findCreated(b, inputs.name, marker)
+      : undefined;
   if (leftover) {
     console.error(`backup-portal: consumer ${leftover.id} was made by an interrupted create of this resource; taking it over`);
     const c = await adopt({ ...inputs, adoptId: leftover.id }, leftover);
     return { id: String(c.id), outs: outputsOf(inputs, c) };
   }
-  const c = await client.consumers.create(b, fieldsOf(inputs, SETTABLE.filter((k) => inputs[k] !== undefined)), marker);
+  const c = await client.consumers.create(
+    b,
+    fieldsOf(
+      inputs,
+      SETTABLE.filter((k) => inputs[k] !== undefined),
+    ),
+    marker,
+  );
   return { id: String(c.id), outs: outputsOf(inputs, c) };
 }
 
@@ -167,9 +190,20 @@ export class Consumer extends pulumi.dynamic.Resource {
   declare readonly href: pulumi.Output<string>;
 
   constructor(name: string, args: ConsumerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(consumerProvider, name, {
-      deleteAssociations: true, ...args, createKey: createKeyFor("Consumer", name),
-      consumerId: undefined, createdDate: undefined, href: undefined,
-    }, opts, "backup-portal", "Consumer");
+    super(
+      consumerProvider,
+      name,
+      {
+        deleteAssociations: true,
+        ...args,
+        createKey: createKeyFor("Consumer", name),
+        consumerId: undefined,
+        createdDate: undefined,
+        href: undefined,
+      },
+      opts,
+      "backup-portal",
+      "Consumer",
+    );
   }
 }

@@ -51,7 +51,10 @@ const REFERENCES: Array<{ key: string; kind: ReferenceKind; idKey: string; requi
  * this from its own Check, and the reads overlap the consumer's create.
  */
 export function prefetchNodeReferences(bunitId: number): void {
-  referencesFor(portal()).warm(REFERENCES.map((r) => r.kind), bunitId);
+  referencesFor(portal()).warm(
+    REFERENCES.map((r) => r.kind),
+    bunitId,
+  );
 }
 
 /** Inputs changed in place with PUT. */
@@ -78,7 +81,13 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   // Diff: the engine also calls Diff on a refresh (portal state against the declared inputs), where a
   // difference is drift to show, not an error.
   const name = inputs.tsmName;
-  if (typeof name === "string" && !isUnknown(name) && needsNewName(olds.tsmName, name) && !isUnknown(inputs.consumerId) && sameValue(olds.consumerId, inputs.consumerId)) {
+  if (
+    typeof name === "string" &&
+    !isUnknown(name) &&
+    needsNewName(olds.tsmName, name) &&
+    !isUnknown(inputs.consumerId) &&
+    sameValue(olds.consumerId, inputs.consumerId)
+  ) {
     f.add("tsmName", renameRefused(olds.tsmName, name));
   }
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
@@ -88,7 +97,8 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   return { inputs, failures: f.list };
 }
 
-const sameName = (a: unknown, b: unknown) => sameValue(typeof a === "string" ? a.toUpperCase() : a, typeof b === "string" ? b.toUpperCase() : b);
+const sameName = (a: unknown, b: unknown) =>
+  sameValue(typeof a === "string" ? a.toUpperCase() : a, typeof b === "string" ? b.toUpperCase() : b);
 
 /** Whether a node activated as `activated` must be replaced to carry the name `wanted`. */
 function needsNewName(activated: unknown, wanted: unknown): boolean {
@@ -108,9 +118,11 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
 }
 
 function renameRefused(activated: string, wanted: unknown): string {
-  return `tsmName: the node is activated as ${activated} and the backup server never renames a node, so ${JSON.stringify(wanted)} ` +
+  return (
+    `tsmName: the node is activated as ${activated} and the backup server never renames a node, so ${JSON.stringify(wanted)} ` +
     `needs a new node, on a new consumer: give the Consumer that carries it the new name as nodeName (it is then replaced ` +
-    `with its node), or set tsmName back to "${activated}"`;
+    `with its node), or set tsmName back to "${activated}"`
+  );
 }
 
 /**
@@ -121,22 +133,24 @@ async function resolveFields(inputs: Inputs, keys: readonly string[], known: Inp
   const refs = referencesFor(portal());
   const fields: Record<string, unknown> = {};
   const ids: Inputs = {};
-  await Promise.all(keys.map(async (k) => {
-    const r = REFERENCES.find((x) => x.key === k);
-    if (!r) {
-      fields[k] = sentValue(inputs, k);
-    } else if (inputs[k] === undefined || inputs[k] === null) {
-      fields[k] = null;
-      ids[r.idKey] = undefined;
-    } else if (sameValue(known[k], inputs[k]) && known[r.idKey] !== undefined && sameValue(known.businessUnitId, inputs.businessUnitId)) {
-      fields[k] = { id: known[r.idKey] };
-      ids[r.idKey] = known[r.idKey];
-    } else {
-      const found = await refs.resolve(r.kind, inputs[k], inputs.businessUnitId);
-      fields[k] = { id: found.id };
-      ids[r.idKey] = found.id;
-    }
-  }));
+  await Promise.all(
+    keys.map(async (k) => {
+      const r = REFERENCES.find((x) => x.key === k);
+      if (!r) {
+        fields[k] = sentValue(inputs, k);
+      } else if (inputs[k] === undefined || inputs[k] === null) {
+        fields[k] = null;
+        ids[r.idKey] = undefined;
+      } else if (sameValue(known[k], inputs[k]) && known[r.idKey] !== undefined && sameValue(known.businessUnitId, inputs.businessUnitId)) {
+        fields[k] = { id: known[r.idKey] };
+        ids[r.idKey] = known[r.idKey];
+      } else {
+        const found = await refs.resolve(r.kind, inputs[k], inputs.businessUnitId);
+        fields[k] = { id: found.id };
+        ids[r.idKey] = found.id;
+      }
+    }),
+  );
   return { fields: fields as NodeFields, ids };
 }
 
@@ -170,9 +184,14 @@ async function adopt(inputs: Inputs): Promise<PortalNode> {
   const client = portal();
   const existing = await client.nodes.find(inputs.businessUnitId, inputs.consumerId);
   if (!existing) {
-    throw new Error(`adoptId: consumer ${inputs.consumerId} in business unit ${inputs.businessUnitId} has no node; remove adoptId to create one`);
+    throw new Error(
+      `adoptId: consumer ${inputs.consumerId} in business unit ${inputs.businessUnitId} has no node; remove adoptId to create one`,
+    );
   }
-  const { ids } = await resolveFields(inputs, SETTABLE.filter((k) => REFERENCES.some((r) => r.key === k)));
+  const { ids } = await resolveFields(
+    inputs,
+    SETTABLE.filter((k) => REFERENCES.some((r) => r.key === k)),
+  );
   const differing = SETTABLE.filter((k) => {
     const r = REFERENCES.find((x) => x.key === k);
     if (inputs[k] === undefined) return false;
@@ -191,7 +210,10 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
     node = await adopt(inputs);
   } else {
     const [{ fields }, server] = await Promise.all([
-      resolveFields(inputs, SETTABLE.filter((k) => inputs[k] !== undefined)),
+      resolveFields(
+        inputs,
+        SETTABLE.filter((k) => inputs[k] !== undefined),
+      ),
       referencesFor(client).defaultServer(b),
     ]);
     fields.server = { id: server.id };
@@ -199,8 +221,10 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
       node = await client.nodes.create(b, c, fields);
     } catch (err) {
       if (isNotFound(err)) {
-        throw new Error(`consumer ${c} does not exist in business unit ${b}. The portal deletes a consumer together with its node, ` +
-          `so a replaced node needs a new consumer: give the Consumer a nodeName equal to the tsmName. (${(err as Error).message})`);
+        throw new Error(
+          `consumer ${c} does not exist in business unit ${b}. The portal deletes a consumer together with its node, ` +
+            `so a replaced node needs a new consumer: give the Consumer a nodeName equal to the tsmName. (${(err as Error).message})`,
+        );
       }
       if (!(err instanceof PortalError) || err.status !== 409) throw err;
       // The consumer already has a node. If it is not activated, or activated under
@@ -209,11 +233,15 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
       // is somebody else's node.
       const existing = await client.nodes.find(b, c);
       if (!existing || (existing.tsmName && !sameName(existing.tsmName, inputs.tsmName))) {
-        throw new Error(`consumer ${c} already has a node${existing?.tsmName ? ` activated as ${existing.tsmName}` : ""}; ` +
-          `to manage it, set adoptId: ${c} (and tsmName to its name). (${err.message})`);
+        throw new Error(
+          `consumer ${c} already has a node${existing?.tsmName ? ` activated as ${existing.tsmName}` : ""}; ` +
+            `to manage it, set adoptId: ${c} (and tsmName to its name). (${err.message})`,
+        );
       }
-      console.error(`backup-portal: consumer ${c} already has a node${existing.tsmName ? ` (${existing.tsmName})` : ""}, ` +
-        "left by an interrupted create; managing it instead of creating another");
+      console.error(
+        `backup-portal: consumer ${c} already has a node${existing.tsmName ? ` (${existing.tsmName})` : ""}, ` +
+          "left by an interrupted create; managing it instead of creating another",
+      );
       node = await adopt({ ...inputs, adoptId: c });
     }
   }
@@ -244,7 +272,14 @@ function portalInputs(node: PortalNode, props: Inputs): Inputs {
 async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
   const node = await portal().nodes.find(props.businessUnitId, Number(id));
   if (!node) return { id: "" };
-  const { inputs, outputs } = readBack(props, portalInputs(node, props), ["businessUnitId", "consumerId", "adoptId", "tsmName", "tsmPassword", ...SETTABLE]);
+  const { inputs, outputs } = readBack(props, portalInputs(node, props), [
+    "businessUnitId",
+    "consumerId",
+    "adoptId",
+    "tsmName",
+    "tsmPassword",
+    ...SETTABLE,
+  ]);
   const outs = outputsOf(outputs, node, {});
   for (const r of REFERENCES) if (!(node as Record<string, any>)[r.key]) delete outs[r.idKey];
   return { id, props: outs, inputs: defined(inputs) };
@@ -252,8 +287,13 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
 
 /** The node as the outputs of its last create, update or read describe it. */
 function nodeFromOutputs(olds: Inputs): PortalNode {
-  const node = { id: olds.nodeId, createdDate: olds.createdDate, href: olds.href, tsmName: olds.activatedName,
-    server: olds.serverId !== undefined ? { id: olds.serverId } : undefined } as PortalNode;
+  const node = {
+    id: olds.nodeId,
+    createdDate: olds.createdDate,
+    href: olds.href,
+    tsmName: olds.activatedName,
+    server: olds.serverId !== undefined ? { id: olds.serverId } : undefined,
+  } as PortalNode;
   for (const r of REFERENCES) if (olds[r.idKey] !== undefined) (node as Record<string, unknown>)[r.key] = { id: olds[r.idKey] };
   return node;
 }
@@ -301,10 +341,25 @@ export class Node extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: NodeArgs, opts?: pulumi.CustomResourceOptions) {
     const tsmPassword = args.tsmPassword === undefined ? undefined : pulumi.secret(args.tsmPassword);
-    super(nodeProvider, name, {
-      ...args, tsmPassword,
-      activatedName: undefined, nodeId: undefined, operatingSystemId: undefined, typeId: undefined, domainId: undefined,
-      clientOptionSetId: undefined, serverId: undefined, createdDate: undefined, href: undefined,
-    }, { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "tsmPassword"] }, "backup-portal", "Node");
+    super(
+      nodeProvider,
+      name,
+      {
+        ...args,
+        tsmPassword,
+        activatedName: undefined,
+        nodeId: undefined,
+        operatingSystemId: undefined,
+        typeId: undefined,
+        domainId: undefined,
+        clientOptionSetId: undefined,
+        serverId: undefined,
+        createdDate: undefined,
+        href: undefined,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "tsmPassword"] },
+      "backup-portal",
+      "Node",
+    );
   }
 }

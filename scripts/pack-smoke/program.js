@@ -47,7 +47,13 @@ for (const internal of ["backup-portal-pulumi/dist/test/engine/engine", "backup-
 }
 
 const { BusinessUnit, Consumer, Node, NodeProxy, Registry, BillingReceiver, registrationUserData } = root;
-const portal = { url: "https://portal.example.com", origin: "https://ops.example.com", clientId: "c-1", username: "ops", password: pulumi.secret("smoke-Password-1") };
+const portal = {
+  url: "https://portal.example.com",
+  origin: "https://ops.example.com",
+  clientId: "c-1",
+  username: "ops",
+  password: pulumi.secret("smoke-Password-1"),
+};
 
 const acme = new BusinessUnit("acme", { parentId: 1, name: "Acme AB", registrationNumber: "556677-8899", timeZone: "UTC" });
 const web = new Consumer("web01", { businessUnitId: acme.id, name: "web01", nodeName: "ACME-WEB01" });

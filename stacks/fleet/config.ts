@@ -22,10 +22,15 @@ export const TENANTS_KEY = `${PROJECT}:tenants`;
 export const PASSWORD_KEY = `${PROJECT}:password`;
 
 /** Keys that belong to the base stack only and are never copied into a group. */
-export const BASE_ONLY_KEYS: readonly string[] = [TENANTS_KEY, `${PROJECT}:registry`, `${PROJECT}:billingReceiver`, `${PROJECT}:kubeconfig`];
+export const BASE_ONLY_KEYS: readonly string[] = [
+  TENANTS_KEY,
+  `${PROJECT}:registry`,
+  `${PROJECT}:billingReceiver`,
+  `${PROJECT}:kubeconfig`,
+];
 
 // js-yaml ships with @pulumi/pulumi (a dependency of its Automation API).
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+
 const yaml: { load(text: string): unknown; dump(value: unknown, opts?: Record<string, unknown>): string } = require("js-yaml");
 export { yaml };
 
@@ -57,7 +62,11 @@ export function referencedSecrets(tenants: TenantsConfig): string[] {
 
 /** The secure keys of the base config that some group needs: the portal password and the groups' node passwords. */
 export function neededSecureKeys(base: BaseConfig, groups: Record<string, TenantsConfig>): string[] {
-  const secure = new Set(Object.entries(base).filter(([, v]) => isSecure(v)).map(([k]) => normalizeKey(k)));
+  const secure = new Set(
+    Object.entries(base)
+      .filter(([, v]) => isSecure(v))
+      .map(([k]) => normalizeKey(k)),
+  );
   const wanted = new Set([PASSWORD_KEY, ...Object.values(groups).flatMap(referencedSecrets)]);
   return [...wanted].filter((k) => secure.has(k)).sort();
 }
@@ -105,7 +114,8 @@ export function tenantsOf(config: ConfigMap): TenantsConfig {
 /** Reads the `config:` map of a stack file (`stacks/Pulumi.<stack>.yaml`). */
 export function readStackConfigFile(file: string): BaseConfig {
   const doc = yaml.load(fs.readFileSync(file, "utf8"));
-  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new Error(`${file}: not a Pulumi stack file (a YAML map with a config: key)`);
+  if (!doc || typeof doc !== "object" || Array.isArray(doc))
+    throw new Error(`${file}: not a Pulumi stack file (a YAML map with a config: key)`);
   const config = (doc as { config?: unknown }).config ?? {};
   if (typeof config !== "object" || Array.isArray(config)) throw new Error(`${file}: config: must be a map`);
   return config as BaseConfig;

@@ -36,7 +36,9 @@ export const MAX_BUCKETS = 1000;
 
 export class FleetConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`the fleet grouping has ${problems.length} problem${problems.length === 1 ? "" : "s"}; no stack was touched:\n${problems.join("\n")}`);
+    super(
+      `the fleet grouping has ${problems.length} problem${problems.length === 1 ? "" : "s"}; no stack was touched:\n${problems.join("\n")}`,
+    );
     this.name = "FleetConfigError";
   }
 }
@@ -93,9 +95,11 @@ export function groupingKey(key: string, cfg: BusinessUnitConfig | undefined): s
 
 /** Why a tenant must not be renamed across groups, and the fix. */
 function renameFix(aliasGroup: string, keyGroup: string): string {
-  return `an alias only works within one stack: the stack of group "${aliasGroup}" would delete the tenant and the stack of group "${keyGroup}" ` +
+  return (
+    `an alias only works within one stack: the stack of group "${aliasGroup}" would delete the tenant and the stack of group "${keyGroup}" ` +
     "create it anew (new ids). Keep the old key (a new display name goes in `name`), or move the tenant on purpose, its state first with " +
-    "`pulumi state move` (docs/gitops.md, \"Renaming a tenant in the fleet\")";
+    '`pulumi state move` (docs/gitops.md, "Renaming a tenant in the fleet")'
+  );
 }
 
 function sortedTenants(tenants: TenantsConfig, keys: string[]): TenantsConfig {
@@ -143,7 +147,9 @@ export function groupTenants(tenants: TenantsConfig, opts: GroupOptions): Record
         }
         const elsewhere = aliasesOf(tenants[k]).filter((a) => keyPrefix(a) !== p);
         for (const a of elsewhere) {
-          problems.push(`tenants.${k}: its key puts it in group "${p}", its alias "${a}" in group "${keyPrefix(a)}"; ${renameFix(keyPrefix(a), p)}`);
+          problems.push(
+            `tenants.${k}: its key puts it in group "${p}", its alias "${a}" in group "${keyPrefix(a)}"; ${renameFix(keyPrefix(a), p)}`,
+          );
         }
         if (!elsewhere.length) put(p, k);
       }
@@ -163,7 +169,9 @@ export function groupTenants(tenants: TenantsConfig, opts: GroupOptions): Record
       const listedAs = new Map<string, string>();
       for (const [name, list] of Object.entries(groups)) {
         if (!GROUP_NAME_PATTERN.test(name)) {
-          problems.push(`groups.${name}: a group name becomes part of a stack name; use letters, digits, "-", "_" and "." (at most 63), starting with a letter or digit`);
+          problems.push(
+            `groups.${name}: a group name becomes part of a stack name; use letters, digits, "-", "_" and "." (at most 63), starting with a letter or digit`,
+          );
           continue;
         }
         assign.set(name, []);
@@ -174,18 +182,23 @@ export function groupTenants(tenants: TenantsConfig, opts: GroupOptions): Record
         list.forEach((listed, i) => {
           const at = `groups.${name}[${i}]`;
           const known = typeof listed === "string" && Object.prototype.hasOwnProperty.call(tenants, listed);
-          const key = typeof listed === "string" && !known ? aliasOwner.get(listed) ?? listed : listed;
+          const key = typeof listed === "string" && !known ? (aliasOwner.get(listed) ?? listed) : listed;
           const other = typeof key === "string" ? seen.get(key) : undefined;
           const before = typeof key === "string" ? listedAs.get(key) : undefined;
           if (typeof key !== "string") problems.push(`${at}: must be a tenant key (a string)`);
           else if (!known && key === listed) problems.push(`${at}: unknown tenant key "${key}"; it is not in backup-portal:tenants`);
-          else if (other === name && before !== listed) return; // its key and an alias, in the same group
+          else if (other === name && before !== listed)
+            return; // its key and an alias, in the same group
           else if (other === name) problems.push(`${at}: tenant "${key}" is listed twice in group "${name}"`);
           else if (other !== undefined && before !== listed) {
             const [aliasGroup, keyGroup] = listed === key ? [other, name] : [name, other];
-            problems.push(`${at}: tenant "${key}" is in group "${other}" as "${before}" and in group "${name}" as "${listed}"; ${renameFix(aliasGroup, keyGroup)}`);
+            problems.push(
+              `${at}: tenant "${key}" is in group "${other}" as "${before}" and in group "${name}" as "${listed}"; ${renameFix(aliasGroup, keyGroup)}`,
+            );
           } else if (other !== undefined) {
-            problems.push(`${at}: tenant "${key}" is in groups "${other}" and "${name}"; a tenant belongs to exactly one stack, or two stacks would manage (and fight over) it`);
+            problems.push(
+              `${at}: tenant "${key}" is in groups "${other}" and "${name}"; a tenant belongs to exactly one stack, or two stacks would manage (and fight over) it`,
+            );
           } else {
             seen.set(key, name);
             listedAs.set(key, listed);
@@ -195,7 +208,9 @@ export function groupTenants(tenants: TenantsConfig, opts: GroupOptions): Record
       }
       const missing = keys.filter((k) => !seen.has(k));
       if (missing.length) {
-        problems.push(`groups: ${missing.length} tenant${missing.length === 1 ? " is" : "s are"} in no group: ${missing.join(", ")}; add each to one group (a tenant in no stack is managed by none)`);
+        problems.push(
+          `groups: ${missing.length} tenant${missing.length === 1 ? " is" : "s are"} in no group: ${missing.join(", ")}; add each to one group (a tenant in no stack is managed by none)`,
+        );
       }
     }
   } else {
@@ -209,9 +224,13 @@ export function groupTenants(tenants: TenantsConfig, opts: GroupOptions): Record
     const other = byLowerCase.get(name.toLowerCase());
     if (other === undefined) byLowerCase.set(name.toLowerCase(), name);
     else {
-      problems.push(`groups "${other}" and "${name}" differ only in case: their stack files (Pulumi.<stack>-${other}.yaml, Pulumi.<stack>-${name}.yaml) ` +
-        `are one file on a case-insensitive filesystem (macOS, Windows), where each group would overwrite the other's config; ` +
-        (opts.groupBy === "explicit" ? "rename one of the groups" : "spell the prefix of those tenant keys one way, or group with --assign"));
+      problems.push(
+        `groups "${other}" and "${name}" differ only in case: their stack files (Pulumi.<stack>-${other}.yaml, Pulumi.<stack>-${name}.yaml) ` +
+          `are one file on a case-insensitive filesystem (macOS, Windows), where each group would overwrite the other's config; ` +
+          (opts.groupBy === "explicit"
+            ? "rename one of the groups"
+            : "spell the prefix of those tenant keys one way, or group with --assign"),
+      );
     }
   }
 

@@ -11,13 +11,33 @@ import * as path from "path";
 import { formatProblems, TenantsConfig } from "../tenants/model";
 import { validateTenants } from "../tenants/validate";
 import {
-  BaseConfig, ConfigMap, fleetStackConfig, neededSecureKeys, normalizeKey, readStackConfigFile, referencedSecrets, stackConfigPath, stackNameOfFile, TENANTS_KEY, yaml,
+  BaseConfig,
+  ConfigMap,
+  fleetStackConfig,
+  neededSecureKeys,
+  normalizeKey,
+  readStackConfigFile,
+  referencedSecrets,
+  stackConfigPath,
+  stackNameOfFile,
+  TENANTS_KEY,
+  yaml,
 } from "./config";
 import { FleetConfigError, groupTenants, GroupOptions } from "./group";
 import { manifestsYaml, operatorStacks } from "./operator";
 import {
-  CreateStack, DEFAULT_PARALLEL, FleetCommand, FLEET_COMMANDS, findPulumiCli, formatCounts, formatFleetReport, localStackFactory,
-  PulumiCliMissingError, runFleet, stackNameOf, staleGroups,
+  CreateStack,
+  DEFAULT_PARALLEL,
+  FleetCommand,
+  FLEET_COMMANDS,
+  findPulumiCli,
+  formatCounts,
+  formatFleetReport,
+  localStackFactory,
+  PulumiCliMissingError,
+  runFleet,
+  stackNameOf,
+  staleGroups,
 } from "./run";
 
 export const USAGE = `usage: ts-node stacks/fleet/main.ts --config <stack file> (--groups <N> | --by-prefix | --assign <file>) [options] <command>
@@ -62,7 +82,19 @@ interface Args {
   flags: Map<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(["config", "groups", "assign", "org", "stack-prefix", "base-stack", "parallel", "work-dir", "repo", "branch", "namespace"]);
+const VALUE_FLAGS = new Set([
+  "config",
+  "groups",
+  "assign",
+  "org",
+  "stack-prefix",
+  "base-stack",
+  "parallel",
+  "work-dir",
+  "repo",
+  "branch",
+  "namespace",
+]);
 const BOOL_FLAGS = new Set(["by-prefix", "no-base-secrets", "refresh", "prune", "quiet", "yes", "help"]);
 
 class UsageError extends Error {}
@@ -123,7 +155,8 @@ function groupOptions(flags: Args["flags"]): GroupOptions {
   if (flags.has("by-prefix")) return { groupBy: "key-prefix" };
   const file = String(flags.get("assign"));
   const groups = yaml.load(fs.readFileSync(file, "utf8"));
-  if (!groups || typeof groups !== "object" || Array.isArray(groups)) throw new UsageError(`${file}: must be a map from group name to a list of tenant keys`);
+  if (!groups || typeof groups !== "object" || Array.isArray(groups))
+    throw new UsageError(`${file}: must be a map from group name to a list of tenant keys`);
   return { groupBy: "explicit", groups: groups as Record<string, string[]> };
 }
 
@@ -149,12 +182,14 @@ function tenantsIn(config: BaseConfig): TenantsConfig {
 
 /** What to do about existing stacks of the prefix that the grouping no longer has. */
 function staleStacksMessage(stacks: string[]): string {
-  return `${stacks.length} existing stack${stacks.length === 1 ? "" : "s"} of the fleet ${stacks.length === 1 ? "is" : "are"} not in this grouping: ` +
+  return (
+    `${stacks.length} existing stack${stacks.length === 1 ? "" : "s"} of the fleet ${stacks.length === 1 ? "is" : "are"} not in this grouping: ` +
     `${stacks.join(", ")}. No run of the fleet manages ${stacks.length === 1 ? "its" : "their"} tenants any more; they stay on the portal. For each:\n` +
     "  - its tenants are to be deleted: preview, then up, with --prune (the stack runs with no tenants, which deletes them), then `pulumi stack rm` it;\n" +
-    "  - its tenants moved to other groups: move their state there first (`pulumi state move`, docs/gitops.md \"Why a tenant must not change stacks by accident\"), then `pulumi stack rm` it;\n" +
+    '  - its tenants moved to other groups: move their state there first (`pulumi state move`, docs/gitops.md "Why a tenant must not change stacks by accident"), then `pulumi stack rm` it;\n' +
     "  - the group is to stay: keep it in the grouping (the earlier --groups N, or its entry in --assign);\n" +
-    "  - it is not a fleet stack (a hand-made stack whose name starts with the prefix): rename it or the fleet's stacks (`pulumi stack rename`)";
+    "  - it is not a fleet stack (a hand-made stack whose name starts with the prefix): rename it or the fleet's stacks (`pulumi stack rename`)"
+  );
 }
 
 export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<number> {
@@ -179,7 +214,9 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     // may live in the base stack, or, with the operator, in a Kubernetes Secret).
     const problems = validateTenants(tenants, { hasSecret: () => true });
     if (problems.length) {
-      err(`${configFile}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the tenants; no stack was touched:\n${formatProblems(problems)}`);
+      err(
+        `${configFile}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the tenants; no stack was touched:\n${formatProblems(problems)}`,
+      );
       return 1;
     }
     const groups = groupTenants(tenants, groupOptions(flags));
@@ -188,7 +225,8 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     const org = flags.get("org");
     const qualified = (n: string) => (typeof org === "string" ? `${org}/${n}` : n);
     const prefixFlag = flags.get("stack-prefix");
-    if (typeof prefixFlag !== "string" && !baseName) throw new UsageError(`cannot tell the stack from "${configFile}" (not Pulumi.<stack>.yaml); give --stack-prefix`);
+    if (typeof prefixFlag !== "string" && !baseName)
+      throw new UsageError(`cannot tell the stack from "${configFile}" (not Pulumi.<stack>.yaml); give --stack-prefix`);
     const stackPrefix = typeof prefixFlag === "string" ? prefixFlag : qualified(baseName!);
 
     if (command === "groups") {
@@ -206,11 +244,16 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
       for (const [g, ts] of Object.entries(groups)) configs[g] = fleetStackConfig(base, ts);
       const branch = flags.get("branch");
       const namespace = flags.get("namespace");
-      out(manifestsYaml(operatorStacks(configs, {
-        url: repo, stackPrefix,
-        branch: typeof branch === "string" ? branch : undefined,
-        namespace: typeof namespace === "string" ? namespace : undefined,
-      })).trimEnd());
+      out(
+        manifestsYaml(
+          operatorStacks(configs, {
+            url: repo,
+            stackPrefix,
+            branch: typeof branch === "string" ? branch : undefined,
+            namespace: typeof namespace === "string" ? namespace : undefined,
+          }),
+        ).trimEnd(),
+      );
       return 0;
     }
 
@@ -225,9 +268,10 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     const baseFile = stackConfigPath(workDir, baseStack);
     const baseTenants = Object.keys(fs.existsSync(baseFile) ? tenantsIn(readStackConfigFile(baseFile)) : {});
     if ((fleetCommand === "up" || fleetCommand === "preview") && Object.keys(tenants).length && baseTenants.length) {
-      const problem = `stack ${baseStack} still declares ${baseTenants.length} tenant${baseTenants.length === 1 ? "" : "s"} (${baseFile}); ` +
+      const problem =
+        `stack ${baseStack} still declares ${baseTenants.length} tenant${baseTenants.length === 1 ? "" : "s"} (${baseFile}); ` +
         "once the groups hold the tenants that stack must declare none (tenants: {}), their state moved to the groups first, " +
-        "or two stacks manage (and fight over) each tenant (docs/gitops.md, \"Adopting the fleet\")";
+        'or two stacks manage (and fight over) each tenant (docs/gitops.md, "Adopting the fleet")';
       if (fleetCommand === "up") {
         err(`up refused, no stack was touched: ${problem}`);
         return 1;
@@ -237,9 +281,10 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
 
     // Groups that disappeared (the last tenant of a prefix removed, fewer --groups, a group dropped
     // from --assign) leave stacks that still hold their tenants.
-    const stale = fleetCommand === "up" || fleetCommand === "preview"
-      ? staleGroups(await (io.listStacks ?? defaultListStacks)(workDir), stackPrefix, Object.keys(groups))
-      : [];
+    const stale =
+      fleetCommand === "up" || fleetCommand === "preview"
+        ? staleGroups(await (io.listStacks ?? defaultListStacks)(workDir), stackPrefix, Object.keys(groups))
+        : [];
     const prune = flags.has("prune");
     if (stale.length && !prune && fleetCommand === "up") {
       err(`up refused, no stack was touched: ${staleStacksMessage(stale.map((g) => stackNameOf(stackPrefix, g)))}`);
@@ -252,8 +297,10 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
       try {
         secrets = await (io.readBaseSecrets ?? defaultReadBaseSecrets)(baseStack, workDir, needed);
       } catch (e) {
-        err(`note: could not read the secrets of stack ${baseStack} (${e instanceof Error ? e.message.split("\n")[0] : e}); ` +
-          "groups get none: the portal password then comes from BACKUP_PORTAL_PASSWORD, and nodes with a passwordSecret fail their check");
+        err(
+          `note: could not read the secrets of stack ${baseStack} (${e instanceof Error ? e.message.split("\n")[0] : e}); ` +
+            "groups get none: the portal password then comes from BACKUP_PORTAL_PASSWORD, and nodes with a passwordSecret fail their check",
+        );
       }
     }
     const configs: Record<string, ConfigMap> = {};
@@ -261,12 +308,17 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     if (prune) for (const g of stale) configs[g] = fleetStackConfig(base, {}, { secrets });
     const unresolved = [...new Set(Object.values(groups).flatMap(referencedSecrets))].filter((k) => secrets[k] === undefined);
     if (unresolved.length) {
-      err(`note: no value for ${unresolved.join(", ")} (named by passwordSecret); the groups that use ${unresolved.length === 1 ? "it" : "them"} fail their check until it is set in the base stack`);
+      err(
+        `note: no value for ${unresolved.join(", ")} (named by passwordSecret); the groups that use ${unresolved.length === 1 ? "it" : "them"} fail their check until it is set in the base stack`,
+      );
     }
 
     const quiet = flags.has("quiet");
     const result = await runFleet({
-      workDir, groups: configs, command: fleetCommand, stackPrefix,
+      workDir,
+      groups: configs,
+      command: fleetCommand,
+      stackPrefix,
       parallel: intFlag(flags, "parallel") ?? DEFAULT_PARALLEL,
       refresh: flags.has("refresh"),
       diff: fleetCommand === "preview",
@@ -276,11 +328,15 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     });
     out(formatFleetReport(result));
     if (prune && stale.length) {
-      out(`not in the grouping, run with no tenants (--prune): ${stale.map((g) => stackNameOf(stackPrefix, g)).join(", ")}; ` +
-        (fleetCommand === "up" ? "once their tenants are gone, `pulumi stack rm` them" : "their tenants are deleted by up --prune"));
+      out(
+        `not in the grouping, run with no tenants (--prune): ${stale.map((g) => stackNameOf(stackPrefix, g)).join(", ")}; ` +
+          (fleetCommand === "up" ? "once their tenants are gone, `pulumi stack rm` them" : "their tenants are deleted by up --prune"),
+      );
     } else if (stale.length) {
       out(staleStacksMessage(stale.map((g) => stackNameOf(stackPrefix, g))));
-      err(`preview: ${stale.length} stack${stale.length === 1 ? "" : "s"} of the fleet not in the grouping (see the report); up refuses until then`);
+      err(
+        `preview: ${stale.length} stack${stale.length === 1 ? "" : "s"} of the fleet not in the grouping (see the report); up refuses until then`,
+      );
       return 1;
     }
     return result.ok ? 0 : 1;

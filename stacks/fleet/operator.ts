@@ -52,11 +52,18 @@ export type Manifest = Record<string, unknown>;
 /** A DNS-1123 name for a Stack resource: `acme/prod` + `g03` → `backup-portal-prod-g03`. */
 export function operatorResourceName(stackPrefix: string, group: string): string {
   const base = `backup-portal-${shortStackName(stackNameOf(stackPrefix, group))}`;
-  const name = base.toLowerCase().replace(/[^a-z0-9.-]+/g, "-").replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "");
+  const name = base
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, "-")
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "");
   return name.slice(0, 253).replace(/[^a-z0-9]+$/, "");
 }
 
-const labelValue = (v: string) => v.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+const labelValue = (v: string) =>
+  v
+    .replace(/[^A-Za-z0-9_.-]/g, "-")
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
 
 function secretRef(ref: SecretKeyRef): Manifest {
   return { type: "Secret", secret: { name: ref.name, key: ref.key } };
@@ -93,7 +100,9 @@ export function operatorStacks(groups: Record<string, ConfigMap>, repo: Operator
     const nodeSecret = repo.nodePasswordsSecret ?? "backup-portal-node-passwords";
     const secretKeys = new Set([
       ...referencedSecrets(tenantsOf(cfg)),
-      ...Object.entries(cfg).filter(([k, v]) => v.secret && k !== PASSWORD_KEY).map(([k]) => k),
+      ...Object.entries(cfg)
+        .filter(([k, v]) => v.secret && k !== PASSWORD_KEY)
+        .map(([k]) => k),
     ]);
     const secretsRef: Record<string, Manifest> = {};
     for (const key of [...secretKeys].sort()) secretsRef[key] = secretRef({ name: nodeSecret, key: key.slice(key.indexOf(":") + 1) });
@@ -118,15 +127,25 @@ export function operatorStacks(groups: Record<string, ConfigMap>, repo: Operator
         spec: {
           podTemplate: {
             spec: {
-              initContainers: [{
-                name: "build",
-                image: buildImage,
-                workingDir: "/share/workspace",
-                command: ["sh", "-c", "npm ci --no-audit --no-fund && npm run build"],
-                env: [{ name: "npm_config_cache", value: "/tmp/.npm" }, { name: "HOME", value: "/tmp" }],
-                securityContext: { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-                volumeMounts: [{ name: "share", mountPath: "/share" }],
-              }],
+              initContainers: [
+                {
+                  name: "build",
+                  image: buildImage,
+                  workingDir: "/share/workspace",
+                  command: ["sh", "-c", "npm ci --no-audit --no-fund && npm run build"],
+                  env: [
+                    { name: "npm_config_cache", value: "/tmp/.npm" },
+                    { name: "HOME", value: "/tmp" },
+                  ],
+                  securityContext: {
+                    runAsNonRoot: true,
+                    runAsUser: 1000,
+                    allowPrivilegeEscalation: false,
+                    capabilities: { drop: ["ALL"] },
+                  },
+                  volumeMounts: [{ name: "share", mountPath: "/share" }],
+                },
+              ],
             },
           },
         },

@@ -127,8 +127,11 @@ const ZERO: ChangeCounts = { created: 0, updated: 0, deleted: 0, replaced: 0, un
 
 function addCounts(a: ChangeCounts, b: ChangeCounts): ChangeCounts {
   return {
-    created: a.created + b.created, updated: a.updated + b.updated, deleted: a.deleted + b.deleted,
-    replaced: a.replaced + b.replaced, unchanged: a.unchanged + b.unchanged,
+    created: a.created + b.created,
+    updated: a.updated + b.updated,
+    deleted: a.deleted + b.deleted,
+    replaced: a.replaced + b.replaced,
+    unchanged: a.unchanged + b.unchanged,
   };
 }
 
@@ -138,17 +141,22 @@ function addCounts(a: ChangeCounts, b: ChangeCounts): ChangeCounts {
  */
 export function errorSummary(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   const errors = [...new Set(lines.filter((l) => /^error:/i.test(l) && !/^error: (update|preview|destroy|refresh) failed$/i.test(l)))];
-  const picked = errors.length ? errors.join(" | ") : lines[0] ?? "unknown error";
+  const picked = errors.length ? errors.join(" | ") : (lines[0] ?? "unknown error");
   return picked.length > 1000 ? `${picked.slice(0, 1000)}...` : picked;
 }
 
 export class PulumiCliMissingError extends Error {
   constructor(detail?: string) {
-    super("the fleet needs the Pulumi CLI, which is not installed here or could not be downloaded: install it " +
-      "(curl -fsSL https://get.pulumi.com | sh, or brew install pulumi) and run the command again" +
-      (detail ? ` (${detail})` : ""));
+    super(
+      "the fleet needs the Pulumi CLI, which is not installed here or could not be downloaded: install it " +
+        "(curl -fsSL https://get.pulumi.com | sh, or brew install pulumi) and run the command again" +
+        (detail ? ` (${detail})` : ""),
+    );
     this.name = "PulumiCliMissingError";
   }
 }
@@ -160,10 +168,13 @@ export async function findPulumiCli(): Promise<import("@pulumi/pulumi/automation
     return await PulumiCommand.get();
   } catch (err) {
     const text = err instanceof Error ? err.message : String(err);
-    const detail = /ENOENT/.test(text) ? "pulumi: command not found"
-      : /fetch failed|Downloading pulumi/i.test(text) ? "the npm `pulumi` launcher could not download it"
-      : /version/i.test(text) ? (text.split("\n").find((l) => /version/i.test(l)) ?? "").trim()
-      : undefined;
+    const detail = /ENOENT/.test(text)
+      ? "pulumi: command not found"
+      : /fetch failed|Downloading pulumi/i.test(text)
+        ? "the npm `pulumi` launcher could not download it"
+        : /version/i.test(text)
+          ? (text.split("\n").find((l) => /version/i.test(l)) ?? "").trim()
+          : undefined;
     throw new PulumiCliMissingError(detail);
   }
 }
@@ -229,7 +240,8 @@ export async function runFleet(opts: RunFleetOptions): Promise<FleetResult> {
   if (!FLEET_COMMANDS.includes(opts.command)) throw new Error(`command must be one of ${FLEET_COMMANDS.join(", ")}, got "${opts.command}"`);
   const parallel = opts.parallel ?? DEFAULT_PARALLEL;
   if (!Number.isInteger(parallel) || parallel < 1) throw new Error(`parallel must be an integer ≥ 1, got ${parallel}`);
-  if (!opts.stackPrefix || /\s/.test(opts.stackPrefix)) throw new Error(`stackPrefix must name the stacks, e.g. "acme/prod" (got "${opts.stackPrefix}")`);
+  if (!opts.stackPrefix || /\s/.test(opts.stackPrefix))
+    throw new Error(`stackPrefix must name the stacks, e.g. "acme/prod" (got "${opts.stackPrefix}")`);
   const createStack = opts.createStack ?? localStackFactory(await findPulumiCli());
 
   const names = Object.keys(opts.groups).sort();
@@ -264,7 +276,15 @@ export async function runFleet(opts: RunFleetOptions): Promise<FleetResult> {
       }
       return { group, stack: stackName, ok: true, changes: changeCounts(raw), raw, durationMs: Date.now() - started };
     } catch (err) {
-      return { group, stack: stackName, ok: false, changes: { ...ZERO }, raw: {}, error: errorSummary(err), durationMs: Date.now() - started };
+      return {
+        group,
+        stack: stackName,
+        ok: false,
+        changes: { ...ZERO },
+        raw: {},
+        error: errorSummary(err),
+        durationMs: Date.now() - started,
+      };
     } finally {
       sink.flush();
     }
@@ -308,10 +328,12 @@ export function formatFleetReport(r: FleetResult): string {
   const lines = r.results.map((x) =>
     x.ok
       ? `${pad(x.stack, width)}  ok      ${formatCounts(x.changes)}  (${(x.durationMs / 1000).toFixed(1)}s)`
-      : `${pad(x.stack, width)}  FAILED  ${x.error}`);
+      : `${pad(x.stack, width)}  FAILED  ${x.error}`,
+  );
   const verb = r.command === "preview" ? "planned" : "made";
-  lines.push(`${r.command}: ${r.results.length - r.failed.length} of ${r.results.length} stacks ok; changes ${verb}: ${formatCounts(r.totals)}` +
-    (r.failed.length ? `; failed: ${r.failed.join(", ")}` : ""));
+  lines.push(
+    `${r.command}: ${r.results.length - r.failed.length} of ${r.results.length} stacks ok; changes ${verb}: ${formatCounts(r.totals)}` +
+      (r.failed.length ? `; failed: ${r.failed.join(", ")}` : ""),
+  );
   return lines.join("\n");
 }
-

@@ -51,41 +51,85 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
   const out: Declared = { businessUnits: {}, consumers: {}, nodes: {}, proxies: {} };
   const base = opts.resourceOptions ?? {};
 
-  function businessUnit(key: string, cfg: BusinessUnitConfig, parentId: pulumi.Input<number | string>, parentName: string | undefined, parentEarlier: string[]): void {
+  function businessUnit(
+    key: string,
+    cfg: BusinessUnitConfig,
+    parentId: pulumi.Input<number | string>,
+    parentName: string | undefined,
+    parentEarlier: string[],
+  ): void {
     const name = parentName === undefined ? key : `${parentName}/${key}`;
     const earlier = earlierNames(parentEarlier, parentName, key, cfg.aliases);
-    const bu = new BusinessUnit(name, {
-      parentId, name: cfg.name ?? key, registrationNumber: cfg.registrationNumber, timeZone: cfg.timeZone,
-      note: cfg.note, invoiceDay: cfg.invoiceDay, storageLimit: cfg.storageLimit, transferLimit: cfg.transferLimit,
-      nodeLimit: cfg.nodeLimit, passwordExpirationDays: cfg.passwordExpirationDays, supportResponsible: cfg.supportResponsible,
-      reportRemotely: cfg.reportRemotely, useScheduleBindings: cfg.useScheduleBindings, tags: cfg.tags, adoptId: cfg.adoptId,
-      domainFilter: cfg.domainFilter, clientOptionSetFilter: cfg.clientOptionSetFilter, billingStorageTypeId: cfg.billingStorageTypeId,
-      requiredApproversOfDeleteRequest: cfg.requiredApproversOfDeleteRequest, finalDeleteRequestApprover: cfg.finalDeleteRequestApprover,
-      usersCanApproveOwnRequests: cfg.usersCanApproveOwnRequests,
-    }, { ...base, protect: cfg.protect ?? opts.protectBusinessUnits, ...aliasOpts(earlier) });
+    const bu = new BusinessUnit(
+      name,
+      {
+        parentId,
+        name: cfg.name ?? key,
+        registrationNumber: cfg.registrationNumber,
+        timeZone: cfg.timeZone,
+        note: cfg.note,
+        invoiceDay: cfg.invoiceDay,
+        storageLimit: cfg.storageLimit,
+        transferLimit: cfg.transferLimit,
+        nodeLimit: cfg.nodeLimit,
+        passwordExpirationDays: cfg.passwordExpirationDays,
+        supportResponsible: cfg.supportResponsible,
+        reportRemotely: cfg.reportRemotely,
+        useScheduleBindings: cfg.useScheduleBindings,
+        tags: cfg.tags,
+        adoptId: cfg.adoptId,
+        domainFilter: cfg.domainFilter,
+        clientOptionSetFilter: cfg.clientOptionSetFilter,
+        billingStorageTypeId: cfg.billingStorageTypeId,
+        requiredApproversOfDeleteRequest: cfg.requiredApproversOfDeleteRequest,
+        finalDeleteRequestApprover: cfg.finalDeleteRequestApprover,
+        usersCanApproveOwnRequests: cfg.usersCanApproveOwnRequests,
+      },
+      { ...base, protect: cfg.protect ?? opts.protectBusinessUnits, ...aliasOpts(earlier) },
+    );
     out.businessUnits[name] = bu;
 
     const consumersByKey: Record<string, { consumer: Consumer; node?: Node }> = {};
     for (const [ckey, c] of Object.entries(cfg.consumers ?? {})) {
       const cname = `${name}/${ckey}`;
       const cEarlier = earlierNames([name, ...earlier].slice(1), name, ckey, c.aliases);
-      const consumer = new Consumer(cname, {
-        businessUnitId: bu.id, name: c.name ?? ckey, note: c.note, tags: c.tags,
-        limitHighStorage: c.limitHighStorage, allowNoActivity: c.allowNoActivity, nodeName: nodeNameOf(c),
-        deleteAssociations: c.deleteAssociations ?? true, deletionComment: c.deletionComment ?? opts.deletionComment,
-        adoptId: c.adoptId,
-      }, { ...base, ...aliasOpts(cEarlier) });
+      const consumer = new Consumer(
+        cname,
+        {
+          businessUnitId: bu.id,
+          name: c.name ?? ckey,
+          note: c.note,
+          tags: c.tags,
+          limitHighStorage: c.limitHighStorage,
+          allowNoActivity: c.allowNoActivity,
+          nodeName: nodeNameOf(c),
+          deleteAssociations: c.deleteAssociations ?? true,
+          deletionComment: c.deletionComment ?? opts.deletionComment,
+          adoptId: c.adoptId,
+        },
+        { ...base, ...aliasOpts(cEarlier) },
+      );
       out.consumers[cname] = consumer;
       let node: Node | undefined;
       if (c.node) {
         const n = c.node;
-        node = new Node(cname, {
-          businessUnitId: bu.id, consumerId: consumer.id,
-          operatingSystem: n.operatingSystem, type: n.type, domain: n.domain, clientOptionSet: n.clientOptionSet,
-          contact: n.contact, cpuCount: n.cpuCount, tsmName: n.tsmName,
-          tsmPassword: n.passwordSecret ? opts.secret(n.passwordSecret) : undefined,
-          adoptId: n.adopt ? consumer.id : undefined,
-        }, { ...base, ...aliasOpts(cEarlier) });
+        node = new Node(
+          cname,
+          {
+            businessUnitId: bu.id,
+            consumerId: consumer.id,
+            operatingSystem: n.operatingSystem,
+            type: n.type,
+            domain: n.domain,
+            clientOptionSet: n.clientOptionSet,
+            contact: n.contact,
+            cpuCount: n.cpuCount,
+            tsmName: n.tsmName,
+            tsmPassword: n.passwordSecret ? opts.secret(n.passwordSecret) : undefined,
+            adoptId: n.adopt ? consumer.id : undefined,
+          },
+          { ...base, ...aliasOpts(cEarlier) },
+        );
         out.nodes[cname] = node;
       }
       consumersByKey[ckey] = { consumer, node };
@@ -99,11 +143,18 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
       // rename would create the "new" relation (a no-op on the portal, the pair exists) and then delete the old
       // name, which removes the pair.
       const keysOf = (k: string) => [k, ...(cfg.consumers?.[k]?.aliases ?? [])];
-      const pEarlier = [name, ...earlier].flatMap((b) => keysOf(p.agent).flatMap((a) => keysOf(p.target).map((t) => `${b}/${a}>${t}`)))
+      const pEarlier = [name, ...earlier]
+        .flatMap((b) => keysOf(p.agent).flatMap((a) => keysOf(p.target).map((t) => `${b}/${a}>${t}`)))
         .filter((n) => n !== pname);
-      out.proxies[pname] = new NodeProxy(pname, {
-        businessUnitId: bu.id, agentConsumerId: agent.consumer.id, targetConsumerId: target.consumer.id,
-      }, { ...base, dependsOn: [agent.node!, target.node!], ...aliasOpts(pEarlier) });
+      out.proxies[pname] = new NodeProxy(
+        pname,
+        {
+          businessUnitId: bu.id,
+          agentConsumerId: agent.consumer.id,
+          targetConsumerId: target.consumer.id,
+        },
+        { ...base, dependsOn: [agent.node!, target.node!], ...aliasOpts(pEarlier) },
+      );
     }
 
     for (const [childKey, child] of Object.entries(cfg.businessUnits ?? {})) {

@@ -83,7 +83,9 @@ export function formatProblems(problems: Problem[]): string {
 
 export class ConfigError extends Error {
   constructor(readonly problems: Problem[]) {
-    super(`the stack config has ${problems.length} problem${problems.length === 1 ? "" : "s"}; nothing was changed:\n${formatProblems(problems)}`);
+    super(
+      `the stack config has ${problems.length} problem${problems.length === 1 ? "" : "s"}; nothing was changed:\n${formatProblems(problems)}`,
+    );
     this.name = "ConfigError";
   }
 }

@@ -10,10 +10,15 @@ export async function validateNames(tenants: TenantsConfig, refs: References, ro
   const checks: Array<Promise<void>> = [];
   const check = (path: string, kind: ReferenceKind, value: unknown) => {
     if (value === undefined) return;
-    checks.push(refs.resolve(kind, value as string | number, rootBusinessUnitId).then(() => undefined, (err) => {
-      if (err instanceof UnknownReferenceError) problems.push({ path, message: err.message });
-      else throw err;
-    }));
+    checks.push(
+      refs.resolve(kind, value as string | number, rootBusinessUnitId).then(
+        () => undefined,
+        (err) => {
+          if (err instanceof UnknownReferenceError) problems.push({ path, message: err.message });
+          else throw err;
+        },
+      ),
+    );
   };
   for (const { path, bu } of walkBusinessUnits(tenants)) {
     check(`${path}.timeZone`, "timeZone", bu.timeZone);

@@ -3,7 +3,12 @@
 import { tsmNameProblem } from "../../provider/portal/nodes";
 import { fieldProblem, FieldRule, FieldTable, requiredHint, show } from "../../provider/rules/fields";
 import {
-  BUSINESS_UNIT_CHILDREN, CONSUMER_CHILDREN, KEY_PATTERN, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS,
+  BUSINESS_UNIT_CHILDREN,
+  CONSUMER_CHILDREN,
+  KEY_PATTERN,
+  STACK_BUSINESS_UNIT_FIELDS,
+  STACK_CONSUMER_FIELDS,
+  STACK_NODE_FIELDS,
 } from "./fields";
 import { BusinessUnitConfig, ConsumerConfig, NodeConfig, Problem, TenantsConfig } from "./model";
 
@@ -29,16 +34,21 @@ function fromTable(r: FieldRule): Rule {
 const rulesOf = (table: FieldTable): Record<string, Rule> => Object.fromEntries(Object.entries(table).map(([k, r]) => [k, fromTable(r)]));
 
 function checkKey(key: string, path: string, add: Add): void {
-  if (!KEY_PATTERN.test(key)) add(path, `key ${show(key)} must start with a letter or digit and hold only letters, digits, "-", "_" and "." (at most 63); it becomes the resource's name`);
+  if (!KEY_PATTERN.test(key))
+    add(
+      path,
+      `key ${show(key)} must start with a letter or digit and hold only letters, digits, "-", "_" and "." (at most 63); it becomes the resource's name`,
+    );
 }
 
 function closest(word: string, choices: string[]): string | undefined {
   const dist = (a: string, b: string) => {
     const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;
-    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
+    for (let i = 1; i <= a.length; i++)
+      for (let j = 1; j <= b.length; j++) {
+        d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      }
     return d[a.length][b.length];
   };
   const best = choices.map((c) => ({ c, d: dist(word.toLowerCase(), c.toLowerCase()) })).sort((x, y) => x.d - y.d)[0];
@@ -61,17 +71,22 @@ const NODE_RULES: Record<string, Rule> = {
   ...rulesOf(STACK_NODE_FIELDS),
   tsmPassword: (v, path, add) => {
     if (v !== undefined) {
-      add(path, "a password in plain stack config ends up in the repository; store it with `pulumi config set --secret <key> <password>` and name that key in passwordSecret");
+      add(
+        path,
+        "a password in plain stack config ends up in the repository; store it with `pulumi config set --secret <key> <password>` and name that key in passwordSecret",
+      );
     }
   },
 };
 
 const CONSUMER_RULES: Record<string, Rule> = {
-  ...rulesOf(STACK_CONSUMER_FIELDS), ...Object.fromEntries(CONSUMER_CHILDREN.map((k) => [k, none])),
+  ...rulesOf(STACK_CONSUMER_FIELDS),
+  ...Object.fromEntries(CONSUMER_CHILDREN.map((k) => [k, none])),
 };
 
 const BU_RULES: Record<string, Rule> = {
-  ...rulesOf(STACK_BUSINESS_UNIT_FIELDS), ...Object.fromEntries(BUSINESS_UNIT_CHILDREN.map((k) => [k, none])),
+  ...rulesOf(STACK_BUSINESS_UNIT_FIELDS),
+  ...Object.fromEntries(BUSINESS_UNIT_CHILDREN.map((k) => [k, none])),
 };
 
 const PROXY_SIDE: FieldRule = { kind: "string", text: "line", maxLength: 63, nonBlank: true, required: true, doc: "a consumer key" };
@@ -118,8 +133,11 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
     if (typeof cfg.passwordSecret === "string" && cfg.passwordSecret.includes(":")) {
       add(`${path}.passwordSecret`, `"${cfg.passwordSecret}" must be a key without a namespace: it is read as backup-portal:<key>`);
     } else if (typeof cfg.passwordSecret === "string" && cfg.passwordSecret.trim() && !ctx.hasSecret(cfg.passwordSecret)) {
-      add(`${path}.passwordSecret`, `no secret config key "${cfg.passwordSecret}" (one set without --secret does not count: it sits in plain ` +
-        `text in the stack file); set it with \`pulumi config set --secret ${cfg.passwordSecret} <password>\``);
+      add(
+        `${path}.passwordSecret`,
+        `no secret config key "${cfg.passwordSecret}" (one set without --secret does not count: it sits in plain ` +
+          `text in the stack file); set it with \`pulumi config set --secret ${cfg.passwordSecret} <password>\``,
+      );
     }
   }
 
@@ -152,11 +170,12 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
       for (const side of ["agent", "target"] as const) {
         const key = item[side];
         if (typeof key !== "string") continue;
-        const c = has(known, key) ? known[key] as ConsumerConfig : undefined;
+        const c = has(known, key) ? (known[key] as ConsumerConfig) : undefined;
         if (!c) add(`${p}.${side}`, `no consumer "${key}" in this business unit; known: ${Object.keys(known).join(", ") || "none"}`);
         else if (!isMap(c) || !c.node) add(`${p}.${side}`, `consumer "${key}" has no node; a proxy relation joins two nodes`);
       }
-      if (typeof item.agent === "string" && item.agent === item.target) add(p, "agent and target are the same consumer; a node cannot be its own proxy");
+      if (typeof item.agent === "string" && item.agent === item.target)
+        add(p, "agent and target are the same consumer; a node cannot be its own proxy");
       const pair = `${item.agent}>${item.target}`;
       if (seen.has(pair)) add(p, `the relation ${item.agent} → ${item.target} is listed twice`);
       seen.add(pair);
@@ -165,7 +184,10 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
 
   function businessUnits(map: unknown, path: string): void {
     if (!isMap(map)) {
-      return add(path, `must be a map from key to business unit, got ${show(map)}; keys give resources stable names, so lists are not used`);
+      return add(
+        path,
+        `must be a map from key to business unit, got ${show(map)}; keys give resources stable names, so lists are not used`,
+      );
     }
     const claimed = new Map<string, string>();
     for (const [key, bu] of Object.entries(map)) {
@@ -188,7 +210,10 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
 }
 
 /** Walks every business unit with its key path (for the later phases). */
-export function* walkBusinessUnits(tenants: TenantsConfig, path = "tenants"): Generator<{ path: string; key: string; bu: BusinessUnitConfig }> {
+export function* walkBusinessUnits(
+  tenants: TenantsConfig,
+  path = "tenants",
+): Generator<{ path: string; key: string; bu: BusinessUnitConfig }> {
   for (const [key, bu] of Object.entries(tenants)) {
     yield { path: `${path}.${key}`, key, bu };
     if (bu.businessUnits) yield* walkBusinessUnits(bu.businessUnits, `${path}.${key}.businessUnits`);

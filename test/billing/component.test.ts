@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import {
-  BILLING_RECEIVER_TYPE, BillingReceiver, BillingReceiverArgs, BillingReceiverConfigError, DEFAULT_IMAGE, DEFAULT_PACKAGE,
+  BILLING_RECEIVER_TYPE,
+  BillingReceiver,
+  BillingReceiverArgs,
+  BillingReceiverConfigError,
+  DEFAULT_IMAGE,
+  DEFAULT_PACKAGE,
 } from "../../provider/billing";
 import { installMocks, plainPart, Recorded, secretOf, settle, unwrap, valueOf } from "../support/mocks";
 
@@ -22,7 +27,13 @@ async function deploy(args: Partial<BillingReceiverArgs> = {}, expected = 5): Pr
   const name = `br${++seq}`;
   const receiver = new BillingReceiver(name, {
     businessUnitId: 1,
-    portal: { url: "https://portal.example.com", origin: "https://ops.example.com", clientId: "client-1", username: "billing-bot", password: pulumi.secret(PASSWORD) },
+    portal: {
+      url: "https://portal.example.com",
+      origin: "https://ops.example.com",
+      clientId: "client-1",
+      username: "billing-bot",
+      password: pulumi.secret(PASSWORD),
+    },
     secret: pulumi.secret(SECRET),
     namespace: "billing",
     ...args,
@@ -30,7 +41,16 @@ async function deploy(args: Partial<BillingReceiverArgs> = {}, expected = 5): Pr
   await valueOf(receiver.notifyUrl);
   const resources = await settle(recorded, name, expected);
   const byType = (t: string) => resources.filter((r) => r.type === t);
-  return { receiver, resources, byType, one: (t) => { const x = byType(t); assert.equal(x.length, 1, t); return x[0]; } };
+  return {
+    receiver,
+    resources,
+    byType,
+    one: (t) => {
+      const x = byType(t);
+      assert.equal(x.length, 1, t);
+      return x[0];
+    },
+  };
 }
 
 const container = (r: Run) => unwrap(r.one("kubernetes:apps/v1:Deployment").inputs).spec.template.spec.containers[0];
@@ -44,15 +64,19 @@ describe("billing: BillingReceiver component under mocks", function () {
 
   it("creates the component, a Secret, a PVC, a Deployment and a Service", async () => {
     const r = await deploy();
-    assert.deepEqual(r.resources.map((x) => x.type).sort(), [
-      BILLING_RECEIVER_TYPE,
-      "kubernetes:apps/v1:Deployment",
-      "kubernetes:core/v1:PersistentVolumeClaim",
-      "kubernetes:core/v1:Secret",
-      "kubernetes:core/v1:Service",
-    ].sort());
+    assert.deepEqual(
+      r.resources.map((x) => x.type).sort(),
+      [
+        BILLING_RECEIVER_TYPE,
+        "kubernetes:apps/v1:Deployment",
+        "kubernetes:core/v1:PersistentVolumeClaim",
+        "kubernetes:core/v1:Secret",
+        "kubernetes:core/v1:Service",
+      ].sort(),
+    );
     assert.equal(BILLING_RECEIVER_TYPE, "backup-portal:billing:BillingReceiver");
-    for (const x of r.resources.filter((y) => y.type.startsWith("kubernetes:"))) assert.equal(x.inputs.metadata.namespace, "billing", x.type);
+    for (const x of r.resources.filter((y) => y.type.startsWith("kubernetes:")))
+      assert.equal(x.inputs.metadata.namespace, "billing", x.type);
   });
 
   it("keeps the password and the receiver secret out of every plain input", async () => {
@@ -64,12 +88,20 @@ describe("billing: BillingReceiver component under mocks", function () {
     }
     const secret = r.one("kubernetes:core/v1:Secret");
     assert.equal(plainPart(secret.inputs).stringData, "[secret]", "stringData is a secret as a whole");
-    assert.deepEqual(unwrap(secret.inputs).stringData, { clientId: "client-1", username: "billing-bot", password: PASSWORD, receiverSecret: SECRET });
+    assert.deepEqual(unwrap(secret.inputs).stringData, {
+      clientId: "client-1",
+      username: "billing-bot",
+      password: PASSWORD,
+      receiverSecret: SECRET,
+    });
     assert.equal(secret.inputs.type, "Opaque");
   });
 
   it("a password given as a plain string still only travels as a secret", async () => {
-    const r = await deploy({ portal: { url: "https://p", origin: "https://o", clientId: "c", username: "u", password: PASSWORD }, secret: SECRET });
+    const r = await deploy({
+      portal: { url: "https://p", origin: "https://o", clientId: "c", username: "u", password: PASSWORD },
+      secret: SECRET,
+    });
     for (const x of r.resources) {
       const plain = JSON.stringify(plainPart(x.inputs));
       assert.ok(!plain.includes(PASSWORD) && !plain.includes(SECRET), x.type);
@@ -81,7 +113,12 @@ describe("billing: BillingReceiver component under mocks", function () {
     const r = await deploy();
     const secretName = unwrap(r.one("kubernetes:core/v1:Secret").inputs).metadata.name ?? (await valueOf(r.receiver.secretName));
     const env = envOf(r);
-    for (const [name, key] of [["BACKUP_PORTAL_CLIENT_ID", "clientId"], ["BACKUP_PORTAL_USERNAME", "username"], ["BACKUP_PORTAL_PASSWORD", "password"], ["BILLING_RECEIVER_SECRET", "receiverSecret"]]) {
+    for (const [name, key] of [
+      ["BACKUP_PORTAL_CLIENT_ID", "clientId"],
+      ["BACKUP_PORTAL_USERNAME", "username"],
+      ["BACKUP_PORTAL_PASSWORD", "password"],
+      ["BILLING_RECEIVER_SECRET", "receiverSecret"],
+    ]) {
       const e = env.get(name);
       assert.equal(e.value, undefined, name);
       assert.deepEqual(e.valueFrom, { secretKeyRef: { name: secretName, key } }, name);
@@ -116,7 +153,10 @@ describe("billing: BillingReceiver component under mocks", function () {
     assert.equal(pvc.spec.resources.requests.storage, "1Gi");
     const data = dep.spec.template.spec.volumes.find((v: any) => v.name === "data");
     assert.equal(data.persistentVolumeClaim.claimName, await valueOf(r.receiver.claimName));
-    assert.deepEqual(dep.spec.selector.matchLabels, Object.fromEntries(Object.entries(dep.spec.template.metadata.labels).filter(([k]) => k in dep.spec.selector.matchLabels)));
+    assert.deepEqual(
+      dep.spec.selector.matchLabels,
+      Object.fromEntries(Object.entries(dep.spec.template.metadata.labels).filter(([k]) => k in dep.spec.selector.matchLabels)),
+    );
   });
 
   it("exposes a Service on port 80 to the pod, and the Post URLs", async () => {
@@ -134,13 +174,23 @@ describe("billing: BillingReceiver component under mocks", function () {
   });
 
   it("an emptyDir instead of a claim; no secret inside the cluster; a prebuilt image with its own command", async () => {
-    const r = await deploy({
-      storage: { kind: "emptyDir", sizeLimit: "500Mi" }, secret: undefined, image: "registry.example.com/receiver:1",
-      command: ["node", "/app/dist/provider/billing/main.js"], port: 9000, serviceType: "ClusterIP",
-    }, 4);
+    const r = await deploy(
+      {
+        storage: { kind: "emptyDir", sizeLimit: "500Mi" },
+        secret: undefined,
+        image: "registry.example.com/receiver:1",
+        command: ["node", "/app/dist/provider/billing/main.js"],
+        port: 9000,
+        serviceType: "ClusterIP",
+      },
+      4,
+    );
     assert.equal(r.byType("kubernetes:core/v1:PersistentVolumeClaim").length, 0);
     const dep = unwrap(r.one("kubernetes:apps/v1:Deployment").inputs);
-    assert.deepEqual(dep.spec.template.spec.volumes.find((v: any) => v.name === "data"), { name: "data", emptyDir: { sizeLimit: "500Mi" } });
+    assert.deepEqual(
+      dep.spec.template.spec.volumes.find((v: any) => v.name === "data"),
+      { name: "data", emptyDir: { sizeLimit: "500Mi" } },
+    );
     const c = container(r);
     assert.equal(c.image, "registry.example.com/receiver:1");
     assert.deepEqual(c.command, ["node", "/app/dist/provider/billing/main.js"]);
@@ -154,17 +204,30 @@ describe("billing: BillingReceiver component under mocks", function () {
 
   it("refuses bad arguments with every problem listed, before creating anything", () => {
     const before = recorded.length;
-    assert.throws(() => new BillingReceiver("bad", {
-      businessUnitId: 0, portal: { url: "", origin: "o", clientId: "c", username: "u", password: "p" }, secret: "short",
-      port: 70000, storage: { kind: "persistentVolumeClaim", size: "lots" },
-    }), (err: unknown) => {
-      assert.ok(err instanceof BillingReceiverConfigError);
-      assert.equal(err.problems.length, 5, err.message);
-      return true;
-    });
-    assert.throws(() => new BillingReceiver("open", {
-      businessUnitId: 1, portal: { url: "http://p", origin: "o", clientId: "c", username: "u", password: "p" }, serviceType: "LoadBalancer",
-    }), /serviceType LoadBalancer exposes the receiver outside the cluster: set secret/);
+    assert.throws(
+      () =>
+        new BillingReceiver("bad", {
+          businessUnitId: 0,
+          portal: { url: "", origin: "o", clientId: "c", username: "u", password: "p" },
+          secret: "short",
+          port: 70000,
+          storage: { kind: "persistentVolumeClaim", size: "lots" },
+        }),
+      (err: unknown) => {
+        assert.ok(err instanceof BillingReceiverConfigError);
+        assert.equal(err.problems.length, 5, err.message);
+        return true;
+      },
+    );
+    assert.throws(
+      () =>
+        new BillingReceiver("open", {
+          businessUnitId: 1,
+          portal: { url: "http://p", origin: "o", clientId: "c", username: "u", password: "p" },
+          serviceType: "LoadBalancer",
+        }),
+      /serviceType LoadBalancer exposes the receiver outside the cluster: set secret/,
+    );
     assert.equal(recorded.length, before);
   });
 });

@@ -10,7 +10,9 @@ const ROOT = path.resolve(__dirname, "..", "..");
 describe("billing: period files on disk", function () {
   this.timeout(30000);
   let out: string;
-  beforeEach(() => { out = tempDir("billing-files-"); });
+  beforeEach(() => {
+    out = tempDir("billing-files-");
+  });
   afterEach(() => fs.rmSync(out, { recursive: true, force: true }));
 
   const data = (total: number) => ({ period: "2025-01-01", businessUnitId: 1, generatedDate: "2025-01-01T01:00:00Z", lines: [], total });
@@ -28,7 +30,11 @@ describe("billing: period files on disk", function () {
   });
 
   it("creates, leaves alone and updates: one file per period, no temporary files left", async () => {
-    assert.deepEqual(await writePeriod(out, 1, data(1)), { period: "2025-01-01", file: path.join("1", "2025-01-01.json"), change: "created" });
+    assert.deepEqual(await writePeriod(out, 1, data(1)), {
+      period: "2025-01-01",
+      file: path.join("1", "2025-01-01.json"),
+      change: "created",
+    });
     const ino = fs.statSync(path.join(out, "1", "2025-01-01.json")).ino;
     assert.equal((await writePeriod(out, 1, data(1))).change, "unchanged");
     assert.equal(fs.statSync(path.join(out, "1", "2025-01-01.json")).ino, ino);
@@ -49,7 +55,10 @@ describe("billing: period files on disk", function () {
     fs.writeFileSync(path.join(dirTarget, "x"), "keeps the directory non-empty");
     await assert.rejects(writeFileAtomic(dirTarget, "new"));
     assert.equal(fs.readFileSync(target, "utf8"), "old");
-    assert.deepEqual(filesUnder(out).filter((f) => f.endsWith(".tmp")), []);
+    assert.deepEqual(
+      filesUnder(out).filter((f) => f.endsWith(".tmp")),
+      [],
+    );
   });
 
   it("a process killed while writing leaves either the old or the new file, never half of one", async function () {
@@ -61,10 +70,16 @@ describe("billing: period files on disk", function () {
       const b = { period: "2025-01-01", businessUnitId: 1, lines: lines(2), total: 2 };
       (async () => { for (let i = 0; i < 100000; i++) { await writePeriod(${JSON.stringify(out)}, 1, i % 2 ? a : b); if (i === 1) process.stdout.write("writing\\n"); } })();
     `;
-    const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error("child did not start writing")), 20000);
-      child.stdout!.on("data", () => { clearTimeout(t); resolve(); });
+      child.stdout!.on("data", () => {
+        clearTimeout(t);
+        resolve();
+      });
     });
     await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 100)));
     child.kill("SIGKILL");
@@ -72,7 +87,10 @@ describe("billing: period files on disk", function () {
     const written = JSON.parse(fs.readFileSync(path.join(out, "1", "2025-01-01.json"), "utf8"));
     assert.ok(written.total === 1 || written.total === 2);
     assert.equal(written.lines.length, 20000);
-    assert.ok(written.lines.every((l: any) => l.amount === written.total), "one version, whole");
+    assert.ok(
+      written.lines.every((l: any) => l.amount === written.total),
+      "one version, whole",
+    );
     // The next start removes what the crash left behind.
     await removeStaleTemps(out, 1, 0);
     assert.deepEqual(filesUnder(out), [path.join("1", "2025-01-01.json")]);

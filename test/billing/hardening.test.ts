@@ -9,7 +9,14 @@ import { AddressInfo } from "net";
 import * as path from "path";
 import { clientFor, Emulator, envFor, startEmulator } from "../support/portal";
 import {
-  BillingReceiverHandle, BillingReceiverOptions, NEW_DATA_TRIGGER, NOT_STORED, OutputDirError, startBillingReceiver, TEST_FAILED, TEST_TRIGGER,
+  BillingReceiverHandle,
+  BillingReceiverOptions,
+  NEW_DATA_TRIGGER,
+  NOT_STORED,
+  OutputDirError,
+  startBillingReceiver,
+  TEST_FAILED,
+  TEST_TRIGGER,
 } from "../../provider/billing";
 import { main, MainIo, postUrlLine } from "../../provider/billing/main";
 import { PortalClient } from "../../provider/portal";
@@ -21,7 +28,9 @@ const SECRET = "hardening-Secret+with&query=chars";
 function gated(real: PortalClient): { client: PortalClient; reads: () => number; release: () => void } {
   let reads = 0;
   let release!: () => void;
-  const gate = new Promise<void>((r) => { release = r; });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
   const billing = {
     billingData: async (id: number) => {
       reads++;
@@ -42,15 +51,29 @@ describe("billing: receiver hardening (issue 15)", function () {
 
   async function start(extra: Partial<BillingReceiverOptions> = {}): Promise<BillingReceiverHandle> {
     const r = await startBillingReceiver({
-      outDir: out, businessUnitId: 1, secret: SECRET, client, log: (l) => logs.push(l), retryBaseMs: 50, retryMaxMs: 400, ...extra,
+      outDir: out,
+      businessUnitId: 1,
+      secret: SECRET,
+      client,
+      log: (l) => logs.push(l),
+      retryBaseMs: 50,
+      retryMaxMs: 400,
+      ...extra,
     });
     receivers.push(r);
     return r;
   }
 
-  const notify = (r: BillingReceiverHandle, body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1 }), extra: Record<string, string> = {}, timeoutMs = 10000) =>
-    rawRequest(r.port, postHead(`/notify?bunit=1&secret=${encodeURIComponent(SECRET)}`, body, { Connection: "close", ...extra }), body,
-      { timeoutMs, waitForContinue: extra.Expect === "100-continue" });
+  const notify = (
+    r: BillingReceiverHandle,
+    body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1 }),
+    extra: Record<string, string> = {},
+    timeoutMs = 10000,
+  ) =>
+    rawRequest(r.port, postHead(`/notify?bunit=1&secret=${encodeURIComponent(SECRET)}`, body, { Connection: "close", ...extra }), body, {
+      timeoutMs,
+      waitForContinue: extra.Expect === "100-continue",
+    });
 
   before(async () => {
     emu = await startEmulator({ port: 0, quiet: true });
@@ -86,7 +109,10 @@ describe("billing: receiver hardening (issue 15)", function () {
       assert.ok(waited >= 1400, `answered after ${waited} ms, before its deadline`);
       g.release();
       assert.equal((await first).status, 200);
-      assert.ok(logs.some((l) => /503 \(error id [0-9a-f]+\): billing data not stored: not stored in time/.test(l)), logs.join("\n"));
+      assert.ok(
+        logs.some((l) => /503 \(error id [0-9a-f]+\): billing data not stored: not stored in time/.test(l)),
+        logs.join("\n"),
+      );
     });
 
     it("a notification that arrives while another waits adds no work: one read serves them all", async () => {
@@ -98,7 +124,11 @@ describe("billing: receiver hardening (issue 15)", function () {
       await waitFor(() => r.stats.notifications === 4, "four notifications received");
       g.release();
       const answers = await Promise.all([first, ...later]);
-      assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200], answers.map((a) => a.raw).join("\n"));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 200],
+        answers.map((a) => a.raw).join("\n"),
+      );
       assert.equal(g.reads(), 2, "the stuck read, then one read for the three that waited");
       assert.equal(r.stats.coalesced, 2);
       assert.deepEqual(filesUnder(path.join(out, "1")), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json"]);
@@ -110,7 +140,10 @@ describe("billing: receiver hardening (issue 15)", function () {
       const first = notify(r);
       await waitFor(() => g.reads() === 1, "the first read");
       let bogusAnswered = false;
-      const bogus = notify(r, JSON.stringify({ trigger: NEW_DATA_TRIGGER, period: "2030-01-01" })).then((a) => { bogusAnswered = true; return a; });
+      const bogus = notify(r, JSON.stringify({ trigger: NEW_DATA_TRIGGER, period: "2030-01-01" })).then((a) => {
+        bogusAnswered = true;
+        return a;
+      });
       const real = notify(r);
       await waitFor(() => r.stats.notifications === 3, "three notifications received");
       g.release();
@@ -120,7 +153,10 @@ describe("billing: receiver hardening (issue 15)", function () {
       assert.equal(bogusAnswered, false, "the real one was answered first, not after the bogus one's retries");
       const b = await bogus;
       assert.equal(b.status, 503, b.raw);
-      assert.ok(logs.some((l) => l.includes(`error id ${JSON.parse(b.body).id}`) && l.includes("no period 2030-01-01")), logs.join("\n"));
+      assert.ok(
+        logs.some((l) => l.includes(`error id ${JSON.parse(b.body).id}`) && l.includes("no period 2030-01-01")),
+        logs.join("\n"),
+      );
     });
 
     it("is bounded: when maxPending requests are held, one more is answered 503 at once (before 100 Continue)", async () => {
@@ -139,7 +175,10 @@ describe("billing: receiver hardening (issue 15)", function () {
       assert.equal(r.stats.busy, 2);
       assert.equal(g.reads(), 2, "the held notification's read and the test's; none for the refused ones");
       g.release();
-      assert.deepEqual((await Promise.all(held)).map((a) => a.status), [200, 200, 200]);
+      assert.deepEqual(
+        (await Promise.all(held)).map((a) => a.status),
+        [200, 200, 200],
+      );
       // Room again once they are answered.
       assert.equal((await notify(r)).status, 200);
     });
@@ -157,10 +196,31 @@ describe("billing: receiver hardening (issue 15)", function () {
   describe("the output directory", () => {
     const capture = (): { o: { out: string; err: string }; io: MainIo } => {
       const o = { out: "", err: "" };
-      return { o, io: { out: (t) => { o.out += t; }, err: (t) => { o.err += t; }, outIsTerminal: false } };
+      return {
+        o,
+        io: {
+          out: (t) => {
+            o.out += t;
+          },
+          err: (t) => {
+            o.err += t;
+          },
+          outIsTerminal: false,
+        },
+      };
     };
 
-    for (const [name, dir] of [["/dev/null", () => "/dev/null"], ["a regular file", () => { const f = path.join(out, "file"); fs.writeFileSync(f, "x"); return f; }]] as const) {
+    for (const [name, dir] of [
+      ["/dev/null", () => "/dev/null"],
+      [
+        "a regular file",
+        () => {
+          const f = path.join(out, "file");
+          fs.writeFileSync(f, "x");
+          return f;
+        },
+      ],
+    ] as const) {
       it(`is checked at start: --out ${name} refuses to start (exit 1) with a message naming it`, async () => {
         const target = dir();
         await assert.rejects(start({ outDir: target }), (err: unknown) => err instanceof OutputDirError && err.message.includes(target));
@@ -168,7 +228,13 @@ describe("billing: receiver hardening (issue 15)", function () {
         const code = await main(["--port", "0", "--out", target, "--bunit", "1"], envFor(emu), x.io);
         if (typeof code !== "number") await code.close();
         assert.equal(code, 1, x.o.out);
-        assert.match(x.o.err, new RegExp(`^billing receiver: the output directory ${target.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is not a directory this process can write to \\(ENOTDIR\\)`), x.o.err);
+        assert.match(
+          x.o.err,
+          new RegExp(
+            `^billing receiver: the output directory ${target.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is not a directory this process can write to \\(ENOTDIR\\)`,
+          ),
+          x.o.err,
+        );
         assert.equal(x.o.out, "", "never said it listens");
       });
     }
@@ -204,7 +270,10 @@ describe("billing: receiver hardening (issue 15)", function () {
       const a = await notify(r);
       assert.equal(a.status, 503, a.raw);
       const body = JSON.parse(a.body);
-      assert.deepEqual({ stored: body.stored, notStored: body.notStored }, { stored: ["2025-01-01"], notStored: ["2025-02-01", "2025-03-01"] });
+      assert.deepEqual(
+        { stored: body.stored, notStored: body.notStored },
+        { stored: ["2025-01-01"], notStored: ["2025-02-01", "2025-03-01"] },
+      );
       assert.ok(fs.existsSync(path.join(out, "1", "2025-01-01.json")));
       assert.ok(!fs.existsSync(path.join(out, "1", "2025-03-01.json")));
       const line = logs.find((l) => l.includes(`error id ${body.id}`)) ?? "";
@@ -227,7 +296,15 @@ describe("billing: receiver hardening (issue 15)", function () {
       const env = { ...envFor(emu), BILLING_RECEIVER_SECRET: SECRET };
       for (const terminal of [true, false]) {
         const o = { out: "", err: "" };
-        const r = await main(["--port", "0", "--out", out, "--bunit", "1"], env, { out: (t) => { o.out += t; }, err: (t) => { o.err += t; }, outIsTerminal: terminal });
+        const r = await main(["--port", "0", "--out", out, "--bunit", "1"], env, {
+          out: (t) => {
+            o.out += t;
+          },
+          err: (t) => {
+            o.err += t;
+          },
+          outIsTerminal: terminal,
+        });
         assert.notEqual(typeof r, "number", o.err);
         const h = r as BillingReceiverHandle;
         receivers.push(h);
@@ -235,11 +312,17 @@ describe("billing: receiver hardening (issue 15)", function () {
         assert.equal(lines[0], `billing receiver listening on ${h.url}`);
         if (terminal) assert.equal(lines[1], `post URL: ${h.url}/notify?bunit=1&secret=hardening-Secret%2Bwith%26query%3Dchars`);
         else {
-          assert.equal(lines[1], `post URL: ${h.url}/notify?bunit=1&secret=*** (the secret URL-encoded; shown only when stdout is a terminal)`);
+          assert.equal(
+            lines[1],
+            `post URL: ${h.url}/notify?bunit=1&secret=*** (the secret URL-encoded; shown only when stdout is a terminal)`,
+          );
           for (const s of spellings(SECRET)) assert.ok(!o.out.includes(s) && !o.err.includes(s), s);
         }
       }
-      assert.equal(postUrlLine({ notifyUrl: "http://h/notify?bunit=1", postUrl: () => "unused" }, undefined, false), "post URL: http://h/notify?bunit=1");
+      assert.equal(
+        postUrlLine({ notifyUrl: "http://h/notify?bunit=1", postUrl: () => "unused" }, undefined, false),
+        "post URL: http://h/notify?bunit=1",
+      );
     });
   });
 
@@ -261,9 +344,14 @@ describe("billing: receiver hardening (issue 15)", function () {
           const body = Buffer.concat(chunks).toString("utf8");
           const password = new URLSearchParams(body).get("password") ?? "";
           const json = JSON.stringify({ error: "invalid_grant", error_description: `bad password ${password}` });
-          const text = mode === "form body as text" ? `rejected request body: ${body}`
-            : mode === ".NET-escaped JSON as text" ? `rejected: ${spellings(password)[4]}`
-              : mode === "URL-encoded as text" ? `rejected: password=${encodeURIComponent(password)}` : json;
+          const text =
+            mode === "form body as text"
+              ? `rejected request body: ${body}`
+              : mode === ".NET-escaped JSON as text"
+                ? `rejected: ${spellings(password)[4]}`
+                : mode === "URL-encoded as text"
+                  ? `rejected: password=${encodeURIComponent(password)}`
+                  : json;
           res.writeHead(400, { "Content-Type": mode === "JSON error_description" ? "application/json" : "text/plain" });
           res.end(text);
         });
@@ -279,11 +367,23 @@ describe("billing: receiver hardening (issue 15)", function () {
     /** Runs the command against the echoing portal: a notification and a test request per kind of echo. */
     async function run(): Promise<{ answers: RawResponse[]; out: string; err: string }> {
       const env = {
-        BACKUP_PORTAL_URL: portalUrl, BACKUP_PORTAL_ORIGIN: "http://localhost", BACKUP_PORTAL_CLIENT_ID: "client-1",
-        BACKUP_PORTAL_USERNAME: "billing-bot", BACKUP_PORTAL_PASSWORD: PASSWORD, BILLING_RECEIVER_SECRET: SECRET,
+        BACKUP_PORTAL_URL: portalUrl,
+        BACKUP_PORTAL_ORIGIN: "http://localhost",
+        BACKUP_PORTAL_CLIENT_ID: "client-1",
+        BACKUP_PORTAL_USERNAME: "billing-bot",
+        BACKUP_PORTAL_PASSWORD: PASSWORD,
+        BILLING_RECEIVER_SECRET: SECRET,
       };
       const o = { out: "", err: "" };
-      const h = await main(["--port", "0", "--out", out, "--bunit", "1"], env, { out: (t) => { o.out += t; }, err: (t) => { o.err += t; }, outIsTerminal: true });
+      const h = await main(["--port", "0", "--out", out, "--bunit", "1"], env, {
+        out: (t) => {
+          o.out += t;
+        },
+        err: (t) => {
+          o.err += t;
+        },
+        outIsTerminal: true,
+      });
       assert.notEqual(typeof h, "number", o.err);
       const r = h as BillingReceiverHandle;
       receivers.push(r);
@@ -292,7 +392,10 @@ describe("billing: receiver hardening (issue 15)", function () {
         mode = m;
         answers.push(await notify(r), await notify(r, JSON.stringify({ trigger: TEST_TRIGGER })));
       }
-      assert.deepEqual(answers.map((a) => a.status), answers.map(() => 503));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        answers.map(() => 503),
+      );
       // The echoing portal refuses the token request (400): a refused login, explained once in the log by its id.
       assert.match(o.err, /503 \(error id [0-9a-f]{12}\): .*refused the login \(HTTP 400/, "the log keeps the detail");
       return { answers, ...o };

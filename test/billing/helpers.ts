@@ -8,7 +8,8 @@ import { Emulator } from "../support/portal";
 
 export async function control<T = any>(emu: Emulator, p: string, body?: unknown, method = "POST"): Promise<{ status: number; body: T }> {
   const res = await fetch(`${emu.url}${p}`, {
-    method, headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    method,
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -63,13 +64,21 @@ export function lastResponse(raw: string): RawResponse {
  * `HTTP/1.1 100 Continue` before sending `body`. Resolves when the server closes or a final
  * response with its whole body has arrived; `continued` tells whether 100 Continue came.
  */
-export function rawRequest(port: number, head: string, body: Buffer | string, opts: { waitForContinue?: boolean; timeoutMs?: number } = {}): Promise<RawResponse & { continued: boolean; bodySent: boolean }> {
+export function rawRequest(
+  port: number,
+  head: string,
+  body: Buffer | string,
+  opts: { waitForContinue?: boolean; timeoutMs?: number } = {},
+): Promise<RawResponse & { continued: boolean; bodySent: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1");
     let raw = "";
     let continued = false;
     let bodySent = false;
-    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`no complete answer within ${opts.timeoutMs ?? 5000} ms; got ${JSON.stringify(raw)}`)); }, opts.timeoutMs ?? 5000);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no complete answer within ${opts.timeoutMs ?? 5000} ms; got ${JSON.stringify(raw)}`));
+    }, opts.timeoutMs ?? 5000);
     const done = () => {
       clearTimeout(timer);
       socket.destroy();
@@ -98,7 +107,10 @@ export function rawRequest(port: number, head: string, body: Buffer | string, op
     socket.on("error", (err) => {
       // A server that closes after answering may reset the connection while we still write.
       if (raw) done();
-      else { clearTimeout(timer); reject(err); }
+      else {
+        clearTimeout(timer);
+        reject(err);
+      }
     });
   });
 }
@@ -106,9 +118,14 @@ export function rawRequest(port: number, head: string, body: Buffer | string, op
 /** The head of a POST to the receiver. */
 export function postHead(pathAndQuery: string, body: Buffer | string, extra: Record<string, string> = {}): string {
   const headers: Record<string, string> = {
-    Host: "127.0.0.1", "Content-Type": "application/json; charset=utf-8", "Content-Length": String(Buffer.byteLength(body)), ...extra,
+    Host: "127.0.0.1",
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": String(Buffer.byteLength(body)),
+    ...extra,
   };
-  return `POST ${pathAndQuery} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n`;
+  return `POST ${pathAndQuery} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\r\n")}\r\n\r\n`;
 }
 
 /** Polls `pred` every 10 ms until it holds; throws naming `what` after `timeoutMs`. */
@@ -126,12 +143,25 @@ export async function waitFor(pred: () => boolean, what: string, timeoutMs = 100
  * non-ASCII and HTML-sensitive characters).
  */
 export function spellings(secret: string): string[] {
-  const dotnet = [...secret].map((ch) => {
-    const c = ch.codePointAt(0)!;
-    if (c < 0x20 || c > 0x7e || `"&'+<>\`\\`.includes(ch)) {
-      return ch.split("").map((u) => `\\u${u.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`).join("");
-    }
-    return ch;
-  }).join("");
-  return [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), JSON.stringify(secret).slice(1, -1), dotnet])];
+  const dotnet = [...secret]
+    .map((ch) => {
+      const c = ch.codePointAt(0)!;
+      if (c < 0x20 || c > 0x7e || `"&'+<>\`\\`.includes(ch)) {
+        return ch
+          .split("")
+          .map((u) => `\\u${u.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`)
+          .join("");
+      }
+      return ch;
+    })
+    .join("");
+  return [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      JSON.stringify(secret).slice(1, -1),
+      dotnet,
+    ]),
+  ];
 }

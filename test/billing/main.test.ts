@@ -24,13 +24,18 @@ function waitForLine(child: ChildProcess, re: RegExp, timeoutMs = 30000): Promis
         resolve(line);
       }
     });
-    child.once("exit", (code) => { clearTimeout(t); reject(new Error(`exited ${code} before printing; stdout: ${buf}`)); });
+    child.once("exit", (code) => {
+      clearTimeout(t);
+      reject(new Error(`exited ${code} before printing; stdout: ${buf}`));
+    });
   });
 }
 
 /** The pid of the receiver's node process in process group `group` (npm's own process is the group leader). */
 function receiverIn(group: number): number | undefined {
-  const rows = execFileSync("ps", ["-o", "pid=,args=", "-g", String(group)], { encoding: "utf8" }).split("\n").map((l) => l.trim());
+  const rows = execFileSync("ps", ["-o", "pid=,args=", "-g", String(group)], { encoding: "utf8" })
+    .split("\n")
+    .map((l) => l.trim());
   const row = rows.find((r) => /^\d+ \S*node\b.*billing\/main/.test(r) && Number(r.split(" ")[0]) !== group);
   return row ? Number(row.split(" ")[0]) : undefined;
 }
@@ -39,24 +44,60 @@ describe("billing: the billing-receiver command", function () {
   this.timeout(60000);
   let emu: Emulator;
   let out: string;
-  before(async () => { emu = await startEmulator({ port: 0, quiet: true }); });
-  after(async () => { await emu?.close(); });
-  beforeEach(() => { emu.reset(); out = tempDir("billing-cmd-"); });
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+  });
+  after(async () => {
+    await emu?.close();
+  });
+  beforeEach(() => {
+    emu.reset();
+    out = tempDir("billing-cmd-");
+  });
   afterEach(() => fs.rmSync(out, { recursive: true, force: true }));
 
   it("parses its options; the secret may come from BILLING_RECEIVER_SECRET", () => {
-    assert.deepEqual(parseArgs(["--port", "0", "--out", "/x", "--bunit", "1"], {}), { help: false, quiet: false, port: 0, outDir: "/x", businessUnitId: 1, secret: undefined });
+    assert.deepEqual(parseArgs(["--port", "0", "--out", "/x", "--bunit", "1"], {}), {
+      help: false,
+      quiet: false,
+      port: 0,
+      outDir: "/x",
+      businessUnitId: 1,
+      secret: undefined,
+    });
     assert.equal(parseArgs(["--port=8080", "--out=/x", "--bunit=1"], { BILLING_RECEIVER_SECRET: SECRET }).secret, SECRET);
-    assert.equal(parseArgs(["--port=8080", "--out=/x", "--bunit=1", "--secret", "other-secret"], { BILLING_RECEIVER_SECRET: SECRET }).secret, "other-secret");
+    assert.equal(
+      parseArgs(["--port=8080", "--out=/x", "--bunit=1", "--secret", "other-secret"], { BILLING_RECEIVER_SECRET: SECRET }).secret,
+      "other-secret",
+    );
     assert.equal(parseArgs(["--port", "1", "--out", "/x", "--bunit", "1", "--host", "0.0.0.0"], {}).host, "0.0.0.0");
-    for (const bad of [[], ["--port", "x", "--out", "/x", "--bunit", "1"], ["--port", "1", "--bunit", "1"], ["--port", "1", "--out", "/x", "--bunit", "0"],
-      ["--port", "1", "--out", "/x", "--bunit", "1", "--secret", "short"], ["--port", "1", "--out", "/x", "--bunit", "1", "--nope"]]) {
+    for (const bad of [
+      [],
+      ["--port", "x", "--out", "/x", "--bunit", "1"],
+      ["--port", "1", "--bunit", "1"],
+      ["--port", "1", "--out", "/x", "--bunit", "0"],
+      ["--port", "1", "--out", "/x", "--bunit", "1", "--secret", "short"],
+      ["--port", "1", "--out", "/x", "--bunit", "1", "--nope"],
+    ]) {
       assert.throws(() => parseArgs(bad, {}), UsageError, JSON.stringify(bad));
     }
   });
 
   it("main: exit 2 on bad arguments, 0 for help, 1 without a portal connection", async () => {
-    const io = () => { const o = { out: "", err: "" }; return { o, io: { out: (t: string) => { o.out += t; }, err: (t: string) => { o.err += t; } } }; };
+    const io = () => {
+      const o = { out: "", err: "" };
+      return {
+        o,
+        io: {
+          out: (t: string) => {
+            o.out += t;
+          },
+          err: (t: string) => {
+            o.err += t;
+          },
+        },
+      };
+    };
     let x = io();
     assert.equal(await main(["--port", "nope"], {}, x.io), 2);
     assert.match(x.o.err, /--port needs an integer/);
@@ -72,13 +113,20 @@ describe("billing: the billing-receiver command", function () {
     const env = { ...process.env, ...envFor(emu), BILLING_RECEIVER_SECRET: SECRET };
     // Its own process group, so the test stops npm and the receiver under it, and nothing else.
     const child = spawn("npm", ["run", "--silent", "billing-receiver", "--", "--port", "0", "--out", out, "--bunit", "1"], {
-      cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true,
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
     let stderr = "";
-    child.stderr!.on("data", (c: Buffer) => { stderr += c.toString(); });
+    child.stderr!.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
     try {
       let stdout = "";
-      child.stdout!.on("data", (c: Buffer) => { stdout += c.toString(); });
+      child.stdout!.on("data", (c: Buffer) => {
+        stdout += c.toString();
+      });
       await waitForLine(child, /^post URL: /); // the second line
       const [line, post] = stdout.split("\n");
       assert.match(line, /^billing receiver listening on http:\/\/127\.0\.0\.1:\d+$/);
@@ -105,11 +153,18 @@ describe("billing: the billing-receiver command", function () {
   it("the receiver's client sends each request once: the receiver's own retries keep to its deadline", async () => {
     // A portal that takes requests and never answers: each one waits for the client's 3 s timeout.
     let requests = 0;
-    const silent = http.createServer(() => { requests++; });
+    const silent = http.createServer(() => {
+      requests++;
+    });
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    const client = receiverClient({ BACKUP_PORTAL_URL: url, BACKUP_PORTAL_ORIGIN: "http://localhost", BACKUP_PORTAL_CLIENT_ID: "c",
-      BACKUP_PORTAL_USERNAME: "u", BACKUP_PORTAL_PASSWORD: "p4ssword" });
+    const client = receiverClient({
+      BACKUP_PORTAL_URL: url,
+      BACKUP_PORTAL_ORIGIN: "http://localhost",
+      BACKUP_PORTAL_CLIENT_ID: "c",
+      BACKUP_PORTAL_USERNAME: "u",
+      BACKUP_PORTAL_PASSWORD: "p4ssword",
+    });
     try {
       await assert.rejects(client.billing.billingData(1), /timed out after 3000 ms/);
       assert.equal(requests, 1, "the token request, once: no retry stacked under the receiver's");

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
 import { clientFor, Emulator, startEmulator } from "../support/portal";
-import { BillingReceiverHandle, BillingReceiverOptions, NEW_DATA_TRIGGER, NOT_STORED, startBillingReceiver, TEST_TRIGGER, secretMatches } from "../../provider/billing";
+import {
+  BillingReceiverHandle,
+  BillingReceiverOptions,
+  NEW_DATA_TRIGGER,
+  NOT_STORED,
+  startBillingReceiver,
+  TEST_TRIGGER,
+  secretMatches,
+} from "../../provider/billing";
 import { PortalClient } from "../../provider/portal";
 import { control, filesUnder, postHead, rawRequest, tempDir } from "./helpers";
 
@@ -18,8 +26,14 @@ describe("billing: receiver against the emulator's notification sender", functio
 
   async function start(extra: Partial<BillingReceiverOptions> = {}): Promise<BillingReceiverHandle> {
     return startBillingReceiver({
-      outDir: out, businessUnitId: 1, secret: SECRET, client, log: (l) => logs.push(l),
-      retryBaseMs: 50, retryMaxMs: 400, ...extra,
+      outDir: out,
+      businessUnitId: 1,
+      secret: SECRET,
+      client,
+      log: (l) => logs.push(l),
+      retryBaseMs: 50,
+      retryMaxMs: 400,
+      ...extra,
     });
   }
 
@@ -88,7 +102,10 @@ describe("billing: receiver against the emulator's notification sender", functio
     assert.equal(d.bodySent, true);
     assert.equal(d.status, 200);
     assert.deepEqual(JSON.parse(d.responseBody), { status: "ok", test: true, portal: "reachable", periods: 3 });
-    assert.ok(emu.requests().some((x) => x.method === "GET" && x.path === "/v1/bunits/1/billing" && x.status === 200), "the test proves the portal connection");
+    assert.ok(
+      emu.requests().some((x) => x.method === "GET" && x.path === "/v1/bunits/1/billing" && x.status === 200),
+      "the test proves the portal connection",
+    );
     assert.deepEqual(filesUnder(out), []);
     assert.equal(receiver.stats.tests, 1);
   });
@@ -108,7 +125,10 @@ describe("billing: receiver against the emulator's notification sender", functio
     // The file is the portal's billing data of the period, exactly.
     assert.deepEqual(readJson("2025-04-01"), await client.billing.billingDataFor(1, "2025-04-01"));
     for (const data of await client.billing.billingData(1)) assert.deepEqual(readJson(data.period!), data);
-    assert.equal(fs.readFileSync(path.join(out, "1", "2025-04-01.json"), "utf8"), `${JSON.stringify(await client.billing.billingDataFor(1, "2025-04-01"), null, 2)}\n`);
+    assert.equal(
+      fs.readFileSync(path.join(out, "1", "2025-04-01.json"), "utf8"),
+      `${JSON.stringify(await client.billing.billingDataFor(1, "2025-04-01"), null, 2)}\n`,
+    );
   });
 
   it("a repeated notification never duplicates a period; unchanged data is not rewritten", async () => {
@@ -139,7 +159,12 @@ describe("billing: receiver against the emulator's notification sender", functio
 
   it("answers Expect: 100-continue with 100 Continue before the body is sent (raw socket)", async () => {
     const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1, period: "2025-03-01" });
-    const r = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Expect: "100-continue", Connection: "close" }), body, { waitForContinue: true });
+    const r = await rawRequest(
+      receiver.port,
+      postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Expect: "100-continue", Connection: "close" }),
+      body,
+      { waitForContinue: true },
+    );
     assert.ok(r.raw.startsWith("HTTP/1.1 100 Continue\r\n\r\n"), r.raw);
     assert.equal(r.continued, true);
     assert.equal(r.status, 200, r.raw);
@@ -148,7 +173,9 @@ describe("billing: receiver against the emulator's notification sender", functio
 
   it("refuses a wrong secret before 100 Continue, so the body is never sent (raw socket)", async () => {
     const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1 });
-    const r = await rawRequest(receiver.port, postHead("/notify?bunit=1&secret=wrong-secret-123", body, { Expect: "100-continue" }), body, { waitForContinue: true });
+    const r = await rawRequest(receiver.port, postHead("/notify?bunit=1&secret=wrong-secret-123", body, { Expect: "100-continue" }), body, {
+      waitForContinue: true,
+    });
     assert.equal(r.continued, false);
     assert.equal(r.bodySent, false);
     assert.equal(r.status, 403, r.raw);
@@ -189,7 +216,10 @@ describe("billing: receiver against the emulator's notification sender", functio
     const compared: Array<[number, number]> = [];
     const crypto = require("crypto") as typeof import("crypto");
     const real = crypto.timingSafeEqual;
-    crypto.timingSafeEqual = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => (compared.push([a.byteLength, b.byteLength]), real(a, b));
+    crypto.timingSafeEqual = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => (
+      compared.push([a.byteLength, b.byteLength]),
+      real(a, b)
+    );
     const presented = [SECRET, `${SECRET}x`, SECRET.slice(0, -1), SECRET.toUpperCase(), "", "x".repeat(10_000), undefined, null];
     let results: boolean[];
     try {
@@ -198,7 +228,10 @@ describe("billing: receiver against the emulator's notification sender", functio
       crypto.timingSafeEqual = real;
     }
     assert.deepEqual(results, [true, false, false, SECRET === SECRET.toUpperCase(), false, false, false, false]);
-    assert.deepEqual(compared, presented.map(() => [32, 32]));
+    assert.deepEqual(
+      compared,
+      presented.map(() => [32, 32]),
+    );
     assert.equal(secretMatches(undefined, ""), false, "no secret presented never matches, even an empty one");
   });
 
@@ -219,7 +252,11 @@ describe("billing: receiver against the emulator's notification sender", functio
     // Oversized without Content-Length (chunked): cut off at the limit.
     const chunk = Buffer.alloc(16 * 1024, 0x20);
     const head = `POST ${q} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
-    const chunked = Buffer.concat(Array.from({ length: 6 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])).concat([Buffer.from("0\r\n\r\n")]));
+    const chunked = Buffer.concat(
+      Array.from({ length: 6 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])).concat([
+        Buffer.from("0\r\n\r\n"),
+      ]),
+    );
     const r = await rawRequest(receiver.port, head, chunked);
     assert.equal(r.status, 413, r.raw.slice(0, 300));
     // Other methods and paths.
@@ -251,14 +288,20 @@ describe("billing: receiver against the emulator's notification sender", functio
     }
     const periods = (await client.billing.billingData(1)).map((d) => d.period).sort();
     assert.ok(periods.length > 0);
-    assert.deepEqual(filesUnder(out).sort(), periods.map((p) => `1/${p}.json`), "every period filed");
+    assert.deepEqual(
+      filesUnder(out).sort(),
+      periods.map((p) => `1/${p}.json`),
+      "every period filed",
+    );
     const test = await send(JSON.stringify({ trigger: ` ${TEST_TRIGGER.toUpperCase()} ` }), { "Content-Type": "text/plain" });
     assert.equal(JSON.parse(test.body).test, true, "the test trigger, in any case");
   });
 
   it("answers 503 rather than 'stored' when no billing entry has a period it can file", async () => {
     // A portal whose entries carry neither a period nor a dated href (the spec does not show their fields).
-    const undated = Object.create(client, { billing: { value: { billingData: async () => [{ total: 1 }, { period: "April 2025", href: "x/april" }] } } });
+    const undated = Object.create(client, {
+      billing: { value: { billingData: async () => [{ total: 1 }, { period: "April 2025", href: "x/april" }] } },
+    });
     await receiver.close();
     receiver = await start({ client: undated, fetchAttempts: 1 });
     const r = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, "{}", { Connection: "close" }), "{}");
@@ -279,9 +322,15 @@ describe("billing: receiver against the emulator's notification sender", functio
     const d = g.deliveries[0];
     assert.equal(d.status, 200, d.responseBody);
     const billing = emu.requests().filter((x) => x.path === "/v1/bunits/1/billing");
-    assert.deepEqual(billing.map((x) => x.status), [503, 503, 503, 200]);
+    assert.deepEqual(
+      billing.map((x) => x.status),
+      [503, 503, 503, 200],
+    );
     assert.deepEqual(readJson("2025-04-01"), await client.billing.billingDataFor(1, "2025-04-01"));
-    assert.ok(logs.some((l) => /retry 1\/4/.test(l)), logs.join("\n"));
+    assert.ok(
+      logs.some((l) => /retry 1\/4/.test(l)),
+      logs.join("\n"),
+    );
     single.close();
   });
 
@@ -299,7 +348,12 @@ describe("billing: receiver against the emulator's notification sender", functio
     // The portal (or an operator) sends the notification again once the portal is healthy.
     emu.clearFaults();
     const body = d.sent.body as string;
-    const again = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Expect: "100-continue", Connection: "close" }), body, { waitForContinue: true });
+    const again = await rawRequest(
+      receiver.port,
+      postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Expect: "100-continue", Connection: "close" }),
+      body,
+      { waitForContinue: true },
+    );
     assert.equal(again.status, 200, again.raw);
     assert.deepEqual(readJson(g.period), await client.billing.billingDataFor(1, g.period));
     single.close();
@@ -316,7 +370,11 @@ describe("billing: receiver against the emulator's notification sender", functio
       assert.equal(d.status, 503, d.responseBody);
     }
     const tokenRequests = emu.requests().filter((r) => r.path === "/v1/oauth");
-    assert.deepEqual(tokenRequests.map((r) => r.status), [400, 400], "one token request per notification: not retried");
+    assert.deepEqual(
+      tokenRequests.map((r) => r.status),
+      [400, 400],
+      "one token request per notification: not retried",
+    );
     const explained = logs.filter((l) => /refused the login/.test(l));
     assert.equal(explained.length, 1, logs.join("\n"));
     assert.match(explained[0], /invalid_grant.*BACKUP_PORTAL_USERNAME.*BACKUP_PORTAL_PASSWORD/);
@@ -333,13 +391,18 @@ describe("billing: receiver against the emulator's notification sender", functio
     receiver = await start({ client: single, fetchAttempts: 6, retryBaseMs: 200, retryMaxMs: 800 });
     await emu.close();
     const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1 });
-    const pending = rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Connection: "close" }), body, { timeoutMs: 15000 });
+    const pending = rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Connection: "close" }), body, {
+      timeoutMs: 15000,
+    });
     await new Promise((r) => setTimeout(r, 400));
     emu = await startEmulator({ port, quiet: true });
     const r = await pending;
     assert.equal(r.status, 200, r.raw);
     assert.deepEqual(bunitFiles(), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json"]);
-    assert.ok(logs.some((l) => /no answer/.test(l)), logs.join("\n"));
+    assert.ok(
+      logs.some((l) => /no answer/.test(l)),
+      logs.join("\n"),
+    );
     single.close();
     client.close();
     client = clientFor(emu);
@@ -347,7 +410,9 @@ describe("billing: receiver against the emulator's notification sender", functio
 
   it("waits for a period the notification names until the portal shows it (bounded), else 503", async () => {
     const body = JSON.stringify({ trigger: NEW_DATA_TRIGGER, businessUnitId: 1, period: "2030-01-01" });
-    const r = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Connection: "close" }), body, { timeoutMs: 15000 });
+    const r = await rawRequest(receiver.port, postHead(`/notify?bunit=1&secret=${SECRET}`, body, { Connection: "close" }), body, {
+      timeoutMs: 15000,
+    });
     assert.equal(r.status, 503, r.raw);
     assert.match(detailOf(r.body), /no period 2030-01-01/);
     assert.deepEqual(bunitFiles(), [], "nothing written when the notification could not be honoured");
@@ -357,7 +422,10 @@ describe("billing: receiver against the emulator's notification sender", functio
     await subscribe(receiver.postUrl(SECRET));
     await subscribe(`${receiver.postUrl(SECRET)}&copy=2`);
     const g = await generate();
-    assert.deepEqual(g.deliveries.map((d: any) => d.status), [200, 200]);
+    assert.deepEqual(
+      g.deliveries.map((d: any) => d.status),
+      [200, 200],
+    );
     assert.deepEqual(bunitFiles(), ["2025-01-01.json", "2025-02-01.json", "2025-03-01.json", "2025-04-01.json"]);
     assert.deepEqual(readJson("2025-04-01"), await client.billing.billingDataFor(1, "2025-04-01"));
   });

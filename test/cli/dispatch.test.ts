@@ -10,20 +10,35 @@ import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../em
 
 const BIN = path.join(__dirname, "..", "..", "bin", "backup-portal.js");
 
-interface Ran { code: number | null; out: string; err: string }
+interface Ran {
+  code: number | null;
+  out: string;
+  err: string;
+}
 
 /** Runs the binary with `args`, at most `timeoutMs`; stdin closed. */
 function backupPortal(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env }, stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env },
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
     let err = "";
-    child.stdout.on("data", (c: Buffer) => { out += c.toString(); });
-    child.stderr.on("data", (c: Buffer) => { err += c.toString(); });
-    const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`backup-portal ${args.join(" ")} ran over ${timeoutMs} ms: ${err}`)); }, timeoutMs);
-    child.on("close", (code) => { clearTimeout(timer); resolve({ code, out, err }); });
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`backup-portal ${args.join(" ")} ran over ${timeoutMs} ms: ${err}`));
+    }, timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
   });
 }
 
@@ -56,9 +71,14 @@ describe("backup-portal: the binary and its subcommands", function () {
 
   it("each subcommand's --help comes from that subcommand, exit 0", async () => {
     const own: Record<string, RegExp> = {
-      metadata: /^usage: backup-portal metadata /, register: /^usage: backup-portal register /, reports: /^usage: backup-portal reports /,
-      jobs: /^usage: backup-portal jobs /, audit: /^usage: backup-portal audit /, invoices: /^usage: backup-portal invoices /,
-      billing: /^usage: backup-portal billing /, "billing-receiver": /billing-receiver -- --port/,
+      metadata: /^usage: backup-portal metadata /,
+      register: /^usage: backup-portal register /,
+      reports: /^usage: backup-portal reports /,
+      jobs: /^usage: backup-portal jobs /,
+      audit: /^usage: backup-portal audit /,
+      invoices: /^usage: backup-portal invoices /,
+      billing: /^usage: backup-portal billing /,
+      "billing-receiver": /billing-receiver -- --port/,
     };
     for (const [c, re] of Object.entries(own)) {
       const r = await backupPortal([c, "--help"]);
@@ -69,14 +89,23 @@ describe("backup-portal: the binary and its subcommands", function () {
 
   it("reports, jobs, audit, invoices and billing read the portal and print JSON", async () => {
     const env = envFor(emu);
-    for (const args of [["reports", "--bunit", "2", "--consumer", "1"], ["jobs", "--bunit", "2", "--consumer", "1", "--all"],
-      ["audit", "--bunit", "2", "--consumer", "1"], ["invoices", "--bunit", "1"], ["billing", "--bunit", "1"]]) {
+    for (const args of [
+      ["reports", "--bunit", "2", "--consumer", "1"],
+      ["jobs", "--bunit", "2", "--consumer", "1", "--all"],
+      ["audit", "--bunit", "2", "--consumer", "1"],
+      ["invoices", "--bunit", "1"],
+      ["billing", "--bunit", "1"],
+    ]) {
       const r = await backupPortal([...args, "--json"], env);
       assert.equal(r.code, 0, `${args.join(" ")}: ${r.err}`);
       assert.doesNotThrow(() => JSON.parse(r.out), `${args[0]} prints JSON: ${r.out.slice(0, 200)}`);
     }
     const paths = emu.requests().map((x) => x.path);
-    for (const p of ["/v1/bunits/2/consumers/1/", "/v1/bunits/1/"]) assert.ok(paths.some((x) => x.startsWith(p)), p);
+    for (const p of ["/v1/bunits/2/consumers/1/", "/v1/bunits/1/"])
+      assert.ok(
+        paths.some((x) => x.startsWith(p)),
+        p,
+      );
   });
 
   it("metadata reads the metadata service; register stops without configuration and plans with it; billing-receiver refuses a missing --out", async () => {
@@ -86,7 +115,16 @@ describe("backup-portal: the binary and its subcommands", function () {
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bp-dispatch-"));
     try {
-      const args = ["register", "--url", meta.url, "--no-config-drive", "--dry-run", "--no-option-file", "--lock-file", path.join(dir, "lock")];
+      const args = [
+        "register",
+        "--url",
+        meta.url,
+        "--no-config-drive",
+        "--dry-run",
+        "--no-option-file",
+        "--lock-file",
+        path.join(dir, "lock"),
+      ];
       const unconfigured = await backupPortal(args);
       assert.equal(unconfigured.code, 3, "configuration missing: exit 3");
       assert.match(unconfigured.err, /backup_bunit is missing/);
@@ -94,7 +132,10 @@ describe("backup-portal: the binary and its subcommands", function () {
       try {
         const reg = await backupPortal(["register", "--url", withBunit.url, ...args.slice(3)], envFor(emu));
         assert.equal(reg.code, 0, reg.err);
-        assert.match(reg.out, /^dry run, would: create consumer "backup-node-1", create node, set node password, activate as BACKUP-NODE-1-D8E02D$/m);
+        assert.match(
+          reg.out,
+          /^dry run, would: create consumer "backup-node-1", create node, set node password, activate as BACKUP-NODE-1-D8E02D$/m,
+        );
       } finally {
         await withBunit.close();
       }

@@ -3,7 +3,15 @@ import { clientSuite } from "../support/portal";
 import { PortalError } from "../../provider/portal";
 import { AuditLogEntry } from "../../provider/portal/types";
 import {
-  auditTypes, getAuditLog, getFirstJobDate, getJobs, getLatestReport, getRecentJobs, getReports, jobsSince, jobsSinceDetailed,
+  auditTypes,
+  getAuditLog,
+  getFirstJobDate,
+  getJobs,
+  getLatestReport,
+  getRecentJobs,
+  getReports,
+  jobsSince,
+  jobsSinceDetailed,
 } from "../../provider/data";
 
 const DAY = 86_400_000;
@@ -28,10 +36,16 @@ describe("data: reports, jobs and the audit log", function () {
       const all = await getReports(p.client, 2, 1);
       const days = all.map((r) => r.date!.slice(0, 10));
       const part = await getReports(p.client, 2, 1, { from: days[3], to: days[6] });
-      assert.deepEqual(part.map((r) => r.date!.slice(0, 10)), days.slice(3, 7));
+      assert.deepEqual(
+        part.map((r) => r.date!.slice(0, 10)),
+        days.slice(3, 7),
+      );
       const from = new Date(Date.now() - 2.5 * DAY);
       const recent = await getReports(p.client, 2, 1, { from });
-      assert.deepEqual(recent, all.filter((r) => Date.parse(r.date!) >= from.getTime()));
+      assert.deepEqual(
+        recent,
+        all.filter((r) => Date.parse(r.date!) >= from.getTime()),
+      );
       assert.ok(recent.length >= 2 && recent.length <= 3);
       await assert.rejects(getReports(p.client, 2, 1, { from: days[6], to: days[3] }), RangeError);
       await assert.rejects(getReports(p.client, 2, 1, { from: "yesterday-ish" }), RangeError);
@@ -63,8 +77,14 @@ describe("data: reports, jobs and the audit log", function () {
       assert.equal(recent.length, 4);
       assert.ok(recent.every((j) => Date.now() - Date.parse(j.completed!) <= DAY));
       assert.deepEqual(await getJobs(p.client, 2, 1), recent);
-      const paths = p.emu.requests().filter((r) => r.path.includes("/jobs")).map((r) => r.path);
-      assert.ok(paths.every((p) => !p.includes("startTime")), "no start sent: the portal's default window, cut to 24 hours");
+      const paths = p.emu
+        .requests()
+        .filter((r) => r.path.includes("/jobs"))
+        .map((r) => r.path);
+      assert.ok(
+        paths.every((p) => !p.includes("startTime")),
+        "no start sent: the portal's default window, cut to 24 hours",
+      );
     });
 
     it("jobsSince clamps a start before the first job to its completed time (the portal would refuse it)", async () => {
@@ -79,7 +99,10 @@ describe("data: reports, jobs and the audit log", function () {
       assert.equal(sent.status, 200);
       assert.equal(new URL(sent.path, p.emu.url).searchParams.get("startTime"), first);
       // The unclamped start really is refused by the portal.
-      await assert.rejects(p.client.activity.jobs(2, 1, { startTime: new Date(Date.parse(first) - 1000).toISOString() }), (err: unknown) => err instanceof PortalError && err.code === "StartTimeBeforeFirstJob");
+      await assert.rejects(
+        p.client.activity.jobs(2, 1, { startTime: new Date(Date.parse(first) - 1000).toISOString() }),
+        (err: unknown) => err instanceof PortalError && err.code === "StartTimeBeforeFirstJob",
+      );
     });
 
     it("a start after the first job is kept; an end bounds the range; no start means from the first job", async () => {
@@ -100,15 +123,28 @@ describe("data: reports, jobs and the audit log", function () {
   describe("audit log", () => {
     it("the consumer's entries, and with descendants its node's too", async () => {
       const own = await getAuditLog(p.client, 2, 1);
-      assert.deepEqual(own.map((e) => e.action), ["Create", "Modify"]);
+      assert.deepEqual(
+        own.map((e) => e.action),
+        ["Create", "Modify"],
+      );
       const all = await getAuditLog(p.client, 2, 1, { includeDescendants: true });
       assert.equal(all.length, 15);
       assert.ok(all.every((e, i) => i === 0 || e.time! >= all[i - 1].time!));
       const desc = await getAuditLog(p.client, 2, 1, { includeDescendants: true, orderDesc: true });
-      assert.deepEqual(desc.map((e) => e.id), all.map((e) => e.id).reverse());
-      assert.deepEqual((await getAuditLog(p.client, 2, 1, { includeDescendants: true, types: ["error"] })).map((e) => e.type), [400]);
+      assert.deepEqual(
+        desc.map((e) => e.id),
+        all.map((e) => e.id).reverse(),
+      );
+      assert.deepEqual(
+        (await getAuditLog(p.client, 2, 1, { includeDescendants: true, types: ["error"] })).map((e) => e.type),
+        [400],
+      );
       assert.equal((await getAuditLog(p.client, 2, 1, { includeDescendants: true, types: [100, "modify"] })).length, 4);
-      assert.ok((await getAuditLog(p.client, 2, 1, { includeDescendants: true, from: "3d" })).every((e) => Date.now() - Date.parse(e.time!) <= 3 * DAY));
+      assert.ok(
+        (await getAuditLog(p.client, 2, 1, { includeDescendants: true, from: "3d" })).every(
+          (e) => Date.now() - Date.parse(e.time!) <= 3 * DAY,
+        ),
+      );
       assert.deepEqual(auditTypes(["info", "CREATE", "200", 300, "error"]), [0, 100, 200, 300, 400]);
       assert.throws(() => auditTypes(["oops"]), /unknown audit log type "oops"; valid: info \(0\), create \(100\)/);
     });
@@ -120,10 +156,31 @@ describe("data: reports, jobs and the audit log", function () {
       const entries = await getAuditLog(p.client, 2, 1, { pageSize: 7, onProgress: (seen, total) => progress.push([seen, total]) });
       assert.equal(entries.length, 32);
       assert.equal(new Set(entries.map((e) => e.id)).size, 32);
-      assert.deepEqual(entries.slice(2).map((e) => e.message), Array.from({ length: 30 }, () => "Consumer modified: note"));
-      const pages = p.emu.requests().filter((r) => r.path.includes("/auditlogs")).map((r) => new URL(r.path, p.emu.url).searchParams);
-      assert.deepEqual(pages.map((p) => [p.get("offset"), p.get("limit")]), [["0", "7"], ["7", "7"], ["14", "7"], ["21", "7"], ["28", "7"]]);
-      assert.deepEqual(progress, [[7, 32], [14, 32], [21, 32], [28, 32], [32, 32]]);
+      assert.deepEqual(
+        entries.slice(2).map((e) => e.message),
+        Array.from({ length: 30 }, () => "Consumer modified: note"),
+      );
+      const pages = p.emu
+        .requests()
+        .filter((r) => r.path.includes("/auditlogs"))
+        .map((r) => new URL(r.path, p.emu.url).searchParams);
+      assert.deepEqual(
+        pages.map((p) => [p.get("offset"), p.get("limit")]),
+        [
+          ["0", "7"],
+          ["7", "7"],
+          ["14", "7"],
+          ["21", "7"],
+          ["28", "7"],
+        ],
+      );
+      assert.deepEqual(progress, [
+        [7, 32],
+        [14, 32],
+        [21, 32],
+        [28, 32],
+        [32, 32],
+      ]);
       // Equal to one big page.
       assert.deepEqual(entries, (await p.client.activity.auditLogPage(2, 1, {}, 0, 500)).items);
     });
@@ -144,11 +201,21 @@ describe("data: reports, jobs and the audit log", function () {
         onProgress: () => {
           if (added) return;
           added = true;
-          p.emu.update((s) => { s.auditLogs.push({ ...s.auditLogs.find((e) => e.consumerId === 1 && e.objectType === "Consumer")!, id: 9999, time: "2000-01-01T00:00:00Z" }); });
+          p.emu.update((s) => {
+            s.auditLogs.push({
+              ...s.auditLogs.find((e) => e.consumerId === 1 && e.objectType === "Consumer")!,
+              id: 9999,
+              time: "2000-01-01T00:00:00Z",
+            });
+          });
         },
       });
       assert.equal(new Set(entries.map((e) => e.id)).size, entries.length);
-      for (const e of expected) assert.ok(entries.some((x) => x.id === e.id), `entry ${e.id} missing`);
+      for (const e of expected)
+        assert.ok(
+          entries.some((x) => x.id === e.id),
+          `entry ${e.id} missing`,
+        );
     });
 
     it("keeps every entry without an id (only numeric ids are de-duplicated)", async () => {
@@ -158,10 +225,17 @@ describe("data: reports, jobs and the audit log", function () {
         [{ message: "a" }, { message: "b" }, { id: 7, message: "c" }],
         [{ message: "d" }, { id: "x", message: "e" }, { id: 7, message: "c again" }],
       ] as unknown as AuditLogEntry[][];
-      p.client.activity.auditLogPage = async (_b, _c, _q, offset) => ({ offset, items: offset === 0 ? pages[0] : offset === 3 ? pages[1] : [], total: 6 });
+      p.client.activity.auditLogPage = async (_b, _c, _q, offset) => ({
+        offset,
+        items: offset === 0 ? pages[0] : offset === 3 ? pages[1] : [],
+        total: 6,
+      });
       try {
         const entries = await getAuditLog(p.client, 2, 1, { pageSize: 3 });
-        assert.deepEqual(entries.map((e) => e.message), ["a", "b", "c", "d", "e"]);
+        assert.deepEqual(
+          entries.map((e) => e.message),
+          ["a", "b", "c", "d", "e"],
+        );
       } finally {
         p.client.activity.auditLogPage = real;
       }
@@ -172,10 +246,22 @@ describe("data: reports, jobs and the audit log", function () {
       p.emu.clearRequests();
       const first10 = await getAuditLog(p.client, 2, 1, { pageSize: 7, limit: 10 });
       assert.equal(first10.length, 10);
-      const pages = p.emu.requests().filter((r) => r.path.includes("/auditlogs")).map((r) => new URL(r.path, p.emu.url).searchParams);
-      assert.deepEqual(pages.map((p) => [p.get("offset"), p.get("limit")]), [["0", "7"], ["7", "3"]]);
+      const pages = p.emu
+        .requests()
+        .filter((r) => r.path.includes("/auditlogs"))
+        .map((r) => new URL(r.path, p.emu.url).searchParams);
+      assert.deepEqual(
+        pages.map((p) => [p.get("offset"), p.get("limit")]),
+        [
+          ["0", "7"],
+          ["7", "3"],
+        ],
+      );
       const newest3 = await getAuditLog(p.client, 2, 1, { orderDesc: true, limit: 3 });
-      assert.deepEqual(newest3.map((e) => e.message), ["Consumer modified: note", "Consumer modified: note", "Consumer modified: note"]);
+      assert.deepEqual(
+        newest3.map((e) => e.message),
+        ["Consumer modified: note", "Consumer modified: note", "Consumer modified: note"],
+      );
       assert.deepEqual(await getAuditLog(p.client, 2, 1, { limit: 0 }), []);
       await assert.rejects(getAuditLog(p.client, 2, 1, { pageSize: 501 }), RangeError);
     });

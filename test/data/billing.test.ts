@@ -5,7 +5,14 @@ import * as path from "path";
 import { clientSuite } from "../support/portal";
 import { PortalError } from "../../provider/portal";
 import {
-  contentTypeOf, getBillingData, getBillingDataFor, getContract, getInvoice, getInvoiceFiles, getInvoices, uploadInvoiceFile,
+  contentTypeOf,
+  getBillingData,
+  getBillingDataFor,
+  getContract,
+  getInvoice,
+  getInvoiceFiles,
+  getInvoices,
+  uploadInvoiceFile,
 } from "../../provider/data";
 
 describe("data: contract, invoices, invoice files and billing data", function () {
@@ -20,10 +27,19 @@ describe("data: contract, invoices, invoice files and billing data", function ()
 
   it("invoices with their date from the href, a range, and one invoice by date or by invoice", async () => {
     const all = await getInvoices(p.client, 1);
-    assert.deepEqual(all.map((i) => i.date), ["2025-01-01", "2025-02-01", "2025-03-01"]);
+    assert.deepEqual(
+      all.map((i) => i.date),
+      ["2025-01-01", "2025-02-01", "2025-03-01"],
+    );
     assert.ok(all.every((i) => i.href!.endsWith(`/invoices/${i.date}`)));
-    assert.deepEqual((await getInvoices(p.client, 1, { from: "2025-02-01" })).map((i) => i.date), ["2025-02-01", "2025-03-01"]);
-    assert.deepEqual((await getInvoices(p.client, 1, { from: "2025-01-15", to: "2025-02-15" })).map((i) => i.date), ["2025-02-01"]);
+    assert.deepEqual(
+      (await getInvoices(p.client, 1, { from: "2025-02-01" })).map((i) => i.date),
+      ["2025-02-01", "2025-03-01"],
+    );
+    assert.deepEqual(
+      (await getInvoices(p.client, 1, { from: "2025-01-15", to: "2025-02-15" })).map((i) => i.date),
+      ["2025-02-01"],
+    );
     const one = await getInvoice(p.client, 1, "2025-02-01");
     assert.deepEqual(one, all[1]);
     assert.deepEqual(await getInvoice(p.client, 1, all[2]), all[2]);
@@ -33,9 +49,17 @@ describe("data: contract, invoices, invoice files and billing data", function ()
 
   it("invoice files, and uploads from memory and from a path", async () => {
     const before = await getInvoiceFiles(p.client, 1);
-    assert.deepEqual(before.map((f) => f.fileName), ["invoice-2025-03-01.pdf"]);
+    assert.deepEqual(
+      before.map((f) => f.fileName),
+      ["invoice-2025-03-01.pdf"],
+    );
     const pdf = Buffer.from("%PDF-1.4\n% test invoice\n%%EOF\n");
-    const a = await uploadInvoiceFile(p.client, 1, { fileName: "inv-a.pdf", content: pdf, erpReference: "ERP-A", sendToBillingAddress: true });
+    const a = await uploadInvoiceFile(p.client, 1, {
+      fileName: "inv-a.pdf",
+      content: pdf,
+      erpReference: "ERP-A",
+      sendToBillingAddress: true,
+    });
     assert.equal(a.fileName, "inv-a.pdf");
     assert.equal(a.size, pdf.length);
     assert.equal(a.erpReference, "ERP-A");
@@ -51,9 +75,13 @@ describe("data: contract, invoices, invoice files and billing data", function ()
       fs.rmSync(dir, { recursive: true, force: true });
     }
     const stored = p.emu.state().invoiceFiles.filter((f) => f.fileName.startsWith("inv-"));
-    assert.deepEqual(stored.map((f) => [f.fileName, f.contentType, Buffer.from(f.contentBase64, "base64").toString()]), [
-      ["inv-a.pdf", "application/pdf", pdf.toString()], ["inv-b.pdf", "application/pdf", pdf.toString()],
-    ]);
+    assert.deepEqual(
+      stored.map((f) => [f.fileName, f.contentType, Buffer.from(f.contentBase64, "base64").toString()]),
+      [
+        ["inv-a.pdf", "application/pdf", pdf.toString()],
+        ["inv-b.pdf", "application/pdf", pdf.toString()],
+      ],
+    );
     assert.equal((await getInvoiceFiles(p.client, 1)).length, 3);
     assert.equal(contentTypeOf("x.CSV"), "text/csv");
     assert.equal(contentTypeOf("x.bin"), "application/octet-stream");
@@ -72,11 +100,20 @@ describe("data: contract, invoices, invoice files and billing data", function ()
 
   it("billing data: every period, a range, forecasts, one period; only for a reseller", async () => {
     const all = await getBillingData(p.client, 1);
-    assert.deepEqual(all.map((d) => d.period), ["2025-01-01", "2025-02-01", "2025-03-01"]);
+    assert.deepEqual(
+      all.map((d) => d.period),
+      ["2025-01-01", "2025-02-01", "2025-03-01"],
+    );
     assert.ok(all.every((d) => d.businessUnitId === 1 && Array.isArray(d.lines) && typeof d.total === "number"));
-    assert.deepEqual((await getBillingData(p.client, 1, { from: "2025-02-01", to: "2025-02-28" })).map((d) => d.period), ["2025-02-01"]);
+    assert.deepEqual(
+      (await getBillingData(p.client, 1, { from: "2025-02-01", to: "2025-02-28" })).map((d) => d.period),
+      ["2025-02-01"],
+    );
     const next = await getBillingData(p.client, 1, { includeNext: 2 });
-    assert.deepEqual(next.map((d) => d.period), ["2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01", "2025-05-01"]);
+    assert.deepEqual(
+      next.map((d) => d.period),
+      ["2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01", "2025-05-01"],
+    );
     assert.equal(next[3].generatedDate, undefined, "a forecast");
     assert.deepEqual(await getBillingDataFor(p.client, 1, "2025-02-01"), all[1]);
     await assert.rejects(getBillingData(p.client, 2), (err: unknown) => err instanceof PortalError && err.code === "NotReseller");

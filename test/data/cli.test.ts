@@ -22,45 +22,87 @@ interface Captured {
 describe("data: backup-portal reports|jobs|audit|invoices|billing", function () {
   this.timeout(30000);
   let emu: Emulator;
-  before(async () => { emu = await startEmulator({ port: 0, quiet: true }); });
-  after(async () => { await emu?.close(); });
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+  });
+  after(async () => {
+    await emu?.close();
+  });
   beforeEach(() => emu.reset());
 
   async function cli(cmd: Run, argv: string[], extra: Partial<CliIo> = {}): Promise<Captured> {
     const c = { out: "", err: "" };
-    const code = await cmd(argv, { out: (t) => { c.out += t; }, err: (t) => { c.err += t; }, env: envFor(emu), errIsTTY: false, ...extra });
+    const code = await cmd(argv, {
+      out: (t) => {
+        c.out += t;
+      },
+      err: (t) => {
+        c.err += t;
+      },
+      env: envFor(emu),
+      errIsTTY: false,
+      ...extra,
+    });
     return { code, ...c };
   }
-  const json = (c: Captured) => { assert.equal(c.code, 0, c.err); return JSON.parse(c.out); };
+  const json = (c: Captured) => {
+    assert.equal(c.code, 0, c.err);
+    return JSON.parse(c.out);
+  };
   /** The table's lines, each split on runs of two or more spaces. */
-  const table = (c: Captured) => { assert.equal(c.code, 0, c.err); return c.out.trimEnd().split("\n").map((l) => l.split(/ {2,}/).map((x) => x.trim())); };
+  const table = (c: Captured) => {
+    assert.equal(c.code, 0, c.err);
+    return c.out
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.split(/ {2,}/).map((x) => x.trim()));
+  };
   const aligned = (text: string, header: string, column: string) => {
     // Every row starts the column's text at the header's column (left-aligned columns).
     const at = text.split("\n")[0].indexOf(column);
-    return text.trimEnd().split("\n").every((l, i) => i === 0 || l[at - 1] === " ") && text.startsWith(header);
+    return (
+      text
+        .trimEnd()
+        .split("\n")
+        .every((l, i) => i === 0 || l[at - 1] === " ") && text.startsWith(header)
+    );
   };
 
   describe("output helpers", () => {
     it("aligns columns, right-aligns numbers, and trims line ends", () => {
-      const t = formatTable(["NAME", { header: "SIZE", align: "right" }, "NOTE"], [["a", 1, "x"], ["long name", 12345, ""], ["b", undefined, "multi\nline"]]);
-      assert.equal(t, [
-        "NAME        SIZE  NOTE",
-        "a              1  x",
-        "long name  12345",
-        "b                 multi line",
-      ].join("\n") + "\n");
+      const t = formatTable(
+        ["NAME", { header: "SIZE", align: "right" }, "NOTE"],
+        [
+          ["a", 1, "x"],
+          ["long name", 12345, ""],
+          ["b", undefined, "multi\nline"],
+        ],
+      );
+      assert.equal(
+        t,
+        ["NAME        SIZE  NOTE", "a              1  x", "long name  12345", "b                 multi line"].join("\n") + "\n",
+      );
       assert.equal(formatBytes(53_000_000_000), "53.0 GB");
       assert.equal(formatBytes(999), "999 B");
       assert.equal(formatBytes(1_234_567), "1.23 MB");
     });
 
     it("parses options: values, =values, flags, --no-flags, lists; refuses the rest", () => {
-      const spec = { label: "x", usage: [], options: {
-        bunit: { kind: "int" as const, min: 1 }, json: { kind: "flag" as const }, progress: { kind: "flag" as const, negation: "no progress" },
-        type: { kind: "list" as const }, from: { kind: "string" as const },
-      } };
-      assert.deepEqual(parseCommandArgs(spec, ["--bunit", "2", "--json", "--no-progress", "--type", "info,create", "--type=error", "--from=7d"]),
-        { bunit: 2, json: true, progress: false, type: ["info", "create", "error"], from: "7d" });
+      const spec = {
+        label: "x",
+        usage: [],
+        options: {
+          bunit: { kind: "int" as const, min: 1 },
+          json: { kind: "flag" as const },
+          progress: { kind: "flag" as const, negation: "no progress" },
+          type: { kind: "list" as const },
+          from: { kind: "string" as const },
+        },
+      };
+      assert.deepEqual(
+        parseCommandArgs(spec, ["--bunit", "2", "--json", "--no-progress", "--type", "info,create", "--type=error", "--from=7d"]),
+        { bunit: 2, json: true, progress: false, type: ["info", "create", "error"], from: "7d" },
+      );
       for (const bad of [["--bunit"], ["--bunit", "x"], ["--bunit", "0"], ["--json=1"], ["--nope"], ["stray"], ["--bunit", "--json"]]) {
         assert.throws(() => parseCommandArgs(spec, bad), UsageError, JSON.stringify(bad));
       }
@@ -68,7 +110,12 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
 
     it("progress: in place on a terminal, one line per update otherwise, nothing when disabled", () => {
       let err = "";
-      const io: CliIo = { out: () => undefined, err: (t) => { err += t; } };
+      const io: CliIo = {
+        out: () => undefined,
+        err: (t) => {
+          err += t;
+        },
+      };
       const tty = new Progress(io, true, "audit log", true, 0);
       tty.update(10, 20);
       tty.update(20, 20);
@@ -103,7 +150,10 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
       assert.deepEqual(last2, all.slice(-2));
       const days = all.map((r: any) => r.date.slice(0, 10));
       assert.equal(json(await cli(reports, ["--bunit", "2", "--consumer", "1", "--json", "--from", days[1], "--to", days[2]])).length, 2);
-      assert.deepEqual(json(await cli(reports, ["--bunit", "2", "--consumer", "1", "--latest", "--json"])), await client.activity.latestReport(2, 1));
+      assert.deepEqual(
+        json(await cli(reports, ["--bunit", "2", "--consumer", "1", "--latest", "--json"])),
+        await client.activity.latestReport(2, 1),
+      );
       const latest = table(await cli(reports, ["--bunit", "2", "--consumer", "1", "--latest"]));
       assert.equal(latest.length, 2);
       assert.equal(json(await cli(reports, ["--bunit", "2", "--consumer", "2", "--latest", "--json"])), null);
@@ -175,7 +225,10 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
       const entries = json(c);
       assert.equal(entries.length, 27);
       assert.deepEqual(entries, (await client.activity.auditLogPage(2, 1, {}, 0, 500)).items);
-      assert.equal(c.err, ["audit log: 10/27 entries (37%)", "audit log: 20/27 entries (74%)", "audit log: 27/27 entries (100%)", ""].join("\n"));
+      assert.equal(
+        c.err,
+        ["audit log: 10/27 entries (37%)", "audit log: 20/27 entries (74%)", "audit log: 27/27 entries (100%)", ""].join("\n"),
+      );
       assert.equal(emu.requests().filter((r) => r.path.includes("/auditlogs") && r.path.includes("limit=10")).length, 3);
       const quiet = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10", "--json"]);
       assert.equal(quiet.err, "");
@@ -185,7 +238,19 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
       assert.equal(table(tty).length, 28);
       const none = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10", "--no-progress"], { errIsTTY: true });
       assert.equal(none.err, "");
-      const limited = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10", "--limit", "15", "--desc", "--json", "--progress"]);
+      const limited = await cli(audit, [
+        "--bunit",
+        "2",
+        "--consumer",
+        "1",
+        "--page-size",
+        "10",
+        "--limit",
+        "15",
+        "--desc",
+        "--json",
+        "--progress",
+      ]);
       assert.equal(json(limited).length, 15);
       assert.equal(limited.err, "audit log: 10/15 entries (66%)\naudit log: 15/15 entries (100%)\n");
       client.close();
@@ -202,11 +267,19 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
   describe("invoices", () => {
     it("lists invoices, one invoice, the contract and the invoice files", async () => {
       const rows = table(await cli(invoices, ["--bunit", "1"]));
-      assert.deepEqual(rows, [["DATE", "ID", "AMOUNT", "CURRENCY"], ["2025-01-01", "1", "10.17", "EUR"], ["2025-02-01", "2", "11.19", "EUR"], ["2025-03-01", "3", "12.20", "EUR"]]);
+      assert.deepEqual(rows, [
+        ["DATE", "ID", "AMOUNT", "CURRENCY"],
+        ["2025-01-01", "1", "10.17", "EUR"],
+        ["2025-02-01", "2", "11.19", "EUR"],
+        ["2025-03-01", "3", "12.20", "EUR"],
+      ]);
       const one = json(await cli(invoices, ["--bunit", "1", "--date", "2025-02-01", "--json"]));
       assert.equal(one.date, "2025-02-01");
       assert.equal(one.amount, 11.19);
-      assert.deepEqual(json(await cli(invoices, ["--bunit", "1", "--json", "--from", "2025-02-01", "--limit", "1"])).map((i: any) => i.date), ["2025-03-01"]);
+      assert.deepEqual(
+        json(await cli(invoices, ["--bunit", "1", "--json", "--from", "2025-02-01", "--limit", "1"])).map((i: any) => i.date),
+        ["2025-03-01"],
+      );
       const contract = await cli(invoices, ["--bunit", "1", "--contract"]);
       assert.match(contract.out, /^id:\s+1\nname:\s+Reseller agreement\n/);
       const files = table(await cli(invoices, ["--bunit", "1", "--files"]));
@@ -220,13 +293,18 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
       try {
         const file = path.join(dir, "march.pdf");
         fs.writeFileSync(file, "%PDF-1.4\n%%EOF\n");
-        const stored = json(await cli(invoices, ["--bunit", "1", "--upload", file, "--erp-reference", "ERP-9", "--send-to-billing-address", "--json"]));
+        const stored = json(
+          await cli(invoices, ["--bunit", "1", "--upload", file, "--erp-reference", "ERP-9", "--send-to-billing-address", "--json"]),
+        );
         assert.equal(stored.fileName, "march.pdf");
         assert.equal(stored.erpReference, "ERP-9");
         assert.equal(stored.sendToBillingAddress, true);
         const renamed = table(await cli(invoices, ["--bunit", "1", "--upload", file, "--name", "2025-03.pdf"]));
         assert.equal(renamed[1][1], "2025-03.pdf");
-        assert.deepEqual(emu.state().invoiceFiles.map((f) => f.fileName), ["invoice-2025-03-01.pdf", "march.pdf", "2025-03.pdf"]);
+        assert.deepEqual(
+          emu.state().invoiceFiles.map((f) => f.fileName),
+          ["invoice-2025-03-01.pdf", "march.pdf", "2025-03.pdf"],
+        );
         const missing = await cli(invoices, ["--bunit", "1", "--upload", path.join(dir, "nope.pdf")]);
         assert.equal(missing.code, 1);
         assert.match(missing.err, /ENOENT/);
@@ -239,15 +317,24 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
   describe("billing", () => {
     it("periods as a table and JSON, forecasts, one period's lines", async () => {
       const rows = table(await cli(billing, ["--bunit", "1", "--include-next", "1"]));
-      assert.deepEqual(rows.map((r) => r[0]), ["PERIOD", "2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01"]);
+      assert.deepEqual(
+        rows.map((r) => r[0]),
+        ["PERIOD", "2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01"],
+      );
       assert.deepEqual(rows[4].slice(1), ["(forecast)", "3", "10.17"]);
       const client = clientFor(emu);
       assert.deepEqual(json(await cli(billing, ["--bunit", "1", "--json"])), await client.billing.billingData(1));
-      assert.deepEqual(json(await cli(billing, ["--bunit", "1", "--json", "--period", "2025-02-01"])), await client.billing.billingDataFor(1, "2025-02-01"));
+      assert.deepEqual(
+        json(await cli(billing, ["--bunit", "1", "--json", "--period", "2025-02-01"])),
+        await client.billing.billingDataFor(1, "2025-02-01"),
+      );
       const lines = await cli(billing, ["--bunit", "1", "--period", "2025-01-01"]);
       const t = table(lines);
       assert.deepEqual(t[0], ["PERIOD", "CONSUMER", "NAME", "STORAGE", "TRANSFERRED", "AMOUNT"]);
-      assert.deepEqual(t.slice(1, 4).map((r) => r[2]), ["web-01", "db-01", "erp-01"]);
+      assert.deepEqual(
+        t.slice(1, 4).map((r) => r[2]),
+        ["web-01", "db-01", "erp-01"],
+      );
       assert.match(lines.out, /\ntotal 2025-01-01: 10\.17\n$/);
       assert.equal(table(await cli(billing, ["--bunit", "1", "--lines", "--limit", "2"])).filter((r) => /^\d{4}/.test(r[0])).length, 2 * 3);
       client.close();

@@ -1,8 +1,19 @@
 import assert from "node:assert/strict";
 import { clientFor, clientSuite } from "../support/portal";
 import {
-  getClientOptionSet, getClientOptionSets, getDefaultServer, getDomain, getDomains, getNodeType, getNodeTypes, getNodeWarningTypes,
-  getOperatingSystem, getOperatingSystems, getTimeZone, getTimeZones, UnknownReferenceError,
+  getClientOptionSet,
+  getClientOptionSets,
+  getDefaultServer,
+  getDomain,
+  getDomains,
+  getNodeType,
+  getNodeTypes,
+  getNodeWarningTypes,
+  getOperatingSystem,
+  getOperatingSystems,
+  getTimeZone,
+  getTimeZones,
+  UnknownReferenceError,
 } from "../../provider/data";
 
 describe("data: reference data by name", function () {
@@ -24,12 +35,21 @@ describe("data: reference data by name", function () {
   });
 
   it("operating systems and node types by name, case-insensitive, with an error listing the valid names", async () => {
-    assert.deepEqual((await getOperatingSystems(p.client)).map((o) => o.name), ["Windows workstation", "Windows server", "Linux", "macOS"]);
+    assert.deepEqual(
+      (await getOperatingSystems(p.client)).map((o) => o.name),
+      ["Windows workstation", "Windows server", "Linux", "macOS"],
+    );
     const linux = await getOperatingSystem(p.client, "Linux");
     assert.deepEqual({ id: linux.id, name: linux.name, shortName: linux.shortName }, { id: 3, name: "Linux", shortName: "Linux" });
     assert.equal((await getOperatingSystem(p.client, "windows SERVER")).id, 2);
-    await assert.rejects(getOperatingSystem(p.client, "Plan 9"), /unknown operating system "Plan 9"; valid: Windows workstation, Windows server, Linux, macOS/);
-    assert.deepEqual((await getNodeTypes(p.client)).map((t) => t.id), [1, 2, 3]);
+    await assert.rejects(
+      getOperatingSystem(p.client, "Plan 9"),
+      /unknown operating system "Plan 9"; valid: Windows workstation, Windows server, Linux, macOS/,
+    );
+    assert.deepEqual(
+      (await getNodeTypes(p.client)).map((t) => t.id),
+      [1, 2, 3],
+    );
     assert.equal((await getNodeType(p.client, "File server")).id, 1);
     await assert.rejects(getNodeType(p.client, "Toaster"), /valid: File server, Workstation, Application server/);
   });
@@ -42,7 +62,10 @@ describe("data: reference data by name", function () {
     assert.equal((await getDomain(p.client, 2, "STANDARD")).id, 1);
     assert.equal((await getDomain(p.client, 2, "1year")).name, "1YEAR");
     await assert.rejects(getDomain(p.client, 2, "FOREVER"), /policy domain .*valid: STANDARD, 30DAYS/);
-    assert.deepEqual((await getClientOptionSets(p.client, 2)).map((c) => c.name), ["None", "DEDUP_AND_COMPRESS", "FORCE_ENCRYPT"]);
+    assert.deepEqual(
+      (await getClientOptionSets(p.client, 2)).map((c) => c.name),
+      ["None", "DEDUP_AND_COMPRESS", "FORCE_ENCRYPT"],
+    );
     assert.equal((await getClientOptionSet(p.client, 2, "DEDUP_AND_COMPRESS")).id, 2);
     await assert.rejects(getClientOptionSet(p.client, 2, "ZIP"), /client option set .*valid: None, DEDUP_AND_COMPRESS, FORCE_ENCRYPT/);
     await assert.rejects(getDomains(p.client, 0), RangeError);
@@ -61,7 +84,10 @@ describe("data: reference data by name", function () {
     await getOperatingSystems(p.client);
     await getDomain(p.client, 2, "STANDARD");
     await getDomain(p.client, 2, "30DAYS");
-    const reads = p.emu.requests().filter((r) => r.method === "GET").map((r) => r.path);
+    const reads = p.emu
+      .requests()
+      .filter((r) => r.method === "GET")
+      .map((r) => r.path);
     assert.deepEqual(reads, ["/v1/nodeoperatingsystems", "/v1/bunits/2/defaultserver/domains"]);
     // Another client reads again.
     const other = clientFor(p.emu);

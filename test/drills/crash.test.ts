@@ -76,7 +76,8 @@ describe("crash drills: provider host killed with creates in flight, resumed fro
     {
       name: "business units in flight",
       // After the time zones are read, each business unit's POST follows at once.
-      ready: (eng: TestEngine) => emu.requests().some((r) => r.path === "/v1/timezones" && r.status === 200) && pendingOf(eng, "BusinessUnit") >= 3,
+      ready: (eng: TestEngine) =>
+        emu.requests().some((r) => r.path === "/v1/timezones" && r.status === 200) && pendingOf(eng, "BusinessUnit") >= 3,
     },
     {
       name: "consumers in flight",
@@ -101,7 +102,10 @@ describe("crash drills: provider host killed with creates in flight, resumed fro
       // for the host to have sent them before it is frozen, even on a loaded machine.
       emu.setFaults({ latencyMs: 400 });
       const eng = e.engine({ parallel: 16, stateFile });
-      const run1 = eng.up(w.resources).then(() => "completed", (err: Error) => err.message);
+      const run1 = eng.up(w.resources).then(
+        () => "completed",
+        (err: Error) => err.message,
+      );
       assert.ok(await until(() => sc.ready(eng), 60_000), "the run never reached the point to crash at");
       await sleep(150); // requests just started reach the portal (and are still inside its latency)
       const host = eng.currentHost!;
@@ -119,9 +123,13 @@ describe("crash drills: provider host killed with creates in flight, resumed fro
       const orphans = orphansOf(emu, w, snap);
 
       // `pulumi up` again from the checkpoint (a new engine, a new host), with recovery on.
-      const eng2 = e.track(TestEngine.fromState(snap, {
-        stack: "test", env: { ...envFor(emu), BACKUP_PORTAL_RECOVER_INTERRUPTED: "true" }, stateFile,
-      }));
+      const eng2 = e.track(
+        TestEngine.fromState(snap, {
+          stack: "test",
+          env: { ...envFor(emu), BACKUP_PORTAL_RECOVER_INTERRUPTED: "true" },
+          stateFile,
+        }),
+      );
       const out = await upOnce(eng2, w);
       assert.ok(out.ok, `the resumed run did not complete: ${out.error}`);
       assert.equal(eng2.warnings.length, snap.pendingOperations.length, "one warning per interrupted operation");
@@ -138,11 +146,16 @@ describe("crash drills: provider host killed with creates in flight, resumed fro
       assert.ok(takenOver.length > 0, "the crash left objects the portal made but state did not record");
       for (const name of takenOver) {
         const urnEnd = `::${name}`;
-        assert.ok([...eng2.state.values()].some((r) => r.urn.endsWith(urnEnd)), `${name} is in state`);
+        assert.ok(
+          [...eng2.state.values()].some((r) => r.urn.endsWith(urnEnd)),
+          `${name} is in state`,
+        );
       }
 
-      console.log(`      crash drill "${sc.name}": killed with ${snap.resources.length} resources in state and ${pending.length} creates pending; ` +
-        `the portal had made ${takenOver.length} of them anyway (${takenOver.join(", ")}); the resumed run took them over: no duplicates`);
+      console.log(
+        `      crash drill "${sc.name}": killed with ${snap.resources.length} resources in state and ${pending.length} creates pending; ` +
+          `the portal had made ${takenOver.length} of them anyway (${takenOver.join(", ")}); the resumed run took them over: no duplicates`,
+      );
     });
   });
 });

@@ -21,7 +21,10 @@ const DRILLS: Array<{ name: string; faults: FaultConfig }> = [
   { name: "10% connections dropped after processing", faults: { dropAfterRate: 0.1 } },
   // Creates, passwords and token grants only: the lost-answer paths of every create.
   { name: "30% of POSTs dropped after processing", faults: { dropAfterRate: 0.3, match: { method: "POST" } } },
-  { name: "POSTs: 20% dropped before and 20% after processing", faults: { dropBeforeRate: 0.2, dropAfterRate: 0.2, match: { method: "POST" } } },
+  {
+    name: "POSTs: 20% dropped before and 20% after processing",
+    faults: { dropBeforeRate: 0.2, dropAfterRate: 0.2, match: { method: "POST" } },
+  },
   {
     name: "all at once: 10% 503/429, 5% dropped before, 5% dropped after",
     faults: { errorRate: 0.1, statuses: [503, 429], retryAfterSeconds: 1, dropBeforeRate: 0.05, dropAfterRate: 0.05 },
@@ -58,7 +61,9 @@ describe("fault drills: exactly once under 503, 429, dropped connections and 2-s
     const s = emu.state();
     assert.deepEqual(exactlyOnce(s, w), { missing: [], duplicates: [], unexpected: [] });
     assert.deepEqual(stateMatchesPortal([...eng.state.values()], s), []);
-    console.log(`      drill "creates give up": run 1 failed with "${first.error!.split(";")[0].slice(0, 150)}"; run 2 completed; duplicates 0, missing 0`);
+    console.log(
+      `      drill "creates give up": run 1 failed with "${first.error!.split(";")[0].slice(0, 150)}"; run 2 completed; duplicates 0, missing 0`,
+    );
   });
 
   DRILLS.forEach(({ name, faults }, i) => {
@@ -71,7 +76,10 @@ describe("fault drills: exactly once under 503, 429, dropped connections and 2-s
 
       const runs: RunOutcome[] = [];
       while (runs.length < MAX_RUNS && !runs.some((r) => r.ok)) runs.push(await upOnce(eng, w));
-      assert.ok(runs.some((r) => r.ok), `no run of ${MAX_RUNS} completed: ${runs.map((r) => r.error).join(" | ")}`);
+      assert.ok(
+        runs.some((r) => r.ok),
+        `no run of ${MAX_RUNS} completed: ${runs.map((r) => r.error).join(" | ")}`,
+      );
       const s = emu.state();
       assert.deepEqual(exactlyOnce(s, w), { missing: [], duplicates: [], unexpected: [] });
       assert.deepEqual(stateMatchesPortal([...eng.state.values()], s), []);
@@ -80,10 +88,16 @@ describe("fault drills: exactly once under 503, 429, dropped connections and 2-s
 
       // Under the same faults: a refresh changes nothing, a no-op update writes nothing.
       const refreshed = await eng.refresh();
-      assert.deepEqual(refreshed.filter((x) => x.op !== "same"), []);
+      assert.deepEqual(
+        refreshed.filter((x) => x.op !== "same"),
+        [],
+      );
       const mark = emu.requests().length;
       const noop = await eng.up(w.resources);
-      assert.deepEqual(noop.steps.filter((x) => x.op !== "same"), []);
+      assert.deepEqual(
+        noop.steps.filter((x) => x.op !== "same"),
+        [],
+      );
       assert.deepEqual(writesIn(emu.requests().slice(mark)), []);
 
       // Destroy under the same faults leaves nothing of the workload behind.
@@ -103,12 +117,14 @@ describe("fault drills: exactly once under 503, 429, dropped connections and 2-s
 
       const c = faultCounts(createLog);
       const all = faultCounts(emu.requests());
-      console.log(`      drill "${name}": ${runs.length} run(s) to complete` +
-        `${runs.some((r) => !r.ok) ? ` (first failed: ${runs.find((r) => !r.ok)!.error!.slice(0, 160)})` : ""}; ` +
-        `create: ${c.requests} requests, ${c["503"]}×503, ${c["429"]}×429, ${c.dropped} dropped, ${c.tokens} token requests; ` +
-        `whole drill (create, refresh, no-op, destroy${destroyErrors.length ? ` in ${destroyErrors.length + 1} tries` : ""}): ` +
-        `${all.requests} requests, ${all["503"] + all["429"]} injected errors, ${all.dropped} dropped, ${all.tokens} token requests, ` +
-        `${all["401"]}×401, ${((Date.now() - started) / 1000).toFixed(1)} s; duplicates 0, missing 0`);
+      console.log(
+        `      drill "${name}": ${runs.length} run(s) to complete` +
+          `${runs.some((r) => !r.ok) ? ` (first failed: ${runs.find((r) => !r.ok)!.error!.slice(0, 160)})` : ""}; ` +
+          `create: ${c.requests} requests, ${c["503"]}×503, ${c["429"]}×429, ${c.dropped} dropped, ${c.tokens} token requests; ` +
+          `whole drill (create, refresh, no-op, destroy${destroyErrors.length ? ` in ${destroyErrors.length + 1} tries` : ""}): ` +
+          `${all.requests} requests, ${all["503"] + all["429"]} injected errors, ${all.dropped} dropped, ${all.tokens} token requests, ` +
+          `${all["401"]}×401, ${((Date.now() - started) / 1000).toFixed(1)} s; duplicates 0, missing 0`,
+      );
     });
   });
 });

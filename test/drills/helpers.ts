@@ -50,7 +50,8 @@ export function stateMatchesPortal(resources: StateResource[], s: State): string
     if (type === "Node") {
       const n = s.nodes.find((x) => x.consumerId === id);
       if (!n) problems.push(`${r.name}: consumer ${id} has no node`);
-      else if (n.tsmName !== r.outputs.activatedName) problems.push(`${r.name}: node is ${n.tsmName}, state says ${String(r.outputs.activatedName)}`);
+      else if (n.tsmName !== r.outputs.activatedName)
+        problems.push(`${r.name}: node is ${n.tsmName}, state says ${String(r.outputs.activatedName)}`);
     }
   }
   return problems;

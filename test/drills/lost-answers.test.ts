@@ -27,7 +27,10 @@ describe("fault drill: lost answers of a node create", function () {
     emu.setFaults({ dropBeforeRate: 0.5, dropAfterRate: 1, seed: 8, count: 2, match: { method: "POST", pathPrefix: path } });
     const mark = emu.requests().length;
     const node = await client.nodes.create(2, c.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
-    const log = emu.requests().slice(mark).map((r) => `${r.method} ${r.path.replace(String(c.id), "{c}")} ${r.status}`);
+    const log = emu
+      .requests()
+      .slice(mark)
+      .map((r) => `${r.method} ${r.path.replace(String(c.id), "{c}")} ${r.status}`);
     assert.deepEqual(log, [
       "POST /v1/bunits/2/consumers/{c}/node 0", // dropped before: not made
       "GET /v1/bunits/2/consumers/{c}/node 404", // looked up: none

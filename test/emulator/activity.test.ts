@@ -24,19 +24,38 @@ describe("emulator: audit log, jobs and reports", () => {
       await a.post(`${path}/node/password`, { tsmPassword: "pw-123456" });
       await a.get(`${path}/node/activate?tsmName=AUDITED`);
     });
-    const log = (q = "") => a.get(`${path}/auditlogs${q}`).then((r) => { assert.equal(r.status, 200, r.text); return r.body; });
+    const log = (q = "") =>
+      a.get(`${path}/auditlogs${q}`).then((r) => {
+        assert.equal(r.status, 200, r.text);
+        return r.body;
+      });
 
     it("answers the consumer's own entries, and its node's with includeDescendants", async () => {
       const own = await log();
-      assert.deepEqual(own.items.map((e: { type: number }) => e.type), [100, 200, 200, 200, 200]);
+      assert.deepEqual(
+        own.items.map((e: { type: number }) => e.type),
+        [100, 200, 200, 200, 200],
+      );
       assert.equal(own.total, 5);
       assert.deepEqual([own.offset, own.limit], [0, 50]);
-      assert.deepEqual(Object.keys(own.items[0]).sort(),
-        ["action", "businessUnitId", "consumerId", "id", "message", "objectId", "objectType", "time", "type", "user"]);
+      assert.deepEqual(Object.keys(own.items[0]).sort(), [
+        "action",
+        "businessUnitId",
+        "consumerId",
+        "id",
+        "message",
+        "objectId",
+        "objectType",
+        "time",
+        "type",
+        "user",
+      ]);
       const all = await log("?includeDescendants=true");
       assert.equal(all.total, 9);
-      assert.deepEqual(all.items.filter((e: { objectType: string }) => e.objectType === "Node").map((e: { action: string }) => e.action),
-        ["Create", "Modify", "ChangePassword", "Activate"]);
+      assert.deepEqual(
+        all.items.filter((e: { objectType: string }) => e.objectType === "Node").map((e: { action: string }) => e.action),
+        ["Create", "Modify", "ChangePassword", "Activate"],
+      );
       assert.ok(all.items.every((e: { user: string }) => e.user === "tenant"));
       assert.ok(!JSON.stringify(all).includes("pw-123456"));
     });
@@ -49,7 +68,10 @@ describe("emulator: audit log, jobs and reports", () => {
       assert.ok([p1, p2, p3].every((p) => p.total === 9));
       const ids = [...p1.items, ...p2.items, ...p3.items].map((e: { id: number }) => e.id);
       assert.equal(new Set(ids).size, 9);
-      assert.deepEqual(ids, [...ids].sort((x, y) => x - y));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((x, y) => x - y),
+      );
       assert.equal((await log("?limit=100000")).limit, 500, "limit capped at 500");
       assert.equal((await a.get(`${path}/auditlogs?limit=-1`)).status, 400);
       assert.equal((await a.get(`${path}/auditlogs?offset=x`)).status, 400);
@@ -57,12 +79,18 @@ describe("emulator: audit log, jobs and reports", () => {
 
     it("filters by types (repeatable) and orders descending", async () => {
       const creates = await log("?includeDescendants=true&types=100");
-      assert.deepEqual(creates.items.map((e: { objectType: string }) => e.objectType), ["Consumer", "Node"]);
+      assert.deepEqual(
+        creates.items.map((e: { objectType: string }) => e.objectType),
+        ["Consumer", "Node"],
+      );
       const two = await log("?includeDescendants=true&types=100&types=300");
       assert.equal(two.total, 2);
       const desc = await log("?includeDescendants=true&orderDesc=true");
       const asc = await log("?includeDescendants=true");
-      assert.deepEqual(desc.items.map((e: { id: number }) => e.id), asc.items.map((e: { id: number }) => e.id).reverse());
+      assert.deepEqual(
+        desc.items.map((e: { id: number }) => e.id),
+        asc.items.map((e: { id: number }) => e.id).reverse(),
+      );
       assert.equal((await a.get(`${path}/auditlogs?types=150`)).status, 400);
     });
 
@@ -85,7 +113,13 @@ describe("emulator: audit log, jobs and reports", () => {
       const c = (await a.post("/v1/bunits/2/consumers", { name: "short-lived" })).body.id;
       await a.del(`/v1/bunits/2/consumers/${c}?deletionComment=bye`);
       const entries = ctx.em.state().auditLogs.filter((e) => e.consumerId === c);
-      assert.deepEqual(entries.map((e) => [e.type, e.action]), [[100, "Create"], [300, "Delete"]]);
+      assert.deepEqual(
+        entries.map((e) => [e.type, e.action]),
+        [
+          [100, "Create"],
+          [300, "Delete"],
+        ],
+      );
     });
   });
 
@@ -105,7 +139,15 @@ describe("emulator: audit log, jobs and reports", () => {
       assert.equal(r.status, 200);
       assert.ok(r.body.items.length >= 3);
       for (const j of r.body.items) assert.ok(Date.now() - Date.parse(j.completed) <= 24 * HOUR);
-      assert.deepEqual(Object.keys(r.body.items[0]).sort(), ["bytesTransferred", "completed", "id", "objects", "started", "status", "type"]);
+      assert.deepEqual(Object.keys(r.body.items[0]).sort(), [
+        "bytesTransferred",
+        "completed",
+        "id",
+        "objects",
+        "started",
+        "status",
+        "type",
+      ]);
     });
 
     it("startTime may not be before the first job; at the first job it returns the full history", async () => {

@@ -6,8 +6,12 @@ describe("emulator: authentication", () => {
   const ctx = useEmulator();
   beforeEach(() => ctx.em.reset());
 
-  const pw = (user: "admin" | "tenant" = "admin", clientId = "emulator") =>
-    ({ client_id: clientId, grant_type: "password", username: SEED.users[user].username, password: SEED.users[user].password });
+  const pw = (user: "admin" | "tenant" = "admin", clientId = "emulator") => ({
+    client_id: clientId,
+    grant_type: "password",
+    username: SEED.users[user].username,
+    password: SEED.users[user].password,
+  });
 
   it("password grant (form-encoded) answers an AccessToken", async () => {
     const res = await tokenRequest(ctx.em.url, pw());
@@ -42,9 +46,11 @@ describe("emulator: authentication", () => {
 
   it("refresh keeps the refresh token and issues a new working access token", async () => {
     const first = await tokenRequest(ctx.em.url, pw());
-    const refreshed = await tokenRequest(ctx.em.url,
+    const refreshed = await tokenRequest(
+      ctx.em.url,
       { client_id: "emulator", grant_type: "refresh_token", refresh_token: first.body.refresh_token },
-      { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` });
+      { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` },
+    );
     assert.equal(refreshed.status, 200);
     assert.equal(refreshed.body.refresh_token, first.body.refresh_token);
     assert.notEqual(refreshed.body.access_token, first.body.access_token);
@@ -58,20 +64,29 @@ describe("emulator: authentication", () => {
     const expired = await api(ctx.em, first.body.access_token).get("/v1/bunits/1");
     assert.equal(expired.status, 401);
     assert.equal(expired.body.code, "InvalidToken");
-    const refreshed = await tokenRequest(ctx.em.url,
+    const refreshed = await tokenRequest(
+      ctx.em.url,
       { client_id: "emulator", grant_type: "refresh_token", refresh_token: first.body.refresh_token },
-      { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` });
+      { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` },
+    );
     assert.equal(refreshed.status, 200);
     assert.equal((await api(ctx.em, refreshed.body.access_token).get("/v1/bunits/1")).status, 200);
   });
 
   it("refresh needs the Bearer header and a matching refresh token; errors never echo tokens", async () => {
     const first = await tokenRequest(ctx.em.url, pw());
-    const noBearer = await tokenRequest(ctx.em.url, { client_id: "emulator", grant_type: "refresh_token", refresh_token: first.body.refresh_token });
+    const noBearer = await tokenRequest(ctx.em.url, {
+      client_id: "emulator",
+      grant_type: "refresh_token",
+      refresh_token: first.body.refresh_token,
+    });
     assert.equal(noBearer.status, 401);
     assert.equal(noBearer.body.code, "InvalidToken");
-    const wrong = await tokenRequest(ctx.em.url, { client_id: "emulator", grant_type: "refresh_token", refresh_token: "not-the-token-xyz" },
-      { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` });
+    const wrong = await tokenRequest(
+      ctx.em.url,
+      { client_id: "emulator", grant_type: "refresh_token", refresh_token: "not-the-token-xyz" },
+      { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` },
+    );
     assert.equal(wrong.status, 400);
     assert.equal(wrong.body.error, "invalid_grant");
     assert.ok(!wrong.text.includes("not-the-token-xyz"));
@@ -82,8 +97,11 @@ describe("emulator: authentication", () => {
     const first = await tokenRequest(ctx.em.url, pw("admin", "norefresh"));
     assert.equal(first.status, 200);
     assert.equal(first.body.refresh_token, undefined);
-    const res = await tokenRequest(ctx.em.url, { client_id: "norefresh", grant_type: "refresh_token", refresh_token: "anything" },
-      { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` });
+    const res = await tokenRequest(
+      ctx.em.url,
+      { client_id: "norefresh", grant_type: "refresh_token", refresh_token: "anything" },
+      { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` },
+    );
     assert.equal(res.status, 400);
     assert.equal(res.body.error, "unauthorized_client");
   });
@@ -128,7 +146,10 @@ describe("emulator: authentication", () => {
     await login(ctx.em, "tenant");
     await tokenRequest(ctx.em.url, { ...pw(), password: "wrong" });
     const oauth = ctx.em.requests().filter((r) => r.method === "POST" && r.path === "/v1/oauth");
-    assert.deepEqual(oauth.map((r) => r.status), [200, 200, 400]);
+    assert.deepEqual(
+      oauth.map((r) => r.status),
+      [200, 200, 400],
+    );
   });
 });
 

@@ -3,7 +3,13 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { call, control, login, SEED, useAccounts } from "./helpers";
 
-interface Received { method: string; url: string; headers: http.IncomingHttpHeaders; body: string; at: number }
+interface Received {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
 
 /** A tiny notification receiver on 127.0.0.1; `noContinue` holds back the 100 Continue. */
 async function receiver(opts: { status?: number; noContinue?: boolean } = {}) {
@@ -13,7 +19,13 @@ async function receiver(opts: { status?: number; noContinue?: boolean } = {}) {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      got.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() });
+      got.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+      });
       res.writeHead(opts.status ?? 200).end("ok");
     });
   };
@@ -21,7 +33,15 @@ async function receiver(opts: { status?: number; noContinue?: boolean } = {}) {
   if (opts.noContinue) server.on("checkContinue", handle); // no automatic 100 Continue
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, got, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) };
+  return {
+    url,
+    got,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 describe("emulator: billing", () => {
@@ -32,7 +52,10 @@ describe("emulator: billing", () => {
     assert.equal(contract.status, 200);
     assert.deepEqual([contract.body.id, contract.body.currency], [SEED.billing.contractId, "EUR"]);
     const invoices = await ctx.admin.get("/v1/bunits/1/invoices");
-    assert.deepEqual(invoices.body.items.map((i: { date: string }) => i.date), [...SEED.billing.periods]);
+    assert.deepEqual(
+      invoices.body.items.map((i: { date: string }) => i.date),
+      [...SEED.billing.periods],
+    );
     const date = /\/invoices\/(\d{4}-\d{2}-\d{2})$/.exec(invoices.body.items[0].href)?.[1];
     assert.equal(date, SEED.billing.periods[0]);
     const one = await ctx.admin.get(`/v1/bunits/1/invoices/${date}`);
@@ -47,7 +70,9 @@ describe("emulator: billing", () => {
     const before = await ctx.admin.get("/v1/bunits/1/invoicefiles");
     assert.equal(before.body.total, 1);
     const up = await call(ctx.em, "POST", "/v1/bunits/1/invoicefiles?erpReference=ERP-9&sendToBillingAddress=true", {
-      token: (await login(ctx.em)), body: Buffer.from("%PDF-1.4 hello"), headers: { "Content-Type": "application/pdf", "X-File-Name": "x.pdf" },
+      token: await login(ctx.em),
+      body: Buffer.from("%PDF-1.4 hello"),
+      headers: { "Content-Type": "application/pdf", "X-File-Name": "x.pdf" },
     });
     assert.equal(up.status, 200, up.text);
     assert.deepEqual([up.body.fileName, up.body.size, up.body.erpReference, up.body.sendToBillingAddress], ["x.pdf", 14, "ERP-9", true]);
@@ -57,7 +82,10 @@ describe("emulator: billing", () => {
   it("billing data only on a reseller; includeNext adds forecasts", async () => {
     const list = await ctx.admin.get("/v1/bunits/1/billing");
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.items.map((b: { period: string }) => b.period), [...SEED.billing.periods]);
+    assert.deepEqual(
+      list.body.items.map((b: { period: string }) => b.period),
+      [...SEED.billing.periods],
+    );
     const b = list.body.items[0];
     assert.ok(b.lines.length >= 3 && typeof b.total === "number" && typeof b.generatedDate === "string");
     const next = await ctx.admin.get("/v1/bunits/1/billing?includeNext=2");

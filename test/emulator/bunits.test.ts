@@ -18,25 +18,46 @@ describe("emulator: business units", () => {
     const root = await ctx.admin.get("/v1/bunits/1");
     assert.equal("parentBusinessUnit" in root.body, false);
     const children = await ctx.admin.get("/v1/bunits/1/bunits");
-    assert.deepEqual(children.body.items.map((b: { id: number }) => b.id), [2, 3]);
+    assert.deepEqual(
+      children.body.items.map((b: { id: number }) => b.id),
+      [2, 3],
+    );
     assert.equal(children.body.total, 2);
     const users = await ctx.admin.get("/v1/bunits/2/users");
-    assert.deepEqual(users.body.items.map((u: { username: string }) => u.username), ["tenant"]);
+    assert.deepEqual(
+      users.body.items.map((u: { username: string }) => u.username),
+      ["tenant"],
+    );
     assert.equal((await ctx.admin.get(users.body.items[0].href.replace(ctx.em.url, ""))).status, 200);
   });
 
   it("stores and returns every setting of spec 000; a node may use a domain outside its business unit's filter", async () => {
     const r = await create({
-      name: "Filtered", registrationNumber: "1", timeZone: { id: 4 }, domainFilter: [{ id: 1 }, 2], clientOptionSetFilter: [{ id: 3 }],
-      BillingStorageType: 2, requiredApproversOfDeleteRequest: 1, finalDeleteRequestApprover: true, usersCanApproveOwnRequests: false,
+      name: "Filtered",
+      registrationNumber: "1",
+      timeZone: { id: 4 },
+      domainFilter: [{ id: 1 }, 2],
+      clientOptionSetFilter: [{ id: 3 }],
+      BillingStorageType: 2,
+      requiredApproversOfDeleteRequest: 1,
+      finalDeleteRequestApprover: true,
+      usersCanApproveOwnRequests: false,
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const bu = (await ctx.admin.get(`/v1/bunits/${r.body.id}`)).body;
-    assert.deepEqual(bu.domainFilter, [{ id: 1, name: "STANDARD" }, { id: 2, name: "30DAYS" }]);
+    assert.deepEqual(bu.domainFilter, [
+      { id: 1, name: "STANDARD" },
+      { id: 2, name: "30DAYS" },
+    ]);
     assert.deepEqual(bu.clientOptionSetFilter, [{ id: 3, name: "FORCE_ENCRYPT" }]);
     assert.deepEqual([bu.billingStorageTypeId, bu.billingStorageType], [2, 2], "one value under both names");
     assert.deepEqual([bu.requiredApproversOfDeleteRequest, bu.finalDeleteRequestApprover, bu.usersCanApproveOwnRequests], [1, true, false]);
-    for (const bad of [{ requiredApproversOfDeleteRequest: 1.5 }, { billingStorageTypeId: -1 }, { domainFilter: [{ id: 999 }] }, { usersCanApproveOwnRequests: "maybe" }]) {
+    for (const bad of [
+      { requiredApproversOfDeleteRequest: 1.5 },
+      { billingStorageTypeId: -1 },
+      { domainFilter: [{ id: 999 }] },
+      { usersCanApproveOwnRequests: "maybe" },
+    ]) {
       assert.equal((await ctx.admin.put(`/v1/bunits/${r.body.id}`, bad)).status, 400, JSON.stringify(bad));
     }
     const cleared = await ctx.admin.put(`/v1/bunits/${r.body.id}`, { domainFilter: [], clientOptionSetFilter: null });
@@ -44,13 +65,25 @@ describe("emulator: business units", () => {
     // The filter is not a rule of the node API (docs/portal-contract.md): domain 6 lies outside [1, 2].
     await ctx.admin.put(`/v1/bunits/${r.body.id}`, { domainFilter: [1, 2] });
     const c = await ctx.admin.post(`/v1/bunits/${r.body.id}/consumers`, { name: "n" });
-    const n = await ctx.admin.post(`/v1/bunits/${r.body.id}/consumers/${c.body.id}/node`, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 6 }, cpuCount: 1 });
+    const n = await ctx.admin.post(`/v1/bunits/${r.body.id}/consumers/${c.body.id}/node`, {
+      operatingSystem: { id: 3 },
+      type: { id: 1 },
+      domain: { id: 6 },
+      cpuCount: 1,
+    });
     assert.equal(n.status, 200, JSON.stringify(n.body));
   });
 
   it("refuses control characters in text and names of only whitespace; a note may hold newlines and tabs", async () => {
     const full = { name: "Acme", registrationNumber: "556677-8899", timeZone: { id: 4 } };
-    for (const bad of [{ name: "Acme\u0000" }, { registrationNumber: "1\u001b[2J" }, { tags: ["a\u0007"] }, { note: "a\u0000" }, { name: "   " }, { name: "a\u0085" }]) {
+    for (const bad of [
+      { name: "Acme\u0000" },
+      { registrationNumber: "1\u001b[2J" },
+      { tags: ["a\u0007"] },
+      { note: "a\u0000" },
+      { name: "   " },
+      { name: "a\u0085" },
+    ]) {
       const r = await create({ ...full, ...bad });
       assert.equal(r.status, 400, JSON.stringify(bad));
     }
@@ -82,8 +115,10 @@ describe("emulator: business units", () => {
   it("accepts PascalCase keys and references carrying only an id", async () => {
     const r = await create({ Name: "Pascal", RegistrationNumber: "1", TimeZone: { Id: 1 }, Note: "n", Tags: ["x"], InvoiceDay: 5 });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual([r.body.name, r.body.registrationNumber, r.body.timeZone.id, r.body.note, r.body.tags, r.body.invoiceDay],
-      ["Pascal", "1", 1, "n", ["x"], 5]);
+    assert.deepEqual(
+      [r.body.name, r.body.registrationNumber, r.body.timeZone.id, r.body.note, r.body.tags, r.body.invoiceDay],
+      ["Pascal", "1", 1, "n", ["x"], 5],
+    );
   });
 
   it("PUT changes the fields present, keeps the others, and clears with null or empty", async () => {
@@ -95,8 +130,11 @@ describe("emulator: business units", () => {
     assert.equal("note" in cleared.body, false);
     assert.equal("tags" in cleared.body, false);
     assert.equal((await ctx.admin.put(`/v1/bunits/${bu.id}`, { name: "" })).status, 400);
-    assert.equal((await ctx.admin.put(`/v1/bunits/${bu.id}`, { parentBusinessUnit: { id: 3 } })).body.parentBusinessUnit.id, 1,
-      "the parent does not change by PUT");
+    assert.equal(
+      (await ctx.admin.put(`/v1/bunits/${bu.id}`, { parentBusinessUnit: { id: 3 } })).body.parentBusinessUnit.id,
+      1,
+      "the parent does not change by PUT",
+    );
   });
 
   it("delete: 409 HasChildren with children or consumers, else 204 and gone", async () => {
@@ -138,7 +176,10 @@ describe("emulator: business units", () => {
     await ctx.admin.put(`/v1/bunits/${bu.id}`, { note: "n" });
     await ctx.admin.del(`/v1/bunits/${bu.id}`);
     const entries = ctx.em.state().auditLogs.filter((e) => e.objectType === "BusinessUnit" && e.objectId === bu.id);
-    assert.deepEqual(entries.map((e) => e.type), [100, 200, 300]);
+    assert.deepEqual(
+      entries.map((e) => e.type),
+      [100, 200, 300],
+    );
     assert.ok(entries.every((e) => e.user === "admin"));
     assert.equal(SEED.businessUnits.reseller.id, 1);
   });

@@ -25,8 +25,13 @@ function runCli(args: string[]): { child: ChildProcess; url: Promise<string>; ex
         resolve(m[1]);
       }
     });
-    child.stderr?.on("data", (c: Buffer) => { err += c.toString(); });
-    child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`exited (${code}) before listening; stdout: ${out}; stderr: ${err}`)); });
+    child.stderr?.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${code}) before listening; stdout: ${out}; stderr: ${err}`));
+    });
   });
   return { child, url, exited };
 }
@@ -34,10 +39,18 @@ function runCli(args: string[]): { child: ChildProcess; url: Promise<string>; ex
 /** Stops the process group we started (npm, sh and ts-node) and waits, bounded. */
 async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
   if (child.pid === undefined || child.exitCode !== null) return;
-  try { process.kill(-child.pid, "SIGTERM"); } catch { /* already gone */ }
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    /* already gone */
+  }
   const done = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
   if (!done) {
-    try { process.kill(-child.pid, "SIGKILL"); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
   }
 }
 

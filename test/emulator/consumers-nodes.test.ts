@@ -36,7 +36,9 @@ describe("emulator: consumers and nodes", () => {
     const put = await ctx.tenant.put(`/v1/bunits/2/consumers/${id}`, { note: "hello", allowNoActivity: true });
     assert.deepEqual([put.body.name, put.body.note, put.body.allowNoActivity], ["c1", "hello", true]);
     assert.equal((await ctx.tenant.del(`/v1/bunits/2/consumers/${id}?deleteAssociations=maybe`)).status, 400);
-    const del = await ctx.tenant.del(`/v1/bunits/2/consumers/${id}?deleteAssociations=true&deletionComment=${encodeURIComponent("no longer needed")}`);
+    const del = await ctx.tenant.del(
+      `/v1/bunits/2/consumers/${id}?deleteAssociations=true&deletionComment=${encodeURIComponent("no longer needed")}`,
+    );
     assert.equal(del.status, 204);
     assert.equal((await ctx.tenant.get(`/v1/bunits/2/consumers/${id}`)).status, 404);
     const entry = ctx.em.state().auditLogs.find((e) => e.consumerId === id && e.type === 300);
@@ -141,7 +143,10 @@ describe("emulator: consumers and nodes", () => {
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, node);
     assert.equal((await ctx.tenant.get(`/v1/bunits/2/consumers/${id}`)).status, 404);
-    assert.equal(ctx.em.state().consumers.some((c) => c.id === id), false);
+    assert.equal(
+      ctx.em.state().consumers.some((c) => c.id === id),
+      false,
+    );
     assert.equal((await ctx.tenant.del(`/v1/bunits/2/consumers/${id}/node`)).status, 404);
   });
 
@@ -154,8 +159,14 @@ describe("emulator: consumers and nodes", () => {
 
     const add = await ctx.tenant.post(`/v1/bunits/2/consumers/${target}/node/proxyagents?proxyAgentId=${agent}`, {});
     assert.equal(add.status, 200);
-    assert.deepEqual(add.body.proxyAgents.map((p: { id: number }) => p.id), [agent]);
-    assert.deepEqual((await node(agent)).proxyTargets.map((p: { id: number; name: string }) => [p.id, p.name]), [[target, "target"]]);
+    assert.deepEqual(
+      add.body.proxyAgents.map((p: { id: number }) => p.id),
+      [agent],
+    );
+    assert.deepEqual(
+      (await node(agent)).proxyTargets.map((p: { id: number; name: string }) => [p.id, p.name]),
+      [[target, "target"]],
+    );
     await ctx.tenant.post(`/v1/bunits/2/consumers/${target}/node/proxyagents?proxyAgentId=${agent}`, {});
     assert.equal((await node(target)).proxyAgents.length, 1, "adding again is a no-op");
     // Severed from the other side.
@@ -164,17 +175,29 @@ describe("emulator: consumers and nodes", () => {
     assert.equal((await ctx.tenant.del(`/v1/bunits/2/consumers/${agent}/node/proxytargets/${target}`)).status, 404);
     // Set up from the agent's side, severed from the target's.
     assert.equal((await ctx.tenant.post(`/v1/bunits/2/consumers/${agent}/node/proxytargets?proxyTargetId=${target}`)).status, 200);
-    assert.deepEqual((await node(target)).proxyAgents.map((p: { id: number }) => p.id), [agent]);
+    assert.deepEqual(
+      (await node(target)).proxyAgents.map((p: { id: number }) => p.id),
+      [agent],
+    );
     assert.equal((await ctx.tenant.del(`/v1/bunits/2/consumers/${target}/node/proxyagents/${agent}`)).status, 204);
     assert.deepEqual((await node(agent)).proxyTargets, []);
 
     assert.equal((await ctx.tenant.post(`/v1/bunits/2/consumers/${target}/node/proxyagents`)).status, 400, "proxyAgentId required");
     const noNode = await newConsumer(ctx.tenant, "bare");
     assert.equal((await ctx.tenant.post(`/v1/bunits/2/consumers/${target}/node/proxyagents?proxyAgentId=${noNode}`)).status, 400);
-    assert.equal((await ctx.tenant.post(`/v1/bunits/2/consumers/${target}/node/proxyagents?proxyAgentId=${SEED.consumers.erp.id}`)).status, 403);
+    assert.equal(
+      (await ctx.tenant.post(`/v1/bunits/2/consumers/${target}/node/proxyagents?proxyAgentId=${SEED.consumers.erp.id}`)).status,
+      403,
+    );
     assert.equal((await ctx.tenant.post(`/v1/bunits/2/consumers/${target}/node/proxyagents?proxyAgentId=99999`)).status, 404);
-    const actions = ctx.em.state().auditLogs.filter((e) => e.consumerId === target && e.objectType === "Node").map((e) => e.action);
-    assert.deepEqual(actions.filter((a) => a.endsWith("Proxy")), ["AddProxy", "RemoveProxy", "AddProxy", "RemoveProxy"]);
+    const actions = ctx.em
+      .state()
+      .auditLogs.filter((e) => e.consumerId === target && e.objectType === "Node")
+      .map((e) => e.action);
+    assert.deepEqual(
+      actions.filter((a) => a.endsWith("Proxy")),
+      ["AddProxy", "RemoveProxy", "AddProxy", "RemoveProxy"],
+    );
   });
 
   it("filespaces of a node", async () => {

@@ -29,12 +29,18 @@ describe("emulator: control API and faults", () => {
     const id = (await a.post("/v1/bunits/2/consumers", { name: "temp" })).body.id;
     await control(ctx.em, "POST", "/faults", { latencyMs: 1 });
     assert.equal((await control(ctx.em, "POST", "/reset")).status, 204);
-    assert.equal(ctx.em.state().consumers.some((c) => c.id === id), false);
+    assert.equal(
+      ctx.em.state().consumers.some((c) => c.id === id),
+      false,
+    );
     assert.deepEqual(ctx.em.requests(), []);
     assert.deepEqual((await control(ctx.em, "GET", "/faults")).body, {});
     const state = await control(ctx.em, "GET", "/state");
-    assert.deepEqual(state.body.consumers.map((c: { id: number }) => c.id), [1, 2, 3]);
-    assert.ok(!JSON.stringify(state.body).includes("\"password\""), "no clear-text passwords in the state");
+    assert.deepEqual(
+      state.body.consumers.map((c: { id: number }) => c.id),
+      [1, 2, 3],
+    );
+    assert.ok(!JSON.stringify(state.body).includes('"password"'), "no clear-text passwords in the state");
   });
 
   it("429 with Retry-After, in the error shape", async () => {
@@ -83,7 +89,10 @@ describe("emulator: control API and faults", () => {
     ctx.em.setFaults({ dropBeforeRate: 1, match: { method: "POST" } });
     await assert.rejects(a.post("/v1/bunits/2/consumers", { name: "dropped-before" }));
     ctx.em.clearFaults();
-    assert.equal(ctx.em.state().consumers.some((c) => c.name === "dropped-before"), false);
+    assert.equal(
+      ctx.em.state().consumers.some((c) => c.name === "dropped-before"),
+      false,
+    );
     assert.deepEqual(ctx.em.requests(), [{ method: "POST", path: "/v1/bunits/2/consumers", status: 0 }]);
   });
 

@@ -8,23 +8,34 @@ export interface Res {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   body: any;
 }
 
 /** Starts an emulator for a `describe` block (quiet) and closes it afterwards. */
 export function useEmulator(opts: EmulatorOptions = {}): { readonly em: Emulator } {
   const holder: { em?: Emulator } = {};
-  before(async () => { holder.em = await startEmulator({ quiet: true, ...opts }); });
-  after(async () => { await holder.em?.close(); });
-  return { get em(): Emulator { if (!holder.em) throw new Error("emulator not started"); return holder.em; } };
+  before(async () => {
+    holder.em = await startEmulator({ quiet: true, ...opts });
+  });
+  after(async () => {
+    await holder.em?.close();
+  });
+  return {
+    get em(): Emulator {
+      if (!holder.em) throw new Error("emulator not started");
+      return holder.em;
+    },
+  };
 }
 
 /** A suite's emulator, reset before each test, with an admin and a tenant session. */
 export function useAccounts(opts: EmulatorOptions = {}): { readonly em: Emulator; admin: Api; tenant: Api } {
   const ctx = useEmulator(opts);
   const accounts = {
-    get em(): Emulator { return ctx.em; },
+    get em(): Emulator {
+      return ctx.em;
+    },
     admin: undefined as unknown as Api,
     tenant: undefined as unknown as Api,
   };
@@ -40,12 +51,20 @@ async function toRes(r: Response): Promise<Res> {
   const text = await r.text();
   let body: unknown = undefined;
   if (text !== "") {
-    try { body = JSON.parse(text); } catch { body = text; }
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
   }
   return { status: r.status, headers: r.headers, text, body };
 }
 
-export async function tokenRequest(url: string, form: Record<string, string>, headers: Record<string, string> = { Origin: ORIGIN }): Promise<Res> {
+export async function tokenRequest(
+  url: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = { Origin: ORIGIN },
+): Promise<Res> {
   const r = await fetch(`${url}/v1/oauth`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },

@@ -8,7 +8,9 @@ import { api, login } from "./helpers";
 
 describe("emulator: persistence with a data file", () => {
   let dir: string;
-  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), "portal-emulator-")); });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "portal-emulator-"));
+  });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("keeps the state across a restart, and ids keep counting", async () => {

@@ -4,7 +4,9 @@ import { api, call, login, SEED, useEmulator, type Api } from "./helpers";
 describe("emulator: reference data", () => {
   const ctx = useEmulator();
   let a: Api;
-  before(async () => { a = api(ctx.em, await login(ctx.em)); });
+  before(async () => {
+    a = api(ctx.em, await login(ctx.em));
+  });
 
   it("time zones, one by id, and the offset action", async () => {
     const list = await a.get("/v1/timezones");
@@ -62,7 +64,7 @@ describe("emulator: reference data", () => {
     const r = await a.get("/v1/nothing/here");
     assert.equal(r.status, 404);
     assert.equal(r.body.code, "NotFound");
-    const m = await call(ctx.em, "PATCH", "/v1/nodetypes", { token: (await login(ctx.em)) });
+    const m = await call(ctx.em, "PATCH", "/v1/nodetypes", { token: await login(ctx.em) });
     assert.equal(m.status, 405);
     assert.equal(m.body.status, 405);
     assert.equal(m.headers.get("allow"), "GET");

@@ -48,305 +48,296 @@
 import * as fs from "fs";
 import * as pulumi from "@pulumi/pulumi";
 import { mainDirectory, ProviderError, ProviderHost, readProjectName, PROJECT_ROOT, startProviderHost } from "./host";
-import {
-    annotateSecrets,
-    changedKeys,
-    deepEqual,
-    isSecret,
-    PropertyMap,
-    redactSecrets,
-    secret,
-    UNKNOWN,
-} from "./values";
+import { annotateSecrets, changedKeys, deepEqual, isSecret, PropertyMap, redactSecrets, secret, UNKNOWN } from "./values";
 
 export { secret, UNKNOWN } from "./values";
 
 export interface Ref {
-    $ref: string;
-    /** Output key of the referenced resource; "id" and "urn" are special. Default "id". */
-    prop?: string;
+  $ref: string;
+  /** Output key of the referenced resource; "id" and "urn" are special. Default "id". */
+  prop?: string;
 }
 /** An input value resolved from another resource's output (an implicit dependency). */
 export function ref(name: string, prop = "id"): Ref {
-    return { $ref: name, prop };
+  return { $ref: name, prop };
 }
 
 export interface DesiredResource {
-    name: string;
-    type: string;
-    /** A dynamic provider object; serialized like the SDK does into `__provider`. */
-    provider: object;
-    inputs: Record<string, unknown>;
-    dependsOn?: string[];
-    /** The resource option: when set, it overrides Diff's deleteBeforeReplace either way. */
-    deleteBeforeReplace?: boolean;
-    additionalSecretOutputs?: string[];
-    protect?: boolean;
-    retainOnDelete?: boolean;
-    ignoreChanges?: string[];
-    replaceOnChanges?: string[];
-    /** Earlier names of this resource (same type): old state under them is adopted. */
-    aliases?: string[];
-    /** `get`: read the object with this id instead of managing it. */
-    id?: string;
+  name: string;
+  type: string;
+  /** A dynamic provider object; serialized like the SDK does into `__provider`. */
+  provider: object;
+  inputs: Record<string, unknown>;
+  dependsOn?: string[];
+  /** The resource option: when set, it overrides Diff's deleteBeforeReplace either way. */
+  deleteBeforeReplace?: boolean;
+  additionalSecretOutputs?: string[];
+  protect?: boolean;
+  retainOnDelete?: boolean;
+  ignoreChanges?: string[];
+  replaceOnChanges?: string[];
+  /** Earlier names of this resource (same type): old state under them is adopted. */
+  aliases?: string[];
+  /** `get`: read the object with this id instead of managing it. */
+  id?: string;
 }
 
 export interface StateResource {
-    urn: string;
-    type: string;
-    name: string;
-    id: string;
-    inputs: PropertyMap;
-    outputs: PropertyMap;
-    /** URNs this resource depends on. */
-    dependencies: string[];
-    /** A replaced resource awaiting deletion. */
-    delete?: boolean;
-    /** Why a create or update left it half done (ErrorResourceInitFailed); the next up updates it whatever Diff says. */
-    initErrors?: string[];
-    protect?: boolean;
-    retainOnDelete?: boolean;
-    /** Read with `get`: not managed, never deleted. */
-    external?: boolean;
-    /** Deleted by a delete-before-replace whose create has not succeeded yet. */
-    pendingReplacement?: boolean;
+  urn: string;
+  type: string;
+  name: string;
+  id: string;
+  inputs: PropertyMap;
+  outputs: PropertyMap;
+  /** URNs this resource depends on. */
+  dependencies: string[];
+  /** A replaced resource awaiting deletion. */
+  delete?: boolean;
+  /** Why a create or update left it half done (ErrorResourceInitFailed); the next up updates it whatever Diff says. */
+  initErrors?: string[];
+  protect?: boolean;
+  retainOnDelete?: boolean;
+  /** Read with `get`: not managed, never deleted. */
+  external?: boolean;
+  /** Deleted by a delete-before-replace whose create has not succeeded yet. */
+  pendingReplacement?: boolean;
 }
 
 export interface PendingOperation {
-    urn: string;
-    type: "creating" | "updating" | "deleting";
-    id?: string;
+  urn: string;
+  type: "creating" | "updating" | "deleting";
+  id?: string;
 }
 
 export interface StateSnapshot {
-    version: 1;
-    project: string;
-    stack: string;
-    resources: StateResource[];
-    pendingOperations: PendingOperation[];
-    /** The default provider's inputs as of the last update: the stack config (namespaced keys, secrets wrapped). */
-    providerConfig?: PropertyMap;
+  version: 1;
+  project: string;
+  stack: string;
+  resources: StateResource[];
+  pendingOperations: PendingOperation[];
+  /** The default provider's inputs as of the last update: the stack config (namespaced keys, secrets wrapped). */
+  providerConfig?: PropertyMap;
 }
 
 export type StepOp = "create" | "update" | "replace" | "delete" | "same" | "read";
 export interface Step {
-    urn: string;
-    op: StepOp;
-    /** Changed top-level keys (from Diff, or the engine's own input diff when the provider gives none). */
-    diffs: string[];
-    replaces?: string[];
-    deleteBeforeReplace?: boolean;
+  urn: string;
+  op: StepOp;
+  /** Changed top-level keys (from Diff, or the engine's own input diff when the provider gives none). */
+  diffs: string[];
+  replaces?: string[];
+  deleteBeforeReplace?: boolean;
 }
 
 export interface StepFailure {
-    urn: string;
-    op: string;
-    message: string;
-    error: unknown;
+  urn: string;
+  op: string;
+  message: string;
+  error: unknown;
 }
 
 export class UpdateError extends Error {
-    constructor(
-        public readonly failures: StepFailure[],
-        public readonly steps: Step[],
-    ) {
-        super(`update failed: ${failures.length} error(s):\n` + failures.map((f) => `  ${f.urn} (${f.op}): ${f.message}`).join("\n"));
-        this.name = "UpdateError";
-    }
+  constructor(
+    public readonly failures: StepFailure[],
+    public readonly steps: Step[],
+  ) {
+    super(`update failed: ${failures.length} error(s):\n` + failures.map((f) => `  ${f.urn} (${f.op}): ${f.message}`).join("\n"));
+    this.name = "UpdateError";
+  }
 }
 
 export interface TestEngineOptions {
-    project?: string;
-    stack?: string;
-    /** Host working directory (default: the project's `main` folder, as the engine runs it). */
-    cwd?: string;
-    /** Extra env for the host process. */
-    env?: Record<string, string>;
-    /** Stack config sent with Configure (keys namespaced or bare → `<project>:key`). */
-    config?: Record<string, string>;
-    secretConfigKeys?: string[];
-    /** Max concurrent resource operations (engine default is 4×cores; ours 16). */
-    parallel?: number;
-    /** Called once a deployment's host is up and configured, and just before it is stopped (bench: CPU per host). */
-    onHostStarted?: (host: ProviderHost, startMs: number) => void;
-    onHostStopping?: (host: ProviderHost) => void;
-    /** If set, the state is written here (exportState JSON) after every change, like a checkpoint. */
-    stateFile?: string;
+  project?: string;
+  stack?: string;
+  /** Host working directory (default: the project's `main` folder, as the engine runs it). */
+  cwd?: string;
+  /** Extra env for the host process. */
+  env?: Record<string, string>;
+  /** Stack config sent with Configure (keys namespaced or bare → `<project>:key`). */
+  config?: Record<string, string>;
+  secretConfigKeys?: string[];
+  /** Max concurrent resource operations (engine default is 4×cores; ours 16). */
+  parallel?: number;
+  /** Called once a deployment's host is up and configured, and just before it is stopped (bench: CPU per host). */
+  onHostStarted?: (host: ProviderHost, startMs: number) => void;
+  onHostStopping?: (host: ProviderHost) => void;
+  /** If set, the state is written here (exportState JSON) after every change, like a checkpoint. */
+  stateFile?: string;
 }
 
 export interface UpResult {
-    steps: Step[];
-    /** name → outputs (secrets wrapped) of the resources declared in this run. */
-    outputs: Record<string, PropertyMap>;
-    /** name → id */
-    ids: Record<string, string>;
+  steps: Step[];
+  /** name → outputs (secrets wrapped) of the resources declared in this run. */
+  outputs: Record<string, PropertyMap>;
+  /** name → id */
+  ids: Record<string, string>;
 }
 
 export interface RegisterRequest {
-    urn: string;
-    type: string;
-    name: string;
-    /** Resolved inputs including `__provider`; may hold secret wrappers and (preview) UNKNOWN. */
-    inputs: PropertyMap;
-    dependencies: string[];
-    deleteBeforeReplace?: boolean;
-    additionalSecretOutputs?: string[];
-    protect?: boolean;
-    retainOnDelete?: boolean;
-    ignoreChanges?: string[];
-    replaceOnChanges?: string[];
-    /** URNs this resource had before (aliases). */
-    aliasUrns?: string[];
-    /** `get`: the id to read. */
-    id?: string;
-    /** `import`: the id to import (refused). */
-    importId?: string;
+  urn: string;
+  type: string;
+  name: string;
+  /** Resolved inputs including `__provider`; may hold secret wrappers and (preview) UNKNOWN. */
+  inputs: PropertyMap;
+  dependencies: string[];
+  deleteBeforeReplace?: boolean;
+  additionalSecretOutputs?: string[];
+  protect?: boolean;
+  retainOnDelete?: boolean;
+  ignoreChanges?: string[];
+  replaceOnChanges?: string[];
+  /** URNs this resource had before (aliases). */
+  aliasUrns?: string[];
+  /** `get`: the id to read. */
+  id?: string;
+  /** `import`: the id to import (refused). */
+  importId?: string;
 }
 export interface RegisterResult {
-    urn: string;
-    /** UNKNOWN during preview for resources that would be created/replaced. */
-    id: string;
-    outputs: PropertyMap;
-    op: StepOp;
+  urn: string;
+  /** UNKNOWN during preview for resources that would be created/replaced. */
+  id: string;
+  outputs: PropertyMap;
+  op: StepOp;
 }
 
 class SkippedError extends Error {
-    constructor(urn: string) {
-        super(`${urn}: not started because an earlier step failed`);
-    }
+  constructor(urn: string) {
+    super(`${urn}: not started because an earlier step failed`);
+  }
 }
 
 class Semaphore {
-    private waiters: Array<() => void> = [];
-    private active = 0;
-    constructor(private readonly limit: number) {}
-    async acquire(): Promise<void> {
-        if (this.active < this.limit) {
-            this.active++;
-            return;
-        }
-        await new Promise<void>((resolve) => this.waiters.push(resolve));
-        this.active++;
+  private waiters: Array<() => void> = [];
+  private active = 0;
+  constructor(private readonly limit: number) {}
+  async acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return;
     }
-    release(): void {
-        this.active--;
-        const next = this.waiters.shift();
-        if (next) next();
-    }
+    await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.active++;
+  }
+  release(): void {
+    this.active--;
+    const next = this.waiters.shift();
+    if (next) next();
+  }
 }
 
 interface GraphNode {
-    key: string;
-    deps: string[];
-    run: () => Promise<void>;
+  key: string;
+  deps: string[];
+  run: () => Promise<void>;
 }
 
 /** Runs nodes as their deps complete, at most `limit` at once; after the first failure starts nothing new. */
 function runGraph(nodes: GraphNode[], limit: number): Promise<{ errors: Map<string, unknown>; notStarted: string[] }> {
-    const keys = new Set(nodes.map((n) => n.key));
-    for (const n of nodes) {
-        for (const d of n.deps) if (!keys.has(d)) throw new Error(`${n.key} depends on unknown ${d}`);
-    }
-    const done = new Set<string>();
-    const started = new Set<string>();
-    const errors = new Map<string, unknown>();
-    let running = 0;
-    let stop = false;
-    return new Promise((resolve) => {
-        let resolved = false;
-        const pump = () => {
-            if (!stop) {
-                for (const n of nodes) {
-                    if (running >= limit) break;
-                    if (started.has(n.key) || !n.deps.every((d) => done.has(d))) continue;
-                    started.add(n.key);
-                    running++;
-                    Promise.resolve()
-                        .then(n.run)
-                        .then(
-                            () => void done.add(n.key),
-                            (e) => {
-                                errors.set(n.key, e);
-                                stop = true;
-                            },
-                        )
-                        .finally(() => {
-                            running--;
-                            pump();
-                        });
-                }
-            }
-            if (running === 0 && !resolved) {
-                resolved = true;
-                const notStarted = nodes.filter((n) => !started.has(n.key)).map((n) => n.key);
-                if (!stop && notStarted.length > 0) errors.set(notStarted[0], new Error(`dependency cycle among: ${notStarted.join(", ")}`));
-                resolve({ errors, notStarted });
-            }
-        };
-        pump();
-    });
+  const keys = new Set(nodes.map((n) => n.key));
+  for (const n of nodes) {
+    for (const d of n.deps) if (!keys.has(d)) throw new Error(`${n.key} depends on unknown ${d}`);
+  }
+  const done = new Set<string>();
+  const started = new Set<string>();
+  const errors = new Map<string, unknown>();
+  let running = 0;
+  let stop = false;
+  return new Promise((resolve) => {
+    let resolved = false;
+    const pump = () => {
+      if (!stop) {
+        for (const n of nodes) {
+          if (running >= limit) break;
+          if (started.has(n.key) || !n.deps.every((d) => done.has(d))) continue;
+          started.add(n.key);
+          running++;
+          Promise.resolve()
+            .then(n.run)
+            .then(
+              () => void done.add(n.key),
+              (e) => {
+                errors.set(n.key, e);
+                stop = true;
+              },
+            )
+            .finally(() => {
+              running--;
+              pump();
+            });
+        }
+      }
+      if (running === 0 && !resolved) {
+        resolved = true;
+        const notStarted = nodes.filter((n) => !started.has(n.key)).map((n) => n.key);
+        if (!stop && notStarted.length > 0) errors.set(notStarted[0], new Error(`dependency cycle among: ${notStarted.join(", ")}`));
+        resolve({ errors, notStarted });
+      }
+    };
+    pump();
+  });
 }
 
 function messageOf(e: unknown): string {
-    return e instanceof Error ? e.message : String(e);
+  return e instanceof Error ? e.message : String(e);
 }
 
 function clone<T>(v: T): T {
-    return JSON.parse(JSON.stringify(v)) as T;
+  return JSON.parse(JSON.stringify(v)) as T;
 }
 
 /** What the step generator decided for one registration; the executor carries it out. */
 type Plan =
-    | { kind: "done"; result: RegisterResult }
-    | { kind: "create"; inputs: PropertyMap }
-    | { kind: "update"; inputs: PropertyMap; old: StateResource }
-    | { kind: "replace"; inputs: PropertyMap; old: StateResource; deleteBeforeReplace: boolean };
+  | { kind: "done"; result: RegisterResult }
+  | { kind: "create"; inputs: PropertyMap }
+  | { kind: "update"; inputs: PropertyMap; old: StateResource }
+  | { kind: "replace"; inputs: PropertyMap; old: StateResource; deleteBeforeReplace: boolean };
 
 /** step.go, deleteProtectedError. */
 export function deleteProtectedMessage(urn: string): string {
-    return (
-        `resource "${urn}" cannot be deleted\nbecause it is protected. To unprotect the resource, either remove the ` +
-        "`protect` flag from the resource in your Pulumi program and run `pulumi up`, or use the command:\n" +
-        `\`pulumi state unprotect '${urn}'\``
-    );
+  return (
+    `resource "${urn}" cannot be deleted\nbecause it is protected. To unprotect the resource, either remove the ` +
+    "`protect` flag from the resource in your Pulumi program and run `pulumi up`, or use the command:\n" +
+    `\`pulumi state unprotect '${urn}'\``
+  );
 }
 
 /** step_generator.go: a replacement of a resource protected before and after. */
 export function replaceProtectedMessage(urn: string): string {
-    return (
-        `unable to replace resource "${urn}"\nas it is currently marked for protection. To unprotect the resource, ` +
-        "remove the `protect` flag from the resource in your Pulumi program and run `pulumi up`"
-    );
+  return (
+    `unable to replace resource "${urn}"\nas it is currently marked for protection. To unprotect the resource, ` +
+    "remove the `protect` flag from the resource in your Pulumi program and run `pulumi up`"
+  );
 }
 
 /** step_generator.go, processIgnoreChanges: each ignored path (dotted, into objects) gets its old value back, or goes if it had none. */
 export function applyIgnoreChanges(news: PropertyMap, olds: PropertyMap, paths: string[] = []): PropertyMap {
-    const out = clone(news);
-    for (const p of paths) {
-        const keys = p.split(".");
-        let from: unknown = olds;
-        let to: Record<string, unknown> = out;
-        for (let i = 0; i < keys.length - 1; i++) {
-            from = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[keys[i]] : undefined;
-            const next = to[keys[i]];
-            if (typeof next !== "object" || next === null) {
-                to = {};
-                break;
-            }
-            to = next as Record<string, unknown>;
-        }
-        const last = keys[keys.length - 1];
-        const old = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[last] : undefined;
-        if (old === undefined) delete to[last];
-        else to[last] = clone(old);
+  const out = clone(news);
+  for (const p of paths) {
+    const keys = p.split(".");
+    let from: unknown = olds;
+    let to: Record<string, unknown> = out;
+    for (let i = 0; i < keys.length - 1; i++) {
+      from = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[keys[i]] : undefined;
+      const next = to[keys[i]];
+      if (typeof next !== "object" || next === null) {
+        to = {};
+        break;
+      }
+      to = next as Record<string, unknown>;
     }
-    return out;
+    const last = keys[keys.length - 1];
+    const old = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[last] : undefined;
+    if (old === undefined) delete to[last];
+    else to[last] = clone(old);
+  }
+  return out;
 }
 
 /** step_generator.go, applyReplaceOnChanges: changed keys under a replaceOnChanges path become replace keys. */
 function applyReplaceOnChanges(replaces: string[], changed: string[], replaceOnChanges: string[] = []): string[] {
-    const extra = changed.filter((k) => replaceOnChanges.some((p) => p === "*" || p === k || p.startsWith(`${k}.`) || k.startsWith(`${p}.`)));
-    return [...new Set([...replaces, ...extra])];
+  const extra = changed.filter((k) => replaceOnChanges.some((p) => p === "*" || p === k || p.startsWith(`${k}.`) || k.startsWith(`${p}.`)));
+  return [...new Set([...replaces, ...extra])];
 }
 
 /**
@@ -357,752 +348,757 @@ function applyReplaceOnChanges(replaces: string[], changed: string[], replaceOnC
  * up to `parallel` chains of Create/Update/Delete at once.
  */
 export class Deployment {
-    readonly steps: Step[] = [];
-    readonly failures: StepFailure[] = [];
-    readonly registered = new Map<string, RegisterResult>();
-    /** URNs whose state a registration took over through an alias. */
-    private readonly aliased = new Set<string>();
-    private stopped = false;
-    private readonly generator = new Semaphore(1);
-    private readonly executor: Semaphore;
+  readonly steps: Step[] = [];
+  readonly failures: StepFailure[] = [];
+  readonly registered = new Map<string, RegisterResult>();
+  /** URNs whose state a registration took over through an alias. */
+  private readonly aliased = new Set<string>();
+  private stopped = false;
+  private readonly generator = new Semaphore(1);
+  private readonly executor: Semaphore;
 
-    constructor(
-        private readonly engine: TestEngine,
-        readonly host: ProviderHost,
-        readonly preview: boolean,
-        private readonly releaseHost: () => Promise<void>,
-    ) {
-        this.executor = new Semaphore(engine.parallel);
+  constructor(
+    private readonly engine: TestEngine,
+    readonly host: ProviderHost,
+    readonly preview: boolean,
+    private readonly releaseHost: () => Promise<void>,
+  ) {
+    this.executor = new Semaphore(engine.parallel);
+  }
+
+  get failed(): boolean {
+    return this.failures.length > 0;
+  }
+
+  /** Records a failure that happened outside a step (e.g. program error) and stops new steps. */
+  fail(urn: string, op: string, error: unknown): void {
+    this.failures.push({ urn, op, message: messageOf(error), error });
+    this.stopped = true;
+  }
+
+  async register(req: RegisterRequest): Promise<RegisterResult> {
+    if (this.registered.has(req.urn)) throw new Error(`Duplicate resource URN '${req.urn}'`);
+    try {
+      const plan = await this.exclusively(this.generator, req, () => this.generate(req));
+      const result = plan.kind === "done" ? plan.result : await this.exclusively(this.executor, req, () => this.execute(req, plan));
+      this.registered.set(req.urn, result);
+      return result;
+    } catch (e) {
+      if (!(e instanceof SkippedError)) this.fail(req.urn, "register", e);
+      throw e;
+    }
+  }
+
+  /** Runs `work` holding one slot of `queue`; nothing new starts once the run has failed. */
+  private async exclusively<T>(queue: Semaphore, req: RegisterRequest, work: () => Promise<T>): Promise<T> {
+    if (this.stopped) throw new SkippedError(req.urn);
+    await queue.acquire();
+    try {
+      if (this.stopped) throw new SkippedError(req.urn);
+      return await work();
+    } finally {
+      queue.release();
+    }
+  }
+
+  private async check(req: RegisterRequest, olds: PropertyMap, news: PropertyMap = req.inputs): Promise<PropertyMap> {
+    const chk = await this.host.check(req.urn, olds, news, { preview: this.preview });
+    if (chk.failures.length > 0) {
+      throw new Error(`check failed: ${chk.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+    }
+    return annotateSecrets(chk.inputs, news);
+  }
+
+  private finalizeOutputs(props: PropertyMap, inputs: PropertyMap, req: RegisterRequest): PropertyMap {
+    const outs = annotateSecrets(props, inputs);
+    for (const k of req.additionalSecretOutputs ?? []) if (k in outs && !isSecret(outs[k])) outs[k] = secret(outs[k]);
+    return outs;
+  }
+
+  /** The state the new resource starts from: options from the registration. */
+  private stateOf(req: RegisterRequest, id: string, inputs: PropertyMap, outputs: PropertyMap): StateResource {
+    const r: StateResource = { urn: req.urn, type: req.type, name: req.name, id, inputs, outputs, dependencies: req.dependencies };
+    if (req.protect) r.protect = true;
+    if (req.retainOnDelete) r.retainOnDelete = true;
+    return r;
+  }
+
+  private async create(req: RegisterRequest, inputs: PropertyMap): Promise<StateResource> {
+    const e = this.engine;
+    e.beginOp({ urn: req.urn, type: "creating" });
+    try {
+      const res = await this.host.create(req.urn, inputs);
+      const created = this.stateOf(req, res.id, inputs, this.finalizeOutputs(res.properties, inputs, req));
+      e.state.set(req.urn, created);
+      return created;
+    } catch (err) {
+      // Partial failure: the object exists; the engine records it, then fails the update.
+      if (err instanceof ProviderError && err.initFailed?.id) {
+        e.state.set(req.urn, {
+          ...this.stateOf(req, err.initFailed.id, inputs, this.finalizeOutputs(err.initFailed.properties, inputs, req)),
+          initErrors: err.initFailed.reasons,
+        });
+      }
+      throw err;
+    } finally {
+      e.endOp(req.urn, "creating");
+    }
+  }
+
+  /** The old state of a registration: under its URN, or under one of its aliases (adopted, step_generator.go). */
+  private oldState(req: RegisterRequest): StateResource | undefined {
+    const e = this.engine;
+    const own = e.state.get(req.urn);
+    if (own) return own;
+    for (const alias of req.aliasUrns ?? []) {
+      const old = e.state.get(alias);
+      if (!old || this.registered.has(alias) || this.aliased.has(alias)) continue;
+      this.aliased.add(alias);
+      const adopted = { ...old, urn: req.urn, name: req.name };
+      if (!this.preview) {
+        e.state.delete(alias);
+        e.state.set(req.urn, adopted);
+        for (const r of e.state.values()) r.dependencies = r.dependencies.map((d) => (d === alias ? req.urn : d));
+        e.checkpoint();
+      }
+      return adopted;
+    }
+    return undefined;
+  }
+
+  /** `get` (step_generator.go, ReadStep): Read(id, props = inputs with `__provider`), the object stays external. */
+  private async read(req: RegisterRequest): Promise<RegisterResult> {
+    const id = req.id!;
+    const res = await this.host.read(id, req.urn, req.inputs);
+    if (!res.id) throw new Error(`resource '${id}' does not exist`);
+    const outputs = this.finalizeOutputs(res.properties, req.inputs, req);
+    const old = this.engine.state.get(req.urn);
+    const op: StepOp = old && deepEqual(old.outputs, outputs) ? "same" : "read";
+    this.steps.push({ urn: req.urn, op, diffs: [] });
+    if (!this.preview) {
+      this.engine.state.set(req.urn, { ...this.stateOf(req, res.id, req.inputs, outputs), external: true });
+      this.engine.checkpoint();
+    }
+    return { urn: req.urn, id: res.id, outputs, op };
+  }
+
+  /**
+   * `import`: the engine sends Read(id) with no properties, so the host has no `__provider` to run and
+   * fails (pulumi#3550, #7534, #16175). Sent to the real host, whose error becomes the step's failure.
+   */
+  private async import(req: RegisterRequest): Promise<never> {
+    try {
+      await this.host.read(req.importId!, req.urn, {});
+    } catch (err) {
+      throw new Error(`import of ${req.urn} failed: the dynamic-provider host cannot read without __provider (${messageOf(err)})`);
+    }
+    throw new Error(`import of ${req.urn}: the host answered a Read without __provider, which it never does`);
+  }
+
+  /** The step generator's part: Check, Diff and the decision (a preview ends here). */
+  private async generate(req: RegisterRequest): Promise<Plan> {
+    const { urn } = req;
+    const e = this.engine;
+    const preview = this.preview;
+    if (req.id) return { kind: "done", result: await this.read(req) };
+    if (req.importId) return this.import(req);
+    const old = this.oldState(req);
+    const done = (id: string, outputs: PropertyMap, op: StepOp): Plan => ({ kind: "done", result: { urn, id, outputs, op } });
+
+    const news = old ? applyIgnoreChanges(req.inputs, old.inputs, req.ignoreChanges) : req.inputs;
+    let inputs = await this.check(req, old ? old.inputs : {}, news);
+
+    if (!old || old.external) {
+      this.steps.push({ urn, op: "create", diffs: [] });
+      return preview ? done(UNKNOWN, inputs, "create") : { kind: "create", inputs };
     }
 
-    get failed(): boolean {
-        return this.failures.length > 0;
+    const diff = await this.host.diff(old.id, urn, old.outputs, inputs, old.inputs, { preview });
+    let changes = diff.changes;
+    // What the engine knows changed: the provider's keys (never filled by the Node.js host), or its own input diff.
+    let changed = diff.diffs;
+    if (changes === "unknown") {
+      changed = changedKeys(old.inputs, inputs);
+      changes = changed.length > 0 ? "some" : "none";
+    }
+    // A resource a create or update left half done is updated, whatever Diff says (step_generator.go).
+    if (changes === "none" && old.initErrors?.length) changes = "some";
+    const replaces = changes === "some" ? applyReplaceOnChanges(diff.replaces, changed, req.replaceOnChanges) : [];
+    const diffs = changed.length > 0 ? changed : changes === "some" || old.pendingReplacement ? changedKeys(old.inputs, inputs) : [];
+
+    if (changes === "none" && !old.pendingReplacement) {
+      this.steps.push({ urn, op: "same", diffs: [] });
+      if (!preview) e.state.set(urn, { ...this.stateOf(req, old.id, inputs, old.outputs), initErrors: old.initErrors });
+      return done(old.id, old.outputs, "same");
     }
 
-    /** Records a failure that happened outside a step (e.g. program error) and stops new steps. */
-    fail(urn: string, op: string, error: unknown): void {
-        this.failures.push({ urn, op, message: messageOf(error), error });
-        this.stopped = true;
+    if (replaces.length > 0 || old.pendingReplacement) {
+      if (req.protect && old.protect) throw new Error(replaceProtectedMessage(urn));
+      const deleteBeforeReplace = req.deleteBeforeReplace ?? diff.deleteBeforeReplace;
+      this.steps.push({ urn, op: "replace", diffs, replaces, deleteBeforeReplace });
+      // The engine re-checks a replacement with no olds (defaults/autonames are recomputed).
+      inputs = await this.check(req, {});
+      return preview ? done(UNKNOWN, inputs, "replace") : { kind: "replace", inputs, old, deleteBeforeReplace };
     }
 
-    async register(req: RegisterRequest): Promise<RegisterResult> {
-        if (this.registered.has(req.urn)) throw new Error(`Duplicate resource URN '${req.urn}'`);
-        try {
-            const plan = await this.exclusively(this.generator, req, () => this.generate(req));
-            const result = plan.kind === "done" ? plan.result : await this.exclusively(this.executor, req, () => this.execute(req, plan));
-            this.registered.set(req.urn, result);
-            return result;
-        } catch (e) {
-            if (!(e instanceof SkippedError)) this.fail(req.urn, "register", e);
-            throw e;
-        }
+    this.steps.push({ urn, op: "update", diffs });
+    return preview ? done(old.id, inputs, "update") : { kind: "update", inputs, old };
+  }
+
+  /** The step executor's part: the provider calls that change something. */
+  private async execute(req: RegisterRequest, plan: Exclude<Plan, { kind: "done" }>): Promise<RegisterResult> {
+    const { urn } = req;
+    const e = this.engine;
+    const { inputs } = plan;
+    if (plan.kind === "create") {
+      const created = await this.create(req, inputs);
+      return { urn, id: created.id, outputs: created.outputs, op: "create" };
     }
-
-    /** Runs `work` holding one slot of `queue`; nothing new starts once the run has failed. */
-    private async exclusively<T>(queue: Semaphore, req: RegisterRequest, work: () => Promise<T>): Promise<T> {
-        if (this.stopped) throw new SkippedError(req.urn);
-        await queue.acquire();
-        try {
-            if (this.stopped) throw new SkippedError(req.urn);
-            return await work();
-        } finally {
-            queue.release();
+    const { old } = plan;
+    if (plan.kind === "replace") {
+      if (old.pendingReplacement) {
+        // Deleted by an earlier delete-before-replace: only the create is left to do.
+        const created = await this.create(req, inputs);
+        return { urn, id: created.id, outputs: created.outputs, op: "replace" };
+      }
+      if (plan.deleteBeforeReplace) {
+        await e.deleteOne(this.host, old, true);
+        // The deleted object stays in state until its replacement exists (step.go, DeleteStep).
+        e.state.set(urn, { ...old, pendingReplacement: true });
+        e.checkpoint();
+        const created = await this.create(req, inputs);
+        return { urn, id: created.id, outputs: created.outputs, op: "replace" };
+      }
+      // Create-before-delete: the old resource stays live until its replacement exists, then it is
+      // marked `delete: true` and deleted at the end of the deployment.
+      try {
+        const created = await this.create(req, inputs);
+        return { urn, id: created.id, outputs: created.outputs, op: "replace" };
+      } finally {
+        if (e.state.get(urn) !== old) {
+          e.pendingDeletes.push({ ...old, delete: true });
+          e.checkpoint();
         }
+      }
     }
-
-    private async check(req: RegisterRequest, olds: PropertyMap, news: PropertyMap = req.inputs): Promise<PropertyMap> {
-        const chk = await this.host.check(req.urn, olds, news, { preview: this.preview });
-        if (chk.failures.length > 0) {
-            throw new Error(`check failed: ${chk.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
-        }
-        return annotateSecrets(chk.inputs, news);
+    e.beginOp({ urn, type: "updating", id: old.id });
+    try {
+      const res = await this.host.update(old.id, urn, old.outputs, inputs, old.inputs);
+      const outputs = this.finalizeOutputs(res.properties, inputs, req);
+      e.state.set(urn, this.stateOf(req, old.id, inputs, outputs));
+      return { urn, id: old.id, outputs, op: "update" };
+    } catch (err) {
+      // Partially-failed update: the engine keeps the OLD inputs with the NEW outputs (pulumi#2011).
+      if (err instanceof ProviderError && err.initFailed) {
+        e.state.set(urn, {
+          ...old,
+          outputs: this.finalizeOutputs(err.initFailed.properties, inputs, req),
+          initErrors: err.initFailed.reasons,
+        });
+      }
+      throw err;
+    } finally {
+      e.endOp(urn, "updating");
     }
+  }
 
-    private finalizeOutputs(props: PropertyMap, inputs: PropertyMap, req: RegisterRequest): PropertyMap {
-        const outs = annotateSecrets(props, inputs);
-        for (const k of req.additionalSecretOutputs ?? []) if (k in outs && !isSecret(outs[k])) outs[k] = secret(outs[k]);
-        return outs;
+  /**
+   * Ends the run: in preview, adds delete steps; otherwise (only if nothing failed) deletes resources that
+   * were not registered plus replaced ones, in reverse dependency order. Rejects with UpdateError on failures.
+   */
+  async finish(): Promise<Step[]> {
+    try {
+      const e = this.engine;
+      const gone = [...e.state.values()].filter((r) => !this.registered.has(r.urn) && !this.aliased.has(r.urn));
+      if (this.preview) {
+        for (const r of [...gone, ...e.pendingDeletes]) {
+          this.steps.push({ urn: r.urn, op: "delete", diffs: [] });
+          // step.go, DeleteStep: the protect check runs in preview too.
+          if (r.protect && !r.delete)
+            this.failures.push({ urn: r.urn, op: "delete", message: deleteProtectedMessage(r.urn), error: undefined });
+        }
+        if (this.failed) throw new UpdateError(this.failures, this.steps);
+        return this.steps;
+      }
+      if (this.failed) throw new UpdateError(this.failures, this.steps);
+      await e.deleteAll([...e.pendingDeletes, ...gone], this.steps, this.failures, this.host);
+      if (this.failed) throw new UpdateError(this.failures, this.steps);
+      return this.steps;
+    } finally {
+      await this.releaseHost();
     }
-
-    /** The state the new resource starts from: options from the registration. */
-    private stateOf(req: RegisterRequest, id: string, inputs: PropertyMap, outputs: PropertyMap): StateResource {
-        const r: StateResource = { urn: req.urn, type: req.type, name: req.name, id, inputs, outputs, dependencies: req.dependencies };
-        if (req.protect) r.protect = true;
-        if (req.retainOnDelete) r.retainOnDelete = true;
-        return r;
-    }
-
-    private async create(req: RegisterRequest, inputs: PropertyMap): Promise<StateResource> {
-        const e = this.engine;
-        e.beginOp({ urn: req.urn, type: "creating" });
-        try {
-            const res = await this.host.create(req.urn, inputs);
-            const created = this.stateOf(req, res.id, inputs, this.finalizeOutputs(res.properties, inputs, req));
-            e.state.set(req.urn, created);
-            return created;
-        } catch (err) {
-            // Partial failure: the object exists; the engine records it, then fails the update.
-            if (err instanceof ProviderError && err.initFailed?.id) {
-                e.state.set(req.urn, {
-                    ...this.stateOf(req, err.initFailed.id, inputs, this.finalizeOutputs(err.initFailed.properties, inputs, req)),
-                    initErrors: err.initFailed.reasons,
-                });
-            }
-            throw err;
-        } finally {
-            e.endOp(req.urn, "creating");
-        }
-    }
-
-    /** The old state of a registration: under its URN, or under one of its aliases (adopted, step_generator.go). */
-    private oldState(req: RegisterRequest): StateResource | undefined {
-        const e = this.engine;
-        const own = e.state.get(req.urn);
-        if (own) return own;
-        for (const alias of req.aliasUrns ?? []) {
-            const old = e.state.get(alias);
-            if (!old || this.registered.has(alias) || this.aliased.has(alias)) continue;
-            this.aliased.add(alias);
-            const adopted = { ...old, urn: req.urn, name: req.name };
-            if (!this.preview) {
-                e.state.delete(alias);
-                e.state.set(req.urn, adopted);
-                for (const r of e.state.values()) r.dependencies = r.dependencies.map((d) => (d === alias ? req.urn : d));
-                e.checkpoint();
-            }
-            return adopted;
-        }
-        return undefined;
-    }
-
-    /** `get` (step_generator.go, ReadStep): Read(id, props = inputs with `__provider`), the object stays external. */
-    private async read(req: RegisterRequest): Promise<RegisterResult> {
-        const id = req.id!;
-        const res = await this.host.read(id, req.urn, req.inputs);
-        if (!res.id) throw new Error(`resource '${id}' does not exist`);
-        const outputs = this.finalizeOutputs(res.properties, req.inputs, req);
-        const old = this.engine.state.get(req.urn);
-        const op: StepOp = old && deepEqual(old.outputs, outputs) ? "same" : "read";
-        this.steps.push({ urn: req.urn, op, diffs: [] });
-        if (!this.preview) {
-            this.engine.state.set(req.urn, { ...this.stateOf(req, res.id, req.inputs, outputs), external: true });
-            this.engine.checkpoint();
-        }
-        return { urn: req.urn, id: res.id, outputs, op };
-    }
-
-    /**
-     * `import`: the engine sends Read(id) with no properties, so the host has no `__provider` to run and
-     * fails (pulumi#3550, #7534, #16175). Sent to the real host, whose error becomes the step's failure.
-     */
-    private async import(req: RegisterRequest): Promise<never> {
-        try {
-            await this.host.read(req.importId!, req.urn, {});
-        } catch (err) {
-            throw new Error(`import of ${req.urn} failed: the dynamic-provider host cannot read without __provider (${messageOf(err)})`);
-        }
-        throw new Error(`import of ${req.urn}: the host answered a Read without __provider, which it never does`);
-    }
-
-    /** The step generator's part: Check, Diff and the decision (a preview ends here). */
-    private async generate(req: RegisterRequest): Promise<Plan> {
-        const { urn } = req;
-        const e = this.engine;
-        const preview = this.preview;
-        if (req.id) return { kind: "done", result: await this.read(req) };
-        if (req.importId) return this.import(req);
-        const old = this.oldState(req);
-        const done = (id: string, outputs: PropertyMap, op: StepOp): Plan => ({ kind: "done", result: { urn, id, outputs, op } });
-
-        const news = old ? applyIgnoreChanges(req.inputs, old.inputs, req.ignoreChanges) : req.inputs;
-        let inputs = await this.check(req, old ? old.inputs : {}, news);
-
-        if (!old || old.external) {
-            this.steps.push({ urn, op: "create", diffs: [] });
-            return preview ? done(UNKNOWN, inputs, "create") : { kind: "create", inputs };
-        }
-
-        const diff = await this.host.diff(old.id, urn, old.outputs, inputs, old.inputs, { preview });
-        let changes = diff.changes;
-        // What the engine knows changed: the provider's keys (never filled by the Node.js host), or its own input diff.
-        let changed = diff.diffs;
-        if (changes === "unknown") {
-            changed = changedKeys(old.inputs, inputs);
-            changes = changed.length > 0 ? "some" : "none";
-        }
-        // A resource a create or update left half done is updated, whatever Diff says (step_generator.go).
-        if (changes === "none" && old.initErrors?.length) changes = "some";
-        const replaces = changes === "some" ? applyReplaceOnChanges(diff.replaces, changed, req.replaceOnChanges) : [];
-        const diffs = changed.length > 0 ? changed : changes === "some" || old.pendingReplacement ? changedKeys(old.inputs, inputs) : [];
-
-        if (changes === "none" && !old.pendingReplacement) {
-            this.steps.push({ urn, op: "same", diffs: [] });
-            if (!preview) e.state.set(urn, { ...this.stateOf(req, old.id, inputs, old.outputs), initErrors: old.initErrors });
-            return done(old.id, old.outputs, "same");
-        }
-
-        if (replaces.length > 0 || old.pendingReplacement) {
-            if (req.protect && old.protect) throw new Error(replaceProtectedMessage(urn));
-            const deleteBeforeReplace = req.deleteBeforeReplace ?? diff.deleteBeforeReplace;
-            this.steps.push({ urn, op: "replace", diffs, replaces, deleteBeforeReplace });
-            // The engine re-checks a replacement with no olds (defaults/autonames are recomputed).
-            inputs = await this.check(req, {});
-            return preview ? done(UNKNOWN, inputs, "replace") : { kind: "replace", inputs, old, deleteBeforeReplace };
-        }
-
-        this.steps.push({ urn, op: "update", diffs });
-        return preview ? done(old.id, inputs, "update") : { kind: "update", inputs, old };
-    }
-
-    /** The step executor's part: the provider calls that change something. */
-    private async execute(req: RegisterRequest, plan: Exclude<Plan, { kind: "done" }>): Promise<RegisterResult> {
-        const { urn } = req;
-        const e = this.engine;
-        const { inputs } = plan;
-        if (plan.kind === "create") {
-            const created = await this.create(req, inputs);
-            return { urn, id: created.id, outputs: created.outputs, op: "create" };
-        }
-        const { old } = plan;
-        if (plan.kind === "replace") {
-            if (old.pendingReplacement) {
-                // Deleted by an earlier delete-before-replace: only the create is left to do.
-                const created = await this.create(req, inputs);
-                return { urn, id: created.id, outputs: created.outputs, op: "replace" };
-            }
-            if (plan.deleteBeforeReplace) {
-                await e.deleteOne(this.host, old, true);
-                // The deleted object stays in state until its replacement exists (step.go, DeleteStep).
-                e.state.set(urn, { ...old, pendingReplacement: true });
-                e.checkpoint();
-                const created = await this.create(req, inputs);
-                return { urn, id: created.id, outputs: created.outputs, op: "replace" };
-            }
-            // Create-before-delete: the old resource stays live until its replacement exists, then it is
-            // marked `delete: true` and deleted at the end of the deployment.
-            try {
-                const created = await this.create(req, inputs);
-                return { urn, id: created.id, outputs: created.outputs, op: "replace" };
-            } finally {
-                if (e.state.get(urn) !== old) {
-                    e.pendingDeletes.push({ ...old, delete: true });
-                    e.checkpoint();
-                }
-            }
-        }
-        e.beginOp({ urn, type: "updating", id: old.id });
-        try {
-            const res = await this.host.update(old.id, urn, old.outputs, inputs, old.inputs);
-            const outputs = this.finalizeOutputs(res.properties, inputs, req);
-            e.state.set(urn, this.stateOf(req, old.id, inputs, outputs));
-            return { urn, id: old.id, outputs, op: "update" };
-        } catch (err) {
-            // Partially-failed update: the engine keeps the OLD inputs with the NEW outputs (pulumi#2011).
-            if (err instanceof ProviderError && err.initFailed) {
-                e.state.set(urn, { ...old, outputs: this.finalizeOutputs(err.initFailed.properties, inputs, req), initErrors: err.initFailed.reasons });
-            }
-            throw err;
-        } finally {
-            e.endOp(urn, "updating");
-        }
-    }
-
-    /**
-     * Ends the run: in preview, adds delete steps; otherwise (only if nothing failed) deletes resources that
-     * were not registered plus replaced ones, in reverse dependency order. Rejects with UpdateError on failures.
-     */
-    async finish(): Promise<Step[]> {
-        try {
-            const e = this.engine;
-            const gone = [...e.state.values()].filter((r) => !this.registered.has(r.urn) && !this.aliased.has(r.urn));
-            if (this.preview) {
-                for (const r of [...gone, ...e.pendingDeletes]) {
-                    this.steps.push({ urn: r.urn, op: "delete", diffs: [] });
-                    // step.go, DeleteStep: the protect check runs in preview too.
-                    if (r.protect && !r.delete) this.failures.push({ urn: r.urn, op: "delete", message: deleteProtectedMessage(r.urn), error: undefined });
-                }
-                if (this.failed) throw new UpdateError(this.failures, this.steps);
-                return this.steps;
-            }
-            if (this.failed) throw new UpdateError(this.failures, this.steps);
-            await e.deleteAll([...e.pendingDeletes, ...gone], this.steps, this.failures, this.host);
-            if (this.failed) throw new UpdateError(this.failures, this.steps);
-            return this.steps;
-        } finally {
-            await this.releaseHost();
-        }
-    }
+  }
 }
 
 export interface PreviewOptions {
-    /** `pulumi preview --refresh`: refresh first, in memory, and preview against the refreshed state. */
-    refresh?: boolean;
+  /** `pulumi preview --refresh`: refresh first, in memory, and preview against the refreshed state. */
+  refresh?: boolean;
 }
 export interface UpOptions {
-    /** `pulumi up --refresh`: refresh (persisted) before the update. */
-    refresh?: boolean;
-    /** `pulumi up --skip-preview`: no preview deployment before the update. */
-    skipPreview?: boolean;
+  /** `pulumi up --refresh`: refresh (persisted) before the update. */
+  refresh?: boolean;
+  /** `pulumi up --skip-preview`: no preview deployment before the update. */
+  skipPreview?: boolean;
 }
 
 export class TestEngine {
-    readonly project: string;
-    readonly stack: string;
-    readonly parallel: number;
-    /** Live resources by URN. */
-    readonly state = new Map<string, StateResource>();
-    /** Replaced resources awaiting deletion (engine: `delete: true` entries). */
-    pendingDeletes: StateResource[] = [];
-    /** Operations started but not finished (left behind by a crash); cleared with a warning by the next run. */
-    pendingOperations: PendingOperation[] = [];
-    /** The default provider's inputs recorded by the last update (what refresh and destroy configure with). */
-    providerConfig: PropertyMap | undefined;
-    readonly warnings: string[] = [];
-    /** Every host this engine started, one per deployment (for inspecting calls/logs). */
-    readonly hosts: ProviderHost[] = [];
-    /** While true (the refresh of `preview --refresh`), nothing is written to the state file. */
-    private dryRun = false;
-    private readonly providerCache = new WeakMap<object, Promise<{ text: string; containsSecrets: boolean }>>();
+  readonly project: string;
+  readonly stack: string;
+  readonly parallel: number;
+  /** Live resources by URN. */
+  readonly state = new Map<string, StateResource>();
+  /** Replaced resources awaiting deletion (engine: `delete: true` entries). */
+  pendingDeletes: StateResource[] = [];
+  /** Operations started but not finished (left behind by a crash); cleared with a warning by the next run. */
+  pendingOperations: PendingOperation[] = [];
+  /** The default provider's inputs recorded by the last update (what refresh and destroy configure with). */
+  providerConfig: PropertyMap | undefined;
+  readonly warnings: string[] = [];
+  /** Every host this engine started, one per deployment (for inspecting calls/logs). */
+  readonly hosts: ProviderHost[] = [];
+  /** While true (the refresh of `preview --refresh`), nothing is written to the state file. */
+  private dryRun = false;
+  private readonly providerCache = new WeakMap<object, Promise<{ text: string; containsSecrets: boolean }>>();
 
-    constructor(readonly options: TestEngineOptions = {}) {
-        this.project = options.project ?? readProjectName(PROJECT_ROOT);
-        this.stack = options.stack ?? "test";
-        this.parallel = options.parallel ?? 16;
+  constructor(readonly options: TestEngineOptions = {}) {
+    this.project = options.project ?? readProjectName(PROJECT_ROOT);
+    this.stack = options.stack ?? "test";
+    this.parallel = options.parallel ?? 16;
+  }
+
+  // ---------------------------------------------------------------- hosts
+
+  /** The current stack config as the default provider's inputs: namespaced keys, secret values wrapped. */
+  stackConfig(): PropertyMap {
+    const ns = (k: string) => (k.includes(":") ? k : `${this.project}:${k}`);
+    const secrets = new Set((this.options.secretConfigKeys ?? []).map(ns));
+    const out: PropertyMap = {};
+    for (const [k, v] of Object.entries(this.options.config ?? {})) out[ns(k)] = secrets.has(ns(k)) ? secret(v) : v;
+    return out;
+  }
+
+  /** A new host, configured with `config` (default: the current stack config); closed by close(). */
+  async startHost(config: PropertyMap = this.stackConfig()): Promise<ProviderHost> {
+    const plain: Record<string, string> = {};
+    const secretKeys: string[] = [];
+    for (const [k, v] of Object.entries(config)) {
+      plain[k] = String(isSecret(v) ? v.value : v);
+      if (isSecret(v)) secretKeys.push(k);
     }
+    const t0 = Date.now();
+    const h = await startProviderHost({
+      cwd: this.options.cwd ?? mainDirectory(PROJECT_ROOT),
+      env: this.options.env,
+      project: this.project,
+      config: plain,
+      secretKeys,
+    });
+    this.hosts.push(h);
+    this.options.onHostStarted?.(h, Date.now() - t0);
+    return h;
+  }
 
-    // ---------------------------------------------------------------- hosts
+  /** A new host for a test that drives it directly (the engine starts one per deployment itself). */
+  getHost(): Promise<ProviderHost> {
+    return this.startHost();
+  }
 
-    /** The current stack config as the default provider's inputs: namespaced keys, secret values wrapped. */
-    stackConfig(): PropertyMap {
-        const ns = (k: string) => (k.includes(":") ? k : `${this.project}:${k}`);
-        const secrets = new Set((this.options.secretConfigKeys ?? []).map(ns));
-        const out: PropertyMap = {};
-        for (const [k, v] of Object.entries(this.options.config ?? {})) out[ns(k)] = secrets.has(ns(k)) ? secret(v) : v;
-        return out;
+  /** The host the most recent deployment used. */
+  get currentHost(): ProviderHost | undefined {
+    return this.hosts[this.hosts.length - 1];
+  }
+
+  /** A fresh host for one deployment, and how to stop it: nothing in memory outlives the deployment. */
+  private async acquireHost(config?: PropertyMap): Promise<{ host: ProviderHost; release: () => Promise<void> }> {
+    const host = await this.startHost(config);
+    return {
+      host,
+      release: async () => {
+        if (!host.exited) this.options.onHostStopping?.(host);
+        await host.close();
+      },
+    };
+  }
+
+  /** The config refresh and destroy run with: the one in state (deploy/providers/registry.go), else the current one. */
+  private stateConfig(): PropertyMap {
+    return this.providerConfig ?? this.stackConfig();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.hosts.filter((h) => !h.exited).map((h) => h.close()));
+  }
+
+  // ---------------------------------------------------------------- bookkeeping
+
+  urn(type: string, name: string, parentUrn?: string): string {
+    if (parentUrn) {
+      const parentType = parentUrn.split("::")[2].split("$").pop();
+      type = `${parentType}$${type}`;
     }
+    return `urn:pulumi:${this.stack}::${this.project}::${type}::${name}`;
+  }
 
-    /** A new host, configured with `config` (default: the current stack config); closed by close(). */
-    async startHost(config: PropertyMap = this.stackConfig()): Promise<ProviderHost> {
-        const plain: Record<string, string> = {};
-        const secretKeys: string[] = [];
-        for (const [k, v] of Object.entries(config)) {
-            plain[k] = String(isSecret(v) ? v.value : v);
-            if (isSecret(v)) secretKeys.push(k);
-        }
-        const t0 = Date.now();
-        const h = await startProviderHost({
-            cwd: this.options.cwd ?? mainDirectory(PROJECT_ROOT),
-            env: this.options.env,
-            project: this.project,
-            config: plain,
-            secretKeys,
-        });
-        this.hosts.push(h);
-        this.options.onHostStarted?.(h, Date.now() - t0);
-        return h;
+  beginOp(op: PendingOperation): void {
+    this.pendingOperations.push(op);
+    this.checkpoint();
+  }
+  endOp(urn: string, type: PendingOperation["type"]): void {
+    const i = this.pendingOperations.findIndex((o) => o.urn === urn && o.type === type);
+    if (i >= 0) this.pendingOperations.splice(i, 1);
+    this.checkpoint();
+  }
+
+  private clearPendingOperations(): void {
+    for (const op of this.pendingOperations) {
+      this.warnings.push(
+        `${op.urn}: interrupted while ${op.type}${op.id ? ` (id ${op.id})` : ""} in a previous deployment; ` +
+          `it may exist without being in state (refresh, or delete it manually)`,
+      );
     }
+    this.pendingOperations = [];
+    this.checkpoint();
+  }
 
-    /** A new host for a test that drives it directly (the engine starts one per deployment itself). */
-    getHost(): Promise<ProviderHost> {
-        return this.startHost();
+  checkpoint(): void {
+    if (this.options.stateFile && !this.dryRun) fs.writeFileSync(this.options.stateFile, JSON.stringify(this.exportState(), null, 1));
+  }
+
+  /** Serializes a provider object as the SDK does (cached per object, like dynamic.Resource). */
+  serializeProvider(provider: object): Promise<{ text: string; containsSecrets: boolean }> {
+    let p = this.providerCache.get(provider);
+    if (!p) {
+      p = pulumi.runtime
+        .serializeFunction(() => provider, { allowSecrets: true })
+        .then((sf) => ({ text: sf.text, containsSecrets: sf.containsSecrets }));
+      this.providerCache.set(provider, p);
     }
+    return p;
+  }
 
-    /** The host the most recent deployment used. */
-    get currentHost(): ProviderHost | undefined {
-        return this.hosts[this.hosts.length - 1];
+  /** Starts a preview or update deployment with its own host, configured with the current stack config. */
+  async beginDeployment(preview: boolean): Promise<Deployment> {
+    if (!preview) this.clearPendingOperations();
+    const config = this.stackConfig();
+    const { host, release } = await this.acquireHost(config);
+    if (!preview) {
+      // The default provider's state: its inputs are the config this update runs with.
+      this.providerConfig = config;
+      this.checkpoint();
     }
+    return new Deployment(this, host, preview, release);
+  }
 
-    /** A fresh host for one deployment, and how to stop it: nothing in memory outlives the deployment. */
-    private async acquireHost(config?: PropertyMap): Promise<{ host: ProviderHost; release: () => Promise<void> }> {
-        const host = await this.startHost(config);
-        return {
-            host,
-            release: async () => {
-                if (!host.exited) this.options.onHostStopping?.(host);
-                await host.close();
-            },
-        };
+  /**
+   * Runs `work` against the state as a refresh finds it, then puts the state back: the refresh of
+   * `pulumi preview --refresh` is itself a preview and saves nothing.
+   */
+  async withRefreshedState<T>(work: () => Promise<T>): Promise<T> {
+    const saved = this.exportState();
+    this.dryRun = true;
+    try {
+      await this.refresh();
+      return await work();
+    } finally {
+      this.loadState(saved);
+      this.dryRun = false;
     }
+  }
 
-    /** The config refresh and destroy run with: the one in state (deploy/providers/registry.go), else the current one. */
-    private stateConfig(): PropertyMap {
-        return this.providerConfig ?? this.stackConfig();
+  // ---------------------------------------------------------------- operations
+
+  preview(resources: DesiredResource[], opts: PreviewOptions = {}): Promise<Step[]> {
+    if (opts.refresh) return this.withRefreshedState(() => this.preview(resources));
+    return this.run(resources, true).then((r) => r.steps);
+  }
+
+  /** `pulumi up`: a preview deployment (fails the up if it fails), then the update deployment. */
+  async up(resources: DesiredResource[], opts: UpOptions = {}): Promise<UpResult> {
+    if (opts.refresh) await this.refresh();
+    if (!opts.skipPreview) await this.run(resources, true);
+    return this.run(resources, false);
+  }
+
+  private async run(resources: DesiredResource[], preview: boolean): Promise<UpResult> {
+    const names = new Set<string>();
+    for (const r of resources) {
+      if (names.has(r.name)) throw new Error(`duplicate resource name ${r.name}`);
+      names.add(r.name);
     }
-
-    async close(): Promise<void> {
-        await Promise.all(this.hosts.filter((h) => !h.exited).map((h) => h.close()));
+    const deps = new Map<string, string[]>();
+    for (const r of resources) {
+      const d = new Set([...(r.dependsOn ?? []), ...collectRefs(r.inputs)]);
+      for (const n of d) if (!names.has(n)) throw new Error(`${r.name} depends on undeclared resource ${n}`);
+      deps.set(r.name, [...d]);
     }
-
-    // ---------------------------------------------------------------- bookkeeping
-
-    urn(type: string, name: string, parentUrn?: string): string {
-        if (parentUrn) {
-            const parentType = parentUrn.split("::")[2].split("$").pop();
-            type = `${parentType}$${type}`;
-        }
-        return `urn:pulumi:${this.stack}::${this.project}::${type}::${name}`;
+    const urns = new Map(resources.map((r) => [r.name, this.urn(r.type, r.name)]));
+    const results = new Map<string, RegisterResult>();
+    const d = await this.beginDeployment(preview);
+    const { errors } = await runGraph(
+      resources.map((r) => ({
+        key: r.name,
+        deps: deps.get(r.name) ?? [],
+        run: async () => {
+          const resolved = resolveRefs(r.inputs, results, preview) as PropertyMap;
+          const sf = await this.serializeProvider(r.provider);
+          const result = await d.register({
+            urn: urns.get(r.name)!,
+            type: r.type,
+            name: r.name,
+            inputs: { ...resolved, __provider: sf.containsSecrets ? secret(sf.text) : sf.text },
+            dependencies: (deps.get(r.name) ?? []).map((n) => urns.get(n)!),
+            deleteBeforeReplace: r.deleteBeforeReplace,
+            additionalSecretOutputs: r.additionalSecretOutputs,
+            protect: r.protect,
+            retainOnDelete: r.retainOnDelete,
+            ignoreChanges: r.ignoreChanges,
+            replaceOnChanges: r.replaceOnChanges,
+            aliasUrns: (r.aliases ?? []).map((a) => this.urn(r.type, a)),
+            id: r.id,
+          });
+          results.set(r.name, result);
+        },
+      })),
+      // The program registers each resource as soon as its inputs resolve; the deployment's queues limit the work.
+      Infinity,
+    );
+    for (const [name, err] of errors) {
+      if (!(err instanceof SkippedError) && !d.failures.some((f) => f.error === err)) d.fail(urns.get(name)!, "register", err);
     }
-
-    beginOp(op: PendingOperation): void {
-        this.pendingOperations.push(op);
-        this.checkpoint();
+    const steps = await d.finish();
+    const outputs: Record<string, PropertyMap> = {};
+    const ids: Record<string, string> = {};
+    for (const [name, res] of results) {
+      outputs[name] = res.outputs;
+      ids[name] = res.id;
     }
-    endOp(urn: string, type: PendingOperation["type"]): void {
-        const i = this.pendingOperations.findIndex((o) => o.urn === urn && o.type === type);
-        if (i >= 0) this.pendingOperations.splice(i, 1);
-        this.checkpoint();
-    }
+    return { steps, outputs, ids };
+  }
 
-    private clearPendingOperations(): void {
-        for (const op of this.pendingOperations) {
-            this.warnings.push(
-                `${op.urn}: interrupted while ${op.type}${op.id ? ` (id ${op.id})` : ""} in a previous deployment; ` +
-                    `it may exist without being in state (refresh, or delete it manually)`,
-            );
-        }
-        this.pendingOperations = [];
-        this.checkpoint();
+  /**
+   * One Delete step (step.go, DeleteStep): a protected resource fails it unless it is being replaced; a
+   * retained, external or already deleted (pending replacement) one is dropped without calling the provider.
+   */
+  async deleteOne(host: ProviderHost, v: StateResource, replacing = false): Promise<void> {
+    if (v.protect && !replacing && !v.delete) throw new Error(deleteProtectedMessage(v.urn));
+    if (v.retainOnDelete || v.external || v.pendingReplacement) return;
+    this.beginOp({ urn: v.urn, type: "deleting", id: v.id });
+    try {
+      await host.delete(v.id, v.urn, v.outputs, v.inputs);
+    } finally {
+      this.endOp(v.urn, "deleting");
     }
+  }
 
-    checkpoint(): void {
-        if (this.options.stateFile && !this.dryRun) fs.writeFileSync(this.options.stateFile, JSON.stringify(this.exportState(), null, 1));
-    }
-
-    /** Serializes a provider object as the SDK does (cached per object, like dynamic.Resource). */
-    serializeProvider(provider: object): Promise<{ text: string; containsSecrets: boolean }> {
-        let p = this.providerCache.get(provider);
-        if (!p) {
-            p = pulumi.runtime
-                .serializeFunction(() => provider, { allowSecrets: true })
-                .then((sf) => ({ text: sf.text, containsSecrets: sf.containsSecrets }));
-            this.providerCache.set(provider, p);
-        }
-        return p;
-    }
-
-    /** Starts a preview or update deployment with its own host, configured with the current stack config. */
-    async beginDeployment(preview: boolean): Promise<Deployment> {
-        if (!preview) this.clearPendingOperations();
-        const config = this.stackConfig();
-        const { host, release } = await this.acquireHost(config);
-        if (!preview) {
-            // The default provider's state: its inputs are the config this update runs with.
-            this.providerConfig = config;
+  /** Deletes the given resources in reverse dependency order, updating state; failures are appended. */
+  async deleteAll(victims: StateResource[], steps: Step[], failures: StepFailure[], useHost?: ProviderHost): Promise<void> {
+    if (victims.length === 0) return;
+    const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost(this.stateConfig());
+    try {
+      const keyed = victims.map((v, i) => ({ key: `${i}:${v.urn}`, v }));
+      const nodes: GraphNode[] = keyed.map(({ key, v }) => ({
+        key,
+        // Everything that depends on v must be deleted first.
+        deps: keyed.filter((o) => o.v !== v && o.v.dependencies.includes(v.urn)).map((o) => o.key),
+        run: async () => {
+          try {
+            await this.deleteOne(host, v);
+            if (v.delete) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== v);
+            else if (this.state.get(v.urn) === v) this.state.delete(v.urn);
             this.checkpoint();
-        }
-        return new Deployment(this, host, preview, release);
+            steps.push({ urn: v.urn, op: "delete", diffs: [] });
+          } catch (e) {
+            failures.push({ urn: v.urn, op: "delete", message: messageOf(e), error: e });
+            throw e;
+          }
+        },
+      }));
+      await runGraph(nodes, this.parallel);
+    } finally {
+      await release();
     }
+  }
 
-    /**
-     * Runs `work` against the state as a refresh finds it, then puts the state back: the refresh of
-     * `pulumi preview --refresh` is itself a preview and saves nothing.
-     */
-    async withRefreshedState<T>(work: () => Promise<T>): Promise<T> {
-        const saved = this.exportState();
-        this.dryRun = true;
-        try {
-            await this.refresh();
-            return await work();
-        } finally {
-            this.loadState(saved);
-            this.dryRun = false;
-        }
+  /**
+   * One RefreshStep (step.go): Read, then the provider's Diff of the refreshed state against the old
+   * inputs, inverted for display. Returns the step; throws if Read or Diff throws (state unchanged).
+   */
+  private async refreshOne(host: ProviderHost, r: StateResource): Promise<Step> {
+    // Pending-replacement resources are not read (the object is gone already).
+    if (r.pendingReplacement) return { urn: r.urn, op: "same", diffs: [] };
+    const res = await host.read(r.id, r.urn, r.outputs, r.inputs);
+    const replaceWith = (updated: StateResource | undefined) => {
+      if (r.delete) this.pendingDeletes = this.pendingDeletes.flatMap((p) => (p === r ? (updated ? [updated] : []) : [p]));
+      else if (updated) this.state.set(r.urn, updated);
+      else this.state.delete(r.urn);
+      this.checkpoint();
+    };
+    if (!res.id) {
+      replaceWith(undefined);
+      return { urn: r.urn, op: "delete", diffs: [] };
     }
-
-    // ---------------------------------------------------------------- operations
-
-    preview(resources: DesiredResource[], opts: PreviewOptions = {}): Promise<Step[]> {
-        if (opts.refresh) return this.withRefreshedState(() => this.preview(resources));
-        return this.run(resources, true).then((r) => r.steps);
+    const outputs = annotateSecrets(res.properties, r.outputs);
+    const inputs = res.inputs ? annotateSecrets(res.inputs, r.inputs) : r.inputs;
+    let changed: string[];
+    let changes: "some" | "none";
+    if (r.external) {
+      // External resources: outputs only, no Diff.
+      changed = changedKeys(r.outputs, outputs);
+      changes = changed.length > 0 ? "some" : "none";
+    } else {
+      // olds = the refreshed outputs (and inputs), news = the old inputs: what an `up` of an unchanged program would do.
+      const diff = await host.diff(res.id, r.urn, outputs, r.inputs, inputs);
+      changed = diff.diffs;
+      if (diff.changes === "unknown") {
+        changed = changedKeys(inputs, r.inputs);
+        changes = changed.length > 0 ? "some" : "none";
+      } else changes = diff.changes;
+      // The Node.js host reports no keys: show the drifted ones.
+      if (changes === "none") changed = [];
+      else if (changed.length === 0) changed = changedKeys(r.outputs, outputs).filter((k) => k !== "__provider");
     }
+    replaceWith({ ...r, id: res.id, outputs, inputs });
+    return { urn: r.urn, op: changes === "some" ? "update" : "same", diffs: changed };
+  }
 
-    /** `pulumi up`: a preview deployment (fails the up if it fails), then the update deployment. */
-    async up(resources: DesiredResource[], opts: UpOptions = {}): Promise<UpResult> {
-        if (opts.refresh) await this.refresh();
-        if (!opts.skipPreview) await this.run(resources, true);
-        return this.run(resources, false);
+  /** `pulumi refresh`: every resource is refreshed, each on its own (one failing does not stop the others). */
+  async refresh(): Promise<Step[]> {
+    this.clearPendingOperations();
+    const { host, release } = await this.acquireHost(this.stateConfig());
+    const steps: Step[] = [];
+    const failures: StepFailure[] = [];
+    try {
+      const all = [...this.state.values(), ...this.pendingDeletes];
+      await runGraph(
+        all.map((r, i) => ({
+          key: `${i}:${r.urn}`,
+          deps: [],
+          run: async () => {
+            try {
+              steps.push(await this.refreshOne(host, r));
+            } catch (e) {
+              // Recorded, not thrown: the other resources are still refreshed.
+              failures.push({ urn: r.urn, op: "refresh", message: messageOf(e), error: e });
+            }
+          },
+        })),
+        this.parallel,
+      );
+    } finally {
+      await release();
     }
+    if (failures.length > 0) throw new UpdateError(failures, steps);
+    return steps;
+  }
 
-    private async run(resources: DesiredResource[], preview: boolean): Promise<UpResult> {
-        const names = new Set<string>();
-        for (const r of resources) {
-            if (names.has(r.name)) throw new Error(`duplicate resource name ${r.name}`);
-            names.add(r.name);
-        }
-        const deps = new Map<string, string[]>();
-        for (const r of resources) {
-            const d = new Set([...(r.dependsOn ?? []), ...collectRefs(r.inputs)]);
-            for (const n of d) if (!names.has(n)) throw new Error(`${r.name} depends on undeclared resource ${n}`);
-            deps.set(r.name, [...d]);
-        }
-        const urns = new Map(resources.map((r) => [r.name, this.urn(r.type, r.name)]));
-        const results = new Map<string, RegisterResult>();
-        const d = await this.beginDeployment(preview);
-        const { errors } = await runGraph(
-            resources.map((r) => ({
-                key: r.name,
-                deps: deps.get(r.name) ?? [],
-                run: async () => {
-                    const resolved = resolveRefs(r.inputs, results, preview) as PropertyMap;
-                    const sf = await this.serializeProvider(r.provider);
-                    const result = await d.register({
-                        urn: urns.get(r.name)!,
-                        type: r.type,
-                        name: r.name,
-                        inputs: { ...resolved, __provider: sf.containsSecrets ? secret(sf.text) : sf.text },
-                        dependencies: (deps.get(r.name) ?? []).map((n) => urns.get(n)!),
-                        deleteBeforeReplace: r.deleteBeforeReplace,
-                        additionalSecretOutputs: r.additionalSecretOutputs,
-                        protect: r.protect,
-                        retainOnDelete: r.retainOnDelete,
-                        ignoreChanges: r.ignoreChanges,
-                        replaceOnChanges: r.replaceOnChanges,
-                        aliasUrns: (r.aliases ?? []).map((a) => this.urn(r.type, a)),
-                        id: r.id,
-                    });
-                    results.set(r.name, result);
-                },
-            })),
-            // The program registers each resource as soon as its inputs resolve; the deployment's queues limit the work.
-            Infinity,
-        );
-        for (const [name, err] of errors) {
-            if (!(err instanceof SkippedError) && !d.failures.some((f) => f.error === err)) d.fail(urns.get(name)!, "register", err);
-        }
-        const steps = await d.finish();
-        const outputs: Record<string, PropertyMap> = {};
-        const ids: Record<string, string> = {};
-        for (const [name, res] of results) {
-            outputs[name] = res.outputs;
-            ids[name] = res.id;
-        }
-        return { steps, outputs, ids };
+  /** Deletes everything in state, using the `__provider` stored in each resource's outputs and the config in state. */
+  async destroy(): Promise<Step[]> {
+    this.clearPendingOperations();
+    const steps: Step[] = [];
+    const failures: StepFailure[] = [];
+    await this.deleteAll([...this.pendingDeletes, ...this.state.values()], steps, failures);
+    if (failures.length > 0) throw new UpdateError(failures, steps);
+    if (this.state.size === 0) this.providerConfig = undefined;
+    this.checkpoint();
+    return steps;
+  }
+
+  /** Import of dynamic resources does not work with the real engine either; see the header. */
+  import(_name: string, _type: string, _id: string): never {
+    throw new Error(
+      "import is not supported for dynamic providers: the engine sends Read(id) with no properties, so the " +
+        "host has no __provider to load (pulumi#3550, #7534, #16175). Adopt through an input instead.",
+    );
+  }
+
+  // ---------------------------------------------------------------- state
+
+  /** The full state (secrets as `{sig, value}` plaintext, like `pulumi stack export --show-secrets`). */
+  exportState(): StateSnapshot {
+    const s: StateSnapshot = {
+      version: 1 as const,
+      project: this.project,
+      stack: this.stack,
+      resources: [...this.state.values(), ...this.pendingDeletes],
+      pendingOperations: this.pendingOperations,
+    };
+    if (this.providerConfig) s.providerConfig = this.providerConfig;
+    return clone(s);
+  }
+
+  private loadState(s: StateSnapshot): void {
+    this.state.clear();
+    this.pendingDeletes = [];
+    for (const r of s.resources) {
+      if (r.delete) this.pendingDeletes.push(r);
+      else this.state.set(r.urn, r);
     }
+    this.pendingOperations = s.pendingOperations ?? [];
+    this.providerConfig = s.providerConfig;
+  }
 
-    /**
-     * One Delete step (step.go, DeleteStep): a protected resource fails it unless it is being replaced; a
-     * retained, external or already deleted (pending replacement) one is dropped without calling the provider.
-     */
-    async deleteOne(host: ProviderHost, v: StateResource, replacing = false): Promise<void> {
-        if (v.protect && !replacing && !v.delete) throw new Error(deleteProtectedMessage(v.urn));
-        if (v.retainOnDelete || v.external || v.pendingReplacement) return;
-        this.beginOp({ urn: v.urn, type: "deleting", id: v.id });
-        try {
-            await host.delete(v.id, v.urn, v.outputs, v.inputs);
-        } finally {
-            this.endOp(v.urn, "deleting");
-        }
+  static fromState(snapshot: StateSnapshot | string, options: TestEngineOptions = {}): TestEngine {
+    const s: StateSnapshot = typeof snapshot === "string" ? (JSON.parse(snapshot) as StateSnapshot) : clone(snapshot);
+    const e = new TestEngine({ project: s.project, stack: s.stack, ...options });
+    e.loadState(s);
+    return e;
+  }
+
+  static fromStateFile(file: string, options: TestEngineOptions = {}): TestEngine {
+    return TestEngine.fromState(fs.readFileSync(file, "utf8"), { stateFile: file, ...options });
+  }
+
+  /** The state as a checkpoint would store it: secrets replaced by a ciphertext placeholder. */
+  stateJson(): string {
+    return JSON.stringify(redactSecrets(this.exportState()), null, 2);
+  }
+
+  /** Bytes of (redacted) state per resource URN. */
+  stateBytesPerResource(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of [...this.state.values(), ...this.pendingDeletes]) {
+      out[r.urn] = (out[r.urn] ?? 0) + Buffer.byteLength(JSON.stringify(redactSecrets(r)));
     }
+    return out;
+  }
 
-    /** Deletes the given resources in reverse dependency order, updating state; failures are appended. */
-    async deleteAll(victims: StateResource[], steps: Step[], failures: StepFailure[], useHost?: ProviderHost): Promise<void> {
-        if (victims.length === 0) return;
-        const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost(this.stateConfig());
-        try {
-            const keyed = victims.map((v, i) => ({ key: `${i}:${v.urn}`, v }));
-            const nodes: GraphNode[] = keyed.map(({ key, v }) => ({
-                key,
-                // Everything that depends on v must be deleted first.
-                deps: keyed.filter((o) => o.v !== v && o.v.dependencies.includes(v.urn)).map((o) => o.key),
-                run: async () => {
-                    try {
-                        await this.deleteOne(host, v);
-                        if (v.delete) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== v);
-                        else if (this.state.get(v.urn) === v) this.state.delete(v.urn);
-                        this.checkpoint();
-                        steps.push({ urn: v.urn, op: "delete", diffs: [] });
-                    } catch (e) {
-                        failures.push({ urn: v.urn, op: "delete", message: messageOf(e), error: e });
-                        throw e;
-                    }
-                },
-            }));
-            await runGraph(nodes, this.parallel);
-        } finally {
-            await release();
-        }
-    }
-
-    /**
-     * One RefreshStep (step.go): Read, then the provider's Diff of the refreshed state against the old
-     * inputs, inverted for display. Returns the step; throws if Read or Diff throws (state unchanged).
-     */
-    private async refreshOne(host: ProviderHost, r: StateResource): Promise<Step> {
-        // Pending-replacement resources are not read (the object is gone already).
-        if (r.pendingReplacement) return { urn: r.urn, op: "same", diffs: [] };
-        const res = await host.read(r.id, r.urn, r.outputs, r.inputs);
-        const replaceWith = (updated: StateResource | undefined) => {
-            if (r.delete) this.pendingDeletes = this.pendingDeletes.flatMap((p) => (p === r ? (updated ? [updated] : []) : [p]));
-            else if (updated) this.state.set(r.urn, updated);
-            else this.state.delete(r.urn);
-            this.checkpoint();
-        };
-        if (!res.id) {
-            replaceWith(undefined);
-            return { urn: r.urn, op: "delete", diffs: [] };
-        }
-        const outputs = annotateSecrets(res.properties, r.outputs);
-        const inputs = res.inputs ? annotateSecrets(res.inputs, r.inputs) : r.inputs;
-        let changed: string[];
-        let changes: "some" | "none";
-        if (r.external) {
-            // External resources: outputs only, no Diff.
-            changed = changedKeys(r.outputs, outputs);
-            changes = changed.length > 0 ? "some" : "none";
-        } else {
-            // olds = the refreshed outputs (and inputs), news = the old inputs: what an `up` of an unchanged program would do.
-            const diff = await host.diff(res.id, r.urn, outputs, r.inputs, inputs);
-            changed = diff.diffs;
-            if (diff.changes === "unknown") {
-                changed = changedKeys(inputs, r.inputs);
-                changes = changed.length > 0 ? "some" : "none";
-            } else changes = diff.changes;
-            // The Node.js host reports no keys: show the drifted ones.
-            if (changes === "none") changed = [];
-            else if (changed.length === 0) changed = changedKeys(r.outputs, outputs).filter((k) => k !== "__provider");
-        }
-        replaceWith({ ...r, id: res.id, outputs, inputs });
-        return { urn: r.urn, op: changes === "some" ? "update" : "same", diffs: changed };
-    }
-
-    /** `pulumi refresh`: every resource is refreshed, each on its own (one failing does not stop the others). */
-    async refresh(): Promise<Step[]> {
-        this.clearPendingOperations();
-        const { host, release } = await this.acquireHost(this.stateConfig());
-        const steps: Step[] = [];
-        const failures: StepFailure[] = [];
-        try {
-            const all = [...this.state.values(), ...this.pendingDeletes];
-            await runGraph(
-                all.map((r, i) => ({
-                    key: `${i}:${r.urn}`,
-                    deps: [],
-                    run: async () => {
-                        try {
-                            steps.push(await this.refreshOne(host, r));
-                        } catch (e) {
-                            // Recorded, not thrown: the other resources are still refreshed.
-                            failures.push({ urn: r.urn, op: "refresh", message: messageOf(e), error: e });
-                        }
-                    },
-                })),
-                this.parallel,
-            );
-        } finally {
-            await release();
-        }
-        if (failures.length > 0) throw new UpdateError(failures, steps);
-        return steps;
-    }
-
-    /** Deletes everything in state, using the `__provider` stored in each resource's outputs and the config in state. */
-    async destroy(): Promise<Step[]> {
-        this.clearPendingOperations();
-        const steps: Step[] = [];
-        const failures: StepFailure[] = [];
-        await this.deleteAll([...this.pendingDeletes, ...this.state.values()], steps, failures);
-        if (failures.length > 0) throw new UpdateError(failures, steps);
-        if (this.state.size === 0) this.providerConfig = undefined;
-        this.checkpoint();
-        return steps;
-    }
-
-    /** Import of dynamic resources does not work with the real engine either; see the header. */
-    import(_name: string, _type: string, _id: string): never {
-        throw new Error(
-            "import is not supported for dynamic providers: the engine sends Read(id) with no properties, so the " +
-                "host has no __provider to load (pulumi#3550, #7534, #16175). Adopt through an input instead.",
-        );
-    }
-
-    // ---------------------------------------------------------------- state
-
-    /** The full state (secrets as `{sig, value}` plaintext, like `pulumi stack export --show-secrets`). */
-    exportState(): StateSnapshot {
-        const s: StateSnapshot = {
-            version: 1 as const,
-            project: this.project,
-            stack: this.stack,
-            resources: [...this.state.values(), ...this.pendingDeletes],
-            pendingOperations: this.pendingOperations,
-        };
-        if (this.providerConfig) s.providerConfig = this.providerConfig;
-        return clone(s);
-    }
-
-    private loadState(s: StateSnapshot): void {
-        this.state.clear();
-        this.pendingDeletes = [];
-        for (const r of s.resources) {
-            if (r.delete) this.pendingDeletes.push(r);
-            else this.state.set(r.urn, r);
-        }
-        this.pendingOperations = s.pendingOperations ?? [];
-        this.providerConfig = s.providerConfig;
-    }
-
-    static fromState(snapshot: StateSnapshot | string, options: TestEngineOptions = {}): TestEngine {
-        const s: StateSnapshot = typeof snapshot === "string" ? (JSON.parse(snapshot) as StateSnapshot) : clone(snapshot);
-        const e = new TestEngine({ project: s.project, stack: s.stack, ...options });
-        e.loadState(s);
-        return e;
-    }
-
-    static fromStateFile(file: string, options: TestEngineOptions = {}): TestEngine {
-        return TestEngine.fromState(fs.readFileSync(file, "utf8"), { stateFile: file, ...options });
-    }
-
-    /** The state as a checkpoint would store it: secrets replaced by a ciphertext placeholder. */
-    stateJson(): string {
-        return JSON.stringify(redactSecrets(this.exportState()), null, 2);
-    }
-
-    /** Bytes of (redacted) state per resource URN. */
-    stateBytesPerResource(): Record<string, number> {
-        const out: Record<string, number> = {};
-        for (const r of [...this.state.values(), ...this.pendingDeletes]) {
-            out[r.urn] = (out[r.urn] ?? 0) + Buffer.byteLength(JSON.stringify(redactSecrets(r)));
-        }
-        return out;
-    }
-
-    /** State resource by name (first match). */
-    get(name: string): StateResource | undefined {
-        return [...this.state.values()].find((r) => r.name === name);
-    }
+  /** State resource by name (first match). */
+  get(name: string): StateResource | undefined {
+    return [...this.state.values()].find((r) => r.name === name);
+  }
 }
 
 function isRef(v: unknown): v is Ref {
-    return typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as Ref).$ref === "string";
+  return typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as Ref).$ref === "string";
 }
 
 function collectRefs(v: unknown, acc: Set<string> = new Set()): Set<string> {
-    if (isRef(v)) acc.add(v.$ref);
-    else if (Array.isArray(v)) v.forEach((x) => collectRefs(x, acc));
-    else if (typeof v === "object" && v !== null) Object.values(v).forEach((x) => collectRefs(x, acc));
-    return acc;
+  if (isRef(v)) acc.add(v.$ref);
+  else if (Array.isArray(v)) v.forEach((x) => collectRefs(x, acc));
+  else if (typeof v === "object" && v !== null) Object.values(v).forEach((x) => collectRefs(x, acc));
+  return acc;
 }
 
 function resolveRefs(v: unknown, results: Map<string, RegisterResult>, preview: boolean): unknown {
-    if (isRef(v)) {
-        const res = results.get(v.$ref);
-        if (!res) throw new Error(`reference to ${v.$ref} before it was registered`);
-        const prop = v.prop ?? "id";
-        if (prop === "id") return res.id;
-        if (prop === "urn") return res.urn;
-        const out = res.outputs[prop];
-        if (out === undefined && preview && res.op !== "same") return UNKNOWN;
-        return out;
+  if (isRef(v)) {
+    const res = results.get(v.$ref);
+    if (!res) throw new Error(`reference to ${v.$ref} before it was registered`);
+    const prop = v.prop ?? "id";
+    if (prop === "id") return res.id;
+    if (prop === "urn") return res.urn;
+    const out = res.outputs[prop];
+    if (out === undefined && preview && res.op !== "same") return UNKNOWN;
+    return out;
+  }
+  if (Array.isArray(v)) return v.map((x) => resolveRefs(x, results, preview));
+  if (isSecret(v)) return secret(resolveRefs(v.value, results, preview));
+  if (typeof v === "object" && v !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const r = resolveRefs(x, results, preview);
+      if (r !== undefined) out[k] = r;
     }
-    if (Array.isArray(v)) return v.map((x) => resolveRefs(x, results, preview));
-    if (isSecret(v)) return secret(resolveRefs(v.value, results, preview));
-    if (typeof v === "object" && v !== null) {
-        const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(v)) {
-            const r = resolveRefs(x, results, preview);
-            if (r !== undefined) out[k] = r;
-        }
-        return out;
-    }
-    return v;
+    return out;
+  }
+  return v;
 }

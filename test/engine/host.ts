@@ -35,7 +35,7 @@ export const PROJECT_ROOT = path.resolve(__dirname, "..", "..");
  * `require.resolve('@pulumi/pulumi/cmd/dynamic-provider')` from its working directory).
  */
 export function hostScript(cwd: string): string {
-    return require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [cwd] });
+  return require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [cwd] });
 }
 
 /**
@@ -43,415 +43,433 @@ export function hostScript(cwd: string): string {
  * the folder `main` names, or the folder of the file it names, or the project root without `main`.
  */
 export function mainDirectory(root: string = PROJECT_ROOT): string {
-    let main: string | undefined;
-    try {
-        const m = /^main:\s*["']?([^"'#\n]+?)["']?\s*(#.*)?$/m.exec(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8"));
-        main = m?.[1];
-    } catch {
-        /* no Pulumi.yaml: the root */
-    }
-    if (!main) return root;
-    const target = path.resolve(root, main);
-    return fs.statSync(target).isDirectory() ? target : path.dirname(target);
+  let main: string | undefined;
+  try {
+    const m = /^main:\s*["']?([^"'#\n]+?)["']?\s*(#.*)?$/m.exec(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8"));
+    main = m?.[1];
+  } catch {
+    /* no Pulumi.yaml: the root */
+  }
+  if (!main) return root;
+  const target = path.resolve(root, main);
+  return fs.statSync(target).isDirectory() ? target : path.dirname(target);
 }
 
 /** Reads `name:` from <cwd>/Pulumi.yaml (the engine passes it as PULUMI_NODEJS_PROJECT). */
 export function readProjectName(cwd: string = PROJECT_ROOT): string {
-    try {
-        const text = fs.readFileSync(path.join(cwd, "Pulumi.yaml"), "utf8");
-        const m = /^name:\s*["']?([^"'\s#]+)/m.exec(text);
-        if (m) return m[1];
-    } catch {
-        /* fall through */
-    }
-    return "project";
+  try {
+    const text = fs.readFileSync(path.join(cwd, "Pulumi.yaml"), "utf8");
+    const m = /^name:\s*["']?([^"'\s#]+)/m.exec(text);
+    if (m) return m[1];
+  } catch {
+    /* fall through */
+  }
+  return "project";
 }
 
 export interface ProviderHostOptions {
-    /** Working directory of the host process (module resolution of `__provider` starts here). Default: the `main` folder. */
-    cwd?: string;
-    /** Extra environment for the host process (merged over process.env). */
-    env?: Record<string, string>;
-    /** If given, Configure is sent right after start with this config (keys namespaced, e.g. `backup-portal:url`). */
-    config?: Record<string, string>;
-    /** Keys of `config` that are secret (their values are sent wrapped, as the engine does). */
-    secretKeys?: string[];
-    /** Project name (PULUMI_NODEJS_PROJECT / PULUMI_PROJECT, and namespace for un-namespaced config keys). Default: Pulumi.yaml's name. */
-    project?: string;
-    /** Milliseconds to wait for the port line. Default 30000. */
-    startTimeoutMs?: number;
+  /** Working directory of the host process (module resolution of `__provider` starts here). Default: the `main` folder. */
+  cwd?: string;
+  /** Extra environment for the host process (merged over process.env). */
+  env?: Record<string, string>;
+  /** If given, Configure is sent right after start with this config (keys namespaced, e.g. `backup-portal:url`). */
+  config?: Record<string, string>;
+  /** Keys of `config` that are secret (their values are sent wrapped, as the engine does). */
+  secretKeys?: string[];
+  /** Project name (PULUMI_NODEJS_PROJECT / PULUMI_PROJECT, and namespace for un-namespaced config keys). Default: Pulumi.yaml's name. */
+  project?: string;
+  /** Milliseconds to wait for the port line. Default 30000. */
+  startTimeoutMs?: number;
 }
 
 export interface CheckFailure {
-    property: string;
-    reason: string;
+  property: string;
+  reason: string;
 }
 export interface CheckResult {
-    inputs: PropertyMap;
-    failures: CheckFailure[];
+  inputs: PropertyMap;
+  failures: CheckFailure[];
 }
 export type DiffChanges = "none" | "some" | "unknown";
 export interface DiffResult {
-    changes: DiffChanges;
-    replaces: string[];
-    deleteBeforeReplace: boolean;
-    /** Changed keys as reported by the provider (the Node.js host never fills this: always []). */
-    diffs: string[];
-    stables: string[];
+  changes: DiffChanges;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+  /** Changed keys as reported by the provider (the Node.js host never fills this: always []). */
+  diffs: string[];
+  stables: string[];
 }
 export interface CreateResult {
-    id: string;
-    properties: PropertyMap;
+  id: string;
+  properties: PropertyMap;
 }
 export interface ReadResult {
-    id: string;
-    properties: PropertyMap;
-    /** Present only if the provider's read returned `inputs`. */
-    inputs?: PropertyMap;
+  id: string;
+  properties: PropertyMap;
+  /** Present only if the provider's read returned `inputs`. */
+  inputs?: PropertyMap;
 }
 export interface UpdateResult {
-    properties: PropertyMap;
+  properties: PropertyMap;
 }
 export interface ConfigureResult {
-    acceptSecrets: boolean;
-    acceptResources: boolean;
-    supportsPreview: boolean;
-    acceptOutputs: boolean;
+  acceptSecrets: boolean;
+  acceptResources: boolean;
+  supportsPreview: boolean;
+  acceptOutputs: boolean;
 }
 export interface HostCall {
-    method: string;
-    urn?: string;
-    id?: string;
-    preview?: boolean;
+  method: string;
+  urn?: string;
+  id?: string;
+  preview?: boolean;
 }
 
 /** A rejected provider call. `message` is the provider's message (gRPC `details`). */
 export class ProviderError extends Error {
-    constructor(
-        message: string,
-        public readonly code: number,
-        public readonly method: string,
-        /** Create/Update that threw an error carrying `id` (ErrorResourceInitFailed): the object exists. */
-        public readonly initFailed?: { id: string; properties: PropertyMap; reasons: string[] },
-    ) {
-        super(message);
-        this.name = "ProviderError";
-    }
+  constructor(
+    message: string,
+    public readonly code: number,
+    public readonly method: string,
+    /** Create/Update that threw an error carrying `id` (ErrorResourceInitFailed): the object exists. */
+    public readonly initFailed?: { id: string; properties: PropertyMap; reasons: string[] },
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
 }
 
 export interface ProviderHost {
-    readonly port: number;
-    readonly pid: number;
-    readonly project: string;
-    /** Every RPC sent, in order (method names as in the proto: Configure, Check, Diff, Create, ...). */
-    readonly calls: HostCall[];
-    /** Result of the last Configure (undefined before). */
-    readonly configured: ConfigureResult | undefined;
-    configure(config: Record<string, string>, secretKeys?: string[]): Promise<ConfigureResult>;
-    check(urn: string, olds: PropertyMap, news: PropertyMap, opts?: { preview?: boolean }): Promise<CheckResult>;
-    diff(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap, opts?: { preview?: boolean }): Promise<DiffResult>;
-    /** NB: the host ignores `preview` and really creates; the engine never sends a preview Create to it. */
-    create(urn: string, props: PropertyMap, preview?: boolean): Promise<CreateResult>;
-    read(id: string, urn: string, props: PropertyMap, inputs?: PropertyMap): Promise<ReadResult>;
-    update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<UpdateResult>;
-    delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void>;
-    /** Everything the host wrote to stdout and stderr so far. */
-    logs(): string;
-    /** True once the process has exited. */
-    readonly exited: boolean;
-    /** SIGKILL the host (simulates a crash); in-flight calls reject. */
-    kill(): Promise<void>;
-    /** Close the channel and stop the host. */
-    close(): Promise<void>;
+  readonly port: number;
+  readonly pid: number;
+  readonly project: string;
+  /** Every RPC sent, in order (method names as in the proto: Configure, Check, Diff, Create, ...). */
+  readonly calls: HostCall[];
+  /** Result of the last Configure (undefined before). */
+  readonly configured: ConfigureResult | undefined;
+  configure(config: Record<string, string>, secretKeys?: string[]): Promise<ConfigureResult>;
+  check(urn: string, olds: PropertyMap, news: PropertyMap, opts?: { preview?: boolean }): Promise<CheckResult>;
+  diff(
+    id: string,
+    urn: string,
+    olds: PropertyMap,
+    news: PropertyMap,
+    oldInputs?: PropertyMap,
+    opts?: { preview?: boolean },
+  ): Promise<DiffResult>;
+  /** NB: the host ignores `preview` and really creates; the engine never sends a preview Create to it. */
+  create(urn: string, props: PropertyMap, preview?: boolean): Promise<CreateResult>;
+  read(id: string, urn: string, props: PropertyMap, inputs?: PropertyMap): Promise<ReadResult>;
+  update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<UpdateResult>;
+  delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void>;
+  /** Everything the host wrote to stdout and stderr so far. */
+  logs(): string;
+  /** True once the process has exited. */
+  readonly exited: boolean;
+  /** SIGKILL the host (simulates a crash); in-flight calls reject. */
+  kill(): Promise<void>;
+  /** Close the channel and stop the host. */
+  close(): Promise<void>;
 }
 
 /** The host's methods as the generated service describes them: path and response decoder. */
 const SERVICE = provrpc.ResourceProviderService as unknown as Record<string, { path: string; responseDeserialize(b: Buffer): unknown }>;
 
 function urnName(urn: string): string {
-    return urn.split("::").pop() ?? "";
+  return urn.split("::").pop() ?? "";
 }
 function urnType(urn: string): string {
-    const parts = urn.split("::");
-    const qualified = parts[2] ?? "";
-    return qualified.split("$").pop() ?? "";
+  const parts = urn.split("::");
+  const qualified = parts[2] ?? "";
+  return qualified.split("$").pop() ?? "";
 }
 
 function toStruct(m: PropertyMap): structproto.Struct {
-    // toWireMap has already removed undefined; Struct.fromJavaScript rejects undefined.
-    return structproto.Struct.fromJavaScript(m as Record<string, structproto.JavaScriptValue>);
+  // toWireMap has already removed undefined; Struct.fromJavaScript rejects undefined.
+  return structproto.Struct.fromJavaScript(m as Record<string, structproto.JavaScriptValue>);
 }
 function fromStruct(s: structproto.Struct | undefined): PropertyMap {
-    return (s ? s.toJavaScript() : {}) as PropertyMap;
+  return (s ? s.toJavaScript() : {}) as PropertyMap;
 }
 
 class Host implements ProviderHost {
-    public readonly calls: HostCall[] = [];
-    public configured: ConfigureResult | undefined;
-    private output = "";
-    private exitPromise: Promise<void>;
-    private hasExited = false;
-    private channel: UnaryChannel | undefined;
-    public port = 0;
+  public readonly calls: HostCall[] = [];
+  public configured: ConfigureResult | undefined;
+  private output = "";
+  private exitPromise: Promise<void>;
+  private hasExited = false;
+  private channel: UnaryChannel | undefined;
+  public port = 0;
 
-    constructor(
-        private readonly child: ChildProcess,
-        public readonly project: string,
-    ) {
-        this.exitPromise = new Promise((resolve) => {
-            child.once("exit", () => {
-                this.hasExited = true;
-                resolve();
-            });
-        });
-        child.stdout?.setEncoding("utf8");
-        child.stderr?.setEncoding("utf8");
-        child.stdout?.on("data", (d: string) => (this.output += d));
-        child.stderr?.on("data", (d: string) => (this.output += d));
-    }
+  constructor(
+    private readonly child: ChildProcess,
+    public readonly project: string,
+  ) {
+    this.exitPromise = new Promise((resolve) => {
+      child.once("exit", () => {
+        this.hasExited = true;
+        resolve();
+      });
+    });
+    child.stdout?.setEncoding("utf8");
+    child.stderr?.setEncoding("utf8");
+    child.stdout?.on("data", (d: string) => (this.output += d));
+    child.stderr?.on("data", (d: string) => (this.output += d));
+  }
 
-    get pid(): number {
-        return this.child.pid ?? -1;
-    }
-    get exited(): boolean {
-        return this.hasExited;
-    }
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+  get exited(): boolean {
+    return this.hasExited;
+  }
 
-    async start(timeoutMs: number): Promise<void> {
-        this.port = await new Promise<number>((resolve, reject) => {
-            const timer = setTimeout(() => {
-                cleanup();
-                reject(new Error(`dynamic provider host did not print its port within ${timeoutMs}ms; output:\n${this.output}`));
-            }, timeoutMs);
-            const onData = () => {
-                const m = /^(\d+)\s*$/m.exec(this.output);
-                if (m) {
-                    cleanup();
-                    resolve(Number(m[1]));
-                }
-            };
-            const onExit = (code: number | null, signal: string | null) => {
-                cleanup();
-                reject(new Error(`dynamic provider host exited (code=${code}, signal=${signal}) before printing its port; output:\n${this.output}`));
-            };
-            const cleanup = () => {
-                clearTimeout(timer);
-                this.child.stdout?.off("data", onData);
-                this.child.off("exit", onExit);
-            };
-            this.child.stdout?.on("data", onData);
-            this.child.once("exit", onExit);
-            onData();
-        });
-        this.channel = new UnaryChannel(`127.0.0.1:${this.port}`);
-        // What the engine sends before Configure; both unimplemented answers are accepted by the engine.
-        await this.unary("Handshake", new provproto.ProviderHandshakeRequest(), undefined, true);
-        await this.unary("GetPluginInfo", new emptyproto.Empty(), undefined, true);
-    }
-
-    logs(): string {
-        return this.output;
-    }
-
-    /** Issues one unary call. `tolerateUnimplemented`: resolve undefined on UNIMPLEMENTED (Handshake etc.). */
-    private async unary<Res>(method: string, req: { serializeBinary(): Uint8Array }, call?: HostCall, tolerateUnimplemented = false): Promise<Res> {
-        this.calls.push(call ?? { method });
-        const rpc = SERVICE[method.charAt(0).toLowerCase() + method.slice(1)];
-        if (!this.channel) throw new ProviderError(`${method}: the host is not started`, GRPC_STATUS.UNAVAILABLE, method);
-        try {
-            return rpc.responseDeserialize(await this.channel.call(rpc.path, req.serializeBinary())) as Res;
-        } catch (err) {
-            if (!(err instanceof GrpcCallError)) throw err;
-            if (tolerateUnimplemented && err.code === GRPC_STATUS.UNIMPLEMENTED) return undefined as Res;
-            throw toProviderError(method, err);
+  async start(timeoutMs: number): Promise<void> {
+    this.port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`dynamic provider host did not print its port within ${timeoutMs}ms; output:\n${this.output}`));
+      }, timeoutMs);
+      const onData = () => {
+        const m = /^(\d+)\s*$/m.exec(this.output);
+        if (m) {
+          cleanup();
+          resolve(Number(m[1]));
         }
-    }
-
-    async configure(config: Record<string, string>, secretKeys: string[] = []): Promise<ConfigureResult> {
-        const secrets = new Set(secretKeys.map((k) => this.namespaced(k)));
-        const args: PropertyMap = {};
-        const req = new provproto.ConfigureRequest();
-        for (const [rawKey, value] of Object.entries(config)) {
-            const key = this.namespaced(rawKey);
-            args[key] = secrets.has(key) ? secret(value) : value;
-            // Legacy spelling the engine still fills: "<pkg>:config:<key>" → plaintext string.
-            req.getVariablesMap().set(`pulumi-nodejs:config:${key}`, value);
-        }
-        // CheckConfig first (the host answers UNIMPLEMENTED; the engine then uses the news as-is).
-        const cc = new provproto.CheckRequest();
-        cc.setUrn(`urn:pulumi:stack::${this.project}::pulumi:providers:pulumi-nodejs::default`);
-        cc.setOlds(toStruct({}));
-        cc.setNews(toStruct(toWireMap(args, { keepUnknowns: false, keepSecrets: false })));
-        await this.unary("CheckConfig", cc, undefined, true);
-
-        req.setArgs(toStruct(toWireMap(args, { keepUnknowns: true, keepSecrets: true })));
-        req.setAcceptsecrets(true);
-        req.setAcceptresources(true);
-        req.setSendsOldInputs(true);
-        req.setSendsOldInputsToDelete(true);
-        const resp = await this.unary<provproto.ConfigureResponse>("Configure", req);
-        this.configured = {
-            acceptSecrets: resp.getAcceptsecrets(),
-            acceptResources: resp.getAcceptresources(),
-            supportsPreview: resp.getSupportspreview(),
-            acceptOutputs: resp.getAcceptoutputs(),
-        };
-        return this.configured;
-    }
-
-    private namespaced(key: string): string {
-        return key.includes(":") ? key : `${this.project}:${key}`;
-    }
-
-    /** The engine refuses to call a provider before Configure; we configure with {} lazily to keep tests short. */
-    private configuring: Promise<ConfigureResult> | undefined;
-    private async ensureConfigured(): Promise<ConfigureResult> {
-        if (this.configured) return this.configured;
-        this.configuring ??= this.configure({});
-        return this.configuring;
-    }
-
-    private wire(m: PropertyMap, keepUnknowns: boolean): structproto.Struct {
-        const keepSecrets = this.configured?.acceptSecrets ?? false;
-        return toStruct(toWireMap(m, { keepUnknowns, keepSecrets }));
-    }
-
-    async check(urn: string, olds: PropertyMap, news: PropertyMap, opts: { preview?: boolean } = {}): Promise<CheckResult> {
-        await this.ensureConfigured();
-        const req = new provproto.CheckRequest();
-        req.setUrn(urn);
-        req.setName(urnName(urn));
-        req.setType(urnType(urn));
-        req.setOlds(this.wire(olds, !!opts.preview));
-        req.setNews(this.wire(news, !!opts.preview));
-        const resp = await this.unary<provproto.CheckResponse>("Check", req, { method: "Check", urn, preview: opts.preview });
-        return {
-            inputs: fromStruct(resp.getInputs()),
-            failures: resp.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
-        };
-    }
-
-    async diff(
-        id: string,
-        urn: string,
-        olds: PropertyMap,
-        news: PropertyMap,
-        oldInputs?: PropertyMap,
-        opts: { preview?: boolean } = {},
-    ): Promise<DiffResult> {
-        await this.ensureConfigured();
-        const req = new provproto.DiffRequest();
-        req.setId(id);
-        req.setUrn(urn);
-        req.setName(urnName(urn));
-        req.setType(urnType(urn));
-        req.setOlds(this.wire(olds, !!opts.preview));
-        req.setNews(this.wire(news, !!opts.preview));
-        req.setOldInputs(this.wire(oldInputs ?? {}, !!opts.preview));
-        const resp = await this.unary<provproto.DiffResponse>("Diff", req, { method: "Diff", urn, id, preview: opts.preview });
-        const C = provproto.DiffResponse.DiffChanges;
-        const changes: DiffChanges = resp.getChanges() === C.DIFF_SOME ? "some" : resp.getChanges() === C.DIFF_NONE ? "none" : "unknown";
-        return {
-            changes,
-            replaces: resp.getReplacesList(),
-            deleteBeforeReplace: resp.getDeletebeforereplace(),
-            diffs: resp.getDiffsList(),
-            stables: resp.getStablesList(),
-        };
-    }
-
-    async create(urn: string, props: PropertyMap, preview = false): Promise<CreateResult> {
-        await this.ensureConfigured();
-        const req = new provproto.CreateRequest();
-        req.setUrn(urn);
-        req.setName(urnName(urn));
-        req.setType(urnType(urn));
-        req.setProperties(this.wire(props, preview));
-        req.setPreview(preview);
-        const resp = await this.unary<provproto.CreateResponse>("Create", req, { method: "Create", urn, preview });
-        if (!resp.getId() && !preview) {
-            // Same check as the engine.
-            throw new ProviderError(`plugin for package 'pulumi-nodejs' returned empty resource.ID from create '${urn}'`, GRPC_STATUS.UNKNOWN, "Create");
-        }
-        return { id: resp.getId(), properties: fromStruct(resp.getProperties()) };
-    }
-
-    async read(id: string, urn: string, props: PropertyMap, inputs?: PropertyMap): Promise<ReadResult> {
-        await this.ensureConfigured();
-        const req = new provproto.ReadRequest();
-        req.setId(id);
-        req.setUrn(urn);
-        req.setName(urnName(urn));
-        req.setType(urnType(urn));
-        req.setProperties(this.wire(props, false));
-        if (inputs) req.setInputs(this.wire(inputs, false));
-        const resp = await this.unary<provproto.ReadResponse>("Read", req, { method: "Read", urn, id });
-        const result: ReadResult = { id: resp.getId(), properties: fromStruct(resp.getProperties()) };
-        if (resp.hasInputs()) result.inputs = fromStruct(resp.getInputs());
-        return result;
-    }
-
-    async update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<UpdateResult> {
-        await this.ensureConfigured();
-        const req = new provproto.UpdateRequest();
-        req.setId(id);
-        req.setUrn(urn);
-        req.setName(urnName(urn));
-        req.setType(urnType(urn));
-        req.setOlds(this.wire(olds, false));
-        req.setNews(this.wire(news, false));
-        req.setOldInputs(this.wire(oldInputs ?? {}, false));
-        const resp = await this.unary<provproto.UpdateResponse>("Update", req, { method: "Update", urn, id });
-        return { properties: fromStruct(resp.getProperties()) };
-    }
-
-    async delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void> {
-        await this.ensureConfigured();
-        const req = new provproto.DeleteRequest();
-        req.setId(id);
-        req.setUrn(urn);
-        req.setName(urnName(urn));
-        req.setType(urnType(urn));
-        req.setProperties(this.wire(props, false));
-        req.setOldInputs(this.wire(oldInputs ?? {}, false));
-        await this.unary<unknown>("Delete", req, { method: "Delete", urn, id });
-    }
-
-    async kill(): Promise<void> {
-        if (!this.hasExited) this.child.kill("SIGKILL");
-        await this.exitPromise;
-        this.channel?.close();
-    }
-
-    async close(): Promise<void> {
-        this.channel?.close();
-        if (!this.hasExited) this.child.kill("SIGTERM");
-        const timer = setTimeout(() => {
-            if (!this.hasExited) this.child.kill("SIGKILL");
-        }, 5000);
-        await this.exitPromise;
+      };
+      const onExit = (code: number | null, signal: string | null) => {
+        cleanup();
+        reject(
+          new Error(`dynamic provider host exited (code=${code}, signal=${signal}) before printing its port; output:\n${this.output}`),
+        );
+      };
+      const cleanup = () => {
         clearTimeout(timer);
+        this.child.stdout?.off("data", onData);
+        this.child.off("exit", onExit);
+      };
+      this.child.stdout?.on("data", onData);
+      this.child.once("exit", onExit);
+      onData();
+    });
+    this.channel = new UnaryChannel(`127.0.0.1:${this.port}`);
+    // What the engine sends before Configure; both unimplemented answers are accepted by the engine.
+    await this.unary("Handshake", new provproto.ProviderHandshakeRequest(), undefined, true);
+    await this.unary("GetPluginInfo", new emptyproto.Empty(), undefined, true);
+  }
+
+  logs(): string {
+    return this.output;
+  }
+
+  /** Issues one unary call. `tolerateUnimplemented`: resolve undefined on UNIMPLEMENTED (Handshake etc.). */
+  private async unary<Res>(
+    method: string,
+    req: { serializeBinary(): Uint8Array },
+    call?: HostCall,
+    tolerateUnimplemented = false,
+  ): Promise<Res> {
+    this.calls.push(call ?? { method });
+    const rpc = SERVICE[method.charAt(0).toLowerCase() + method.slice(1)];
+    if (!this.channel) throw new ProviderError(`${method}: the host is not started`, GRPC_STATUS.UNAVAILABLE, method);
+    try {
+      return rpc.responseDeserialize(await this.channel.call(rpc.path, req.serializeBinary())) as Res;
+    } catch (err) {
+      if (!(err instanceof GrpcCallError)) throw err;
+      if (tolerateUnimplemented && err.code === GRPC_STATUS.UNIMPLEMENTED) return undefined as Res;
+      throw toProviderError(method, err);
     }
+  }
+
+  async configure(config: Record<string, string>, secretKeys: string[] = []): Promise<ConfigureResult> {
+    const secrets = new Set(secretKeys.map((k) => this.namespaced(k)));
+    const args: PropertyMap = {};
+    const req = new provproto.ConfigureRequest();
+    for (const [rawKey, value] of Object.entries(config)) {
+      const key = this.namespaced(rawKey);
+      args[key] = secrets.has(key) ? secret(value) : value;
+      // Legacy spelling the engine still fills: "<pkg>:config:<key>" → plaintext string.
+      req.getVariablesMap().set(`pulumi-nodejs:config:${key}`, value);
+    }
+    // CheckConfig first (the host answers UNIMPLEMENTED; the engine then uses the news as-is).
+    const cc = new provproto.CheckRequest();
+    cc.setUrn(`urn:pulumi:stack::${this.project}::pulumi:providers:pulumi-nodejs::default`);
+    cc.setOlds(toStruct({}));
+    cc.setNews(toStruct(toWireMap(args, { keepUnknowns: false, keepSecrets: false })));
+    await this.unary("CheckConfig", cc, undefined, true);
+
+    req.setArgs(toStruct(toWireMap(args, { keepUnknowns: true, keepSecrets: true })));
+    req.setAcceptsecrets(true);
+    req.setAcceptresources(true);
+    req.setSendsOldInputs(true);
+    req.setSendsOldInputsToDelete(true);
+    const resp = await this.unary<provproto.ConfigureResponse>("Configure", req);
+    this.configured = {
+      acceptSecrets: resp.getAcceptsecrets(),
+      acceptResources: resp.getAcceptresources(),
+      supportsPreview: resp.getSupportspreview(),
+      acceptOutputs: resp.getAcceptoutputs(),
+    };
+    return this.configured;
+  }
+
+  private namespaced(key: string): string {
+    return key.includes(":") ? key : `${this.project}:${key}`;
+  }
+
+  /** The engine refuses to call a provider before Configure; we configure with {} lazily to keep tests short. */
+  private configuring: Promise<ConfigureResult> | undefined;
+  private async ensureConfigured(): Promise<ConfigureResult> {
+    if (this.configured) return this.configured;
+    this.configuring ??= this.configure({});
+    return this.configuring;
+  }
+
+  private wire(m: PropertyMap, keepUnknowns: boolean): structproto.Struct {
+    const keepSecrets = this.configured?.acceptSecrets ?? false;
+    return toStruct(toWireMap(m, { keepUnknowns, keepSecrets }));
+  }
+
+  async check(urn: string, olds: PropertyMap, news: PropertyMap, opts: { preview?: boolean } = {}): Promise<CheckResult> {
+    await this.ensureConfigured();
+    const req = new provproto.CheckRequest();
+    req.setUrn(urn);
+    req.setName(urnName(urn));
+    req.setType(urnType(urn));
+    req.setOlds(this.wire(olds, !!opts.preview));
+    req.setNews(this.wire(news, !!opts.preview));
+    const resp = await this.unary<provproto.CheckResponse>("Check", req, { method: "Check", urn, preview: opts.preview });
+    return {
+      inputs: fromStruct(resp.getInputs()),
+      failures: resp.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
+    };
+  }
+
+  async diff(
+    id: string,
+    urn: string,
+    olds: PropertyMap,
+    news: PropertyMap,
+    oldInputs?: PropertyMap,
+    opts: { preview?: boolean } = {},
+  ): Promise<DiffResult> {
+    await this.ensureConfigured();
+    const req = new provproto.DiffRequest();
+    req.setId(id);
+    req.setUrn(urn);
+    req.setName(urnName(urn));
+    req.setType(urnType(urn));
+    req.setOlds(this.wire(olds, !!opts.preview));
+    req.setNews(this.wire(news, !!opts.preview));
+    req.setOldInputs(this.wire(oldInputs ?? {}, !!opts.preview));
+    const resp = await this.unary<provproto.DiffResponse>("Diff", req, { method: "Diff", urn, id, preview: opts.preview });
+    const C = provproto.DiffResponse.DiffChanges;
+    const changes: DiffChanges = resp.getChanges() === C.DIFF_SOME ? "some" : resp.getChanges() === C.DIFF_NONE ? "none" : "unknown";
+    return {
+      changes,
+      replaces: resp.getReplacesList(),
+      deleteBeforeReplace: resp.getDeletebeforereplace(),
+      diffs: resp.getDiffsList(),
+      stables: resp.getStablesList(),
+    };
+  }
+
+  async create(urn: string, props: PropertyMap, preview = false): Promise<CreateResult> {
+    await this.ensureConfigured();
+    const req = new provproto.CreateRequest();
+    req.setUrn(urn);
+    req.setName(urnName(urn));
+    req.setType(urnType(urn));
+    req.setProperties(this.wire(props, preview));
+    req.setPreview(preview);
+    const resp = await this.unary<provproto.CreateResponse>("Create", req, { method: "Create", urn, preview });
+    if (!resp.getId() && !preview) {
+      // Same check as the engine.
+      throw new ProviderError(
+        `plugin for package 'pulumi-nodejs' returned empty resource.ID from create '${urn}'`,
+        GRPC_STATUS.UNKNOWN,
+        "Create",
+      );
+    }
+    return { id: resp.getId(), properties: fromStruct(resp.getProperties()) };
+  }
+
+  async read(id: string, urn: string, props: PropertyMap, inputs?: PropertyMap): Promise<ReadResult> {
+    await this.ensureConfigured();
+    const req = new provproto.ReadRequest();
+    req.setId(id);
+    req.setUrn(urn);
+    req.setName(urnName(urn));
+    req.setType(urnType(urn));
+    req.setProperties(this.wire(props, false));
+    if (inputs) req.setInputs(this.wire(inputs, false));
+    const resp = await this.unary<provproto.ReadResponse>("Read", req, { method: "Read", urn, id });
+    const result: ReadResult = { id: resp.getId(), properties: fromStruct(resp.getProperties()) };
+    if (resp.hasInputs()) result.inputs = fromStruct(resp.getInputs());
+    return result;
+  }
+
+  async update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<UpdateResult> {
+    await this.ensureConfigured();
+    const req = new provproto.UpdateRequest();
+    req.setId(id);
+    req.setUrn(urn);
+    req.setName(urnName(urn));
+    req.setType(urnType(urn));
+    req.setOlds(this.wire(olds, false));
+    req.setNews(this.wire(news, false));
+    req.setOldInputs(this.wire(oldInputs ?? {}, false));
+    const resp = await this.unary<provproto.UpdateResponse>("Update", req, { method: "Update", urn, id });
+    return { properties: fromStruct(resp.getProperties()) };
+  }
+
+  async delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void> {
+    await this.ensureConfigured();
+    const req = new provproto.DeleteRequest();
+    req.setId(id);
+    req.setUrn(urn);
+    req.setName(urnName(urn));
+    req.setType(urnType(urn));
+    req.setProperties(this.wire(props, false));
+    req.setOldInputs(this.wire(oldInputs ?? {}, false));
+    await this.unary<unknown>("Delete", req, { method: "Delete", urn, id });
+  }
+
+  async kill(): Promise<void> {
+    if (!this.hasExited) this.child.kill("SIGKILL");
+    await this.exitPromise;
+    this.channel?.close();
+  }
+
+  async close(): Promise<void> {
+    this.channel?.close();
+    if (!this.hasExited) this.child.kill("SIGTERM");
+    const timer = setTimeout(() => {
+      if (!this.hasExited) this.child.kill("SIGKILL");
+    }, 5000);
+    await this.exitPromise;
+    clearTimeout(timer);
+  }
 }
 
 function toProviderError(method: string, err: GrpcCallError): ProviderError {
-    // The host sends the provider's message as the status details.
-    const message = err.details || err.message;
-    let initFailed: ProviderError["initFailed"];
-    if (err.statusDetails && err.statusDetails.length > 0) {
-        try {
-            const status = statusproto.Status.deserializeBinary(new Uint8Array(err.statusDetails));
-            for (const any of status.getDetailsList()) {
-                if (any.getTypeName() === "pulumirpc.ErrorResourceInitFailed") {
-                    const d = provproto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
-                    initFailed = { id: d.getId(), properties: fromStruct(d.getProperties()), reasons: d.getReasonsList() };
-                }
-            }
-        } catch {
-            /* ignore malformed details */
+  // The host sends the provider's message as the status details.
+  const message = err.details || err.message;
+  let initFailed: ProviderError["initFailed"];
+  if (err.statusDetails && err.statusDetails.length > 0) {
+    try {
+      const status = statusproto.Status.deserializeBinary(new Uint8Array(err.statusDetails));
+      for (const any of status.getDetailsList()) {
+        if (any.getTypeName() === "pulumirpc.ErrorResourceInitFailed") {
+          const d = provproto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
+          initFailed = { id: d.getId(), properties: fromStruct(d.getProperties()), reasons: d.getReasonsList() };
         }
+      }
+    } catch {
+      /* ignore malformed details */
     }
-    return new ProviderError(message, err.code, method, initFailed);
+  }
+  return new ProviderError(message, err.code, method, initFailed);
 }
 
 const liveChildren = new Set<ChildProcess>();
@@ -459,36 +477,36 @@ let exitHookInstalled = false;
 
 /** Spawns the dynamic-provider host exactly as the engine does and connects a gRPC client to it. */
 export async function startProviderHost(opts: ProviderHostOptions = {}): Promise<ProviderHost> {
-    const cwd = opts.cwd ?? mainDirectory();
-    const project = opts.project ?? readProjectName();
-    const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        PULUMI_NODEJS_PROJECT: project,
-        PULUMI_PROJECT: project,
-        ...(opts.env ?? {}),
-    };
-    // The engine's address is only used by the host for logging; any address will do.
-    const engineAddress = `127.0.0.1:${20000 + Math.floor(Math.random() * 40000)}`;
-    const child = spawn(process.execPath, [hostScript(cwd), engineAddress], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    // Like the engine, never leave plugin processes behind when we exit.
-    liveChildren.add(child);
-    child.once("exit", () => liveChildren.delete(child));
-    if (!exitHookInstalled) {
-        exitHookInstalled = true;
-        process.once("exit", () => liveChildren.forEach((c) => c.kill("SIGKILL")));
-    }
-    const host = new Host(child, project);
-    try {
-        await host.start(opts.startTimeoutMs ?? 30000);
-        if (opts.config) await host.configure(opts.config, opts.secretKeys);
-    } catch (e) {
-        await host.kill().catch(() => undefined);
-        throw e;
-    }
-    return host;
+  const cwd = opts.cwd ?? mainDirectory();
+  const project = opts.project ?? readProjectName();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PULUMI_NODEJS_PROJECT: project,
+    PULUMI_PROJECT: project,
+    ...(opts.env ?? {}),
+  };
+  // The engine's address is only used by the host for logging; any address will do.
+  const engineAddress = `127.0.0.1:${20000 + Math.floor(Math.random() * 40000)}`;
+  const child = spawn(process.execPath, [hostScript(cwd), engineAddress], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  // Like the engine, never leave plugin processes behind when we exit.
+  liveChildren.add(child);
+  child.once("exit", () => liveChildren.delete(child));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once("exit", () => liveChildren.forEach((c) => c.kill("SIGKILL")));
+  }
+  const host = new Host(child, project);
+  try {
+    await host.start(opts.startTimeoutMs ?? 30000);
+    if (opts.config) await host.configure(opts.config, opts.secretKeys);
+  } catch (e) {
+    await host.kill().catch(() => undefined);
+    throw e;
+  }
+  return host;
 }
 
 /** Plaintext view of a property map (for assertions). */
 export function plain(m: PropertyMap): PropertyMap {
-    return unwrapSecrets(m) as PropertyMap;
+  return unwrapSecrets(m) as PropertyMap;
 }

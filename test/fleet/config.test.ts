@@ -2,16 +2,28 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import {
-  fleetStackConfig, neededSecureKeys, normalizeKey, readStackConfigFile, referencedSecrets, shortStackName, stackConfigPath,
-  stackNameOfFile, tenantsOf, writePlainConfig, yaml,
+  fleetStackConfig,
+  neededSecureKeys,
+  normalizeKey,
+  readStackConfigFile,
+  referencedSecrets,
+  shortStackName,
+  stackConfigPath,
+  stackNameOfFile,
+  tenantsOf,
+  writePlainConfig,
+  yaml,
 } from "../../stacks/fleet/config";
 import { groupTenants } from "../../stacks/fleet/group";
 import { TenantsConfig } from "../../stacks/tenants/model";
 import { ROOT, tenant, tmpDir } from "./helpers";
 
-const withNode = (key: string, secret: string): TenantsConfig[string] => tenant(key, {
-  consumers: { web: { node: { operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, passwordSecret: secret } } },
-});
+const withNode = (key: string, secret: string): TenantsConfig[string] =>
+  tenant(key, {
+    consumers: {
+      web: { node: { operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, passwordSecret: secret } },
+    },
+  });
 
 describe("fleet: fleetStackConfig", () => {
   it("carries the base's settings and the group's tenants, and leaves the registry in the base stack", () => {
@@ -20,8 +32,14 @@ describe("fleet: fleetStackConfig", () => {
     const [group] = Object.entries(groups).filter(([, ts]) => Object.keys(ts).length > 0);
     const cfg = fleetStackConfig(base, group[1]);
     assert.deepEqual(Object.keys(cfg), [
-      "backup-portal:clientId", "backup-portal:deletionComment", "backup-portal:origin", "backup-portal:protectBusinessUnits",
-      "backup-portal:rootBusinessUnitId", "backup-portal:tenants", "backup-portal:url", "backup-portal:username",
+      "backup-portal:clientId",
+      "backup-portal:deletionComment",
+      "backup-portal:origin",
+      "backup-portal:protectBusinessUnits",
+      "backup-portal:rootBusinessUnitId",
+      "backup-portal:tenants",
+      "backup-portal:url",
+      "backup-portal:username",
     ]);
     assert.deepEqual(cfg["backup-portal:url"], { value: "https://portal.example.com" });
     assert.deepEqual(cfg["backup-portal:rootBusinessUnitId"], { value: "1000" });
@@ -60,7 +78,11 @@ describe("fleet: fleetStackConfig", () => {
     assert.equal(cfg["backup-portal:billingReceiver"], undefined, "the billing receiver stays in the base stack");
     assert.deepEqual(cfg["backup-portal:limits"], { value: '{"max":3}' });
     assert.ok(!JSON.stringify(cfg).includes("v1:"), "no ciphertext of the base stack");
-    assert.deepEqual(Object.keys(fleetStackConfig(base, groupA)).sort(), ["backup-portal:limits", "backup-portal:tenants", "backup-portal:url"]);
+    assert.deepEqual(Object.keys(fleetStackConfig(base, groupA)).sort(), [
+      "backup-portal:limits",
+      "backup-portal:tenants",
+      "backup-portal:url",
+    ]);
   });
 
   it("lists the secure keys the groups need and the secrets tenants name", () => {
@@ -85,7 +107,10 @@ describe("fleet: fleetStackConfig", () => {
   it("writes oversized values into the stack file, keeping its salt and secure values", () => {
     const file = path.join(tmpDir(), "stacks", "Pulumi.prod-g00.yaml");
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, "encryptionsalt: v1:salt\nconfig:\n  backup-portal:password:\n    secure: v1:cipher\n  backup-portal:url: https://old\n");
+    fs.writeFileSync(
+      file,
+      "encryptionsalt: v1:salt\nconfig:\n  backup-portal:password:\n    secure: v1:cipher\n  backup-portal:url: https://old\n",
+    );
     const tenants = { acme: tenant("acme"), globex: tenant("globex") };
     writePlainConfig(file, { "backup-portal:tenants": JSON.stringify(tenants), "backup-portal:url": "https://new" });
     const doc = yaml.load(fs.readFileSync(file, "utf8")) as { encryptionsalt: string; config: Record<string, unknown> };
@@ -95,6 +120,9 @@ describe("fleet: fleetStackConfig", () => {
     assert.deepEqual(doc.config["backup-portal:tenants"], tenants);
     const fresh = path.join(tmpDir(), "Pulumi.x.yaml");
     writePlainConfig(fresh, { "backup-portal:note": "[not json" });
-    assert.equal((yaml.load(fs.readFileSync(fresh, "utf8")) as { config: Record<string, unknown> }).config["backup-portal:note"], "[not json");
+    assert.equal(
+      (yaml.load(fs.readFileSync(fresh, "utf8")) as { config: Record<string, unknown> }).config["backup-portal:note"],
+      "[not json",
+    );
   });
 });

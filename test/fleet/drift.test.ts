@@ -11,10 +11,14 @@ import * as path from "path";
 import { ROOT } from "./helpers";
 
 const yaml: { load(s: string): unknown } = require("js-yaml");
- 
+
 const drift = require(path.join(ROOT, ".github/scripts/drift-issue.js")) as {
   plan(a: { stack: string; status: number; output: string; open?: { number: number }; runUrl?: string }): {
-    action: string; outcome: string; number?: number; title?: string; body?: string;
+    action: string;
+    outcome: string;
+    number?: number;
+    title?: string;
+    body?: string;
   };
   LABEL: string;
 };
@@ -27,7 +31,14 @@ const DRIFT_OUTPUT = [
 ].join("\n");
 const FAILED_OUTPUT = "error: failed to decrypt encrypted configuration value 'backup-portal:password': bad passphrase";
 
-interface Issue { number: number; title: string; body: string; state: string; labels: string[]; comments: string[] }
+interface Issue {
+  number: number;
+  title: string;
+  body: string;
+  state: string;
+  labels: string[];
+  comments: string[];
+}
 
 /** Just enough of GitHub's issues API: list by label and state, create, edit, comment. */
 async function fakeGitHub(token: string) {
@@ -50,10 +61,20 @@ async function fakeGitHub(token: string) {
       const issue = m[1] ? issues.find((i) => i.number === Number(m[1])) : undefined;
       if (req.method === "GET" && !m[1]) {
         const label = url.searchParams.get("labels");
-        return send(200, issues.filter((i) => i.state === url.searchParams.get("state") && (!label || i.labels.includes(label))));
+        return send(
+          200,
+          issues.filter((i) => i.state === url.searchParams.get("state") && (!label || i.labels.includes(label))),
+        );
       }
       if (req.method === "POST" && !m[1]) {
-        const created = { number: issues.length + 1, title: body.title, body: body.body, state: "open", labels: body.labels ?? [], comments: [] };
+        const created = {
+          number: issues.length + 1,
+          title: body.title,
+          body: body.body,
+          state: "open",
+          labels: body.labels ?? [],
+          comments: [],
+        };
         issues.push(created);
         return send(201, created);
       }
@@ -77,9 +98,14 @@ async function fakeGitHub(token: string) {
 /** Runs the script as drift.yml does; resolves with its exit code and output. */
 function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [SCRIPT, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 20000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [SCRIPT, ...args],
+      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 20000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -143,7 +169,13 @@ describe("drift: the nightly check of every stack", () => {
       assert.match(r.stdout, /opened issue #1/);
       r = await run(["--stack", "prod", "--status", "255", "--output", drifted], env);
       assert.match(r.stdout, /opened issue #2/);
-      assert.deepEqual(gh.issues.map((i) => [i.title, i.labels]), [["Drift: stack dev", [drift.LABEL]], ["Drift: stack prod", [drift.LABEL]]]);
+      assert.deepEqual(
+        gh.issues.map((i) => [i.title, i.labels]),
+        [
+          ["Drift: stack dev", [drift.LABEL]],
+          ["Drift: stack prod", [drift.LABEL]],
+        ],
+      );
 
       fs.writeFileSync(drifted, DRIFT_OUTPUT.replace("~name", "~note"));
       r = await run(["--stack", "dev", "--status", "255", "--output", drifted], env);
@@ -154,7 +186,10 @@ describe("drift: the nightly check of every stack", () => {
       r = await run(["--stack", "dev", "--status", "0", "--output", outputFile("clean.txt", "Resources: 12 unchanged")], env);
       assert.equal(r.code, 0);
       assert.match(r.stdout, /closed issue #1/);
-      assert.deepEqual(gh.issues.map((i) => i.state), ["closed", "open"]);
+      assert.deepEqual(
+        gh.issues.map((i) => i.state),
+        ["closed", "open"],
+      );
       assert.equal(gh.issues[0].comments.length, 1);
 
       const before = gh.issues.map((i) => ({ ...i }));
@@ -167,14 +202,21 @@ describe("drift: the nightly check of every stack", () => {
   });
 
   it("refuses bad arguments with exit 2, and reports GitHub's refusal without the token", async () => {
-    let r = await run(["--stack", "dev; rm -rf /", "--status", "0", "--output", "x"], { GITHUB_TOKEN: "t", GITHUB_REPOSITORY: "acme/infra" });
+    let r = await run(["--stack", "dev; rm -rf /", "--status", "0", "--output", "x"], {
+      GITHUB_TOKEN: "t",
+      GITHUB_REPOSITORY: "acme/infra",
+    });
     assert.equal(r.code, 2);
     r = await run(["--stack", "dev", "--status", "abc", "--output", "x"], { GITHUB_TOKEN: "t", GITHUB_REPOSITORY: "acme/infra" });
     assert.equal(r.code, 2);
     const gh = await fakeGitHub("the-right-token-5e0a");
     try {
       const f = outputFile("d.txt", DRIFT_OUTPUT);
-      r = await run(["--stack", "dev", "--status", "255", "--output", f], { GITHUB_TOKEN: "wrong-token-77aa1c", GITHUB_REPOSITORY: "acme/infra", GITHUB_API_URL: gh.url });
+      r = await run(["--stack", "dev", "--status", "255", "--output", f], {
+        GITHUB_TOKEN: "wrong-token-77aa1c",
+        GITHUB_REPOSITORY: "acme/infra",
+        GITHUB_API_URL: gh.url,
+      });
       assert.equal(r.code, 1);
       assert.match(r.stderr, /GitHub answered 401/);
       assert.ok(!r.stderr.includes("wrong-token-77aa1c"));

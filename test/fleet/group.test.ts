@@ -69,7 +69,10 @@ describe("fleet: groupTenants", () => {
 
     it("growing from 8 to 9 buckets moves only about a ninth of the tenants, all into the new one", () => {
       const tenants = manyTenants(2000);
-      const moves = movedTenants(groupTenants(tenants, { groupBy: "key-prefix", size: 8 }), groupTenants(tenants, { groupBy: "key-prefix", size: 9 }));
+      const moves = movedTenants(
+        groupTenants(tenants, { groupBy: "key-prefix", size: 8 }),
+        groupTenants(tenants, { groupBy: "key-prefix", size: 9 }),
+      );
       assert.ok(moves.every((m) => m.to === "g08"));
       assert.ok(moves.length > 150 && moves.length < 300, `${moves.length} of 2000 moved`);
     });
@@ -84,7 +87,10 @@ describe("fleet: groupTenants", () => {
     it("keeps a renamed tenant in the bucket of its oldest alias, the key it was first grouped under", () => {
       assert.notEqual(tenantBucket("acme-ab", 8), tenantBucket("acme", 8), "the new key alone would move the tenant");
       const before = groupTenants({ acme: tenant("acme"), globex: tenant("globex") }, { groupBy: "key-prefix", size: 8 });
-      const renamed = groupTenants({ "acme-ab": tenant("acme-ab", { aliases: ["acme"] }), globex: tenant("globex") }, { groupBy: "key-prefix", size: 8 });
+      const renamed = groupTenants(
+        { "acme-ab": tenant("acme-ab", { aliases: ["acme"] }), globex: tenant("globex") },
+        { groupBy: "key-prefix", size: 8 },
+      );
       assert.equal(assignment(renamed).get("acme-ab"), assignment(before).get("acme"));
       const again = groupTenants({ "acme-x": tenant("acme-x", { aliases: ["acme", "acme-ab"] }) }, { groupBy: "key-prefix", size: 8 });
       assert.equal(assignment(again).get("acme-x"), assignment(before).get("acme"), "renamed twice: still the first key's bucket");
@@ -99,9 +105,14 @@ describe("fleet: groupTenants", () => {
 
   describe("key prefixes (key-prefix without size)", () => {
     it("groups by the part of the key before the first separator", () => {
-      const groups = groupTenants({ "r1-acme": tenant("a"), "r1_globex": tenant("b"), "r2.x": tenant("c"), solo: tenant("d") }, { groupBy: "key-prefix" });
+      const groups = groupTenants(
+        { "r1-acme": tenant("a"), r1_globex: tenant("b"), "r2.x": tenant("c"), solo: tenant("d") },
+        { groupBy: "key-prefix" },
+      );
       assert.deepEqual(Object.fromEntries(Object.entries(groups).map(([g, ts]) => [g, Object.keys(ts)])), {
-        r1: ["r1-acme", "r1_globex"], r2: ["r2.x"], solo: ["solo"],
+        r1: ["r1-acme", "r1_globex"],
+        r2: ["r2.x"],
+        solo: ["solo"],
       });
       assert.equal(keyPrefix("abc"), "abc");
     });
@@ -109,15 +120,22 @@ describe("fleet: groupTenants", () => {
     it("accepts a rename within the prefix, and refuses one whose alias is in another group, naming both groups and the fix", () => {
       const same = groupTenants({ "r2-acme-ab": tenant("a", { aliases: ["r2-acme"] }) }, { groupBy: "key-prefix" });
       assert.deepEqual(Object.keys(same), ["r2"]);
-      const e = errorOf(() => groupTenants({ "acme-ab": tenant("a", { aliases: ["r2-acme"] }), "r2-x": tenant("b") }, { groupBy: "key-prefix" }));
+      const e = errorOf(() =>
+        groupTenants({ "acme-ab": tenant("a", { aliases: ["r2-acme"] }), "r2-x": tenant("b") }, { groupBy: "key-prefix" }),
+      );
       assert.equal(e.problems.length, 1);
-      assert.match(e.problems[0], /^tenants\.acme-ab: its key puts it in group "acme", its alias "r2-acme" in group "r2"; an alias only works within one stack: /);
+      assert.match(
+        e.problems[0],
+        /^tenants\.acme-ab: its key puts it in group "acme", its alias "r2-acme" in group "r2"; an alias only works within one stack: /,
+      );
       assert.match(e.problems[0], /the stack of group "r2" would delete the tenant and the stack of group "acme" create it anew/);
       assert.match(e.problems[0], /Keep the old key .*`pulumi state move`/);
     });
 
     it("refuses groups whose names differ only in case (one stack file on macOS and Windows)", () => {
-      const e = errorOf(() => groupTenants({ "Acme-x": tenant("a"), "acme-y": tenant("b"), "globex": tenant("c") }, { groupBy: "key-prefix" }));
+      const e = errorOf(() =>
+        groupTenants({ "Acme-x": tenant("a"), "acme-y": tenant("b"), globex: tenant("c") }, { groupBy: "key-prefix" }),
+      );
       assert.equal(e.problems.length, 1);
       assert.match(e.problems[0], /^groups "Acme" and "acme" differ only in case: .*case-insensitive filesystem/);
     });
@@ -146,7 +164,10 @@ describe("fleet: groupTenants", () => {
 
     it("rejects a tenant listed twice, a tenant in no group and a bad group name, all at once", () => {
       const e = errorOf(() => groupTenants(tenants, { groupBy: "explicit", groups: { a: ["acme", "acme"], "bad name": [] } }));
-      assert.deepEqual(e.problems.map((p) => p.split(":")[0]), ["groups.a[1]", "groups.bad name", "groups"]);
+      assert.deepEqual(
+        e.problems.map((p) => p.split(":")[0]),
+        ["groups.a[1]", "groups.bad name", "groups"],
+      );
       assert.match(e.message, /the fleet grouping has 3 problems; no stack was touched/);
       assert.match(e.problems[2], /2 tenants are in no group: globex, initech/);
     });

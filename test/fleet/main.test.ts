@@ -58,7 +58,7 @@ function project(files: Record<string, string[]>): string {
   return dir;
 }
 
-const TENANT = (key: string) => [`    ${key}:`, "      registrationNumber: \"1\"", "      timeZone: UTC"];
+const TENANT = (key: string) => [`    ${key}:`, '      registrationNumber: "1"', "      timeZone: UTC"];
 
 const tenantsOfStack = (c: ConfigMap) => Object.keys(JSON.parse(c["backup-portal:tenants"].value));
 
@@ -67,7 +67,10 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
     const r = await run(["--config", LOCAL, "--groups", "4", "groups"]);
     assert.equal(r.code, 0, r.err);
     const lines = r.out.split("\n");
-    assert.deepEqual(lines.map((l) => l.split("\t")[0]), ["local-g00", "local-g01", "local-g02", "local-g03"]);
+    assert.deepEqual(
+      lines.map((l) => l.split("\t")[0]),
+      ["local-g00", "local-g01", "local-g02", "local-g03"],
+    );
     assert.equal(lines.filter((l) => /acme/.test(l)).length, 1);
     assert.equal(lines.filter((l) => /globex/.test(l)).length, 1);
     const prefixed = await run(["--config", LOCAL, "--by-prefix", "--org", "acme", "groups"]);
@@ -76,7 +79,10 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
 
   it("runs a preview on every group with its config, and exits 1 when one fails", async () => {
     const fake = fakeStacks(["acme/local-g01"]);
-    const r = await run(["--config", LOCAL, "--groups", "3", "--org", "acme", "--no-base-secrets", "preview"], { createStack: fake.createStack, listStacks: fake.listStacks });
+    const r = await run(["--config", LOCAL, "--groups", "3", "--org", "acme", "--no-base-secrets", "preview"], {
+      createStack: fake.createStack,
+      listStacks: fake.listStacks,
+    });
     assert.equal(r.code, 1);
     assert.deepEqual([...fake.configs.keys()].sort(), ["acme/local-g00", "acme/local-g01", "acme/local-g02"]);
     assert.deepEqual([...fake.workDirs], [ROOT], "the project directory is found from the stack file");
@@ -93,25 +99,38 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
       "fleet.yaml": [
         "config:",
         "  backup-portal:url: https://portal.example.com",
-        "  backup-portal:password:", "    secure: v1:pw",
-        "  nodePw:", "    secure: v1:node",
+        "  backup-portal:password:",
+        "    secure: v1:pw",
+        "  nodePw:",
+        "    secure: v1:node",
         "  backup-portal:tenants:",
-        "    acme:", "      registrationNumber: \"1\"", "      timeZone: UTC",
-        "      consumers:", "        web:", "          node:", "            operatingSystem: Linux", "            type: File server",
-        "            domain: STANDARD", "            cpuCount: 1", "            passwordSecret: nodePw",
+        "    acme:",
+        '      registrationNumber: "1"',
+        "      timeZone: UTC",
+        "      consumers:",
+        "        web:",
+        "          node:",
+        "            operatingSystem: Linux",
+        "            type: File server",
+        "            domain: STANDARD",
+        "            cpuCount: 1",
+        "            passwordSecret: nodePw",
       ],
     });
     const fake = fakeStacks();
     let asked: { stack: string; keys: string[] } | undefined;
-    const r = await run(["--config", path.join(dir, "stacks", "fleet.yaml"), "--stack-prefix", "prod", "--groups", "1", "--quiet", "up", "--yes"], {
-      createStack: fake.createStack,
-      listStacks: fake.listStacks,
-      readBaseSecrets: async (stack, workDir, keys) => {
-        assert.equal(workDir, dir);
-        asked = { stack, keys };
-        return { "backup-portal:password": "pw", "backup-portal:nodePw": "n" };
+    const r = await run(
+      ["--config", path.join(dir, "stacks", "fleet.yaml"), "--stack-prefix", "prod", "--groups", "1", "--quiet", "up", "--yes"],
+      {
+        createStack: fake.createStack,
+        listStacks: fake.listStacks,
+        readBaseSecrets: async (stack, workDir, keys) => {
+          assert.equal(workDir, dir);
+          asked = { stack, keys };
+          return { "backup-portal:password": "pw", "backup-portal:nodePw": "n" };
+        },
       },
-    });
+    );
     assert.equal(r.code, 0, r.err);
     assert.deepEqual(asked, { stack: "prod", keys: ["backup-portal:nodePw", "backup-portal:password"] });
     const cfg = fake.configs.get("prod-g00")!;
@@ -125,7 +144,13 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
   it("refuses up while the base stack still declares tenants, whether or not --config is its file", async () => {
     const dir = project({
       "Pulumi.prod.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants:", ...TENANT("acme")],
-      "fleet.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants:", ...TENANT("acme"), ...TENANT("globex")],
+      "fleet.yaml": [
+        "config:",
+        "  backup-portal:url: https://portal.example.com",
+        "  backup-portal:tenants:",
+        ...TENANT("acme"),
+        ...TENANT("globex"),
+      ],
     });
     const fleetFile = path.join(dir, "stacks", "fleet.yaml");
     for (const argv of [
@@ -136,11 +161,17 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
       const fake = fakeStacks();
       const r = await run(argv, { createStack: fake.createStack, listStacks: fake.listStacks, readBaseSecrets: async () => ({}) });
       assert.equal(r.code, 1, argv.join(" "));
-      assert.match(r.err, /^up refused, no stack was touched: stack acme\/prod still declares 1 tenant \(.*Pulumi\.prod\.yaml\); .*must declare none \(tenants: \{\}\)/);
+      assert.match(
+        r.err,
+        /^up refused, no stack was touched: stack acme\/prod still declares 1 tenant \(.*Pulumi\.prod\.yaml\); .*must declare none \(tenants: \{\}\)/,
+      );
       assert.equal(fake.configs.size, 0, "no stack was touched");
     }
     const fake = fakeStacks();
-    const preview = await run(["--config", fleetFile, "--stack-prefix", "acme/prod", "--groups", "2", "--quiet", "preview"], { createStack: fake.createStack, listStacks: fake.listStacks });
+    const preview = await run(["--config", fleetFile, "--stack-prefix", "acme/prod", "--groups", "2", "--quiet", "preview"], {
+      createStack: fake.createStack,
+      listStacks: fake.listStacks,
+    });
     assert.equal(preview.code, 0, preview.err);
     assert.match(preview.err, /^note: stack acme\/prod still declares 1 tenant .*; up refuses until then$/m);
     assert.equal(fake.configs.size, 2);
@@ -149,7 +180,13 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
   it("finds the stacks of groups that disappeared: preview lists them and fails, up refuses, --prune runs them with no tenants", async () => {
     const dir = project({
       "Pulumi.prod.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants: {}"],
-      "fleet.yaml": ["config:", "  backup-portal:url: https://portal.example.com", "  backup-portal:tenants:", ...TENANT("r1-acme"), ...TENANT("r1-globex")],
+      "fleet.yaml": [
+        "config:",
+        "  backup-portal:url: https://portal.example.com",
+        "  backup-portal:tenants:",
+        ...TENANT("r1-acme"),
+        ...TENANT("r1-globex"),
+      ],
     });
     const argv = ["--config", path.join(dir, "stacks", "fleet.yaml"), "--stack-prefix", "acme/prod", "--by-prefix", "--quiet"];
     // r2's last tenant was removed; prod is the base stack, other/prod-r3 another organization's.
@@ -160,7 +197,10 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
     assert.equal(preview.code, 1);
     assert.deepEqual([...fake.configs.keys()], ["acme/prod-r1"], "the groups still run; the stale stack is not touched");
     assert.deepEqual([...fake.workDirs], [dir]);
-    assert.match(preview.out, /^1 existing stack of the fleet is not in this grouping: acme\/prod-r2\. No run of the fleet manages its tenants any more/m);
+    assert.match(
+      preview.out,
+      /^1 existing stack of the fleet is not in this grouping: acme\/prod-r2\. No run of the fleet manages its tenants any more/m,
+    );
     assert.match(preview.out, /with --prune .*then `pulumi stack rm` it/);
     assert.match(preview.err, /^preview: 1 stack of the fleet not in the grouping \(see the report\); up refuses until then$/m);
 
@@ -182,8 +222,10 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
 
     // Fewer hash buckets: g02 is left over. Unqualified names from `pulumi stack ls` count too.
     fake = fakeStacks([], ["prod-g00", "prod-g01", "prod-g02"]);
-    const shrunk = await run(["--config", path.join(dir, "stacks", "fleet.yaml"), "--stack-prefix", "acme/prod", "--groups", "2", "up", "--yes"],
-      { createStack: fake.createStack, listStacks: fake.listStacks });
+    const shrunk = await run(
+      ["--config", path.join(dir, "stacks", "fleet.yaml"), "--stack-prefix", "acme/prod", "--groups", "2", "up", "--yes"],
+      { createStack: fake.createStack, listStacks: fake.listStacks },
+    );
     assert.equal(shrunk.code, 1);
     assert.match(shrunk.err, /not in this grouping: acme\/prod-g02\./);
   });
@@ -216,24 +258,56 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
   });
 
   it("prints operator Stack manifests", async () => {
-    const r = await run(["--config", PROD, "--groups", "2", "--org", "acme", "operator", "--repo", "https://github.com/acme/bp", "--namespace", "ops"]);
+    const r = await run([
+      "--config",
+      PROD,
+      "--groups",
+      "2",
+      "--org",
+      "acme",
+      "operator",
+      "--repo",
+      "https://github.com/acme/bp",
+      "--namespace",
+      "ops",
+    ]);
     assert.equal(r.code, 0, r.err);
     const docs: any[] = [];
     (require("js-yaml") as { loadAll(s: string, cb: (d: unknown) => void): void }).loadAll(r.out, (d) => docs.push(d));
-    assert.deepEqual(docs.map((d) => d.spec.stack), ["acme/prod-g00", "acme/prod-g01"]);
-    assert.ok(docs.every((d) => d.kind === "Stack" && d.metadata.namespace === "ops" && d.spec.config["backup-portal:registry"] === undefined));
+    assert.deepEqual(
+      docs.map((d) => d.spec.stack),
+      ["acme/prod-g00", "acme/prod-g01"],
+    );
+    assert.ok(
+      docs.every((d) => d.kind === "Stack" && d.metadata.namespace === "ops" && d.spec.config["backup-portal:registry"] === undefined),
+    );
   });
 
   it("says in one line that the Pulumi CLI is missing", function () {
     this.timeout(60000);
-    const res = spawnSync(process.execPath, [
-      require.resolve("ts-node/dist/bin.js"), "--transpile-only", "--project", path.join(ROOT, "tsconfig.json"),
-      path.join(ROOT, "stacks/fleet/main.ts"), "--config", PROD, "--groups", "8", "preview",
-    ], { cwd: ROOT, env: { ...process.env, PATH: tmpDir() }, encoding: "utf8" });
+    const res = spawnSync(
+      process.execPath,
+      [
+        require.resolve("ts-node/dist/bin.js"),
+        "--transpile-only",
+        "--project",
+        path.join(ROOT, "tsconfig.json"),
+        path.join(ROOT, "stacks/fleet/main.ts"),
+        "--config",
+        PROD,
+        "--groups",
+        "8",
+        "preview",
+      ],
+      { cwd: ROOT, env: { ...process.env, PATH: tmpDir() }, encoding: "utf8" },
+    );
     assert.equal(res.status, 1, res.stderr);
     const lines = res.stderr.split("\n").filter((l) => l.trim());
     assert.equal(lines.length, 1, res.stderr);
-    assert.match(lines[0], /^the fleet needs the Pulumi CLI, which is not installed here or could not be downloaded: install it \(curl -fsSL https:\/\/get\.pulumi\.com \| sh, or brew install pulumi\)/);
+    assert.match(
+      lines[0],
+      /^the fleet needs the Pulumi CLI, which is not installed here or could not be downloaded: install it \(curl -fsSL https:\/\/get\.pulumi\.com \| sh, or brew install pulumi\)/,
+    );
     assert.equal(res.stdout, "");
   });
 });

@@ -6,13 +6,20 @@ import { groupTenants } from "../../stacks/fleet/group";
 import { manifestsYaml, Manifest, operatorResourceName, operatorStacks } from "../../stacks/fleet/operator";
 import { ROOT, tenant } from "./helpers";
 
-const node = (secret: string) => ({ web: { node: { operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, passwordSecret: secret } } });
+const node = (secret: string) => ({
+  web: { node: { operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, passwordSecret: secret } },
+});
 
 function groups(): Record<string, ConfigMap> {
   const tenants = { acme: tenant("acme", { consumers: node("acmeWebPassword") }), globex: tenant("globex"), initech: tenant("initech") };
   const grouped = groupTenants(tenants, { groupBy: "explicit", groups: { A: ["acme", "globex"], b_2: ["initech"] } });
   const base = { url: "https://portal.example.com", username: "iac", rootBusinessUnitId: 1000, password: { secure: "v1:x" } };
-  return Object.fromEntries(Object.entries(grouped).map(([g, ts]) => [g, fleetStackConfig(base, ts, { secrets: { password: "TOP-SECRET-PW", acmeWebPassword: "NODE-PW" } })]));
+  return Object.fromEntries(
+    Object.entries(grouped).map(([g, ts]) => [
+      g,
+      fleetStackConfig(base, ts, { secrets: { password: "TOP-SECRET-PW", acmeWebPassword: "NODE-PW" } }),
+    ]),
+  );
 }
 
 const spec = (m: Manifest) => m.spec as Record<string, any>;
@@ -25,7 +32,8 @@ describe("fleet: operatorStacks", () => {
     assert.equal(a.apiVersion, "pulumi.com/v1");
     assert.equal(a.kind, "Stack");
     assert.deepEqual(a.metadata, {
-      name: "backup-portal-prod-a", namespace: "pulumi",
+      name: "backup-portal-prod-a",
+      namespace: "pulumi",
       labels: { "app.kubernetes.io/part-of": "backup-portal", "backup-portal/fleet-group": "A" },
     });
     assert.equal((b.metadata as { name: string }).name, "backup-portal-prod-b-2");
@@ -59,7 +67,9 @@ describe("fleet: operatorStacks", () => {
   it("the same secretsRef when the configs were made without secret values", () => {
     const tenants = { acme: tenant("acme", { consumers: node("acmeWebPassword") }) };
     const ms = operatorStacks({ g00: fleetStackConfig({}, tenants) }, { url: "u", stackPrefix: "p", nodePasswordsSecret: "node-pw" });
-    assert.deepEqual(spec(ms[0]).secretsRef, { "backup-portal:acmeWebPassword": { type: "Secret", secret: { name: "node-pw", key: "acmeWebPassword" } } });
+    assert.deepEqual(spec(ms[0]).secretsRef, {
+      "backup-portal:acmeWebPassword": { type: "Secret", secret: { name: "node-pw", key: "acmeWebPassword" } },
+    });
   });
 
   it("builds dist/ in an init container on the shared workspace volume", () => {
@@ -77,9 +87,17 @@ describe("fleet: operatorStacks", () => {
 
   it("supports a fixed commit, a self-managed backend and other names", () => {
     const [a] = operatorStacks(groups(), {
-      url: "git@github.com:acme/bp.git", stackPrefix: "prod", commit: "0123abc", repoDir: "infra", namespace: "ops",
-      accessToken: false, backend: "s3://state", passphrase: { name: "pulumi-passphrase", key: "passphrase" },
-      portalPassword: { name: "portal", key: "pw" }, serviceAccountName: "pulumi", resyncFrequencySeconds: 120,
+      url: "git@github.com:acme/bp.git",
+      stackPrefix: "prod",
+      commit: "0123abc",
+      repoDir: "infra",
+      namespace: "ops",
+      accessToken: false,
+      backend: "s3://state",
+      passphrase: { name: "pulumi-passphrase", key: "passphrase" },
+      portalPassword: { name: "portal", key: "pw" },
+      serviceAccountName: "pulumi",
+      resyncFrequencySeconds: 120,
     });
     const s = spec(a);
     assert.equal(s.commit, "0123abc");
@@ -114,7 +132,10 @@ describe("fleet: operatorStacks", () => {
     assert.deepEqual(docs, JSON.parse(JSON.stringify(ms)));
     assert.ok(yaml);
     assert.equal(operatorResourceName("org/Prod", "G_1"), "backup-portal-prod-g-1");
-    assert.throws(() => operatorStacks({ a: {}, A: {} }, { url: "u", stackPrefix: "p" }), /groups "A" and "a" give the same resource name "backup-portal-p-a"/);
+    assert.throws(
+      () => operatorStacks({ a: {}, A: {} }, { url: "u", stackPrefix: "p" }),
+      /groups "A" and "a" give the same resource name "backup-portal-p-a"/,
+    );
     assert.throws(() => operatorStacks({}, { url: "", stackPrefix: "p" }), /repo.url/);
   });
 });

@@ -1,7 +1,18 @@
 import { strict as assert } from "assert";
 import { ConfigMap } from "../../stacks/fleet/config";
 import {
-  changeCounts, CreateStack, errorSummary, MAX_CONFIG_ARG_BYTES, splitConfigForArgs, findPulumiCli, formatFleetReport, OperationOptions, OpCounts, PulumiCliMissingError, runFleet, StackLike,
+  changeCounts,
+  CreateStack,
+  errorSummary,
+  MAX_CONFIG_ARG_BYTES,
+  splitConfigForArgs,
+  findPulumiCli,
+  formatFleetReport,
+  OperationOptions,
+  OpCounts,
+  PulumiCliMissingError,
+  runFleet,
+  StackLike,
   staleGroups,
 } from "../../stacks/fleet/run";
 import { tmpDir } from "./helpers";
@@ -16,7 +27,9 @@ interface Call {
 }
 
 /** A fake workspace: stacks that record their calls and answer per stack name. */
-function fakeWorkspace(behave: (stack: string, op: string) => { ops?: OpCounts; fail?: string; delayMs?: number; output?: string[] } = () => ({})) {
+function fakeWorkspace(
+  behave: (stack: string, op: string) => { ops?: OpCounts; fail?: string; delayMs?: number; output?: string[] } = () => ({}),
+) {
   const calls: Call[] = [];
   let active = 0;
   let maxActive = 0;
@@ -57,15 +70,27 @@ function fakeWorkspace(behave: (stack: string, op: string) => { ops?: OpCounts; 
 }
 
 const configs = (n: number): Record<string, ConfigMap> =>
-  Object.fromEntries(Array.from({ length: n }, (_, i) => [`g${String(i).padStart(2, "0")}`, { "backup-portal:tenants": { value: `{"t${i}":{}}` } }]));
+  Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [`g${String(i).padStart(2, "0")}`, { "backup-portal:tenants": { value: `{"t${i}":{}}` } }]),
+  );
 
 describe("fleet: runFleet", () => {
   it("runs every group's stack with its own config, at most `parallel` at once", async () => {
     const ws = fakeWorkspace(() => ({ delayMs: 20, ops: { same: 3 } }));
-    const result = await runFleet({ workDir: "/project", groups: configs(10), command: "preview", stackPrefix: "acme/prod", parallel: 3, createStack: ws.createStack });
+    const result = await runFleet({
+      workDir: "/project",
+      groups: configs(10),
+      command: "preview",
+      stackPrefix: "acme/prod",
+      parallel: 3,
+      createStack: ws.createStack,
+    });
     assert.equal(ws.maxActive(), 3);
     assert.equal(result.ok, true);
-    assert.deepEqual(result.results.map((r) => r.stack), Array.from({ length: 10 }, (_, i) => `acme/prod-g${String(i).padStart(2, "0")}`));
+    assert.deepEqual(
+      result.results.map((r) => r.stack),
+      Array.from({ length: 10 }, (_, i) => `acme/prod-g${String(i).padStart(2, "0")}`),
+    );
     const set = ws.calls.filter((c) => c.op === "setAllConfig");
     assert.equal(set.length, 10);
     assert.deepEqual(set.find((c) => c.stack === "acme/prod-g07")!.config, { "backup-portal:tenants": { value: '{"t7":{}}' } });
@@ -81,14 +106,23 @@ describe("fleet: runFleet", () => {
     await runFleet({ workDir: "/project", groups: configs(5), command: "up", stackPrefix: "p", parallel: 1, createStack: one.createStack });
     assert.equal(one.maxActive(), 1);
     const all = fakeWorkspace(() => ({ delayMs: 20 }));
-    await runFleet({ workDir: "/project", groups: configs(5), command: "up", stackPrefix: "p", parallel: 50, createStack: all.createStack });
+    await runFleet({
+      workDir: "/project",
+      groups: configs(5),
+      command: "up",
+      stackPrefix: "p",
+      parallel: 50,
+      createStack: all.createStack,
+    });
     assert.equal(all.maxActive(), 5);
   });
 
   it("a failing group is reported and the others go on", async () => {
     const ws = fakeWorkspace((stack, op) => {
       if (stack === "prod-g01" && op === "up") {
-        return { fail: "code: 255\n stdout: Updating (prod-g01)\n    error: BusinessUnit prod-g01/acme: 409 conflict\n stderr: error: update failed\n" };
+        return {
+          fail: "code: 255\n stdout: Updating (prod-g01)\n    error: BusinessUnit prod-g01/acme: 409 conflict\n stderr: error: update failed\n",
+        };
       }
       if (stack === "prod-g03" && op === "create") return { fail: "error: [403] Forbidden: no access to stack" };
       if (stack === "prod-g04" && op === "setAllConfig") return { fail: "error: could not set config" };
@@ -96,7 +130,12 @@ describe("fleet: runFleet", () => {
     });
     const seen: string[] = [];
     const result = await runFleet({
-      workDir: "/project", groups: configs(6), command: "up", stackPrefix: "prod", parallel: 2, createStack: ws.createStack,
+      workDir: "/project",
+      groups: configs(6),
+      command: "up",
+      stackPrefix: "prod",
+      parallel: 2,
+      createStack: ws.createStack,
       onResult: (r) => {
         seen.push(r.group);
         throw new Error("a broken reporter does not stop the fleet");
@@ -126,10 +165,14 @@ describe("fleet: runFleet", () => {
     }));
     for (const command of ["preview", "up", "destroy", "refresh"] as const) {
       const result = await runFleet({ workDir: "/project", groups: configs(2), command, stackPrefix: "s", createStack: ws.createStack });
-      assert.deepEqual(result.results.map((r) => r.changes), [
-        { created: 2, updated: 1, deleted: 1, replaced: 1, unchanged: 10 },
-        { created: 0, updated: 0, deleted: 0, replaced: 2, unchanged: 4 },
-      ], command);
+      assert.deepEqual(
+        result.results.map((r) => r.changes),
+        [
+          { created: 2, updated: 1, deleted: 1, replaced: 1, unchanged: 10 },
+          { created: 0, updated: 0, deleted: 0, replaced: 2, unchanged: 4 },
+        ],
+        command,
+      );
       assert.deepEqual(result.results[0].raw, { create: 2, update: 1, delete: 1, replace: 1, same: 10 });
       assert.equal(result.command, command);
     }
@@ -137,18 +180,34 @@ describe("fleet: runFleet", () => {
   });
 
   it("passes refresh and diff to preview and up only, and hands over engine output line by line per group", async () => {
-    const ws = fakeWorkspace(() => ({ output: ["Previewing update\n  + backup-portal:Bus", "inessUnit acme create\n", "Resources: 1 to create"] }));
+    const ws = fakeWorkspace(() => ({
+      output: ["Previewing update\n  + backup-portal:Bus", "inessUnit acme create\n", "Resources: 1 to create"],
+    }));
     const lines: string[] = [];
     await runFleet({
-      workDir: "/project", groups: configs(2), command: "preview", stackPrefix: "s", refresh: true, diff: true, createStack: ws.createStack,
+      workDir: "/project",
+      groups: configs(2),
+      command: "preview",
+      stackPrefix: "s",
+      refresh: true,
+      diff: true,
+      createStack: ws.createStack,
       onOutput: (g, line) => lines.push(`${g}|${line}`),
     });
     const previews = ws.calls.filter((c) => c.op === "preview");
     assert.ok(previews.every((c) => c.opts?.refresh === true && c.opts?.diff === true && c.opts?.color === "never"));
-    assert.deepEqual(lines.filter((l) => l.startsWith("g00|")), [
-      "g00|Previewing update", "g00|  + backup-portal:BusinessUnit acme create", "g00|Resources: 1 to create",
-    ]);
-    await runFleet({ workDir: "/project", groups: configs(1), command: "destroy", stackPrefix: "s", refresh: true, createStack: ws.createStack });
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith("g00|")),
+      ["g00|Previewing update", "g00|  + backup-portal:BusinessUnit acme create", "g00|Resources: 1 to create"],
+    );
+    await runFleet({
+      workDir: "/project",
+      groups: configs(1),
+      command: "destroy",
+      stackPrefix: "s",
+      refresh: true,
+      createStack: ws.createStack,
+    });
     assert.equal(ws.calls.filter((c) => c.op === "destroy")[0].opts?.refresh, undefined);
   });
 
@@ -166,8 +225,14 @@ describe("fleet: runFleet", () => {
     const saved = process.env.PATH;
     process.env.PATH = tmpDir(); // no `pulumi` here
     try {
-      await assert.rejects(findPulumiCli(), (err: Error) => err instanceof PulumiCliMissingError && !err.message.includes("\n") && /Pulumi CLI/.test(err.message));
-      await assert.rejects(runFleet({ workDir: "/project", groups: configs(2), command: "preview", stackPrefix: "s" }), PulumiCliMissingError);
+      await assert.rejects(
+        findPulumiCli(),
+        (err: Error) => err instanceof PulumiCliMissingError && !err.message.includes("\n") && /Pulumi CLI/.test(err.message),
+      );
+      await assert.rejects(
+        runFleet({ workDir: "/project", groups: configs(2), command: "preview", stackPrefix: "s" }),
+        PulumiCliMissingError,
+      );
     } finally {
       process.env.PATH = saved;
     }
@@ -192,7 +257,16 @@ describe("fleet: runFleet", () => {
   });
 
   it("finds the stacks of the prefix that are not in the grouping, whatever form `pulumi stack ls` gives their names in", () => {
-    const listed = ["prod", "prod-g00", "acme/prod-g01", "acme/backup-portal/prod-g07", "other/prod-g09", "prod-eu", "dev-g05", "production-x"];
+    const listed = [
+      "prod",
+      "prod-g00",
+      "acme/prod-g01",
+      "acme/backup-portal/prod-g07",
+      "other/prod-g09",
+      "prod-eu",
+      "dev-g05",
+      "production-x",
+    ];
     assert.deepEqual(staleGroups(listed, "acme/prod", ["g00", "g01"]), ["eu", "g07"]);
     assert.deepEqual(staleGroups(listed, "prod", ["g00", "g01", "g07", "g09", "eu"]), []);
     assert.deepEqual(staleGroups([], "acme/prod", ["g00"]), []);

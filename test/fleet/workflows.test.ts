@@ -4,7 +4,7 @@ import * as path from "path";
 import { ROOT } from "./helpers";
 
 const yaml: { load(s: string): unknown } = require("js-yaml");
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+
 const { changedStacks, parse } = require(path.join(ROOT, ".github/scripts/changed-stacks.js")) as {
   changedStacks(files: string[], stacks: string[]): string[];
   parse(argv: string[]): { stacks: string[]; all: boolean };
@@ -47,7 +47,10 @@ function checkSetup(job: Job) {
   const ci = stepIndex(job, (s) => s.run?.trim() === "npm ci");
   const build = stepIndex(job, (s) => s.run?.trim() === "npm run build");
   const pulumi = stepIndex(job, (s) => s.uses === "pulumi/actions@v6");
-  assert.ok(checkout === 0 && checkout < node && node < ci && ci < build && build < pulumi, "checkout, setup-node, npm ci, npm run build, then pulumi");
+  assert.ok(
+    checkout === 0 && checkout < node && node < ci && ci < build && build < pulumi,
+    "checkout, setup-node, npm ci, npm run build, then pulumi",
+  );
   const setup = job.steps[node].with!;
   assert.equal(String(setup["node-version"]), "20");
   assert.equal(setup.cache, "npm");
@@ -115,16 +118,21 @@ describe("fleet: GitHub Actions workflows", () => {
       const envs: Array<[string, string]> = [];
       for (const job of Object.values(wf.jobs)) {
         envs.push(...Object.entries(job.env ?? {}));
-        for (const s of job.steps) envs.push(...Object.entries(s.env ?? {}), ...Object.entries(s.with ?? {}).map(([k, v]) => [k, String(v)] as [string, string]));
+        for (const s of job.steps)
+          envs.push(...Object.entries(s.env ?? {}), ...Object.entries(s.with ?? {}).map(([k, v]) => [k, String(v)] as [string, string]));
       }
       const secretish = envs.filter(([k]) => /token|password|passphrase|secret|credential|private.?key/i.test(k));
       assert.ok(secretish.length >= 3, f);
       for (const [k, v] of secretish) assert.match(v, /^\$\{\{ secrets\.[A-Z_]+ \}\}$/, `${f}: ${k}`);
       const names = secretish.map(([k]) => k);
-      for (const k of ["PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE", "BACKUP_PORTAL_PASSWORD"]) assert.ok(names.includes(k), `${f}: ${k}`);
+      for (const k of ["PULUMI_ACCESS_TOKEN", "PULUMI_CONFIG_PASSPHRASE", "BACKUP_PORTAL_PASSWORD"])
+        assert.ok(names.includes(k), `${f}: ${k}`);
       const src = text(f);
       assert.ok(!/--show-secrets/.test(src), f);
-      assert.ok(!/(password|passphrase|token)\s*[:=]\s*["']?[A-Za-z0-9+/]{8,}/i.test(src.replace(/\$\{\{[^}]*\}\}/g, "")), `${f}: a literal credential?`);
+      assert.ok(
+        !/(password|passphrase|token)\s*[:=]\s*["']?[A-Za-z0-9+/]{8,}/i.test(src.replace(/\$\{\{[^}]*\}\}/g, "")),
+        `${f}: a literal credential?`,
+      );
       for (const [k, v] of envs) if (/\bsecrets\./.test(v)) assert.ok(/^\$\{\{ secrets\.[A-Z_]+ \}\}$/.test(v), `${f}: ${k}`);
     }
   });
@@ -134,7 +142,14 @@ describe("fleet: GitHub Actions workflows", () => {
     it("previews a stack whose file changed, every stack when the program changed, none for docs", () => {
       assert.deepEqual(changedStacks(["stacks/Pulumi.prod.yaml", "docs/gitops.md"], stacks), ["prod"]);
       assert.deepEqual(changedStacks(["stacks/Pulumi.prod.yaml", "stacks/Pulumi.dev.yaml"], stacks), ["dev", "prod"]);
-      for (const f of ["provider/resources/node.ts", "stacks/program.ts", "stacks/tenants/validate.ts", "Pulumi.yaml", "package-lock.json", ".github/workflows/up.yml"]) {
+      for (const f of [
+        "provider/resources/node.ts",
+        "stacks/program.ts",
+        "stacks/tenants/validate.ts",
+        "Pulumi.yaml",
+        "package-lock.json",
+        ".github/workflows/up.yml",
+      ]) {
         assert.deepEqual(changedStacks([f], stacks), stacks, f);
       }
       for (const f of ["docs/gitops.md", "README.md", "test/fleet/run.test.ts", "stacks/fleet/run.ts", "stacks/Pulumi.local.yaml", ""]) {

@@ -6,7 +6,16 @@ import * as path from "path";
 import { cleanupFixtures, hasCommand, jolietRecord, makeIso, writeDriveTree } from "./helpers";
 
 function capture(): CliIo & { stdout: string; stderr: string } {
-  const io = { stdout: "", stderr: "", out: (t: string) => { io.stdout += t; }, err: (t: string) => { io.stderr += t; } };
+  const io = {
+    stdout: "",
+    stderr: "",
+    out: (t: string) => {
+      io.stdout += t;
+    },
+    err: (t: string) => {
+      io.stderr += t;
+    },
+  };
   return io;
 }
 
@@ -82,7 +91,12 @@ describe("metadata: backup-portal metadata CLI", () => {
     const io = capture();
     assert.equal(await run(["--config-drive", iso], io), 1, io.stderr);
     assert.equal(io.stdout, "");
-    assert.ok(io.stderr.startsWith(`backup-portal metadata: meta_data.json at ${iso}:/openstack/latest/meta_data.json is larger than the reader's cap`), io.stderr);
+    assert.ok(
+      io.stderr.startsWith(
+        `backup-portal metadata: meta_data.json at ${iso}:/openstack/latest/meta_data.json is larger than the reader's cap`,
+      ),
+      io.stderr,
+    );
     assert.ok(!io.stderr.includes("usage:"), "not reported as bad arguments");
   });
 
@@ -90,7 +104,10 @@ describe("metadata: backup-portal metadata CLI", () => {
     svc = await startMetadataService({ metadata: "[]" });
     const io = capture();
     assert.equal(await run(["--url", svc.url, "--no-config-drive"], io), 1);
-    assert.match(io.stderr, /invalid meta_data\.json from http:\/\/127\.0\.0\.1:\d+\/openstack\/latest\/meta_data\.json: expected a JSON object, got an array/);
+    assert.match(
+      io.stderr,
+      /invalid meta_data\.json from http:\/\/127\.0\.0\.1:\d+\/openstack\/latest\/meta_data\.json: expected a JSON object, got an array/,
+    );
   });
 
   it("--verbose reports each request on stderr", async () => {
@@ -104,8 +121,16 @@ describe("metadata: backup-portal metadata CLI", () => {
     const help = capture();
     assert.equal(await run(["--help"], help), 0);
     assert.match(help.stdout, /usage: backup-portal metadata/);
-    for (const argv of [["--bogus"], ["--timeout", "abc"], ["--timeout"], ["--url", "not a url"], ["--user-data=yes"], ["--platform", "a/b", "--no-config-drive"],
-      ["--api-version", "..", "--no-config-drive"], ["--attempts", "9".repeat(400), "--no-config-drive"]]) {
+    for (const argv of [
+      ["--bogus"],
+      ["--timeout", "abc"],
+      ["--timeout"],
+      ["--url", "not a url"],
+      ["--user-data=yes"],
+      ["--platform", "a/b", "--no-config-drive"],
+      ["--api-version", "..", "--no-config-drive"],
+      ["--attempts", "9".repeat(400), "--no-config-drive"],
+    ]) {
       const io = capture();
       assert.equal(await run(argv, io), 2, `${argv.join(" ")}: ${io.stderr}`);
       assert.match(io.stderr, /^backup-portal metadata: /);
@@ -117,7 +142,10 @@ describe("metadata: backup-portal metadata CLI", () => {
     svc = await startMetadataService();
     const original = process.stdout.write.bind(process.stdout);
     let written = "";
-    process.stdout.write = ((chunk: string | Uint8Array) => { written += chunk.toString(); return true; }) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      written += chunk.toString();
+      return true;
+    }) as typeof process.stdout.write;
     let code: number;
     try {
       code = await run(["--url", svc.url, "--no-config-drive"]);

@@ -6,7 +6,12 @@ import assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
 import {
-  MetadataError, MetadataResult, newestKnownVersion, readConfigDriveDirectory, readConfigDriveImage, readNetworkMetadata,
+  MetadataError,
+  MetadataResult,
+  newestKnownVersion,
+  readConfigDriveDirectory,
+  readConfigDriveImage,
+  readNetworkMetadata,
 } from "../../provider/metadata";
 import { MetadataService, startMetadataService } from "../../emulator/metadata-service";
 import { cleanupFixtures, hasCommand, makeIso, tempDir } from "./helpers";
@@ -69,7 +74,13 @@ function layDrive(c: Case): string {
 /** Versions the case's cloud lists: given, or the dated folders and latest of its files. */
 function versionsOf(c: Case): string[] {
   if (c.versions) return c.versions;
-  return [...new Set(Object.keys(c.files ?? {}).map((p) => p.split("/")[0]).filter((v) => v !== "content"))].sort();
+  return [
+    ...new Set(
+      Object.keys(c.files ?? {})
+        .map((p) => p.split("/")[0])
+        .filter((v) => v !== "content"),
+    ),
+  ].sort();
 }
 
 async function expectCase(c: Case, read: () => Promise<MetadataResult>, bodies: string[]): Promise<void> {
@@ -77,8 +88,15 @@ async function expectCase(c: Case, read: () => Promise<MetadataResult>, bodies: 
   if (e.outcome === "ok") {
     const r = await read();
     const got: Expect = {
-      outcome: "ok", version: r.version, uuid: r.metadata.uuid, name: r.metadata.name, hostname: r.metadata.hostname,
-      availabilityZone: r.metadata.availabilityZone, meta: r.metadata.meta, userData: r.userData, disabled: r.disabled,
+      outcome: "ok",
+      version: r.version,
+      uuid: r.metadata.uuid,
+      name: r.metadata.name,
+      hostname: r.metadata.hostname,
+      availabilityZone: r.metadata.availabilityZone,
+      meta: r.metadata.meta,
+      userData: r.userData,
+      disabled: r.disabled,
     };
     if (e.projectId !== undefined) got.projectId = r.metadata.projectId;
     const want = { ...e };

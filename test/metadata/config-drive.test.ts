@@ -3,11 +3,30 @@ import assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
 import {
-  findConfigDriveDevices, findMountPoint, isPartition, MAX_METADATA_BYTES, MetadataError, openIsoImage, readConfigDriveDirectory,
-  readConfigDriveImage, readInstanceMetadata, readIsoFile,
+  findConfigDriveDevices,
+  findMountPoint,
+  isPartition,
+  MAX_METADATA_BYTES,
+  MetadataError,
+  openIsoImage,
+  readConfigDriveDirectory,
+  readConfigDriveImage,
+  readInstanceMetadata,
+  readIsoFile,
 } from "../../provider/metadata";
 import { SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
-import { blkidTable, cleanupFixtures, fakeRunner, hasCommand, jolietRecord, makeIso, noMatch, ok, tempDir, writeDriveTree } from "./helpers";
+import {
+  blkidTable,
+  cleanupFixtures,
+  fakeRunner,
+  hasCommand,
+  jolietRecord,
+  makeIso,
+  noMatch,
+  ok,
+  tempDir,
+  writeDriveTree,
+} from "./helpers";
 
 const DRIVE_DOC = { ...SAMPLE_METADATA, uuid: "0a1b2c3d-drive", name: "from-the-drive" };
 
@@ -28,8 +47,10 @@ describe("metadata: config drive directory", () => {
     const found = readConfigDriveDirectory(writeDriveTree({ metadata: DRIVE_DOC, userData: zlib.gzipSync(script) }));
     assert.equal(found.userData, script);
     const broken = Buffer.concat([zlib.gzipSync(script).subarray(0, 12), Buffer.from("not gzip")]);
-    assert.throws(() => readConfigDriveDirectory(writeDriveTree({ metadata: DRIVE_DOC, userData: broken })),
-      (e: MetadataError) => e.kind === "invalid" && /user_data at .* is gzip-compressed but does not decompress/.test(e.message));
+    assert.throws(
+      () => readConfigDriveDirectory(writeDriveTree({ metadata: DRIVE_DOC, userData: broken })),
+      (e: MetadataError) => e.kind === "invalid" && /user_data at .* is gzip-compressed but does not decompress/.test(e.message),
+    );
   });
 
   it("no user_data file means null; absent and null meta mean {}", () => {
@@ -40,15 +61,22 @@ describe("metadata: config drive directory", () => {
   });
 
   it("a broken meta_data.json names the file", () => {
-    for (const [body, pattern] of [["nope", /not JSON/], ["[{}]", /got an array/], ['{"hostname":"h"}', /"uuid" is missing/]] as const) {
+    for (const [body, pattern] of [
+      ["nope", /not JSON/],
+      ["[{}]", /got an array/],
+      ['{"hostname":"h"}', /"uuid" is missing/],
+    ] as const) {
       const dir = writeDriveTree({ metadata: body });
       const file = path.join(dir, "openstack", "latest", "meta_data.json");
-      assert.throws(() => readConfigDriveDirectory(dir), (err: unknown) => {
-        assert.ok(err instanceof MetadataError && err.kind === "invalid");
-        assert.ok(err.message.includes(file), err.message);
-        assert.match(err.message, pattern);
-        return true;
-      });
+      assert.throws(
+        () => readConfigDriveDirectory(dir),
+        (err: unknown) => {
+          assert.ok(err instanceof MetadataError && err.kind === "invalid");
+          assert.ok(err.message.includes(file), err.message);
+          assert.match(err.message, pattern);
+          return true;
+        },
+      );
     }
   });
 
@@ -157,8 +185,11 @@ describe("metadata: config drive ISO 9660 image (read without mounting)", functi
         assert.ok(err instanceof MetadataError, `expected a MetadataError, got ${String(err)}`);
         assert.equal(err.kind, "too-large");
         assert.equal(err.location, `${iso}:/openstack/latest/meta_data.json`);
-        assert.equal(err.message, `meta_data.json at ${iso}:/openstack/latest/meta_data.json is larger than the reader's cap of ` +
-          `${MAX_METADATA_BYTES} bytes (${0x7fffffff} bytes); refused`);
+        assert.equal(
+          err.message,
+          `meta_data.json at ${iso}:/openstack/latest/meta_data.json is larger than the reader's cap of ` +
+            `${MAX_METADATA_BYTES} bytes (${0x7fffffff} bytes); refused`,
+        );
         return true;
       });
     }
@@ -188,12 +219,15 @@ describe("metadata: block device discovery (fake command runner)", () => {
       { device: "/dev/vdc", match: "type" },
       { device: "/dev/vdb", match: "type" },
     ]);
-    assert.deepEqual(calls.slice(0, 4).map((c) => c.args.join(" ")), [
-      "-c /dev/null -t LABEL=config-2 -o device",
-      "-c /dev/null -t LABEL=CONFIG-2 -o device",
-      "-c /dev/null -t TYPE=iso9660 -o device",
-      "-c /dev/null -t TYPE=vfat -o device",
-    ]);
+    assert.deepEqual(
+      calls.slice(0, 4).map((c) => c.args.join(" ")),
+      [
+        "-c /dev/null -t LABEL=config-2 -o device",
+        "-c /dev/null -t LABEL=CONFIG-2 -o device",
+        "-c /dev/null -t TYPE=iso9660 -o device",
+        "-c /dev/null -t TYPE=vfat -o device",
+      ],
+    );
     assert.ok(!calls.some((c) => c.command === "lsblk" && c.args.includes("/dev/sr0")), "label matches need no partition check");
   });
 
@@ -210,7 +244,10 @@ describe("metadata: block device discovery (fake command runner)", () => {
     fs.mkdirSync(path.join(sys, "zzq9"));
     fs.mkdirSync(path.join(sys, "zzq9p1"));
     fs.writeFileSync(path.join(sys, "zzq9p1", "partition"), "1\n");
-    const { runner } = fakeRunner({ ...blkidTable({ iso9660: ["/dev/zzq9", "/dev/zzq9p1"] }), lsblk: { code: 127, stdout: "", stderr: "not found" } });
+    const { runner } = fakeRunner({
+      ...blkidTable({ iso9660: ["/dev/zzq9", "/dev/zzq9p1"] }),
+      lsblk: { code: 127, stdout: "", stderr: "not found" },
+    });
     assert.equal(await isPartition("/dev/zzq9p1", { runner, sysBlockDir: sys }), true);
     assert.deepEqual(await findConfigDriveDevices({ runner, sysBlockDir: sys }), [{ device: "/dev/zzq9", match: "type" }]);
   });
@@ -222,7 +259,10 @@ describe("metadata: block device discovery (fake command runner)", () => {
       const logs: string[] = [];
       const found = await readInstanceMetadata({ url: svc.url, runner, log: (m) => logs.push(m) });
       assert.equal(found.source, "network");
-      assert.ok(logs.some((l) => l.includes("exit 127")), logs.join("\n"));
+      assert.ok(
+        logs.some((l) => l.includes("exit 127")),
+        logs.join("\n"),
+      );
     } finally {
       await svc.close();
     }
@@ -258,8 +298,18 @@ describe("metadata: block device discovery (fake command runner)", () => {
       await svc.close();
     }
     const mounts = calls.filter((c) => c.command === "mount");
-    assert.deepEqual(mounts.map((c) => c.args.slice(0, 3)), [["-o", "ro", "/dev/sr0"], ["-o", "ro", "/dev/vdb"]]);
-    assert.deepEqual(calls.filter((c) => c.command === "umount").map((c) => c.args), [[mountPoint]], "only the mounted one is unmounted");
+    assert.deepEqual(
+      mounts.map((c) => c.args.slice(0, 3)),
+      [
+        ["-o", "ro", "/dev/sr0"],
+        ["-o", "ro", "/dev/vdb"],
+      ],
+    );
+    assert.deepEqual(
+      calls.filter((c) => c.command === "umount").map((c) => c.args),
+      [[mountPoint]],
+      "only the mounted one is unmounted",
+    );
     assert.deepEqual(fs.readdirSync(tmp), [], "temp mount points removed");
   });
 
@@ -285,7 +335,10 @@ describe("metadata: block device discovery (fake command runner)", () => {
     const found = await readInstanceMetadata({ runner, network: false, procMounts: noMounts, tmpDir: tempDir(), log: (m) => logs.push(m) });
     assert.equal(found.location, "/dev/vdb:/openstack/latest/meta_data.json");
     assert.deepEqual(Object.values(mounted), ["/dev/sr1", "/dev/sr0", "/dev/vdb"]);
-    assert.ok(logs.some((l) => /\/dev\/sr0 .*passed over: invalid meta_data\.json.*got an array/.test(l)), logs.join("\n"));
+    assert.ok(
+      logs.some((l) => /\/dev\/sr0 .*passed over: invalid meta_data\.json.*got an array/.test(l)),
+      logs.join("\n"),
+    );
   });
 
   it("all candidates failing and the network failing: one error with every cause", async () => {
@@ -295,7 +348,8 @@ describe("metadata: block device discovery (fake command runner)", () => {
     });
     const gone = await startMetadataService();
     await gone.close();
-    await assert.rejects(readInstanceMetadata({ url: gone.url, runner, backoffMs: 1, attempts: 1, procMounts: noMounts, tmpDir: tempDir() }),
+    await assert.rejects(
+      readInstanceMetadata({ url: gone.url, runner, backoffMs: 1, attempts: 1, procMounts: noMounts, tmpDir: tempDir() }),
       (err: unknown) => {
         assert.ok(err instanceof MetadataError);
         assert.equal(err.kind, "unavailable");
@@ -303,7 +357,8 @@ describe("metadata: block device discovery (fake command runner)", () => {
         assert.match(err.message, /\/dev\/nonexistent-sr9: mount -o ro failed \(exit 32\): mount: only root can do that/);
         assert.match(err.message, /network: .*ECONNREFUSED/);
         return true;
-      });
+      },
+    );
   });
 
   it("an ISO 9660 device that cannot be mounted is read without mounting", async function () {
@@ -321,10 +376,16 @@ describe("metadata: block device discovery (fake command runner)", () => {
     const found = await readInstanceMetadata({ runner, network: false, procMounts: noMounts, tmpDir: tmp, log: (m) => logs.push(m) });
     assert.equal(found.location, `${image}:/openstack/latest/meta_data.json`);
     assert.equal(found.userData, "from the image");
-    assert.ok(logs.some((l) => /reading it as an ISO 9660 image without mounting/.test(l)), logs.join("\n"));
+    assert.ok(
+      logs.some((l) => /reading it as an ISO 9660 image without mounting/.test(l)),
+      logs.join("\n"),
+    );
     assert.equal(calls.filter((c) => c.command === "umount").length, 0);
     assert.deepEqual(fs.readdirSync(tmp), []);
-    await assert.rejects(readInstanceMetadata({ runner, network: false, procMounts: noMounts, tmpDir: tmp, isoFallback: false }), /mount -o ro failed/);
+    await assert.rejects(
+      readInstanceMetadata({ runner, network: false, procMounts: noMounts, tmpDir: tmp, isoFallback: false }),
+      /mount -o ro failed/,
+    );
   });
 
   it("no drive and the network disabled: unavailable", async () => {
@@ -350,7 +411,10 @@ describe("metadata: block device discovery (fake command runner)", () => {
     const tmp = tempDir();
     const { runner, calls } = fakeRunner({
       ...blkidTable({ labelLower: ["/dev/sr0"] }),
-      mount: (args) => { fs.cpSync(tree, args[3], { recursive: true }); return ok(); },
+      mount: (args) => {
+        fs.cpSync(tree, args[3], { recursive: true });
+        return ok();
+      },
       umount: (args) => {
         if (args[0] !== "-l") return { code: 32, stdout: "", stderr: "target is busy" };
         for (const entry of fs.readdirSync(args[1])) fs.rmSync(path.join(args[1], entry), { recursive: true });
@@ -358,7 +422,10 @@ describe("metadata: block device discovery (fake command runner)", () => {
       },
     });
     await readInstanceMetadata({ runner, network: false, procMounts: noMounts, tmpDir: tmp });
-    assert.deepEqual(calls.filter((c) => c.command === "umount").map((c) => c.args[0]), [calls.find((c) => c.command === "mount")!.args[3], "-l"]);
+    assert.deepEqual(
+      calls.filter((c) => c.command === "umount").map((c) => c.args[0]),
+      [calls.find((c) => c.command === "mount")!.args[3], "-l"],
+    );
     assert.deepEqual(fs.readdirSync(tmp), []);
   });
 

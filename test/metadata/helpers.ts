@@ -22,7 +22,13 @@ export function cleanupFixtures(): void {
  * Writes the config drive layout `<dir>/<platform>/<version>/meta_data.json`
  * (+ `user_data` unless null) into `dir` (a new temp dir by default).
  */
-export function writeDriveTree(opts: { metadata: object | string; userData?: string | Buffer | null; platform?: string; version?: string; dir?: string }): string {
+export function writeDriveTree(opts: {
+  metadata: object | string;
+  userData?: string | Buffer | null;
+  platform?: string;
+  version?: string;
+  dir?: string;
+}): string {
   const dir = opts.dir ?? tempDir("config-drive-tree-");
   const base = path.join(dir, opts.platform ?? "openstack", opts.version ?? "latest");
   fs.mkdirSync(base, { recursive: true });
@@ -52,7 +58,10 @@ export interface FakeCall {
  * A CommandRunner answering from a table keyed by "command arg arg...";
  * a function value is called (e.g. to simulate mount). Unknown commands: exit 1.
  */
-export function fakeRunner(table: Record<string, CommandResult | ((args: string[]) => CommandResult)>): { runner: CommandRunner; calls: FakeCall[] } {
+export function fakeRunner(table: Record<string, CommandResult | ((args: string[]) => CommandResult)>): {
+  runner: CommandRunner;
+  calls: FakeCall[];
+} {
   const calls: FakeCall[] = [];
   const runner: CommandRunner = async (command, args) => {
     calls.push({ command, args: [...args] });
@@ -67,7 +76,12 @@ export const ok = (stdout = ""): CommandResult => ({ code: 0, stdout, stderr: ""
 export const noMatch: CommandResult = { code: 2, stdout: "", stderr: "" };
 
 /** blkid answers as `blkid -c /dev/null -t <token> -o device` would give them. */
-export function blkidTable(answers: { labelLower?: string[]; labelUpper?: string[]; iso9660?: string[]; vfat?: string[] }): Record<string, CommandResult> {
+export function blkidTable(answers: {
+  labelLower?: string[];
+  labelUpper?: string[];
+  iso9660?: string[];
+  vfat?: string[];
+}): Record<string, CommandResult> {
   const entry = (devices?: string[]): CommandResult => (devices && devices.length ? ok(devices.join("\n") + "\n") : noMatch);
   return {
     "blkid -c /dev/null -t LABEL=config-2 -o device": entry(answers.labelLower),

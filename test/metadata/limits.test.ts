@@ -6,7 +6,12 @@ import * as http from "http";
 import { AddressInfo } from "net";
 import * as path from "path";
 import {
-  MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, MetadataError, readConfigDriveDirectory, readConfigDriveImage, readNetworkMetadata,
+  MAX_METADATA_BYTES,
+  MAX_USER_DATA_BYTES,
+  MetadataError,
+  readConfigDriveDirectory,
+  readConfigDriveImage,
+  readNetworkMetadata,
 } from "../../provider/metadata";
 import { run, CliIo } from "../../provider/cli/metadata";
 import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
@@ -16,7 +21,16 @@ import { cleanupFixtures, hasCommand, makeIso, tempDir, writeDriveTree } from ".
 const SHADOW = "root:$6$Zq8sPv1x$k3yHashThatMustNeverBePrinted0123456789abcdefghijklmnop:19700:0:99999:7:::\n";
 
 function capture(): CliIo & { stdout: string; stderr: string } {
-  const io = { stdout: "", stderr: "", out: (t: string) => { io.stdout += t; }, err: (t: string) => { io.stderr += t; } };
+  const io = {
+    stdout: "",
+    stderr: "",
+    out: (t: string) => {
+      io.stdout += t;
+    },
+    err: (t: string) => {
+      io.stderr += t;
+    },
+  };
   return io;
 }
 
@@ -93,8 +107,11 @@ describe("metadata: config drive directory: symlinks and sizes", () => {
     const dir = writeDriveTree({ metadata: SAMPLE_METADATA });
     sparse(latest(dir, "meta_data.json"), 300 * 1024 * 1024);
     const before = process.memoryUsage().arrayBuffers;
-    rejectsWith("too-large", () => readConfigDriveDirectory(dir),
-      new RegExp(`meta_data.json at .* is larger than the reader's cap of ${MAX_METADATA_BYTES} bytes \\(314572800 bytes\\); refused`));
+    rejectsWith(
+      "too-large",
+      () => readConfigDriveDirectory(dir),
+      new RegExp(`meta_data.json at .* is larger than the reader's cap of ${MAX_METADATA_BYTES} bytes \\(314572800 bytes\\); refused`),
+    );
     assert.ok(process.memoryUsage().arrayBuffers - before < 16 * 1024 * 1024, "no big buffer was allocated");
   });
 
@@ -102,7 +119,11 @@ describe("metadata: config drive directory: symlinks and sizes", () => {
     const dir = writeDriveTree({ metadata: SAMPLE_METADATA, userData: "u".repeat(MAX_USER_DATA_BYTES) });
     assert.equal(readConfigDriveDirectory(dir).userData?.length, MAX_USER_DATA_BYTES);
     fs.writeFileSync(latest(dir, "user_data"), "u".repeat(MAX_USER_DATA_BYTES + 1));
-    rejectsWith("too-large", () => readConfigDriveDirectory(dir), /user_data at .* is larger than the reader's cap of 65535 bytes \(65536 bytes\)/);
+    rejectsWith(
+      "too-large",
+      () => readConfigDriveDirectory(dir),
+      /user_data at .* is larger than the reader's cap of 65535 bytes \(65536 bytes\)/,
+    );
     sparse(latest(dir, "user_data"), 200 * 1024 * 1024);
     rejectsWith("too-large", () => readConfigDriveDirectory(dir));
     assert.equal(readConfigDriveDirectory(dir, { userData: false }).userData, null, "not read when not asked for");
@@ -127,7 +148,11 @@ describe("metadata: network answers are capped", () => {
   afterEach(async () => {
     await svc?.close();
     svc = undefined;
-    if (server) await new Promise((done) => { server!.closeAllConnections(); server!.close(done); });
+    if (server)
+      await new Promise((done) => {
+        server!.closeAllConnections();
+        server!.close(done);
+      });
     server = undefined;
   });
   const fast = { attempts: 3, backoffMs: 0, timeoutMs: 5000 };
@@ -143,7 +168,10 @@ describe("metadata: network answers are capped", () => {
 
   it("a meta_data.json over the cap (Content-Length) is refused at once, not retried", async () => {
     svc = await startMetadataService({ metadata: JSON.stringify({ ...SAMPLE_METADATA, pad: "x".repeat(MAX_METADATA_BYTES) }) });
-    await rejects(readNetworkMetadata({ url: svc.url, ...fast }), /meta_data.json at .* is larger than the reader's cap of 1048576 bytes \(\d+ bytes\)/);
+    await rejects(
+      readNetworkMetadata({ url: svc.url, ...fast }),
+      /meta_data.json at .* is larger than the reader's cap of 1048576 bytes \(\d+ bytes\)/,
+    );
     assert.equal(svc.requests.length, 1);
   });
 
@@ -162,7 +190,10 @@ describe("metadata: network answers are capped", () => {
     });
     await new Promise<void>((done) => server!.listen(0, "127.0.0.1", done));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await rejects(readNetworkMetadata({ url, ...fast }), /meta_data.json at .* is larger than the reader's cap of 1048576 bytes \(more than that\)/);
+    await rejects(
+      readNetworkMetadata({ url, ...fast }),
+      /meta_data.json at .* is larger than the reader's cap of 1048576 bytes \(more than that\)/,
+    );
     assert.ok(sent < 32 * 1024 * 1024, `the server sent ${sent} bytes before the reader hung up`);
   });
 

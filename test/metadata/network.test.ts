@@ -1,7 +1,13 @@
 import * as zlib from "zlib";
 import assert from "node:assert/strict";
 import {
-  DEFAULT_ATTEMPTS, fetchUserData, listMetadataVersions, MetadataError, parseRetryAfter, readInstanceMetadata, readNetworkMetadata,
+  DEFAULT_ATTEMPTS,
+  fetchUserData,
+  listMetadataVersions,
+  MetadataError,
+  parseRetryAfter,
+  readInstanceMetadata,
+  readNetworkMetadata,
 } from "../../provider/metadata";
 import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
 
@@ -42,7 +48,11 @@ describe("metadata: network source", () => {
     const doc = JSON.stringify({ ...SAMPLE_METADATA, name: "ocata" });
     svc = await startMetadataService({
       versions: ["2012-08-10", "2017-02-22", "2099-01-01", "latest"],
-      files: { "2012-08-10/meta_data.json": JSON.stringify(SAMPLE_METADATA), "2017-02-22/meta_data.json": doc, "2017-02-22/user_data": "ud" },
+      files: {
+        "2012-08-10/meta_data.json": JSON.stringify(SAMPLE_METADATA),
+        "2017-02-22/meta_data.json": doc,
+        "2017-02-22/user_data": "ud",
+      },
     });
     const lines: string[] = [];
     const found = await readNetworkMetadata({ url: svc.url, ...fast, log: (l) => lines.push(l) });
@@ -50,21 +60,39 @@ describe("metadata: network source", () => {
     assert.equal(found.metadata.name, "ocata");
     assert.equal(found.userData, "ud");
     assert.equal(found.location, `${svc.url}/openstack/2017-02-22/meta_data.json`);
-    assert.deepEqual(svc.requests.map((r) => `${r.path} ${r.status}`), [
-      "/openstack/latest/meta_data.json 404", "/openstack 200", "/openstack/2017-02-22/meta_data.json 200", "/openstack/2017-02-22/user_data 200",
-    ]);
-    assert.ok(lines.some((l) => /using version 2017-02-22, the newest the service lists that the reader knows/.test(l)), lines.join("\n"));
+    assert.deepEqual(
+      svc.requests.map((r) => `${r.path} ${r.status}`),
+      [
+        "/openstack/latest/meta_data.json 404",
+        "/openstack 200",
+        "/openstack/2017-02-22/meta_data.json 200",
+        "/openstack/2017-02-22/user_data 200",
+      ],
+    );
+    assert.ok(
+      lines.some((l) => /using version 2017-02-22, the newest the service lists that the reader knows/.test(l)),
+      lines.join("\n"),
+    );
   });
 
   it("latest missing and no known version listed, or a version given: the 404 stands", async () => {
-    svc = await startMetadataService({ versions: ["2099-01-01", "latest"], files: { "2099-01-01/meta_data.json": JSON.stringify(SAMPLE_METADATA) } });
+    svc = await startMetadataService({
+      versions: ["2099-01-01", "latest"],
+      files: { "2099-01-01/meta_data.json": JSON.stringify(SAMPLE_METADATA) },
+    });
     await rejectsWith(readNetworkMetadata({ url: svc.url, ...fast }), (err) => {
       assert.equal(err.kind, "http");
       assert.equal(err.status, 404);
-      assert.match(err.message, /latest\/meta_data\.json answered HTTP 404.*the versions list offers 2 versions, none of them one the reader knows/);
+      assert.match(
+        err.message,
+        /latest\/meta_data\.json answered HTTP 404.*the versions list offers 2 versions, none of them one the reader knows/,
+      );
     });
     await svc.close();
-    svc = await startMetadataService({ versions: ["2017-02-22", "latest"], files: { "2017-02-22/meta_data.json": JSON.stringify(SAMPLE_METADATA) } });
+    svc = await startMetadataService({
+      versions: ["2017-02-22", "latest"],
+      files: { "2017-02-22/meta_data.json": JSON.stringify(SAMPLE_METADATA) },
+    });
     await rejectsWith(readNetworkMetadata({ url: svc.url, ...fast, version: "latest" }), (err) => assert.equal(err.status, 404));
     assert.equal(svc.requests.length, 1, "an explicit version has no fallback");
   });
@@ -101,7 +129,10 @@ describe("metadata: network source", () => {
     svc = await startMetadataService({ failFirst: { count: 2, status: 503 } });
     const found = await readInstanceMetadata({ url: svc.url, ...fast });
     assert.equal(found.metadata.uuid, SAMPLE_METADATA.uuid);
-    assert.deepEqual(svc.requests.map((r) => r.status), [503, 503, 200, 404]);
+    assert.deepEqual(
+      svc.requests.map((r) => r.status),
+      [503, 503, 200, 404],
+    );
   });
 
   it("a 404 meta_data.json is not retried", async () => {
@@ -175,7 +206,10 @@ describe("metadata: network source", () => {
       assert.equal(err.kind, "http");
       assert.equal(err.status, 302);
       assert.equal(err.attempts, 1);
-      assert.match(err.message, /answered HTTP 302 Found \(a redirect to http:\/\/127\.0\.0\.1:1\/elsewhere; redirects are not followed\); not retried/);
+      assert.match(
+        err.message,
+        /answered HTTP 302 Found \(a redirect to http:\/\/127\.0\.0\.1:1\/elsewhere; redirects are not followed\); not retried/,
+      );
     });
     assert.deepEqual(svc.requests, [{ method: "GET", path: "/openstack/latest/meta_data.json", status: 302 }]);
   });
@@ -193,7 +227,10 @@ describe("metadata: network source", () => {
     const started = Date.now();
     await readInstanceMetadata({ url: svc.url, ...fast });
     assert.ok(Date.now() - started >= 950, "waited about a second");
-    assert.deepEqual(svc.requests.map((r) => r.status), [429, 200, 404]);
+    assert.deepEqual(
+      svc.requests.map((r) => r.status),
+      [429, 200, 404],
+    );
   });
 
   it("parses Retry-After as seconds or an HTTP date", () => {

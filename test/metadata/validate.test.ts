@@ -5,14 +5,17 @@ import { SAMPLE_METADATA } from "../../emulator/metadata-service";
 const where = "http://127.0.0.1:1/openstack/latest/meta_data.json";
 
 function invalid(text: string, pattern: RegExp): void {
-  assert.throws(() => parseMetadataDocument(text, where), (err: unknown) => {
-    assert.ok(err instanceof MetadataError);
-    assert.equal(err.kind, "invalid");
-    assert.equal(err.location, where);
-    assert.ok(err.message.includes(where), err.message);
-    assert.match(err.message, pattern);
-    return true;
-  });
+  assert.throws(
+    () => parseMetadataDocument(text, where),
+    (err: unknown) => {
+      assert.ok(err instanceof MetadataError);
+      assert.equal(err.kind, "invalid");
+      assert.equal(err.location, where);
+      assert.ok(err.message.includes(where), err.message);
+      assert.match(err.message, pattern);
+      return true;
+    },
+  );
 }
 
 describe("metadata: meta_data.json validation", () => {

@@ -6,8 +6,12 @@ import { clientFor, Emulator, startEmulator } from "../support/portal";
 describe("portal client over time", function () {
   this.timeout(30_000);
   let emu: Emulator;
-  before(async () => { emu = await startEmulator({ port: 0, quiet: true, tokenTtlSeconds: 2 }); });
-  after(async () => { await emu?.close(); });
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true, tokenTtlSeconds: 2 });
+  });
+  after(async () => {
+    await emu?.close();
+  });
 
   it("keeps working through a long sequence with 2-second tokens", async () => {
     const client = clientFor(emu);

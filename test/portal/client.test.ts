@@ -42,7 +42,13 @@ describe("portal client", function () {
   });
 
   it("creates, reads, updates and deletes business units, consumers and nodes", async () => {
-    const bu = await client.businessUnits.create(1, { name: "Acme", registrationNumber: "556677-8899", timeZone: { id: 4 }, note: "n", tags: ["a"] });
+    const bu = await client.businessUnits.create(1, {
+      name: "Acme",
+      registrationNumber: "556677-8899",
+      timeZone: { id: 4 },
+      note: "n",
+      tags: ["a"],
+    });
     assert.equal(bu.name, "Acme");
     assert.deepEqual(bu.tags, ["a"], "the create marker is not shown");
     assert.equal((await client.businessUnits.get(bu.id)).registrationNumber, "556677-8899");
@@ -54,10 +60,18 @@ describe("portal client", function () {
     assert.equal(c.name, "web01");
     assert.equal((await client.consumers.get(bu.id, c.id)).id, c.id);
     assert.equal((await client.consumers.update(bu.id, c.id, { note: "x" })).note, "x");
-    assert.deepEqual((await client.consumers.list(bu.id)).map((x) => x.id), [c.id]);
+    assert.deepEqual(
+      (await client.consumers.list(bu.id)).map((x) => x.id),
+      [c.id],
+    );
 
     const node = await client.nodes.create(bu.id, c.id, {
-      operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, clientOptionSet: { id: 2 }, contact: "ops", cpuCount: 2,
+      operatingSystem: { id: 3 },
+      type: { id: 1 },
+      domain: { id: 1 },
+      clientOptionSet: { id: 2 },
+      contact: "ops",
+      cpuCount: 2,
     });
     assert.equal(node.operatingSystem?.id, 3);
     assert.equal((await client.nodes.update(bu.id, c.id, { cpuCount: 4 })).cpuCount, 4);
@@ -74,7 +88,10 @@ describe("portal client", function () {
     await client.nodes.addProxyAgent(bu.id, c.id, c2.id);
     const agentSide = await client.nodes.get(bu.id, c2.id);
     const { proxyPeers } = await import("../../provider/portal");
-    assert.ok(proxyPeers(agentSide.proxyTargets).some((p) => p.id === c.id), "visible from the agent's side");
+    assert.ok(
+      proxyPeers(agentSide.proxyTargets).some((p) => p.id === c.id),
+      "visible from the agent's side",
+    );
     assert.equal(await client.nodes.removeProxyTarget(bu.id, c2.id, c.id), true);
     assert.equal(proxyPeers((await client.nodes.get(bu.id, c.id)).proxyAgents).length, 0);
     await client.nodes.addProxyTarget(bu.id, c2.id, c.id);
@@ -107,7 +124,11 @@ describe("portal client", function () {
     assert.ok(invoices.length > 0);
     const { invoiceDate } = await import("../../provider/portal");
     assert.ok(await client.billing.invoice(1, invoiceDate(invoices[0])!));
-    const uploaded = await client.billing.uploadInvoiceFile(1, { fileName: "inv.pdf", content: Buffer.from("%PDF-1.4 test"), erpReference: "E1" });
+    const uploaded = await client.billing.uploadInvoiceFile(1, {
+      fileName: "inv.pdf",
+      content: Buffer.from("%PDF-1.4 test"),
+      erpReference: "E1",
+    });
     assert.equal(uploaded.fileName, "inv.pdf");
     assert.ok((await client.billing.invoiceFiles(1)).some((f) => f.fileName === "inv.pdf"));
     const periods = await client.billing.billingData(1, 1);
@@ -142,7 +163,10 @@ describe("portal client", function () {
     await emu.expireTokens();
     await c.reference.nodeTypes();
     c.close();
-    const oauth = emu.requests().filter((r) => r.path === "/v1/oauth").map((r) => r.status);
+    const oauth = emu
+      .requests()
+      .filter((r) => r.path === "/v1/oauth")
+      .map((r) => r.status);
     assert.ok(oauth.includes(200));
   });
 
@@ -159,7 +183,11 @@ describe("portal client", function () {
     const c = await client.consumers.create(1, { name: "lost-answer" });
     await emu.clearFaults();
     const same = (await client.consumers.list(1)).filter((x) => x.name === "lost-answer");
-    assert.deepEqual(same.map((x) => x.id), [c.id], "exactly one consumer");
+    assert.deepEqual(
+      same.map((x) => x.id),
+      [c.id],
+      "exactly one consumer",
+    );
     const posts = emu.requests().filter((r) => r.method === "POST" && r.path === "/v1/bunits/1/consumers");
     assert.equal(posts.length, 1, "the create was looked up, not repeated");
   });
@@ -170,13 +198,18 @@ describe("portal client", function () {
     // Answered after 800 ms: the client gives up at 300 ms, keeps looking, and finds it.
     await emu.setFaults({ latencyMs: 800, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
     const c = await slow.consumers.create(1, { name: "slow" });
-    assert.deepEqual((await client.consumers.list(1)).filter((x) => x.name === "slow").map((x) => x.id), [c.id]);
+    assert.deepEqual(
+      (await client.consumers.list(1)).filter((x) => x.name === "slow").map((x) => x.id),
+      [c.id],
+    );
     assert.equal(posts().length, 1, "one POST");
 
     // Slower than the client keeps looking (300 ms + 2 × 300 ms): it fails, says why and what to do, and posts once.
     await emu.setFaults({ latencyMs: 1500, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
-    await assert.rejects(slow.consumers.create(1, { name: "slower" }),
-      /timed out after 300 ms.*was not sent again.*recoverInterruptedCreates: true/s);
+    await assert.rejects(
+      slow.consumers.create(1, { name: "slower" }),
+      /timed out after 300 ms.*was not sent again.*recoverInterruptedCreates: true/s,
+    );
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal((await client.consumers.list(1)).filter((x) => x.name === "slower").length, 1, "made once, by the portal, late");
     assert.equal(posts().length, 2, "one POST each");
@@ -191,7 +224,13 @@ describe("portal client", function () {
     const replacement = await client.consumers.create(1, { name: "web" }, stable);
     await emu.clearFaults();
     assert.notEqual(replacement.id, old.id, "the replacement is the new consumer, not the one it replaces");
-    assert.deepEqual((await client.consumers.list(1)).filter((c) => c.name === "web").map((c) => c.id).sort(), [old.id, replacement.id].sort());
+    assert.deepEqual(
+      (await client.consumers.list(1))
+        .filter((c) => c.name === "web")
+        .map((c) => c.id)
+        .sort(),
+      [old.id, replacement.id].sort(),
+    );
     // The stable marker still finds them both after a crash (recovery picks among those).
     assert.ok(await client.consumers.findCreated(1, "web", stable));
   });
@@ -201,7 +240,10 @@ describe("portal client", function () {
     const bu = await client.businessUnits.create(1, { name: "dropped", registrationNumber: "1", timeZone: { id: 4 } });
     await emu.clearFaults();
     const same = (await client.businessUnits.children(1)).filter((x) => x.name === "dropped");
-    assert.deepEqual(same.map((x) => x.id), [bu.id]);
+    assert.deepEqual(
+      same.map((x) => x.id),
+      [bu.id],
+    );
   });
 
   it("keeps the tenant inside its subtree", async () => {
@@ -218,7 +260,7 @@ describe("portal client", function () {
     const token = await login(emu);
     const res = await fetch(`${emu.url}/v1/nodetypes`, { headers: { Authorization: `Bearer ${token}` } });
     assert.equal(res.status, 401);
-    const body = await res.json() as Record<string, unknown>;
+    const body = (await res.json()) as Record<string, unknown>;
     assert.deepEqual(Object.keys(body).sort(), ["code", "developerMessage", "message", "status"]);
     assert.equal(body.code, "OriginRequired");
     const withOrigin = await fetch(`${emu.url}/v1/nodetypes`, { headers: { Authorization: `Bearer ${token}`, Origin: ORIGIN } });
@@ -233,7 +275,10 @@ describe("portal client", function () {
 
   it("never puts the password or a token in an error", async () => {
     const bad = new PortalClient(settingsFor(emu, "admin", { password: "Wr0ng-Pa55word!" }));
-    const e1 = await bad.reference.nodeTypes().then(() => undefined, (e: Error) => e);
+    const e1 = await bad.reference.nodeTypes().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     assert.ok(e1 instanceof PortalError && e1.status === 400 && e1.code === "invalid_grant");
     for (const text of [e1.message, e1.stack ?? "", JSON.stringify(e1), String(e1)]) assert.ok(!text.includes("Wr0ng-Pa55word!"), text);
     bad.close();
@@ -241,7 +286,10 @@ describe("portal client", function () {
     await client.reference.nodeTypes();
     const tokens = (client as unknown as { core: { secrets(): string[] } }).core.secrets().slice(1);
     assert.ok(tokens.length >= 1);
-    const e2 = await client.nodes.get(1, 999999).then(() => undefined, (e: Error) => e);
+    const e2 = await client.nodes.get(1, 999999).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     assert.ok(e2 instanceof PortalError && e2.status === 404);
     const texts = [e2.message, e2.stack ?? "", JSON.stringify(e2), JSON.stringify(client), require("util").inspect(client, { depth: 5 })];
     // Every token (long and random); the account password is searched for in holes.test.ts, where it is long.

@@ -20,12 +20,17 @@ describe("portal client retries", function () {
       req.resume();
       req.on("end", () => {
         if (req.url === "/v1/oauth") {
-          res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ access_token: "tok-retries-0123456789", token_type: "bearer", expires_in: 299 }));
+          res
+            .writeHead(200, { "Content-Type": "application/json" })
+            .end(JSON.stringify({ access_token: "tok-retries-0123456789", token_type: "bearer", expires_in: 299 }));
           return;
         }
         arrivals.push(Date.now());
         const next = script.shift() ?? { status: 200 };
-        const body = next.status === 200 ? JSON.stringify([{ id: 1, name: "File server" }]) : JSON.stringify({ code: `Status${next.status}`, message: "scripted" });
+        const body =
+          next.status === 200
+            ? JSON.stringify([{ id: 1, name: "File server" }])
+            : JSON.stringify({ code: `Status${next.status}`, message: "scripted" });
         res.writeHead(next.status, { "Content-Type": "application/json", ...next.headers }).end(body);
       });
     });
@@ -40,16 +45,28 @@ describe("portal client retries", function () {
     arrivals = [];
   });
 
-  const client = (extra: Record<string, number> = {}) => new PortalClient({
-    url, origin: "http://localhost", clientId: "emulator", username: "admin", password: PASSWORD,
-    timeoutMs: 2000, maxAttempts: 4, retryBaseMs: 1, retryMaxMs: 5000, ...extra,
-  });
+  const client = (extra: Record<string, number> = {}) =>
+    new PortalClient({
+      url,
+      origin: "http://localhost",
+      clientId: "emulator",
+      username: "admin",
+      password: PASSWORD,
+      timeoutMs: 2000,
+      maxAttempts: 4,
+      retryBaseMs: 1,
+      retryMaxMs: 5000,
+      ...extra,
+    });
 
   for (const status of [502, 504, 503, 429]) {
     it(`a read answered ${status} twice is repeated and succeeds on the third try`, async () => {
       script = [{ status }, { status }];
       const c = client();
-      assert.deepEqual((await c.reference.nodeTypes()).map((t) => t.name), ["File server"]);
+      assert.deepEqual(
+        (await c.reference.nodeTypes()).map((t) => t.name),
+        ["File server"],
+      );
       assert.equal(arrivals.length, 3);
       c.close();
     });

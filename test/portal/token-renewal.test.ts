@@ -28,8 +28,14 @@ describe("token renewal on a moved clock", function () {
           return;
         }
         const n = grants.length;
-        res.writeHead(200, { "Content-Type": "application/json" })
-          .end(JSON.stringify({ access_token: `access-${n}-token-value`, refresh_token: `refresh-${n}-token-value`, token_type: "bearer", expires_in: expiresIn }));
+        res.writeHead(200, { "Content-Type": "application/json" }).end(
+          JSON.stringify({
+            access_token: `access-${n}-token-value`,
+            refresh_token: `refresh-${n}-token-value`,
+            token_type: "bearer",
+            expires_in: expiresIn,
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -48,24 +54,47 @@ describe("token renewal on a moved clock", function () {
   function manager() {
     let clock = 1_000_000;
     const transport = new Transport({
-      url, origin: "http://localhost", timeoutMs: 5000, maxAttempts: 1, retryBaseMs: 1, retryMaxMs: 10, maxSockets: 2,
-      maxAnswerBytes: 1 << 20, secrets: () => [PASSWORD],
+      url,
+      origin: "http://localhost",
+      timeoutMs: 5000,
+      maxAttempts: 1,
+      retryBaseMs: 1,
+      retryMaxMs: 10,
+      maxSockets: 2,
+      maxAnswerBytes: 1 << 20,
+      secrets: () => [PASSWORD],
     } as TransportOptions);
-    const tokens = new TokenManager(transport, () => ({ clientId: "emulator", username: "admin", password: PASSWORD }), () => clock);
-    return { tokens, at: (ms: number) => { clock = 1_000_000 + ms; }, close: () => transport.close() };
+    const tokens = new TokenManager(
+      transport,
+      () => ({ clientId: "emulator", username: "admin", password: PASSWORD }),
+      () => clock,
+    );
+    return {
+      tokens,
+      at: (ms: number) => {
+        clock = 1_000_000 + ms;
+      },
+      close: () => transport.close(),
+    };
   }
 
   it("a 300 s token is renewed with the refresh grant 30 s before it expires, not sooner, not later", async () => {
     const m = manager();
     assert.equal(await m.tokens.token(), "access-1-token-value");
-    assert.deepEqual(grants.map((g) => g.grant_type), ["password"]);
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password"],
+    );
     assert.deepEqual([grants[0].username, grants[0].password, grants[0].client_id], ["admin", PASSWORD, "emulator"]);
     m.at(269_999);
     assert.equal(await m.tokens.token(), "access-1-token-value", "still 30 s and more to go: kept");
     assert.equal(grants.length, 1);
     m.at(270_000);
     assert.equal(await m.tokens.token(), "access-2-token-value");
-    assert.deepEqual(grants.map((g) => g.grant_type), ["password", "refresh_token"]);
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password", "refresh_token"],
+    );
     assert.equal(grants[1].refresh_token, "refresh-1-token-value");
     assert.equal(grants[1].password, undefined, "a refresh does not send the password");
     m.close();
@@ -80,7 +109,10 @@ describe("token renewal on a moved clock", function () {
     assert.equal(grants.length, 1);
     m.at(15_000);
     assert.equal(await m.tokens.token(), "access-2-token-value");
-    assert.deepEqual(grants.map((g) => g.grant_type), ["password", "refresh_token"]);
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password", "refresh_token"],
+    );
     m.close();
   });
 
@@ -90,7 +122,10 @@ describe("token renewal on a moved clock", function () {
     await m.tokens.token();
     m.at(280_000);
     assert.equal(await m.tokens.token(), "access-3-token-value");
-    assert.deepEqual(grants.map((g) => g.grant_type), ["password", "refresh_token", "password"]);
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password", "refresh_token", "password"],
+    );
     m.close();
   });
 

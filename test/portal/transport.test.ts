@@ -38,12 +38,24 @@ describe("portal transport on the wire", function () {
   });
   beforeEach(() => (seen = []));
 
-  const transport = (extra: Partial<TransportOptions> = {}) => new Transport({
-    url, origin: "http://localhost", timeoutMs: 300, maxAttempts: 3, retryBaseMs: 10, retryMaxMs: 50, maxSockets: 4, maxAnswerBytes: 1024 * 1024,
-    secrets: () => ["s3cret-pass"], ...extra,
-  });
+  const transport = (extra: Partial<TransportOptions> = {}) =>
+    new Transport({
+      url,
+      origin: "http://localhost",
+      timeoutMs: 300,
+      maxAttempts: 3,
+      retryBaseMs: 10,
+      retryMaxMs: 50,
+      maxSockets: 4,
+      maxAnswerBytes: 1024 * 1024,
+      secrets: () => ["s3cret-pass"],
+      ...extra,
+    });
   const failure = async (p: Promise<unknown>): Promise<PortalError> => {
-    const err = await p.then(() => assert.fail("expected a failure"), (e: unknown) => e);
+    const err = await p.then(
+      () => assert.fail("expected a failure"),
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof PortalError, String(err));
     return err;
   };
@@ -52,7 +64,12 @@ describe("portal transport on the wire", function () {
     handler = (_req, _body, res) => res.writeHead(201, { "Content-Type": "application/json" }).end('{"id":7,"name":"ü"}');
     const t = transport();
     const answer = await t.request<{ id: number; name: string }>({
-      method: "POST", path: "/v1/things", query: { a: 1, tag: ["x", "y"], skip: undefined }, body: { json: { name: "ü" } }, retry: "create", auth: false,
+      method: "POST",
+      path: "/v1/things",
+      query: { a: 1, tag: ["x", "y"], skip: undefined },
+      body: { json: { name: "ü" } },
+      retry: "create",
+      auth: false,
     });
     assert.deepStrictEqual(answer, { id: 7, name: "ü" });
     assert.strictEqual(seen.length, 1);
@@ -71,7 +88,11 @@ describe("portal transport on the wire", function () {
     const t = transport();
     const file = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff]);
     const answer = await t.request({
-      method: "POST", path: "/v1/upload", body: { raw: file, contentType: "application/pdf", headers: { "X-File-Name": "a.pdf" } }, retry: "safe", auth: false,
+      method: "POST",
+      path: "/v1/upload",
+      body: { raw: file, contentType: "application/pdf", headers: { "X-File-Name": "a.pdf" } },
+      retry: "safe",
+      auth: false,
     });
     assert.strictEqual(answer, undefined);
     assert.strictEqual(seen[0].headers["content-type"], "application/pdf");
@@ -107,7 +128,9 @@ describe("portal transport on the wire", function () {
 
   it("503 with Retry-After is repeated; the error of the last attempt names status and code, never a secret", async () => {
     handler = (_req, _body, res) =>
-      res.writeHead(503, { "Content-Type": "application/json", "Retry-After": "0" }).end('{"code":"Busy","message":"try later s3cret-pass"}');
+      res
+        .writeHead(503, { "Content-Type": "application/json", "Retry-After": "0" })
+        .end('{"code":"Busy","message":"try later s3cret-pass"}');
     const t = transport();
     const err = await failure(t.request({ method: "GET", path: "/v1/busy", retry: "safe", auth: false }));
     assert.strictEqual(seen.length, 3);
@@ -122,13 +145,19 @@ describe("portal transport on the wire", function () {
     const secret = 'Node"Secret 99!';
     handler = (req, _body, res) => {
       const echo = req.url!.includes("json")
-        ? JSON.stringify({ code: "BadPassword", message: `password ${JSON.stringify(secret)} violates policy`, developerMessage: `tsmPassword=${encodeURIComponent(secret)}` })
+        ? JSON.stringify({
+            code: "BadPassword",
+            message: `password ${JSON.stringify(secret)} violates policy`,
+            developerMessage: `tsmPassword=${encodeURIComponent(secret)}`,
+          })
         : `${"x".repeat(290)}${secret} is too weak`;
       res.writeHead(400, { "Content-Type": req.url!.includes("json") ? "application/json" : "text/plain" }).end(echo);
     };
     const t = transport();
     for (const path of ["/v1/json", "/v1/text"]) {
-      const err = await failure(t.request({ method: "POST", path, body: { json: { tsmPassword: secret } }, retry: "safe", auth: false, secrets: [secret] }));
+      const err = await failure(
+        t.request({ method: "POST", path, body: { json: { tsmPassword: secret } }, retry: "safe", auth: false, secrets: [secret] }),
+      );
       const everything = [err.message, err.portalMessage, err.developerMessage, JSON.stringify(err)].join(" ");
       for (const form of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), "Secret 99"]) {
         assert.ok(!everything.includes(form), `${path}: ${form} in ${everything}`);
@@ -139,7 +168,8 @@ describe("portal transport on the wire", function () {
   });
 
   it("a short secret is hidden where it stands alone, and the words around it survive", async () => {
-    handler = (_req, _body, res) => res.writeHead(400, { "Content-Type": "application/json" }).end('{"message":"password ab1 rejected; abc1 and ab12 are other words"}');
+    handler = (_req, _body, res) =>
+      res.writeHead(400, { "Content-Type": "application/json" }).end('{"message":"password ab1 rejected; abc1 and ab12 are other words"}');
     const t = transport();
     const err = await failure(t.request({ method: "POST", path: "/v1/short", retry: "safe", auth: false, secrets: ["ab1"] }));
     assert.match(err.message, /password \*\*\* rejected; abc1 and ab12 are other words/);
@@ -147,9 +177,21 @@ describe("portal transport on the wire", function () {
   });
 
   it("a refused login names the settings to check, by its OAuth code; an HTML page or an answer without a token names the URL", async () => {
-    const client = (password: string) => new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password, retryBaseMs: 5, retryMaxMs: 20, timeoutMs: 1000 });
+    const client = (password: string) =>
+      new PortalClient({
+        url,
+        origin: "http://localhost",
+        clientId: "c",
+        username: "u",
+        password,
+        retryBaseMs: 5,
+        retryMaxMs: 20,
+        timeoutMs: 1000,
+      });
     handler = (_req, _body, res) =>
-      res.writeHead(400, { "Content-Type": "application/json" }).end('{"error":"invalid_grant","error_description":"The user name or password is incorrect."}');
+      res
+        .writeHead(400, { "Content-Type": "application/json" })
+        .end('{"error":"invalid_grant","error_description":"The user name or password is incorrect."}');
     const refused = client("wrong-password");
     const err = await failure(refused.timeZones.list());
     assert.match(err.message, /POST \/v1\/oauth failed \(HTTP 400\): invalid_grant: the username or password was refused/);
@@ -170,10 +212,19 @@ describe("portal transport on the wire", function () {
   });
 
   it("a proxy relation the portal says exists already (409) is success when the node lists it, an error otherwise", async () => {
-    const client = new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password: "p4ssword", retryBaseMs: 5, timeoutMs: 1000 });
+    const client = new PortalClient({
+      url,
+      origin: "http://localhost",
+      clientId: "c",
+      username: "u",
+      password: "p4ssword",
+      retryBaseMs: 5,
+      timeoutMs: 1000,
+    });
     let listed = [{ id: 7, name: "agent" }];
     handler = (req, _body, res) => {
-      const json = (status: number, body: unknown) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+      const json = (status: number, body: unknown) =>
+        res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
       if (req.url!.startsWith("/v1/oauth")) return json(200, { access_token: "tok-123456", token_type: "bearer", expires_in: 300 });
       if (req.method === "POST") return json(409, { code: "Conflict", message: "The proxy relation exists" });
       return json(200, { id: 55, proxyAgents: listed, proxyTargets: [] });
@@ -244,7 +295,8 @@ describe("portal transport on the wire", function () {
       const t = transport({ maxAnswerBytes: cap });
       const err = await failure(t.request({ method: "GET", path: "/v1/bomb", retry: "safe", auth: false }));
       assert.strictEqual(err.code, "AnswerTooLarge");
-      handler = (_req, _body, res) => res.writeHead(200, { "Content-Type": "application/json", "Content-Encoding": "gzip" }).end(zlib.gzipSync('{"ok":true}'));
+      handler = (_req, _body, res) =>
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Encoding": "gzip" }).end(zlib.gzipSync('{"ok":true}'));
       assert.deepStrictEqual(await t.request({ method: "GET", path: "/v1/small", retry: "safe", auth: false }), { ok: true });
       t.close();
     });
@@ -275,8 +327,10 @@ describe("portal transport on the wire", function () {
 
     it("a TLS certificate the client does not trust is not retried, and the hint says how to trust it", async () => {
       const fixtures = path.join(__dirname, "fixtures");
-      const tls = https.createServer({ key: fs.readFileSync(path.join(fixtures, "self-signed.key")), cert: fs.readFileSync(path.join(fixtures, "self-signed.crt")) },
-        (_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end("{}"));
+      const tls = https.createServer(
+        { key: fs.readFileSync(path.join(fixtures, "self-signed.key")), cert: fs.readFileSync(path.join(fixtures, "self-signed.crt")) },
+        (_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end("{}"),
+      );
       let connections = 0;
       tls.on("connection", () => connections++);
       await new Promise<void>((r) => tls.listen(0, "127.0.0.1", r));
@@ -313,9 +367,10 @@ describe("portal transport on the wire", function () {
       const lines: string[] = [];
       const t = transport({ log: (l) => lines.push(l) });
       await failure(t.request({ method: "GET", path: "/v1/busy", retry: "safe", auth: false }));
-      assert.deepStrictEqual(lines.map((l) => l.replace(/in \d+\.\d s/, "in N s")), [
-        "GET /v1/busy: HTTP 503 Busy; try 2 of 3 in N s", "GET /v1/busy: HTTP 503 Busy; try 3 of 3 in N s",
-      ]);
+      assert.deepStrictEqual(
+        lines.map((l) => l.replace(/in \d+\.\d s/, "in N s")),
+        ["GET /v1/busy: HTTP 503 Busy; try 2 of 3 in N s", "GET /v1/busy: HTTP 503 Busy; try 3 of 3 in N s"],
+      );
       t.close();
     });
   });
@@ -324,7 +379,14 @@ describe("portal transport on the wire", function () {
     it("ends the retries of a stalled portal at the deadline, and says so", async () => {
       handler = () => undefined; // never answers
       const lines: string[] = [];
-      const t = transport({ timeoutMs: 400, maxAttempts: 20, retryBaseMs: 50, retryMaxMs: 100, deadlineMs: 1000, log: (l) => lines.push(l) });
+      const t = transport({
+        timeoutMs: 400,
+        maxAttempts: 20,
+        retryBaseMs: 50,
+        retryMaxMs: 100,
+        deadlineMs: 1000,
+        log: (l) => lines.push(l),
+      });
       const started = Date.now();
       const err = await failure(t.request({ method: "GET", path: "/v1/stalled", retry: "safe", auth: false }));
       const took = Date.now() - started;
@@ -338,18 +400,32 @@ describe("portal transport on the wire", function () {
 
     it("covers the token request too: a stalled token endpoint ends the call at its deadline", async () => {
       handler = () => undefined;
-      const client = new PortalClient({ url, origin: "http://localhost", clientId: "c", username: "u", password: "a-long-password-8812",
-        timeoutMs: 5000, deadlineMs: 700, retryBaseMs: 10, retryMaxMs: 50 });
+      const client = new PortalClient({
+        url,
+        origin: "http://localhost",
+        clientId: "c",
+        username: "u",
+        password: "a-long-password-8812",
+        timeoutMs: 5000,
+        deadlineMs: 700,
+        retryBaseMs: 10,
+        retryMaxMs: 50,
+      });
       const started = Date.now();
       await failure(client.timeZones.list());
       const took = Date.now() - started;
       assert.ok(took >= 650 && took < 1200, `gave up after ${took} ms`);
-      assert.deepStrictEqual(seen.map((r) => r.url), ["/v1/oauth"], "the call itself never started");
+      assert.deepStrictEqual(
+        seen.map((r) => r.url),
+        ["/v1/oauth"],
+        "the call itself never started",
+      );
       client.close();
     });
 
     it("a Retry-After beyond the deadline ends the retries at once", async () => {
-      handler = (_req, _body, res) => res.writeHead(503, { "Content-Type": "application/json", "Retry-After": "30" }).end('{"code":"Busy"}');
+      handler = (_req, _body, res) =>
+        res.writeHead(503, { "Content-Type": "application/json", "Retry-After": "30" }).end('{"code":"Busy"}');
       const t = transport({ deadlineMs: 2000, retryMaxMs: 60_000 });
       const started = Date.now();
       const err = await failure(t.request({ method: "GET", path: "/v1/busy", retry: "safe", auth: false }));

@@ -14,8 +14,13 @@ export const CPU_COUNT = 6;
 
 export function instanceDocument(meta: Record<string, string> | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    uuid: UUID, name: "web01", hostname: "web01.novalocal", launch_index: 0, availability_zone: "nova",
-    ...(meta ? { meta } : {}), ...extra,
+    uuid: UUID,
+    name: "web01",
+    hostname: "web01.novalocal",
+    launch_index: 0,
+    availability_zone: "nova",
+    ...(meta ? { meta } : {}),
+    ...extra,
   };
 }
 
@@ -44,15 +49,20 @@ export function removeTempDirs(): void {
  * in a temp dir unless `args` name one (tests never use the default lock in /run).
  */
 export async function register(
-  args: string[], opts: { doc: Record<string, unknown> | string; userData?: string | null; env: NodeJS.ProcessEnv },
+  args: string[],
+  opts: { doc: Record<string, unknown> | string; userData?: string | null; env: NodeJS.ProcessEnv },
 ): Promise<Outcome> {
   const svc: MetadataService = await startMetadataService({ metadata: opts.doc, userData: opts.userData ?? null });
   const out = { stdout: "", stderr: "" };
   try {
     const lock = args.includes("--lock-file") ? [] : ["--lock-file", path.join(tempDir(), "register.lock")];
     const code = await run(["--url", svc.url, "--no-config-drive", ...lock, ...args], {
-      out: (t) => { out.stdout += t; },
-      err: (t) => { out.stderr += t; },
+      out: (t) => {
+        out.stdout += t;
+      },
+      err: (t) => {
+        out.stderr += t;
+      },
       env: opts.env,
       cpuCount: () => CPU_COUNT,
     });
@@ -75,34 +85,41 @@ export interface PortalProxy {
  * A proxy on 127.0.0.1 in front of the portal emulator at `target`: `before` runs before a request is
  * passed on; `rewrite` may replace the JSON body of an answer (a portal that answers differently).
  */
-export async function startPortalProxy(target: string, hooks: {
-  before?: (req: { method: string; path: string }) => Promise<void> | void;
-  rewrite?: (req: { method: string; path: string }, body: unknown) => unknown;
-} = {}): Promise<PortalProxy> {
+export async function startPortalProxy(
+  target: string,
+  hooks: {
+    before?: (req: { method: string; path: string }) => Promise<void> | void;
+    rewrite?: (req: { method: string; path: string }, body: unknown) => unknown;
+  } = {},
+): Promise<PortalProxy> {
   const to = new URL(target);
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const info = { method: req.method ?? "GET", path: req.url ?? "/" };
-      Promise.resolve(hooks.before?.(info)).then(() => {
-        const headers = { ...req.headers, host: to.host };
-        const out = http.request({ host: to.hostname, port: to.port, method: info.method, path: info.path, headers }, (answer) => {
-          const body: Buffer[] = [];
-          answer.on("data", (c: Buffer) => body.push(c));
-          answer.on("end", () => {
-            let data = Buffer.concat(body);
-            const json = /json/.test(String(answer.headers["content-type"] ?? ""));
-            if (hooks.rewrite && json && data.length) data = Buffer.from(JSON.stringify(hooks.rewrite(info, JSON.parse(data.toString("utf8")))));
-            const h = { ...answer.headers, "content-length": String(data.length) };
-            delete h["transfer-encoding"];
-            res.writeHead(answer.statusCode ?? 502, h);
-            res.end(data);
+      Promise.resolve(hooks.before?.(info)).then(
+        () => {
+          const headers = { ...req.headers, host: to.host };
+          const out = http.request({ host: to.hostname, port: to.port, method: info.method, path: info.path, headers }, (answer) => {
+            const body: Buffer[] = [];
+            answer.on("data", (c: Buffer) => body.push(c));
+            answer.on("end", () => {
+              let data = Buffer.concat(body);
+              const json = /json/.test(String(answer.headers["content-type"] ?? ""));
+              if (hooks.rewrite && json && data.length)
+                data = Buffer.from(JSON.stringify(hooks.rewrite(info, JSON.parse(data.toString("utf8")))));
+              const h = { ...answer.headers, "content-length": String(data.length) };
+              delete h["transfer-encoding"];
+              res.writeHead(answer.statusCode ?? 502, h);
+              res.end(data);
+            });
           });
-        });
-        out.on("error", () => res.destroy());
-        out.end(Buffer.concat(chunks));
-      }, () => res.destroy());
+          out.on("error", () => res.destroy());
+          out.end(Buffer.concat(chunks));
+        },
+        () => res.destroy(),
+      );
     });
   });
   await new Promise<void>((done, fail) => {
@@ -111,9 +128,10 @@ export async function startPortalProxy(target: string, hooks: {
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((done) => {
-      server.close(() => done());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
   };
 }

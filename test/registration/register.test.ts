@@ -8,7 +8,16 @@ import { registerInstance, RegistrationError } from "../../provider/registration
 import { startMetadataService } from "../../emulator/metadata-service";
 import { clientFor, Emulator, envFor, startEmulator, writes } from "../support/portal";
 import {
-  CPU_COUNT, instanceDocument, modeOf, Outcome, register, removeTempDirs, startPortalProxy, tempDir, TSM_NAME, UUID,
+  CPU_COUNT,
+  instanceDocument,
+  modeOf,
+  Outcome,
+  register,
+  removeTempDirs,
+  startPortalProxy,
+  tempDir,
+  TSM_NAME,
+  UUID,
 } from "./helpers";
 
 const TAG = `instance-uuid:${UUID}`;
@@ -35,7 +44,11 @@ describe("registration: backup-portal register", function () {
     passwordFile = path.join(dir, "secret", "node-password");
   });
 
-  const run = (args: string[], meta: Record<string, string> | undefined, extra: { userData?: string | null; env?: NodeJS.ProcessEnv; doc?: Record<string, unknown> } = {}): Promise<Outcome> =>
+  const run = (
+    args: string[],
+    meta: Record<string, string> | undefined,
+    extra: { userData?: string | null; env?: NodeJS.ProcessEnv; doc?: Record<string, unknown> } = {},
+  ): Promise<Outcome> =>
     register(args, { doc: extra.doc ?? instanceDocument(meta), userData: extra.userData, env: extra.env ?? envFor(emu, "tenant") });
 
   const tagged = () => emu.state().consumers.filter((c) => c.tags?.includes(TAG));
@@ -67,14 +80,25 @@ describe("registration: backup-portal register", function () {
     const node = nodeOfConsumer(c.id)!;
     assert.ok(node, "node created");
     assert.deepEqual(
-      { os: node.operatingSystemId, type: node.typeId, domain: node.domainId, cos: node.clientOptionSetId, cpu: node.cpuCount, contact: node.contact, tsm: node.tsmName },
+      {
+        os: node.operatingSystemId,
+        type: node.typeId,
+        domain: node.domainId,
+        cos: node.clientOptionSetId,
+        cpu: node.cpuCount,
+        contact: node.contact,
+        tsm: node.tsmName,
+      },
       { os: 3, type: 1, domain: 1, cos: 2, cpu: CPU_COUNT, contact: "ops@example.com", tsm: TSM_NAME },
     );
-    assert.deepEqual(writes(emu).map((w) => `${w.method} ${w.path.split("?")[0]}`), [
-      `POST /v1/bunits/${BUNIT}/consumers`,
-      `POST /v1/bunits/${BUNIT}/consumers/${c.id}/node`,
-      `POST /v1/bunits/${BUNIT}/consumers/${c.id}/node/password`,
-    ]);
+    assert.deepEqual(
+      writes(emu).map((w) => `${w.method} ${w.path.split("?")[0]}`),
+      [
+        `POST /v1/bunits/${BUNIT}/consumers`,
+        `POST /v1/bunits/${BUNIT}/consumers/${c.id}/node`,
+        `POST /v1/bunits/${BUNIT}/consumers/${c.id}/node/password`,
+      ],
+    );
     assert.ok(emu.requests().some((r) => r.path.startsWith(`/v1/bunits/${BUNIT}/consumers/${c.id}/node/activate?tsmName=${TSM_NAME}`)));
 
     assert.equal(modeOf(optionFile), 0o600);
@@ -86,7 +110,10 @@ describe("registration: backup-portal register", function () {
     assert.match(options, /^PASSWORDACCESS +GENERATE$/m);
     assert.deepEqual(fs.readdirSync(path.dirname(optionFile)), ["dsm.opt"], "no temp file left behind");
 
-    assert.equal(first.stdout.trim(), `created consumer ${c.id}, created node, set node password (saved to ${passwordFile}), activated as ${TSM_NAME}, wrote ${optionFile}`);
+    assert.equal(
+      first.stdout.trim(),
+      `created consumer ${c.id}, created node, set node password (saved to ${passwordFile}), activated as ${TSM_NAME}, wrote ${optionFile}`,
+    );
     assert.match(first.stderr, /register: reading instance metadata/);
     assertPasswordKept([first], c.id);
   });
@@ -101,7 +128,10 @@ describe("registration: backup-portal register", function () {
     for (let i = 0; i < 2; i++) {
       const again = await run(files(), { backup_bunit: String(BUNIT) });
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, new RegExp(`^already registered as ${TSM_NAME} \\(business unit ${BUNIT}, consumer \\d+\\); nothing to do\\n$`));
+      assert.match(
+        again.stdout,
+        new RegExp(`^already registered as ${TSM_NAME} \\(business unit ${BUNIT}, consumer \\d+\\); nothing to do\\n$`),
+      );
     }
     assert.deepEqual(writes(emu), [], "no POST/PUT/DELETE after the first run");
     assert.ok(!emu.requests().some((r) => r.path.includes("/activate")), "no activation call either");
@@ -153,7 +183,10 @@ describe("registration: backup-portal register", function () {
 
     const outcome = await run(files(), { backup_bunit: String(BUNIT) });
     assert.equal(outcome.code, 0, outcome.stderr);
-    assert.deepEqual(tagged().map((x) => x.id), [c.id]);
+    assert.deepEqual(
+      tagged().map((x) => x.id),
+      [c.id],
+    );
     assert.equal(nodeOfConsumer(c.id)?.tsmName, TSM_NAME);
     assert.ok(!writes(emu).some((w) => w.method === "POST" && w.path === `/v1/bunits/${BUNIT}/consumers`), "no consumer created");
     assert.match(outcome.stdout, /^created node, set node password/);
@@ -169,7 +202,10 @@ describe("registration: backup-portal register", function () {
 
     const outcome = await run(files(), { backup_bunit: String(BUNIT) });
     assert.equal(outcome.code, 0, outcome.stderr);
-    assert.deepEqual(writes(emu).map((w) => w.path), [`/v1/bunits/${BUNIT}/consumers/${c.id}/node/password`]);
+    assert.deepEqual(
+      writes(emu).map((w) => w.path),
+      [`/v1/bunits/${BUNIT}/consumers/${c.id}/node/password`],
+    );
     assert.equal(nodeOfConsumer(c.id)?.tsmName, TSM_NAME);
     assert.equal(outcome.stdout.trim(), `set node password (saved to ${passwordFile}), activated as ${TSM_NAME}, wrote ${optionFile}`);
   });
@@ -181,7 +217,10 @@ describe("registration: backup-portal register", function () {
     const changed = await run(files(), { backup_bunit: String(BUNIT), backup_domain: "30DAYS", backup_cpu_count: "2" });
     assert.equal(changed.code, 0, changed.stderr);
     assert.match(changed.stdout, /^updated node \(domain, cpu count\)$/m);
-    assert.deepEqual(writes(emu).map((w) => `${w.method} ${w.path}`), [`PUT /v1/bunits/${BUNIT}/consumers/${c.id}/node`]);
+    assert.deepEqual(
+      writes(emu).map((w) => `${w.method} ${w.path}`),
+      [`PUT /v1/bunits/${BUNIT}/consumers/${c.id}/node`],
+    );
     assert.equal(nodeOfConsumer(c.id)?.domainId, 2);
     assert.equal(nodeOfConsumer(c.id)?.cpuCount, 2);
     emu.clearRequests();
@@ -197,7 +236,10 @@ describe("registration: backup-portal register", function () {
     emu.clearRequests();
     const rotated = await run([...files(), "--rotate-password"], { backup_bunit: String(BUNIT) });
     assert.equal(rotated.code, 0, rotated.stderr);
-    assert.deepEqual(writes(emu).map((w) => w.path.split("/").pop()), ["password"]);
+    assert.deepEqual(
+      writes(emu).map((w) => w.path.split("/").pop()),
+      ["password"],
+    );
     const after = assertPasswordKept([rotated], tagged()[0].id);
     assert.notEqual(after, before);
   });
@@ -205,15 +247,28 @@ describe("registration: backup-portal register", function () {
   it("--dry-run checks everything and changes nothing", async () => {
     const outcome = await run([...files(), "--dry-run"], { backup_bunit: String(BUNIT), backup_os: "windows SERVER" });
     assert.equal(outcome.code, 0, outcome.stderr);
-    assert.equal(outcome.stdout.trim(), `dry run, would: create consumer "web01", create node, set node password, activate as ${TSM_NAME}, write ${optionFile}`);
+    assert.equal(
+      outcome.stdout.trim(),
+      `dry run, would: create consumer "web01", create node, set node password, activate as ${TSM_NAME}, write ${optionFile}`,
+    );
     assert.deepEqual(writes(emu), []);
     assert.ok(!fs.existsSync(optionFile) && !fs.existsSync(passwordFile));
   });
 
   it("takes the portal account from JSON user data; the environment wins per variable", async () => {
     const env = envFor(emu, "tenant");
-    const account = { url: env.BACKUP_PORTAL_URL, origin: env.BACKUP_PORTAL_ORIGIN, clientId: "emulator", username: "tenant", password: "tenant" };
-    const fromUserData = await run([...files(), "--json"], { backup_bunit: String(BUNIT) }, { env: {}, userData: JSON.stringify({ backupPortal: account }) });
+    const account = {
+      url: env.BACKUP_PORTAL_URL,
+      origin: env.BACKUP_PORTAL_ORIGIN,
+      clientId: "emulator",
+      username: "tenant",
+      password: "tenant",
+    };
+    const fromUserData = await run(
+      [...files(), "--json"],
+      { backup_bunit: String(BUNIT) },
+      { env: {}, userData: JSON.stringify({ backupPortal: account }) },
+    );
     assert.equal(fromUserData.code, 0, fromUserData.stderr);
     const result = JSON.parse(fromUserData.stdout);
     assert.equal(result.status, "registered");
@@ -221,7 +276,11 @@ describe("registration: backup-portal register", function () {
 
     // A wrong password in the user data is overridden by the environment.
     const wrong = JSON.stringify({ backupPortal: { ...account, password: "wrong-password" } });
-    const overridden = await run([...files(), "--json"], { backup_bunit: String(BUNIT) }, { env: { BACKUP_PORTAL_PASSWORD: "tenant" }, userData: wrong });
+    const overridden = await run(
+      [...files(), "--json"],
+      { backup_bunit: String(BUNIT) },
+      { env: { BACKUP_PORTAL_PASSWORD: "tenant" }, userData: wrong },
+    );
     assert.equal(overridden.code, 0, overridden.stderr);
     const r2 = JSON.parse(overridden.stdout);
     assert.equal(r2.status, "unchanged");
@@ -229,14 +288,21 @@ describe("registration: backup-portal register", function () {
     assert.equal(r2.credentialSources.url, "user data");
 
     // A refused account is a configuration error that never shows the password.
-    const refused = await run(files(), { backup_bunit: String(BUNIT) }, { env: { BACKUP_PORTAL_PASSWORD: "wrong-password" }, userData: JSON.stringify({ backupPortal: account }) });
+    const refused = await run(
+      files(),
+      { backup_bunit: String(BUNIT) },
+      { env: { BACKUP_PORTAL_PASSWORD: "wrong-password" }, userData: JSON.stringify({ backupPortal: account }) },
+    );
     assert.equal(refused.code, 3);
     assert.match(refused.stderr, /refused the account/);
     assert.ok(!refused.stderr.includes("wrong-password"));
   });
 
   describe("configuration errors: clear message, nothing created", () => {
-    async function fails(meta: Record<string, string> | undefined, extra: { userData?: string | null; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+    async function fails(
+      meta: Record<string, string> | undefined,
+      extra: { userData?: string | null; env?: NodeJS.ProcessEnv } = {},
+    ): Promise<string> {
       emu.clearRequests();
       const outcome = await run(files(), meta, extra);
       assert.equal(outcome.code, 3, `exit code; stderr: ${outcome.stderr}`);
@@ -270,7 +336,10 @@ describe("registration: backup-portal register", function () {
 
     it("a business unit the account cannot reach, or that does not exist", async () => {
       assert.match(await fails({ backup_bunit: "3" }), /backup_bunit 3: the account .* may not reach business unit 3/);
-      assert.match(await fails({ backup_bunit: "999" }, { env: envFor(emu, "admin") }), /backup_bunit 999: the portal has no business unit with this id/);
+      assert.match(
+        await fails({ backup_bunit: "999" }, { env: envFor(emu, "admin") }),
+        /backup_bunit 999: the portal has no business unit with this id/,
+      );
     });
 
     it("an unknown backup_os lists the valid names (and every bad name is reported)", async () => {
@@ -295,7 +364,10 @@ describe("registration: backup-portal register", function () {
     });
 
     it("broken JSON user data is reported without quoting it", async () => {
-      const err = await fails({ backup_bunit: String(BUNIT) }, { env: {}, userData: '{"backupPortal": {"password": "s3cret-in-user-data",' });
+      const err = await fails(
+        { backup_bunit: String(BUNIT) },
+        { env: {}, userData: '{"backupPortal": {"password": "s3cret-in-user-data",' },
+      );
       assert.match(err, /not valid JSON/);
       assert.ok(!err.includes("s3cret-in-user-data"));
     });
@@ -305,7 +377,10 @@ describe("registration: backup-portal register", function () {
     // WEB-01 is the seeded node of consumer 1.
     const taken = await run(files(), { backup_bunit: String(BUNIT), backup_tsm_name: "web-01" });
     assert.equal(taken.code, 1);
-    assert.match(taken.stderr, /cannot activate the node as WEB-01: another node is already named WEB-01; set another name with `openstack server set --property backup_tsm_name=/);
+    assert.match(
+      taken.stderr,
+      /cannot activate the node as WEB-01: another node is already named WEB-01; set another name with `openstack server set --property backup_tsm_name=/,
+    );
     assert.match(taken.stderr, /done so far: created consumer \d+, created node, set node password/);
     const c = tagged()[0];
     const password = fs.readFileSync(passwordFile, "utf8");
@@ -315,8 +390,15 @@ describe("registration: backup-portal register", function () {
 
     const resumed = await run(files(), { backup_bunit: String(BUNIT), backup_tsm_name: "web01-prod" });
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.deepEqual(tagged().map((x) => x.id), [c.id]);
-    assert.deepEqual(writes(emu).map((w) => w.path.split("/").pop()), ["password"], "only a new password; no new consumer or node");
+    assert.deepEqual(
+      tagged().map((x) => x.id),
+      [c.id],
+    );
+    assert.deepEqual(
+      writes(emu).map((w) => w.path.split("/").pop()),
+      ["password"],
+      "only a new password; no new consumer or node",
+    );
     assert.equal(nodeOfConsumer(c.id)?.tsmName, "WEB01-PROD");
     assert.match(fs.readFileSync(optionFile, "utf8"), /^NODENAME +WEB01-PROD$/m);
     assertPasswordKept([taken, resumed], c.id);
@@ -350,7 +432,10 @@ describe("registration: backup-portal register", function () {
     const again = await run(files(), { backup_bunit: String(BUNIT) });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /^created node, set node password/);
-    assert.deepEqual(tagged().map((c) => c.id), [4]);
+    assert.deepEqual(
+      tagged().map((c) => c.id),
+      [4],
+    );
   });
 
   it("unreadable metadata is exit code 1 and touches nothing", async () => {
@@ -360,7 +445,13 @@ describe("registration: backup-portal register", function () {
     const { run: cli } = await import("../../provider/cli/register");
     const out = { stdout: "", stderr: "" };
     const code = await cli(["--url", url, "--no-config-drive", "--timeout", "300", "--attempts", "1", ...files()], {
-      out: (t) => { out.stdout += t; }, err: (t) => { out.stderr += t; }, env: envFor(emu, "tenant"),
+      out: (t) => {
+        out.stdout += t;
+      },
+      err: (t) => {
+        out.stderr += t;
+      },
+      env: envFor(emu, "tenant"),
     });
     assert.equal(code, 1);
     assert.match(out.stderr, /cannot read the instance metadata; nothing was changed/);
@@ -368,7 +459,11 @@ describe("registration: backup-portal register", function () {
   });
 
   it("bad metadata reader options are bad arguments (exit 2, not retried), and touch nothing", async () => {
-    for (const bad of [["--platform", "a/b"], ["--api-version", ".."], ["--attempts", "9".repeat(400)]]) {
+    for (const bad of [
+      ["--platform", "a/b"],
+      ["--api-version", ".."],
+      ["--attempts", "9".repeat(400)],
+    ]) {
       const outcome = await run([...files(), ...bad], { backup_bunit: String(BUNIT) });
       assert.equal(outcome.code, 2, `${bad.join(" ")}: ${outcome.stderr}`);
       assert.match(outcome.stderr, /^backup-portal register: /);
@@ -378,8 +473,13 @@ describe("registration: backup-portal register", function () {
     assert.deepEqual(emu.requests(), []);
     // The API says so too: kind "usage", not a metadata read failure.
     await assert.rejects(
-      registerInstance({ metadata: { url: "http://127.0.0.1:9", platform: "a/b", discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false }),
-      (err: unknown) => err instanceof RegistrationError && err.kind === "usage" && /platform must be a single non-empty path segment/.test(err.message),
+      registerInstance({
+        metadata: { url: "http://127.0.0.1:9", platform: "a/b", discoverConfigDrive: false },
+        env: envFor(emu, "tenant"),
+        optionFile: false,
+      }),
+      (err: unknown) =>
+        err instanceof RegistrationError && err.kind === "usage" && /platform must be a single non-empty path segment/.test(err.message),
     );
   });
 
@@ -390,14 +490,25 @@ describe("registration: backup-portal register", function () {
       const lines: string[][] = [[], []];
       emu.setFaults({ latencyMs: 150 });
       try {
-        const results = await Promise.all(lines.map((l) => registerInstance({
-          metadata: { url: svc.url, discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false,
-          cpuCount: () => 1, lockFile, progress: (line) => l.push(line),
-        })));
+        const results = await Promise.all(
+          lines.map((l) =>
+            registerInstance({
+              metadata: { url: svc.url, discoverConfigDrive: false },
+              env: envFor(emu, "tenant"),
+              optionFile: false,
+              cpuCount: () => 1,
+              lockFile,
+              progress: (line) => l.push(line),
+            }),
+          ),
+        );
         assert.deepEqual(results.map((r) => r.status).sort(), ["registered", "unchanged"]);
         assert.equal(tagged().length, 1, "one consumer");
         assert.equal(emu.state().nodes.filter((n) => n.consumerId === tagged()[0].id).length, 1, "one node");
-        assert.deepEqual(results.map((r) => r.consumerId), [tagged()[0].id, tagged()[0].id]);
+        assert.deepEqual(
+          results.map((r) => r.consumerId),
+          [tagged()[0].id, tagged()[0].id],
+        );
         const waiting = `waiting for another registration to finish (lock file ${lockFile}, held by pid ${process.pid} on `;
         assert.equal(lines.flat().filter((l) => l.startsWith(waiting)).length, 1, "one run waited, and said so");
         assert.ok(!fs.existsSync(lockFile), "the lock is removed");
@@ -413,25 +524,46 @@ describe("registration: backup-portal register", function () {
       const svc = await startMetadataService({ metadata: instanceDocument({ backup_bunit: String(BUNIT) }) });
       try {
         const started = Date.now();
-        await assert.rejects(registerInstance({
-          metadata: { url: svc.url, discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false, lockFile, lockWaitMs: 300,
-        }), (err: unknown) => {
-          assert.ok(err instanceof RegistrationError);
-          assert.equal(err.kind, "locked");
-          assert.ok(err.message.startsWith(`another registration is running (lock file ${lockFile}, held by pid 4242 on elsewhere since 2020-01-01T00:00:00.000Z (0a1b2c); waited 0 s); nothing was changed.`), err.message);
-          assert.match(err.message, new RegExp(`the lock is stale \\(left by a run that was killed\\): remove ${lockFile.replace(/[.]/g, "\\.")} and run again$`));
-          return true;
-        });
+        await assert.rejects(
+          registerInstance({
+            metadata: { url: svc.url, discoverConfigDrive: false },
+            env: envFor(emu, "tenant"),
+            optionFile: false,
+            lockFile,
+            lockWaitMs: 300,
+          }),
+          (err: unknown) => {
+            assert.ok(err instanceof RegistrationError);
+            assert.equal(err.kind, "locked");
+            assert.ok(
+              err.message.startsWith(
+                `another registration is running (lock file ${lockFile}, held by pid 4242 on elsewhere since 2020-01-01T00:00:00.000Z (0a1b2c); waited 0 s); nothing was changed.`,
+              ),
+              err.message,
+            );
+            assert.match(
+              err.message,
+              new RegExp(`the lock is stale \\(left by a run that was killed\\): remove ${lockFile.replace(/[.]/g, "\\.")} and run again$`),
+            );
+            return true;
+          },
+        );
         assert.ok(Date.now() - started < 5000);
         assert.deepEqual(emu.requests(), [], "the portal was not even read");
         assert.ok(fs.existsSync(lockFile), "another run's lock is left alone");
 
         fs.rmSync(lockFile);
         emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST" } });
-        await assert.rejects(registerInstance({
-          metadata: { url: svc.url, discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false, lockFile,
-          portal: { maxAttempts: 1 },
-        }), (err: unknown) => err instanceof RegistrationError && err.kind === "portal");
+        await assert.rejects(
+          registerInstance({
+            metadata: { url: svc.url, discoverConfigDrive: false },
+            env: envFor(emu, "tenant"),
+            optionFile: false,
+            lockFile,
+            portal: { maxAttempts: 1 },
+          }),
+          (err: unknown) => err instanceof RegistrationError && err.kind === "portal",
+        );
         assert.ok(!fs.existsSync(lockFile), "a failed run removes its lock");
       } finally {
         emu.clearFaults();
@@ -457,13 +589,24 @@ describe("registration: backup-portal register", function () {
         },
       });
       try {
-        const outcome = await run(files(), { backup_bunit: String(BUNIT) }, { env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url } });
+        const outcome = await run(
+          files(),
+          { backup_bunit: String(BUNIT) },
+          { env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url } },
+        );
         assert.equal(outcome.code, 1);
-        const mine = tagged().map((c) => c.id).filter((id) => id !== other);
+        const mine = tagged()
+          .map((c) => c.id)
+          .filter((id) => id !== other);
         assert.equal(mine.length, 1);
-        assert.match(outcome.stderr, new RegExp(`cannot activate the node as ${TSM_NAME}: this instance is registered under that name already, as the node of consumer ${other}, ` +
-          `most likely by another \`backup-portal register\` that ran at the same time\. Consumer ${mine[0]} of this run is a duplicate: delete it on the portal, ` +
-          `then run again with --rotate-password`));
+        assert.match(
+          outcome.stderr,
+          new RegExp(
+            `cannot activate the node as ${TSM_NAME}: this instance is registered under that name already, as the node of consumer ${other}, ` +
+              `most likely by another \`backup-portal register\` that ran at the same time\. Consumer ${mine[0]} of this run is a duplicate: delete it on the portal, ` +
+              `then run again with --rotate-password`,
+          ),
+        );
         assert.ok(!/another node is already named/.test(outcome.stderr));
       } finally {
         await proxy.close();
@@ -485,12 +628,24 @@ describe("registration: backup-portal register", function () {
     emu.clearRequests();
     try {
       const meta = { backup_bunit: String(BUNIT) };
-      const again = await run(files(), meta, { env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url }, doc: instanceDocument(meta, { name: "web01-renamed" }) });
+      const again = await run(files(), meta, {
+        env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url },
+        doc: instanceDocument(meta, { name: "web01-renamed" }),
+      });
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, new RegExp(`^already registered as ${TSM_NAME} \\(business unit ${BUNIT}, consumer ${c.id}\\); nothing to do$`, "m"));
+      assert.match(
+        again.stdout,
+        new RegExp(`^already registered as ${TSM_NAME} \\(business unit ${BUNIT}, consumer ${c.id}\\); nothing to do$`, "m"),
+      );
       assert.deepEqual(writes(emu), [], "no second consumer or node");
-      assert.deepEqual(tagged().map((x) => x.id), [c.id]);
-      assert.ok(emu.requests().some((r) => r.method === "GET" && r.path.split("?")[0] === `/v1/bunits/${BUNIT}/consumers/${c.id}`), "read in full");
+      assert.deepEqual(
+        tagged().map((x) => x.id),
+        [c.id],
+      );
+      assert.ok(
+        emu.requests().some((r) => r.method === "GET" && r.path.split("?")[0] === `/v1/bunits/${BUNIT}/consumers/${c.id}`),
+        "read in full",
+      );
     } finally {
       await proxy.close();
     }
@@ -503,7 +658,8 @@ describe("registration: backup-portal register", function () {
       fs.writeFileSync(path.join(d, "openstack", "latest", "meta_data.json"), JSON.stringify(instanceDocument(meta)));
       return d;
     };
-    const note = /\nnote: this instance's metadata was read from its config drive, which keeps the values the instance was launched with: after changing a key with `openstack server set --property`, run again with --no-config-drive \(and without --config-drive\)/;
+    const note =
+      /\nnote: this instance's metadata was read from its config drive, which keeps the values the instance was launched with: after changing a key with `openstack server set --property`, run again with --no-config-drive \(and without --config-drive\)/;
     // A local problem, and a name the portal does not know.
     const metas: Array<Record<string, string>> = [{}, { backup_bunit: String(BUNIT), backup_os: "Solaris" }];
     for (const meta of metas) {
@@ -518,7 +674,10 @@ describe("registration: backup-portal register", function () {
     const meta = { backup_bunit: String(BUNIT), backup_tsm_name: "web-01" };
     const taken = await run([...files(), "--config-drive", drive(meta)], meta);
     assert.equal(taken.code, 1);
-    assert.match(taken.stderr, /another node is already named WEB-01; set another name with `openstack server set --property backup_tsm_name=<name> <instance>` and run again \(this instance's metadata was read from its config drive, .*--no-config-drive/);
+    assert.match(
+      taken.stderr,
+      /another node is already named WEB-01; set another name with `openstack server set --property backup_tsm_name=<name> <instance>` and run again \(this instance's metadata was read from its config drive, .*--no-config-drive/,
+    );
   });
 
   it("registerInstance (the API) answers a typed result and throws RegistrationError", async () => {
@@ -526,8 +685,11 @@ describe("registration: backup-portal register", function () {
     try {
       const lines: string[] = [];
       const result = await registerInstance({
-        metadata: { url: svc.url, discoverConfigDrive: false }, env: envFor(emu, "tenant"), optionFile: false,
-        cpuCount: () => 1, progress: (l) => lines.push(l),
+        metadata: { url: svc.url, discoverConfigDrive: false },
+        env: envFor(emu, "tenant"),
+        optionFile: false,
+        cpuCount: () => 1,
+        progress: (l) => lines.push(l),
       });
       assert.equal(result.status, "registered");
       assert.equal(result.tsmName, TSM_NAME);

@@ -26,7 +26,10 @@ function exited(child: ChildProcess, timeoutMs = 20000): Promise<{ code: number 
   return new Promise((resolve, reject) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
     const t = setTimeout(() => reject(new Error(`no exit within ${timeoutMs} ms`)), timeoutMs);
-    child.once("exit", (code, signal) => { clearTimeout(t); resolve({ code, signal }); });
+    child.once("exit", (code, signal) => {
+      clearTimeout(t);
+      resolve({ code, signal });
+    });
   });
 }
 
@@ -40,11 +43,15 @@ describe("registration: register stopped by a signal", function () {
   before(async () => {
     svc = await startMetadataService({ metadata: instanceDocument({ backup_bunit: "2" }), userData: null });
     // A portal that takes every request and never answers: the run waits on it with its lock held.
-    portal = http.createServer(() => { portalRequests++; });
+    portal = http.createServer(() => {
+      portalRequests++;
+    });
     await new Promise<void>((r) => portal.listen(0, "127.0.0.1", r));
     portalUrl = `http://127.0.0.1:${(portal.address() as AddressInfo).port}`;
   });
-  beforeEach(() => { portalRequests = 0; });
+  beforeEach(() => {
+    portalRequests = 0;
+  });
   after(async () => {
     await svc.close();
     portal.closeAllConnections();
@@ -52,17 +59,38 @@ describe("registration: register stopped by a signal", function () {
     removeTempDirs();
   });
 
-  for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const) {
     it(`${signal}: removes the lock file and exits ${code}`, async () => {
       const lock = path.join(tempDir(), "register.lock");
       const env = {
-        ...process.env, BACKUP_PORTAL_URL: portalUrl, BACKUP_PORTAL_ORIGIN: "http://localhost", BACKUP_PORTAL_CLIENT_ID: "client-1",
-        BACKUP_PORTAL_USERNAME: "tenant", BACKUP_PORTAL_PASSWORD: PASSWORD,
+        ...process.env,
+        BACKUP_PORTAL_URL: portalUrl,
+        BACKUP_PORTAL_ORIGIN: "http://localhost",
+        BACKUP_PORTAL_CLIENT_ID: "client-1",
+        BACKUP_PORTAL_USERNAME: "tenant",
+        BACKUP_PORTAL_PASSWORD: PASSWORD,
       };
-      const child = spawn(process.execPath, [path.join(ROOT, "bin", "backup-portal.js"), "register", "--url", svc.url, "--no-config-drive",
-        "--lock-file", lock, "--no-option-file"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(ROOT, "bin", "backup-portal.js"),
+          "register",
+          "--url",
+          svc.url,
+          "--no-config-drive",
+          "--lock-file",
+          lock,
+          "--no-option-file",
+        ],
+        { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+      );
       let stderr = "";
-      child.stderr!.on("data", (c: Buffer) => { stderr += c.toString(); });
+      child.stderr!.on("data", (c: Buffer) => {
+        stderr += c.toString();
+      });
       try {
         // The first portal request comes after the lock is taken.
         await waitFor(() => portalRequests > 0 || child.exitCode !== null, "the run's first portal request");

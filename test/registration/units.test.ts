@@ -6,14 +6,37 @@ import * as os from "os";
 import * as path from "path";
 import { tsmNameProblem } from "../../provider/portal";
 import {
-  acquireLock, credentialsFromUserData, defaultLockDir, defaultLockFile, deriveTsmName, generateNodePassword, LockBusyError,
-  NODE_PASSWORD_ALPHABET, parseRegistrationMetadata, prepareSecretFile, releaseHeldLocks, renderOptionFile, resolveCredentials, uuidSuffix, writeSecretFile,
+  acquireLock,
+  credentialsFromUserData,
+  defaultLockDir,
+  defaultLockFile,
+  deriveTsmName,
+  generateNodePassword,
+  LockBusyError,
+  NODE_PASSWORD_ALPHABET,
+  parseRegistrationMetadata,
+  prepareSecretFile,
+  releaseHeldLocks,
+  renderOptionFile,
+  resolveCredentials,
+  uuidSuffix,
+  writeSecretFile,
 } from "../../provider/registration";
 import { InstanceMetadata } from "../../provider/metadata";
 import { modeOf, removeTempDirs, tempDir, UUID } from "./helpers";
 
 function md(meta: Record<string, string>, extra: Partial<InstanceMetadata> = {}): InstanceMetadata {
-  return { uuid: UUID, name: "web01", hostname: "web01.novalocal", publicKeys: {}, keys: [], devices: [], dedicatedCpus: [], meta, ...extra };
+  return {
+    uuid: UUID,
+    name: "web01",
+    hostname: "web01.novalocal",
+    publicKeys: {},
+    keys: [],
+    devices: [],
+    dedicatedCpus: [],
+    meta,
+    ...extra,
+  };
 }
 
 describe("registration: node names", () => {
@@ -51,8 +74,10 @@ describe("registration: metadata keys", () => {
     const { spec, problems } = parseRegistrationMetadata(md({ backup_bunit: "7" }), { cpuCount: () => 12 });
     assert.deepEqual(problems, []);
     assert.equal(spec!.businessUnitId, 7);
-    assert.deepEqual([spec!.operatingSystem.value, spec!.nodeType.value, spec!.domain.value, spec!.clientOptionSet.value],
-      ["Linux", "File server", "STANDARD", "DEDUP_AND_COMPRESS"]);
+    assert.deepEqual(
+      [spec!.operatingSystem.value, spec!.nodeType.value, spec!.domain.value, spec!.clientOptionSet.value],
+      ["Linux", "File server", "STANDARD", "DEDUP_AND_COMPRESS"],
+    );
     assert.equal(spec!.operatingSystem.explicit, false);
     assert.equal(spec!.cpuCount.value, 12);
     assert.equal(spec!.contact.value, undefined);
@@ -61,10 +86,18 @@ describe("registration: metadata keys", () => {
   });
 
   it("reads every key, trimmed; backup_tsm_name is upper-cased", () => {
-    const { spec } = parseRegistrationMetadata(md({
-      backup_bunit: " 3 ", backup_os: "Windows server", backup_node_type: "Workstation", backup_domain: "30DAYS",
-      backup_option_set: "FORCE_ENCRYPT", backup_contact: "ops@example.com", backup_cpu_count: "16", backup_tsm_name: "web01-prod",
-    }));
+    const { spec } = parseRegistrationMetadata(
+      md({
+        backup_bunit: " 3 ",
+        backup_os: "Windows server",
+        backup_node_type: "Workstation",
+        backup_domain: "30DAYS",
+        backup_option_set: "FORCE_ENCRYPT",
+        backup_contact: "ops@example.com",
+        backup_cpu_count: "16",
+        backup_tsm_name: "web01-prod",
+      }),
+    );
     assert.equal(spec!.businessUnitId, 3);
     assert.equal(spec!.operatingSystem.value, "Windows server");
     assert.ok(spec!.operatingSystem.explicit && spec!.cpuCount.explicit && spec!.tsmName.explicit);
@@ -74,9 +107,14 @@ describe("registration: metadata keys", () => {
   });
 
   it("reports every problem with the key and the fix", () => {
-    const { spec, problems } = parseRegistrationMetadata(md({ backup_bunit: "0", backup_cpu_count: "-1", backup_tsm_name: "x".repeat(65) }));
+    const { spec, problems } = parseRegistrationMetadata(
+      md({ backup_bunit: "0", backup_cpu_count: "-1", backup_tsm_name: "x".repeat(65) }),
+    );
     assert.equal(spec, undefined);
-    assert.deepEqual(problems.map((p) => p.key), ["backup_bunit", "backup_cpu_count", "backup_tsm_name"]);
+    assert.deepEqual(
+      problems.map((p) => p.key),
+      ["backup_bunit", "backup_cpu_count", "backup_tsm_name"],
+    );
     assert.match(problems[2].message, /is 65 characters long/);
     for (const p of problems) assert.match(p.message, new RegExp(`openstack server set --property ${p.key}=`));
   });
@@ -84,15 +122,26 @@ describe("registration: metadata keys", () => {
   it("names the consumer after the instance, else the hostname, else the uuid; lists unknown backup_* keys", () => {
     assert.equal(parseRegistrationMetadata(md({ backup_bunit: "1" }, { name: "" })).spec!.consumerName, "web01");
     assert.equal(parseRegistrationMetadata(md({ backup_bunit: "1" }, { name: "", hostname: "" })).spec!.consumerName, UUID);
-    assert.deepEqual(parseRegistrationMetadata(md({ backup_bunit: "1", backup_zone: "x", role: "web" })).spec!.unknownKeys, ["backup_zone"]);
+    assert.deepEqual(parseRegistrationMetadata(md({ backup_bunit: "1", backup_zone: "x", role: "web" })).spec!.unknownKeys, [
+      "backup_zone",
+    ]);
   });
 });
 
 describe("registration: portal credentials", () => {
-  const account = { url: "https://portal.example.com/v1/", origin: "https://app.example.com", clientId: "c1", username: "bot", password: "pw-from-user-data" };
+  const account = {
+    url: "https://portal.example.com/v1/",
+    origin: "https://app.example.com",
+    clientId: "c1",
+    username: "bot",
+    password: "pw-from-user-data",
+  };
   const fullEnv = {
-    BACKUP_PORTAL_URL: "https://env.example.com", BACKUP_PORTAL_ORIGIN: "https://o", BACKUP_PORTAL_CLIENT_ID: "c2",
-    BACKUP_PORTAL_USERNAME: "u2", BACKUP_PORTAL_PASSWORD: "pw-from-env",
+    BACKUP_PORTAL_URL: "https://env.example.com",
+    BACKUP_PORTAL_ORIGIN: "https://o",
+    BACKUP_PORTAL_CLIENT_ID: "c2",
+    BACKUP_PORTAL_USERNAME: "u2",
+    BACKUP_PORTAL_PASSWORD: "pw-from-env",
   };
 
   it("reads JSON user data and ignores other kinds of user data", () => {
@@ -100,9 +149,9 @@ describe("registration: portal credentials", () => {
     assert.match(credentialsFromUserData("#cloud-config\n").notes[0], /#cloud-config/);
     assert.match(credentialsFromUserData("#!/bin/sh\n").notes[0], /a script/);
     assert.match(credentialsFromUserData(null).notes[0], /no user data/);
-    assert.match(credentialsFromUserData("{\"other\": 1}").notes[0], /without a "backupPortal" key/);
-    assert.match(credentialsFromUserData("{\"backupPortal\": [1]}").problems[0], /must be an object/);
-    assert.match(credentialsFromUserData("{\"backupPortal\": {\"password\": 5}}").problems[0], /backupPortal\.password" .* must be a string/);
+    assert.match(credentialsFromUserData('{"other": 1}').notes[0], /without a "backupPortal" key/);
+    assert.match(credentialsFromUserData('{"backupPortal": [1]}').problems[0], /must be an object/);
+    assert.match(credentialsFromUserData('{"backupPortal": {"password": 5}}').problems[0], /backupPortal\.password" .* must be a string/);
   });
 
   it("prefers the environment per variable and normalizes the url", () => {
@@ -119,7 +168,10 @@ describe("registration: portal credentials", () => {
   it("names what is missing and never shows a password", () => {
     const r = resolveCredentials({ BACKUP_PORTAL_PASSWORD: "pw-from-env" }, null);
     assert.equal(r.credentials, undefined);
-    assert.match(r.problems[0], /url \(BACKUP_PORTAL_URL\), origin \(BACKUP_PORTAL_ORIGIN\), clientId \(BACKUP_PORTAL_CLIENT_ID\), username \(BACKUP_PORTAL_USERNAME\)\./);
+    assert.match(
+      r.problems[0],
+      /url \(BACKUP_PORTAL_URL\), origin \(BACKUP_PORTAL_ORIGIN\), clientId \(BACKUP_PORTAL_CLIENT_ID\), username \(BACKUP_PORTAL_USERNAME\)\./,
+    );
     assert.ok(!r.problems[0].includes("pw-from-env"));
     const bad = resolveCredentials({ ...fullEnv, BACKUP_PORTAL_URL: "ftp://x" }, null);
     assert.match(bad.problems[0], /not an http\(s\) URL/);
@@ -147,16 +199,25 @@ describe("registration: files", () => {
   after(removeTempDirs);
 
   it("renders the option file", () => {
-    const text = renderOptionFile({ serverName: "SP01", serverAddress: "sp01.example", serverPort: 1600, nodeName: "WEB01-1A2B3C", comments: ["hello"] });
-    assert.equal(text, [
-      "* hello",
-      "SERVERNAME        SP01",
-      "TCPSERVERADDRESS  sp01.example",
-      "TCPPORT           1600",
-      "NODENAME          WEB01-1A2B3C",
-      "PASSWORDACCESS    GENERATE",
-      "",
-    ].join("\n"));
+    const text = renderOptionFile({
+      serverName: "SP01",
+      serverAddress: "sp01.example",
+      serverPort: 1600,
+      nodeName: "WEB01-1A2B3C",
+      comments: ["hello"],
+    });
+    assert.equal(
+      text,
+      [
+        "* hello",
+        "SERVERNAME        SP01",
+        "TCPSERVERADDRESS  sp01.example",
+        "TCPPORT           1600",
+        "NODENAME          WEB01-1A2B3C",
+        "PASSWORDACCESS    GENERATE",
+        "",
+      ].join("\n"),
+    );
     assert.match(renderOptionFile({ serverName: "SP01", serverAddress: "a", nodeName: "N" }), /^TCPPORT +1500$/m);
     assert.throws(() => renderOptionFile({ serverName: "SP01", serverAddress: "a\nb", nodeName: "N" }), /one non-empty line/);
   });
@@ -212,7 +273,10 @@ describe("registration: lock file", () => {
     assert.match(fs.readFileSync(file, "utf8"), new RegExp(`^pid ${process.pid} on .* since \\d{4}-`));
     assert.equal(modeOf(file), 0o600);
     const started = Date.now();
-    await assert.rejects(acquireLock(file, { waitMs: 150 }), (err: unknown) => err instanceof LockBusyError && err.file === file && err.holder!.startsWith(`pid ${process.pid}`));
+    await assert.rejects(
+      acquireLock(file, { waitMs: 150 }),
+      (err: unknown) => err instanceof LockBusyError && err.file === file && err.holder!.startsWith(`pid ${process.pid}`),
+    );
     assert.ok(Date.now() - started >= 140 && Date.now() - started < 3000);
     lock.release();
     assert.ok(!fs.existsSync(file));

@@ -7,12 +7,16 @@ import * as pulumi from "@pulumi/pulumi";
 import { isScalar, parse as parseYaml, parseDocument, visit } from "yaml";
 import { resolveCredentials } from "../../provider/registration/credentials";
 import {
-  REGISTER_ATTEMPTS, registrationUserData, renderEnvFile, renderRegistrationUserData, shellQuote,
+  REGISTER_ATTEMPTS,
+  registrationUserData,
+  renderEnvFile,
+  renderRegistrationUserData,
+  shellQuote,
 } from "../../provider/registration/user-data";
 import { removeTempDirs, tempDir } from "./helpers";
 
 // js-yaml comes with @pulumi/pulumi (no types installed): used only to check that the output parses.
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+
 const yaml = require("js-yaml") as { load(text: string): unknown };
 
 interface CloudConfig {
@@ -21,7 +25,10 @@ interface CloudConfig {
 }
 
 const PORTAL = {
-  url: "https://portal.example.com", origin: "https://app.example.com", clientId: "client-1", username: "registrar",
+  url: "https://portal.example.com",
+  origin: "https://app.example.com",
+  clientId: "client-1",
+  username: "registrar",
   password: `p'a"s$s \\w0rd\`#: {x}`,
 };
 
@@ -36,7 +43,12 @@ function sourced(content: string): Record<string, string> {
   const file = path.join(dir, "portal.env");
   fs.writeFileSync(file, content, { mode: 0o600 });
   const out = execFileSync("sh", ["-c", `set -a && . "$0" && set +a && env -0`, file], { env: {}, encoding: "utf8" });
-  return Object.fromEntries(out.split("\0").filter(Boolean).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+  return Object.fromEntries(
+    out
+      .split("\0")
+      .filter(Boolean)
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
 }
 
 // Every line break of YAML 1.1 (PyYAML, as cloud-init reads user data) and of sh.
@@ -53,8 +65,11 @@ const HOSTILE = {
 
 /** PyYAML's reading of `text` as JSON, or undefined when python3 with PyYAML is not installed. */
 function pyyamlLoad(text: string): unknown {
-  const res = spawnSync("python3", ["-c", "import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.buffer.read().decode('utf-8'))))"],
-    { input: text, encoding: "utf8", timeout: 30_000 });
+  const res = spawnSync(
+    "python3",
+    ["-c", "import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.buffer.read().decode('utf-8'))))"],
+    { input: text, encoding: "utf8", timeout: 30_000 },
+  );
   if (res.error || res.status !== 0) return undefined;
   return JSON.parse(res.stdout);
 }
@@ -62,10 +77,15 @@ function pyyamlLoad(text: string): unknown {
 describe("registration: cloud-init user data", () => {
   after(removeTempDirs);
   before(async () => {
-    await pulumi.runtime.setMocks({
-      newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
-      call: (args) => args.inputs,
-    }, "backup-portal", "test", false);
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }),
+        call: (args) => args.inputs,
+      },
+      "backup-portal",
+      "test",
+      false,
+    );
   });
 
   it("renders a #cloud-config with a 0600 env file and the register command", () => {
@@ -77,7 +97,13 @@ describe("registration: cloud-init user data", () => {
     assert.equal(file.owner, "root:root");
     const vars = sourced(file.content);
     assert.deepEqual(
-      [vars.BACKUP_PORTAL_URL, vars.BACKUP_PORTAL_ORIGIN, vars.BACKUP_PORTAL_CLIENT_ID, vars.BACKUP_PORTAL_USERNAME, vars.BACKUP_PORTAL_PASSWORD],
+      [
+        vars.BACKUP_PORTAL_URL,
+        vars.BACKUP_PORTAL_ORIGIN,
+        vars.BACKUP_PORTAL_CLIENT_ID,
+        vars.BACKUP_PORTAL_USERNAME,
+        vars.BACKUP_PORTAL_PASSWORD,
+      ],
       [PORTAL.url, PORTAL.origin, PORTAL.clientId, PORTAL.username, PORTAL.password],
       "the env file gives back the exact values when sourced",
     );
@@ -86,7 +112,10 @@ describe("registration: cloud-init user data", () => {
     assert.match(cfg.runcmd[0][2], /command -v npx/);
     const register = cfg.runcmd[1][2];
     assert.match(register, /set -a && \. \/etc\/backup-portal\/portal\.env && set \+a/);
-    assert.match(register, /npx --yes --package=backup-portal-pulumi -- backup-portal register --password-file \/etc\/backup-portal\/node-password/);
+    assert.match(
+      register,
+      /npx --yes --package=backup-portal-pulumi -- backup-portal register --password-file \/etc\/backup-portal\/node-password/,
+    );
     assert.match(register, /"\$rc" -eq 3/, "configuration errors are not retried");
     assert.ok(!register.includes("w0rd"), "the password is only in the env file");
     assert.equal(cfg.runcmd.flat().join(" ").includes(PORTAL.password), false);
@@ -105,7 +134,9 @@ describe("registration: cloud-init user data", () => {
     const runs = (rc: number): { code: number | null; runs: number } => {
       const count = path.join(dir, `count-${rc}`);
       const res = spawnSync("sh", ["-c", register], {
-        env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, FAKE_RC: String(rc), FAKE_COUNT: count }, encoding: "utf8", timeout: 30_000,
+        env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, FAKE_RC: String(rc), FAKE_COUNT: count },
+        encoding: "utf8",
+        timeout: 30_000,
       });
       return { code: res.status, runs: fs.existsSync(count) ? fs.readFileSync(count, "utf8").split("\n").filter(Boolean).length : 0 };
     };
@@ -117,24 +148,32 @@ describe("registration: cloud-init user data", () => {
 
   it("takes a package spec, extra arguments, paths, and no Node install", () => {
     const text = renderRegistrationUserData({
-      portal: { ...PORTAL, password: "plain" }, packageSpec: "backup-portal-pulumi@0.1.0",
+      portal: { ...PORTAL, password: "plain" },
+      packageSpec: "backup-portal-pulumi@0.1.0",
       extraArgs: ["--option-file", "/opt/tivoli/tsm/client/ba/bin/dsm.sys", "--verbose", "it's"],
-      envFile: "/root/portal env", passwordFile: false, installNode: false,
+      envFile: "/root/portal env",
+      passwordFile: false,
+      installNode: false,
     });
     const cfg = parse(text);
     assert.equal(cfg.write_files[0].path, "/root/portal env");
     assert.equal(cfg.runcmd.length, 1);
     const register = cfg.runcmd[0][2];
     assert.match(register, /\. '\/root\/portal env'/);
-    assert.match(register, /--package=backup-portal-pulumi@0\.1\.0 -- backup-portal register --option-file \/opt\/tivoli\/tsm\/client\/ba\/bin\/dsm\.sys --verbose 'it'\\''s'/);
+    assert.match(
+      register,
+      /--package=backup-portal-pulumi@0\.1\.0 -- backup-portal register --option-file \/opt\/tivoli\/tsm\/client\/ba\/bin\/dsm\.sys --verbose 'it'\\''s'/,
+    );
     assert.ok(!register.includes("--password-file"));
     // The command line is valid shell (parsed without running anything).
     execFileSync("sh", ["-n", "-c", register]);
   });
 
   it("refuses values that cannot be written, without echoing a password", () => {
-    assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, password: "a\0BACKUP_PORTAL_URL=x" } }),
-      (err: Error) => /portal\.password must not contain a NUL/.test(err.message) && !err.message.includes("BACKUP_PORTAL_URL=x"));
+    assert.throws(
+      () => renderRegistrationUserData({ portal: { ...PORTAL, password: "a\0BACKUP_PORTAL_URL=x" } }),
+      (err: Error) => /portal\.password must not contain a NUL/.test(err.message) && !err.message.includes("BACKUP_PORTAL_URL=x"),
+    );
     assert.throws(() => renderRegistrationUserData({ portal: { ...PORTAL, url: "https://portal.example.com\u2028" } }), /portal\.url/);
     for (const brk of YAML11_BREAKS) {
       assert.throws(() => renderRegistrationUserData({ portal: PORTAL, envFile: `/etc/x${brk}y` }), /envFile must be a single line/);
@@ -177,8 +216,10 @@ describe("registration: cloud-init user data", () => {
     const creds = resolveCredentials(vars, null);
     assert.deepEqual(creds.problems, []);
     const got = creds.credentials!.settings;
-    assert.deepEqual({ url: got.url, origin: got.origin, clientId: got.clientId, username: got.username, password: got.password },
-      { ...HOSTILE, url: HOSTILE.url });
+    assert.deepEqual(
+      { url: got.url, origin: got.origin, clientId: got.clientId, username: got.username, password: got.password },
+      { ...HOSTILE, url: HOSTILE.url },
+    );
   });
 
   it("quotes shell words", () => {
@@ -191,7 +232,12 @@ describe("registration: cloud-init user data", () => {
   it("registrationUserData is a secret Output with the same text, from Input values", async () => {
     const out = registrationUserData({ portal: { ...PORTAL, password: pulumi.secret(PORTAL.password), url: pulumi.output(PORTAL.url) } });
     assert.equal(await pulumi.isSecret(out), true);
-    const text = await new Promise<string>((resolve) => out.apply((t) => { resolve(t); return t; }));
+    const text = await new Promise<string>((resolve) =>
+      out.apply((t) => {
+        resolve(t);
+        return t;
+      }),
+    );
     assert.equal(text, renderRegistrationUserData({ portal: PORTAL }));
     // Secret even when the password is a plain string.
     assert.equal(await pulumi.isSecret(registrationUserData({ portal: { ...PORTAL, password: "plain" } })), true);

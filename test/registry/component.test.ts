@@ -74,13 +74,16 @@ describe("registry: Registry component under mocks", function () {
   it("creates Namespace, ConfigMap, Secret and Release with the expected types", async () => {
     const r = await run({ users: USERS() }, 5);
     const types = r.resources.map((x) => x.type).sort();
-    assert.deepEqual(types, [
-      REGISTRY_TYPE,
-      "kubernetes:core/v1:ConfigMap",
-      "kubernetes:core/v1:Namespace",
-      "kubernetes:core/v1:Secret",
-      "kubernetes:helm.sh/v3:Release",
-    ].sort());
+    assert.deepEqual(
+      types,
+      [
+        REGISTRY_TYPE,
+        "kubernetes:core/v1:ConfigMap",
+        "kubernetes:core/v1:Namespace",
+        "kubernetes:core/v1:Secret",
+        "kubernetes:helm.sh/v3:Release",
+      ].sort(),
+    );
     const [ns] = r.byType("kubernetes:core/v1:Namespace");
     assert.equal(ns.inputs.metadata.name, "zot");
     const [cm] = r.byType("kubernetes:core/v1:ConfigMap");
@@ -115,7 +118,10 @@ describe("registry: Registry component under mocks", function () {
     const cfg = JSON.parse(r.byType("kubernetes:core/v1:ConfigMap")[0].inputs.data["config.json"]);
     assert.equal(cfg.http.auth, undefined);
     const values = r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.values;
-    assert.deepEqual(values.extraVolumeMounts.map((m: any) => m.mountPath), ["/etc/zot/config.json"]);
+    assert.deepEqual(
+      values.extraVolumeMounts.map((m: any) => m.mountPath),
+      ["/etc/zot/config.json"],
+    );
     assert.ok(!r.outputs.accessCommands.some((c) => c.includes("-u ")));
   });
 
@@ -222,7 +228,12 @@ describe("registry: Registry component under mocks", function () {
     const cfgOff = JSON.parse(off.byType("kubernetes:core/v1:ConfigMap")[0].inputs.data["config.json"]);
     assert.equal(cfgOff.extensions.search.cve, undefined);
     assert.equal(cfgOff.extensions.search.enable, true);
-    const mirror = await run({ cve: { dbRepository: "mirror.local:5000/aquasecurity/trivy-db", javaDbRepository: "mirror.local:5000/aquasecurity/trivy-java-db" } }, 4);
+    const mirror = await run(
+      {
+        cve: { dbRepository: "mirror.local:5000/aquasecurity/trivy-db", javaDbRepository: "mirror.local:5000/aquasecurity/trivy-java-db" },
+      },
+      4,
+    );
     const cfg = JSON.parse(mirror.byType("kubernetes:core/v1:ConfigMap")[0].inputs.data["config.json"]);
     assert.deepEqual(cfg.extensions.search.cve, {
       updateInterval: "24h",
@@ -265,7 +276,10 @@ describe("registry: Registry component under mocks", function () {
       const r = await run({ chartVersion: "0.1.130", values: { image: { tag: "v2.1.20" } } }, 4);
       assert.equal(r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.version, "0.1.130", "the given version is still deployed");
       assert.equal(warned.length, 2, warned.join("\n"));
-      assert.match(warned[0], /registry\.chartVersion: "0\.1\.130" is not the pinned chart 0\.1\.122; the values are checked against the keys chart 0\.1\.122 reads/);
+      assert.match(
+        warned[0],
+        /registry\.chartVersion: "0\.1\.130" is not the pinned chart 0\.1\.122; the values are checked against the keys chart 0\.1\.122 reads/,
+      );
       assert.match(warned[1], /registry\.values\.image\.tag: "v2\.1\.20" is not v2\.1\.18/);
     } finally {
       (pulumi.log as { warn: typeof pulumi.log.warn }).warn = original;

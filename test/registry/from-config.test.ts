@@ -64,19 +64,28 @@ describe("registry: registryArgsFromConfig (stack config block)", () => {
       /^backup-portal:registry\.config\.extensions\.metrics\.prometheus\.path: "\/v2" is reserved/,
       /^backup-portal:registry\.cve\.dbRepo: unknown key/,
     ];
-    for (const re of expect) assert.ok(problems.some((m) => re.test(m)), `${re}\n${problems.join("\n")}`);
-    assert.ok(!problems.join("\n").includes("plain\""), "the plain password is not echoed");
+    for (const re of expect)
+      assert.ok(
+        problems.some((m) => re.test(m)),
+        `${re}\n${problems.join("\n")}`,
+      );
+    assert.ok(!problems.join("\n").includes('plain"'), "the plain password is not echoed");
   });
 
   it("a missing secret key is a problem naming the command to set it", () => {
     const { args, problems } = registryArgsFromConfig({ users: [{ username: "a", passwordSecretKey: "missing" }] }, "registry", lookup);
     assert.equal(args, undefined);
-    assert.deepEqual(problems, ['registry.users[0]: secret config key "missing" is not set; run `pulumi config set --secret missing <password>`']);
+    assert.deepEqual(problems, [
+      'registry.users[0]: secret config key "missing" is not set; run `pulumi config set --secret missing <password>`',
+    ]);
   });
 
   it("a secret key with a namespace is refused: it could never be found", () => {
     const { problems } = registryArgsFromConfig({ users: [{ username: "a", passwordSecretKey: "other:key" }] }, "registry", lookup);
-    assert.ok(problems.some((m) => /registry.users\[0\].passwordSecretKey: must be a non-empty config key name without a namespace/.test(m)), problems.join("\n"));
+    assert.ok(
+      problems.some((m) => /registry.users\[0\].passwordSecretKey: must be a non-empty config key name without a namespace/.test(m)),
+      problems.join("\n"),
+    );
   });
 
   it("not an object", () => {

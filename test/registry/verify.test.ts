@@ -52,10 +52,12 @@ async function fakeZot(opts: FakeOptions): Promise<{ url: string; close: () => P
         }
         res
           .writeHead(200, { "content-type": "text/plain; version=0.0.4" })
-          .end("# HELP zot_up zot is up\n# TYPE zot_up gauge\nzot_up 1\nzot_repo_storage_bytes{repo=\"alpine\"} 3\n");
+          .end('# HELP zot_up zot is up\n# TYPE zot_up gauge\nzot_up 1\nzot_repo_storage_bytes{repo="alpine"} 3\n');
         return;
       case "/":
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><html><head><title>zot</title></head><body></body></html>");
+        res
+          .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+          .end("<!doctype html><html><head><title>zot</title></head><body></body></html>");
         return;
       default:
         res.writeHead(404).end();
@@ -90,7 +92,14 @@ describe("registry: verifyRegistry against a fake zot", function () {
       assert.ok(allPassed(report), JSON.stringify(report, null, 2));
       assert.deepEqual(
         report.map((c) => c.check),
-        ["GET /v2/", "GET /v2/_catalog without credentials", "GET /v2/ with credentials", "GET /v2/_catalog with credentials", "GET /metrics", "GET / (UI)"],
+        [
+          "GET /v2/",
+          "GET /v2/_catalog without credentials",
+          "GET /v2/ with credentials",
+          "GET /v2/_catalog with credentials",
+          "GET /metrics",
+          "GET / (UI)",
+        ],
       );
       assert.match(byCheck(report, "GET /v2/").detail, /401 with Basic realm="zot"/);
       assert.match(byCheck(report, "GET /v2/_catalog with credentials").detail, /2 repositories/);
@@ -117,7 +126,10 @@ describe("registry: verifyRegistry against a fake zot", function () {
   });
 
   it("a URL carrying credentials is refused without echoing them", async () => {
-    const err = await verifyRegistry(`http://${USER}:${PASSWORD}@127.0.0.1:9/`).then(() => assert.fail("refused"), (e: Error) => e);
+    const err = await verifyRegistry(`http://${USER}:${PASSWORD}@127.0.0.1:9/`).then(
+      () => assert.fail("refused"),
+      (e: Error) => e,
+    );
     assert.match(err.message, /the URL carries credentials; pass the URL without them/);
     assert.ok(!err.message.includes(PASSWORD));
   });
@@ -164,7 +176,10 @@ describe("registry: verifyRegistry against a fake zot", function () {
     try {
       const report = await verifyRegistry(z.url, { username: USER, password: PASSWORD });
       assert.ok(report.length >= 5);
-      assert.ok(report.every((c) => !c.ok), JSON.stringify(report, null, 2));
+      assert.ok(
+        report.every((c) => !c.ok),
+        JSON.stringify(report, null, 2),
+      );
       assert.match(byCheck(report, "GET /v2/").detail, /got 500/);
     } finally {
       await z.close();

@@ -36,39 +36,107 @@ describe("registry: zot config.json", () => {
 
   it("an explicit htpasswd without users is refused (the file would be missing)", () => {
     const p = validateRegistryArgs({ config: { http: { auth: { htpasswd: { path: "/secret/htpasswd" } } } } });
-    assert.ok(p.some((m) => m.startsWith("registry.config.http.auth.htpasswd:")), p.join("\n"));
+    assert.ok(
+      p.some((m) => m.startsWith("registry.config.http.auth.htpasswd:")),
+      p.join("\n"),
+    );
   });
 
   // Each bad override, the key path its problem must name, and a word of the fix.
   const BAD: [string, Record<string, unknown>, string, RegExp][] = [
     ["unknown top-level key", { storrage: {} }, "registry.config.storrage", /unknown key.*did you mean "storage"/],
-    ["unknown nested key", { storage: { rootDir: "/var/lib/registry" } }, "registry.config.storage.rootDir", /did you mean "rootDirectory"/],
+    [
+      "unknown nested key",
+      { storage: { rootDir: "/var/lib/registry" } },
+      "registry.config.storage.rootDir",
+      /did you mean "rootDirectory"/,
+    ],
     ["UI without search", { extensions: { search: { enable: false } } }, "registry.config.extensions.ui", /search extension/],
     ["UI with search removed", { extensions: { search: null } }, "registry.config.extensions.ui", /search/],
-    ["metrics path /v2", { extensions: { metrics: { prometheus: { path: "/v2" } } } }, "registry.config.extensions.metrics.prometheus.path", /"\/v2" is reserved.*use e\.g\. "\/metrics"/],
-    ["metrics path /", { extensions: { metrics: { prometheus: { path: "/" } } } }, "registry.config.extensions.metrics.prometheus.path", /reserved/],
-    ["metrics path not clean", { extensions: { metrics: { prometheus: { path: "/metrics/" } } } }, "registry.config.extensions.metrics.prometheus.path", /not a clean path.*use "\/metrics"/],
-    ["metrics path of disabled metrics", { extensions: { metrics: { enable: false, prometheus: { path: "/v2" } } } }, "registry.config.extensions.metrics.prometheus.path", /reserved/],
-    ["metrics path without /", { extensions: { metrics: { prometheus: { path: "metrics" } } } }, "registry.config.extensions.metrics.prometheus.path", /must start with "\/"/],
+    [
+      "metrics path /v2",
+      { extensions: { metrics: { prometheus: { path: "/v2" } } } },
+      "registry.config.extensions.metrics.prometheus.path",
+      /"\/v2" is reserved.*use e\.g\. "\/metrics"/,
+    ],
+    [
+      "metrics path /",
+      { extensions: { metrics: { prometheus: { path: "/" } } } },
+      "registry.config.extensions.metrics.prometheus.path",
+      /reserved/,
+    ],
+    [
+      "metrics path not clean",
+      { extensions: { metrics: { prometheus: { path: "/metrics/" } } } },
+      "registry.config.extensions.metrics.prometheus.path",
+      /not a clean path.*use "\/metrics"/,
+    ],
+    [
+      "metrics path of disabled metrics",
+      { extensions: { metrics: { enable: false, prometheus: { path: "/v2" } } } },
+      "registry.config.extensions.metrics.prometheus.path",
+      /reserved/,
+    ],
+    [
+      "metrics path without /",
+      { extensions: { metrics: { prometheus: { path: "metrics" } } } },
+      "registry.config.extensions.metrics.prometheus.path",
+      /must start with "\/"/,
+    ],
     ["port out of range", { http: { port: "70000" } }, "registry.config.http.port", /0-65535/],
     ["port not numeric", { http: { port: "http" } }, "registry.config.http.port", /0-65535/],
     ["port other than the chart's", { http: { port: "8080" } }, "registry.config.http.port", /container port/],
     ["empty rootDirectory", { storage: { rootDirectory: "" } }, "registry.config.storage.rootDirectory", /must not be empty/],
     ["rootDirectory off the PVC", { storage: { rootDirectory: "/data" } }, "registry.config.storage.rootDirectory", /persistent volume/],
-    ["rootDirectory beside the PVC", { storage: { rootDirectory: "/var/lib/registry-other" } }, "registry.config.storage.rootDirectory", /persistent volume/],
-    ["rootDirectory climbing out", { storage: { rootDirectory: "/var/lib/registry/../../etc" } }, "registry.config.storage.rootDirectory", /persistent volume/],
+    [
+      "rootDirectory beside the PVC",
+      { storage: { rootDirectory: "/var/lib/registry-other" } },
+      "registry.config.storage.rootDirectory",
+      /persistent volume/,
+    ],
+    [
+      "rootDirectory climbing out",
+      { storage: { rootDirectory: "/var/lib/registry/../../etc" } },
+      "registry.config.storage.rootDirectory",
+      /persistent volume/,
+    ],
     ["invalid log level", { log: { level: "verbose" } }, "registry.config.log.level", /log level/],
     ["negative duration", { storage: { gcDelay: "-1h" } }, "registry.config.storage.gcDelay", /negative/],
     ["invalid duration", { storage: { gcInterval: "1 day" } }, "registry.config.storage.gcInterval", /duration/],
-    ["numeric duration", { extensions: { search: { cve: { updateInterval: 24 } } } }, "registry.config.extensions.search.cve.updateInterval", /duration string/],
+    [
+      "numeric duration",
+      { extensions: { search: { cve: { updateInterval: 24 } } } },
+      "registry.config.extensions.search.cve.updateInterval",
+      /duration string/,
+    ],
     ["boolean as string", { storage: { dedupe: "yes" } }, "registry.config.storage.dedupe", /boolean/],
     ["loopback address", { http: { address: "127.0.0.1" } }, "registry.config.http.address", /0\.0\.0\.0/],
-    ["unknown trivy key", { extensions: { search: { cve: { trivy: { dbRepo: "m.local/db" } } } } }, "registry.config.extensions.search.cve.trivy.dbRepo", /did you mean "dbRepository"/],
+    [
+      "unknown trivy key",
+      { extensions: { search: { cve: { trivy: { dbRepo: "m.local/db" } } } } },
+      "registry.config.extensions.search.cve.trivy.dbRepo",
+      /did you mean "dbRepository"/,
+    ],
     ["empty log output", { log: { output: "" } }, "registry.config.log.output", /must not be empty/],
     // zot v2.1.18 has no such key (a later release adds a time window, as "HH:MM-HH:MM")
-    ["storage.gcTimeWindow", { storage: { gcTimeWindow: "1h" } }, "registry.config.storage.gcTimeWindow", /unknown key \(zot v2\.1\.18 refuses to start/],
-    ["a key of a struct the old lists left open", { http: { tls: { cert: "/c", key: "/k", certFile: "/c" } } }, "registry.config.http.tls.certFile", /unknown key/],
-    ["a wrong type in a list element", { extensions: { search: { cve: { trivy: { vulnSeveritySources: ["nvd", 3] } } } } }, "registry.config.extensions.search.cve.trivy.vulnSeveritySources[1]", /must be a string/],
+    [
+      "storage.gcTimeWindow",
+      { storage: { gcTimeWindow: "1h" } },
+      "registry.config.storage.gcTimeWindow",
+      /unknown key \(zot v2\.1\.18 refuses to start/,
+    ],
+    [
+      "a key of a struct the old lists left open",
+      { http: { tls: { cert: "/c", key: "/k", certFile: "/c" } } },
+      "registry.config.http.tls.certFile",
+      /unknown key/,
+    ],
+    [
+      "a wrong type in a list element",
+      { extensions: { search: { cve: { trivy: { vulnSeveritySources: ["nvd", 3] } } } } },
+      "registry.config.extensions.search.cve.trivy.vulnSeveritySources[1]",
+      /must be a string/,
+    ],
   ];
   for (const [what, config, key, fix] of BAD) {
     it(`refuses ${what}, naming ${key}`, () => {
@@ -103,10 +171,18 @@ describe("registry: zot config.json", () => {
   });
 
   it("cve options: mirrors need the search extension, and contradict enabled: false", () => {
-    assert.ok(validateRegistryArgs({ cve: { enabled: false, dbRepository: "m.local/trivy-db" } }).some((m) => m.startsWith("registry.cve.dbRepository")));
-    assert.ok(validateRegistryArgs({ cve: { dbRepository: "https://m.local/trivy-db" } }).some((m) => m.startsWith("registry.cve.dbRepository")));
     assert.ok(
-      validateRegistryArgs({ cve: { dbRepository: "m.local/trivy-db" }, config: { extensions: { search: null, ui: null } } }).some((m) => m.startsWith("registry.cve:")),
+      validateRegistryArgs({ cve: { enabled: false, dbRepository: "m.local/trivy-db" } }).some((m) =>
+        m.startsWith("registry.cve.dbRepository"),
+      ),
+    );
+    assert.ok(
+      validateRegistryArgs({ cve: { dbRepository: "https://m.local/trivy-db" } }).some((m) => m.startsWith("registry.cve.dbRepository")),
+    );
+    assert.ok(
+      validateRegistryArgs({ cve: { dbRepository: "m.local/trivy-db" }, config: { extensions: { search: null, ui: null } } }).some((m) =>
+        m.startsWith("registry.cve:"),
+      ),
     );
     assert.deepEqual(validateRegistryArgs({ cve: { dbRepository: "m.local:5000/aquasecurity/trivy-db" } }), []);
   });

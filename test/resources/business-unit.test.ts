@@ -32,7 +32,10 @@ describe("BusinessUnit provider", function () {
     assert.deepEqual(writesSince(p.emu, mark), [], "an unchanged diff makes no API write");
 
     const refreshed = await eng.refresh();
-    assert.ok(refreshed.every((s) => s.op === "same"), JSON.stringify(refreshed));
+    assert.ok(
+      refreshed.every((s) => s.op === "same"),
+      JSON.stringify(refreshed),
+    );
     const preview = await eng.preview([acme({ note: "first", tags: ["gold"], invoiceDay: 5 })]);
     assert.deepEqual(ops(preview), { acme: "same" }, "no diff is left behind by refresh");
   });
@@ -43,7 +46,10 @@ describe("BusinessUnit provider", function () {
     const mark = p.emu.requests().length;
     const r = await eng.up([acme({ note: "b", storageLimit: 100 })]);
     assert.equal(r.steps[0].op, "update");
-    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"]);
+    assert.deepEqual(
+      writesSince(p.emu, mark).map((w) => w.method),
+      ["PUT"],
+    );
     const bu = await p.client.businessUnits.get(Number(r.ids.acme));
     assert.equal(bu.note, "b");
     assert.equal(bu.storageLimit, 100);
@@ -84,20 +90,42 @@ describe("BusinessUnit provider", function () {
   it("adopts an existing business unit and brings it to the declared inputs", async () => {
     const existing = await p.client.businessUnits.create(1, { name: "Legacy", registrationNumber: "1", timeZone: { id: 4 } });
     const eng = p.engine();
-    const r = await eng.up([businessUnit("legacy", { parentId: 1, name: "Legacy", registrationNumber: "1", timeZone: "W. Europe Standard Time", note: "now managed", adoptId: existing.id })]);
+    const r = await eng.up([
+      businessUnit("legacy", {
+        parentId: 1,
+        name: "Legacy",
+        registrationNumber: "1",
+        timeZone: "W. Europe Standard Time",
+        note: "now managed",
+        adoptId: existing.id,
+      }),
+    ]);
     assert.equal(r.ids.legacy, String(existing.id));
     assert.equal((await p.client.businessUnits.children(1)).filter((b) => b.name === "Legacy").length, 1, "nothing new was created");
     assert.equal((await p.client.businessUnits.get(existing.id)).note, "now managed");
     const verify = await eng.refresh();
     assert.equal(verify[0].op, "same", "adopted state matches the portal");
-    await assert.rejects(p.engine().up([businessUnit("ghost", { parentId: 1, name: "G", registrationNumber: "1", timeZone: "UTC", adoptId: 999999 })]),
-      /adoptId: no business unit 999999/);
+    await assert.rejects(
+      p.engine().up([businessUnit("ghost", { parentId: 1, name: "G", registrationNumber: "1", timeZone: "UTC", adoptId: 999999 })]),
+      /adoptId: no business unit 999999/,
+    );
   });
 
   it("replaces on a new parent, refuses to delete one with children, and deletes", async () => {
     const eng = p.engine();
-    const r = await eng.up([acme(), businessUnit("child", { parentId: { $ref: "acme", prop: "businessUnitId" }, name: "Child", registrationNumber: "2", timeZone: "UTC" })]);
-    const plan = await eng.preview([acme({ parentId: 2 }), businessUnit("child", { parentId: Number(r.ids.acme), name: "Child", registrationNumber: "2", timeZone: "UTC" })]);
+    const r = await eng.up([
+      acme(),
+      businessUnit("child", {
+        parentId: { $ref: "acme", prop: "businessUnitId" },
+        name: "Child",
+        registrationNumber: "2",
+        timeZone: "UTC",
+      }),
+    ]);
+    const plan = await eng.preview([
+      acme({ parentId: 2 }),
+      businessUnit("child", { parentId: Number(r.ids.acme), name: "Child", registrationNumber: "2", timeZone: "UTC" }),
+    ]);
     assert.equal(plan.find((s) => s.urn.endsWith("acme"))!.op, "replace");
 
     // The portal keeps a business unit with children: a clear error, and state keeps it.

@@ -9,8 +9,15 @@ describe("Consumer, Node and NodeProxy providers", function () {
   const p = portalSuite();
 
   const nodeInputs = (extra: Record<string, unknown> = {}) => ({
-    businessUnitId: 1, consumerId: ref("web", "consumerId"), operatingSystem: "Linux", type: "File server",
-    domain: "STANDARD", clientOptionSet: "DEDUP_AND_COMPRESS", contact: "ops@example.com", cpuCount: 2, ...extra,
+    businessUnitId: 1,
+    consumerId: ref("web", "consumerId"),
+    operatingSystem: "Linux",
+    type: "File server",
+    domain: "STANDARD",
+    clientOptionSet: "DEDUP_AND_COMPRESS",
+    contact: "ops@example.com",
+    cpuCount: 2,
+    ...extra,
   });
   const stack = (nodeExtra: Record<string, unknown> = {}, consumerExtra: Record<string, unknown> = {}) => [
     consumer("web", { businessUnitId: 1, name: "web01", ...consumerExtra }),
@@ -31,12 +38,19 @@ describe("Consumer, Node and NodeProxy providers", function () {
 
     mark = p.emu.requests().length;
     await eng.up([consumer("c", { businessUnitId: 1, name: "c1", note: "m", tags: ["t"], deletionComment: "bye" })]);
-    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"], "deletionComment alone needs no API call");
+    assert.deepEqual(
+      writesSince(p.emu, mark).map((w) => w.method),
+      ["PUT"],
+      "deletionComment alone needs no API call",
+    );
     assert.equal((await p.client.consumers.get(1, id)).note, "m");
 
     await p.client.consumers.update(1, id, { name: "renamed in UI" });
     assert.equal((await eng.refresh())[0].op, "update");
-    assert.deepEqual((await eng.preview([consumer("c", { businessUnitId: 1, name: "c1", note: "m", tags: ["t"], deletionComment: "bye" })]))[0].diffs, ["name"]);
+    assert.deepEqual(
+      (await eng.preview([consumer("c", { businessUnitId: 1, name: "c1", note: "m", tags: ["t"], deletionComment: "bye" })]))[0].diffs,
+      ["name"],
+    );
     await eng.up([consumer("c", { businessUnitId: 1, name: "c1", note: "m", tags: ["t"], deletionComment: "bye" })]);
     assert.equal((await p.client.consumers.get(1, id)).name, "c1", "drift undone");
 
@@ -47,18 +61,32 @@ describe("Consumer, Node and NodeProxy providers", function () {
     ]);
     assert.equal(adopted.ids.legacy, String(existing.id));
     assert.equal((await p.client.consumers.list(1)).filter((x) => x.name === "legacy").length, 1);
-    assert.equal((await eng.refresh()).every((s) => s.op === "same"), true);
+    assert.equal(
+      (await eng.refresh()).every((s) => s.op === "same"),
+      true,
+    );
 
     await eng.destroy();
     assert.equal((await p.client.consumers.list(1)).filter((x) => ["c1", "legacy"].includes(x.name!)).length, 0);
-    const log = p.emu.requests().filter((x) => x.method === "DELETE").map((x) => x.path);
-    assert.ok(log.some((p) => p.includes("deletionComment=bye")), "the deletion comment reaches the portal");
+    const log = p.emu
+      .requests()
+      .filter((x) => x.method === "DELETE")
+      .map((x) => x.path);
+    assert.ok(
+      log.some((p) => p.includes("deletionComment=bye")),
+      "the deletion comment reaches the portal",
+    );
   });
 
   it("node: create with password and activation, no plaintext password in state", async () => {
     const eng = p.engine();
     const mark = p.emu.requests().length;
-    const r = await eng.up(stack({ tsmName: "web-01-acme", tsmPassword: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "N0de-Pa55word" } }));
+    const r = await eng.up(
+      stack({
+        tsmName: "web-01-acme",
+        tsmPassword: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "N0de-Pa55word" },
+      }),
+    );
     const cid = Number(r.ids.web);
     const outs = eng.get("web-node")!;
     assert.equal(r.ids["web-node"], String(cid), "a node's id is its consumer's id");
@@ -67,10 +95,16 @@ describe("Consumer, Node and NodeProxy providers", function () {
     assert.equal(n.operatingSystem?.id, 3);
     assert.equal(n.clientOptionSet?.id, 2);
     const written = writesSince(p.emu, mark).map((w) => `${w.method} ${w.path.replace(/\d+/g, "N").replace(/\?.*/, "")}`);
-    assert.deepEqual(written, [
-      "POST /vN/bunits/N/consumers", "POST /vN/bunits/N/consumers/N/node",
-      "POST /vN/bunits/N/consumers/N/node/password", "GET /vN/bunits/N/consumers/N/node/activate",
-    ], "the fewest writes the API allows");
+    assert.deepEqual(
+      written,
+      [
+        "POST /vN/bunits/N/consumers",
+        "POST /vN/bunits/N/consumers/N/node",
+        "POST /vN/bunits/N/consumers/N/node/password",
+        "GET /vN/bunits/N/consumers/N/node/activate",
+      ],
+      "the fewest writes the API allows",
+    );
     const o = outs.outputs as Record<string, unknown>;
     assert.equal(o.activatedName, "WEB-01-ACME");
     assert.equal(o.operatingSystemId, 3);
@@ -89,15 +123,28 @@ describe("Consumer, Node and NodeProxy providers", function () {
     let mark = p.emu.requests().length;
     const upd = await eng.up(stack({ tsmName: "web01", tsmPassword: pw("first-pass"), contact: "new@example.com", cpuCount: 4 }));
     assert.deepEqual(ops(upd.steps), { web: "same", "web-node": "update" });
-    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"], "lower-case tsmName is the same name");
+    assert.deepEqual(
+      writesSince(p.emu, mark).map((w) => w.method),
+      ["PUT"],
+      "lower-case tsmName is the same name",
+    );
 
     mark = p.emu.requests().length;
     await eng.up(stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }));
-    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.path.replace(/\d+/g, "N")), ["/vN/bunits/N/consumers/N/node/password"]);
+    assert.deepEqual(
+      writesSince(p.emu, mark).map((w) => w.path.replace(/\d+/g, "N")),
+      ["/vN/bunits/N/consumers/N/node/password"],
+    );
 
     const refreshed = await eng.refresh();
-    assert.ok(refreshed.every((s) => s.op === "same"), `a rotated password is not drift: ${JSON.stringify(refreshed)}`);
-    assert.deepEqual(ops(await eng.preview(stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }))), { web: "same", "web-node": "same" });
+    assert.ok(
+      refreshed.every((s) => s.op === "same"),
+      `a rotated password is not drift: ${JSON.stringify(refreshed)}`,
+    );
+    assert.deepEqual(
+      ops(await eng.preview(stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }))),
+      { web: "same", "web-node": "same" },
+    );
 
     // Drift on the node: changed on the portal, seen on refresh, undone by up.
     const cid = Number(eng.get("web-node")!.id);
@@ -121,7 +168,9 @@ describe("Consumer, Node and NodeProxy providers", function () {
     await assert.rejects(eng.up(alone), refusal);
     assert.deepEqual(writesSince(p.emu, mark), [], "nothing deleted");
     assert.equal((await p.client.nodes.get(1, cid)).tsmName, "WEB01");
-    await eng.up(stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }, { nodeName: "WEB01" }));
+    await eng.up(
+      stack({ tsmName: "WEB01", tsmPassword: pw("second-pass"), contact: "new@example.com", cpuCount: 4 }, { nodeName: "WEB01" }),
+    );
     const r2 = await eng.up(stack({ tsmName: "WEB02", contact: "new@example.com", cpuCount: 4 }, { nodeName: "WEB02" }));
     assert.equal(r2.steps.find((s) => s.urn.includes("Consumer"))!.op, "replace");
     const newId = Number(r2.ids.web);
@@ -139,14 +188,43 @@ describe("Consumer, Node and NodeProxy providers", function () {
     const mark = p.emu.requests().length;
     await eng.up([
       consumer("legacy", { businessUnitId: 1, name: "legacy", adoptId: c.id }),
-      node("legacy-node", { businessUnitId: 1, consumerId: c.id, adoptId: c.id, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 2, tsmName: "legacy01" }),
+      node("legacy-node", {
+        businessUnitId: 1,
+        consumerId: c.id,
+        adoptId: c.id,
+        operatingSystem: "Linux",
+        type: "File server",
+        domain: "STANDARD",
+        cpuCount: 2,
+        tsmName: "legacy01",
+      }),
     ]);
-    assert.deepEqual(writesSince(p.emu, mark).map((w) => w.method), ["PUT"], "only cpuCount differed");
+    assert.deepEqual(
+      writesSince(p.emu, mark).map((w) => w.method),
+      ["PUT"],
+      "only cpuCount differed",
+    );
     assert.equal(eng.get("legacy-node")!.outputs.activatedName, "LEGACY01");
     const refreshed = await eng.refresh();
-    assert.ok(refreshed.every((s) => s.op === "same"), JSON.stringify(refreshed));
-    await assert.rejects(p.engine().up([node("x", { businessUnitId: 1, consumerId: c.id, adoptId: c.id, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 2, tsmName: "OTHER" })]),
-      /never renames a node/);
+    assert.ok(
+      refreshed.every((s) => s.op === "same"),
+      JSON.stringify(refreshed),
+    );
+    await assert.rejects(
+      p.engine().up([
+        node("x", {
+          businessUnitId: 1,
+          consumerId: c.id,
+          adoptId: c.id,
+          operatingSystem: "Linux",
+          type: "File server",
+          domain: "STANDARD",
+          cpuCount: 2,
+          tsmName: "OTHER",
+        }),
+      ]),
+      /never renames a node/,
+    );
   });
 
   it("node: a failed activation keeps the node in state and the next up finishes it", async () => {
@@ -186,7 +264,14 @@ describe("Consumer, Node and NodeProxy providers", function () {
       ...stack(),
       consumer("agent", { businessUnitId: 1, name: "agent" }),
       node("agent-node", { ...nodeInputs(), consumerId: ref("agent", "consumerId") }),
-      { ...nodeProxy("agent>web", { businessUnitId: 1, agentConsumerId: ref("agent", "consumerId"), targetConsumerId: ref("web", "consumerId") }), dependsOn: ["web-node", "agent-node"] },
+      {
+        ...nodeProxy("agent>web", {
+          businessUnitId: 1,
+          agentConsumerId: ref("agent", "consumerId"),
+          targetConsumerId: ref("web", "consumerId"),
+        }),
+        dependsOn: ["web-node", "agent-node"],
+      },
     ];
     const r = await eng.up(resources);
     const [agentId, webId] = [Number(r.ids.agent), Number(r.ids.web)];
@@ -199,7 +284,10 @@ describe("Consumer, Node and NodeProxy providers", function () {
     const refreshed = await eng.refresh();
     assert.equal(refreshed.find((s) => s.urn.includes("NodeProxy"))!.op, "delete", "drift: the relation is gone");
     await eng.up(resources);
-    assert.ok(proxyPeers((await p.client.nodes.get(1, webId)).proxyAgents).some((p) => p.id === agentId), "re-created");
+    assert.ok(
+      proxyPeers((await p.client.nodes.get(1, webId)).proxyAgents).some((p) => p.id === agentId),
+      "re-created",
+    );
 
     await eng.up(resources.slice(0, 4));
     assert.equal(proxyPeers((await p.client.nodes.get(1, webId)).proxyAgents).length, 0);
@@ -211,11 +299,21 @@ describe("Consumer, Node and NodeProxy providers", function () {
     const mark = p.emu.requests().length;
     const { nodeProvider } = await import("../../provider/resources/node");
     const provider = (await eng.serializeProvider(nodeProvider)).text;
-    const bad = await host.check("urn:pulumi:test::backup-portal::x::n", {}, {
-      businessUnitId: 1, consumerId: 2, operatingSystem: "Linuxx", type: "File server", domain: "STANDARD", cpuCount: 0, tsmName: "bad name!",
-      tsmPassword: "",
-      __provider: provider,
-    });
+    const bad = await host.check(
+      "urn:pulumi:test::backup-portal::x::n",
+      {},
+      {
+        businessUnitId: 1,
+        consumerId: 2,
+        operatingSystem: "Linuxx",
+        type: "File server",
+        domain: "STANDARD",
+        cpuCount: 0,
+        tsmName: "bad name!",
+        tsmPassword: "",
+        __provider: provider,
+      },
+    );
     const failures = Array.isArray(bad?.failures) ? bad.failures : [];
     const byProp = Object.fromEntries(failures.map((f: { property: string; reason: string }) => [f.property, f.reason]));
     assert.match(byProp.operatingSystem ?? "", /unknown operating system "Linuxx"; valid: /);
@@ -224,10 +322,22 @@ describe("Consumer, Node and NodeProxy providers", function () {
     assert.match(byProp.tsmName ?? "", /" "|"!"/);
     assert.match(byProp.tsmPassword ?? "", /1 to 64/);
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-    const preview = await host.check("urn:pulumi:test::backup-portal::x::n", {}, {
-      businessUnitId: unknown, consumerId: unknown, operatingSystem: "Linux", type: "File server", domain: unknown, cpuCount: 2,
-      tsmName: unknown, tsmPassword: unknown, __provider: provider,
-    }, { preview: true });
+    const preview = await host.check(
+      "urn:pulumi:test::backup-portal::x::n",
+      {},
+      {
+        businessUnitId: unknown,
+        consumerId: unknown,
+        operatingSystem: "Linux",
+        type: "File server",
+        domain: unknown,
+        cpuCount: 2,
+        tsmName: unknown,
+        tsmPassword: unknown,
+        __provider: provider,
+      },
+      { preview: true },
+    );
     assert.deepEqual(preview.failures, [], "unknown values pass during preview");
     assert.deepEqual(writesSince(p.emu, mark), []);
   });
@@ -239,30 +349,67 @@ describe("Consumer, Node and NodeProxy providers", function () {
     const { nodeProvider } = await import("../../provider/resources/node");
     const consumerText = (await eng.serializeProvider(consumerProvider)).text;
     const nodeText = (await eng.serializeProvider(nodeProvider)).text;
-    const reads = (from: number) => p.emu.requests().slice(from).filter((r) => r.path !== "/v1/oauth").map((r) => `${r.method} ${r.path}`).sort();
+    const reads = (from: number) =>
+      p.emu
+        .requests()
+        .slice(from)
+        .filter((r) => r.path !== "/v1/oauth")
+        .map((r) => `${r.method} ${r.path}`)
+        .sort();
 
     let mark = p.emu.requests().length;
-    await host.check("urn:pulumi:test::backup-portal::x::c", {}, { businessUnitId: 2, name: "c", nodeName: "PRE-1", __provider: consumerText });
-    const expected = ["GET /v1/bunits/2/defaultserver", "GET /v1/bunits/2/defaultserver/clientoptionsets", "GET /v1/bunits/2/defaultserver/domains",
-      "GET /v1/nodeoperatingsystems", "GET /v1/nodetypes"];
+    await host.check(
+      "urn:pulumi:test::backup-portal::x::c",
+      {},
+      { businessUnitId: 2, name: "c", nodeName: "PRE-1", __provider: consumerText },
+    );
+    const expected = [
+      "GET /v1/bunits/2/defaultserver",
+      "GET /v1/bunits/2/defaultserver/clientoptionsets",
+      "GET /v1/bunits/2/defaultserver/domains",
+      "GET /v1/nodeoperatingsystems",
+      "GET /v1/nodetypes",
+    ];
     for (let i = 0; i < 50 && reads(mark).length < expected.length; i++) await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(reads(mark), expected, "the consumer's Check read what a node in business unit 2 needs, once each");
 
     mark = p.emu.requests().length;
-    const checked = await host.check("urn:pulumi:test::backup-portal::x::n", {}, {
-      businessUnitId: 2, consumerId: 99, operatingSystem: "Linux", type: "File server", domain: "STANDARD", clientOptionSet: "DEDUP_AND_COMPRESS",
-      cpuCount: 1, tsmName: "PRE-1", __provider: nodeText,
-    });
+    const checked = await host.check(
+      "urn:pulumi:test::backup-portal::x::n",
+      {},
+      {
+        businessUnitId: 2,
+        consumerId: 99,
+        operatingSystem: "Linux",
+        type: "File server",
+        domain: "STANDARD",
+        clientOptionSet: "DEDUP_AND_COMPRESS",
+        cpuCount: 1,
+        tsmName: "PRE-1",
+        __provider: nodeText,
+      },
+    );
     assert.deepEqual(checked.failures, []);
     assert.deepEqual(reads(mark), [], "the node's Check found everything read");
 
     mark = p.emu.requests().length;
-    await host.check("urn:pulumi:test::backup-portal::x::c2", { businessUnitId: 2, name: "c", nodeName: "PRE-2" },
-      { businessUnitId: 2, name: "c2", nodeName: "PRE-2", __provider: consumerText });
+    await host.check(
+      "urn:pulumi:test::backup-portal::x::c2",
+      { businessUnitId: 2, name: "c", nodeName: "PRE-2" },
+      { businessUnitId: 2, name: "c2", nodeName: "PRE-2", __provider: consumerText },
+    );
     await host.check("urn:pulumi:test::backup-portal::x::c3", {}, { businessUnitId: 3, name: "c3", __provider: consumerText });
     // A check that does read, after them: once its reads have arrived, any read of the two before would have too.
-    await host.check("urn:pulumi:test::backup-portal::x::c4", {}, { businessUnitId: 1, name: "c4", nodeName: "PRE-4", __provider: consumerText });
-    const probe = ["GET /v1/bunits/1/defaultserver", "GET /v1/bunits/1/defaultserver/clientoptionsets", "GET /v1/bunits/1/defaultserver/domains"];
+    await host.check(
+      "urn:pulumi:test::backup-portal::x::c4",
+      {},
+      { businessUnitId: 1, name: "c4", nodeName: "PRE-4", __provider: consumerText },
+    );
+    const probe = [
+      "GET /v1/bunits/1/defaultserver",
+      "GET /v1/bunits/1/defaultserver/clientoptionsets",
+      "GET /v1/bunits/1/defaultserver/domains",
+    ];
     for (let i = 0; i < 250 && reads(mark).length < probe.length; i++) await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(reads(mark), probe, "no read for an unchanged node name, nor for a consumer without a node");
   });

@@ -12,18 +12,31 @@ const pw = (v: string) => ({ "4dabf18193072939515e22adb298388d": "1b47061264138c
 // in a preview of an update, where the engine fakes the outputs from the inputs.
 function tenant(prefix: string, parentId: unknown = 1) {
   const bu = `${prefix}`;
-  const nodeOf = (c: string, tsm: string) => node(`${prefix}-${c}-node`, {
-    businessUnitId: ref(bu, "id"), consumerId: ref(`${prefix}-${c}`, "id"),
-    operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, tsmName: tsm, tsmPassword: pw(`pw-${tsm}`),
-  });
+  const nodeOf = (c: string, tsm: string) =>
+    node(`${prefix}-${c}-node`, {
+      businessUnitId: ref(bu, "id"),
+      consumerId: ref(`${prefix}-${c}`, "id"),
+      operatingSystem: "Linux",
+      type: "File server",
+      domain: "STANDARD",
+      cpuCount: 1,
+      tsmName: tsm,
+      tsmPassword: pw(`pw-${tsm}`),
+    });
   return [
     businessUnit(bu, { parentId, name: prefix, registrationNumber: "1", timeZone: "UTC" }),
     consumer(`${prefix}-a`, { businessUnitId: ref(bu, "id"), name: "a" }),
     consumer(`${prefix}-b`, { businessUnitId: ref(bu, "id"), name: "b" }),
     nodeOf("a", `${prefix}-A`),
     nodeOf("b", `${prefix}-B`),
-    { ...nodeProxy(`${prefix}-b>a`, { businessUnitId: ref(bu, "id"), agentConsumerId: ref(`${prefix}-b`, "id"), targetConsumerId: ref(`${prefix}-a`, "id") }),
-      dependsOn: [`${prefix}-a-node`, `${prefix}-b-node`] },
+    {
+      ...nodeProxy(`${prefix}-b>a`, {
+        businessUnitId: ref(bu, "id"),
+        agentConsumerId: ref(`${prefix}-b`, "id"),
+        targetConsumerId: ref(`${prefix}-a`, "id"),
+      }),
+      dependsOn: [`${prefix}-a-node`, `${prefix}-b-node`],
+    },
   ];
 }
 
@@ -43,7 +56,14 @@ describe("providers under the engine's rules", function () {
     (changed[1].inputs as Record<string, unknown>).note = "new";
     (changed[3].inputs as Record<string, unknown>).cpuCount = 8;
     const plan2 = await eng.preview(changed);
-    assert.deepEqual(ops(plan2), { acme: "same", "acme-a": "update", "acme-b": "same", "acme-a-node": "update", "acme-b-node": "same", "acme-b>a": "same" });
+    assert.deepEqual(ops(plan2), {
+      acme: "same",
+      "acme-a": "update",
+      "acme-b": "same",
+      "acme-a-node": "update",
+      "acme-b-node": "same",
+      "acme-b>a": "same",
+    });
     // What the GitOps workflow runs: `pulumi preview --refresh` (every type's Read, then its Diff, must be clean).
     const before = eng.exportState();
     const plan3 = await eng.preview(changed, { refresh: true });
@@ -64,7 +84,10 @@ describe("providers under the engine's rules", function () {
       const last = (t: string) => order.lastIndexOf(t);
       const first = (t: string) => order.indexOf(t);
       assert.equal(order.length, 6, order.join());
-      assert.ok(last("NodeProxy") < first("Node") && last("Node") < first("Consumer") && last("Consumer") < first("BusinessUnit"), order.join());
+      assert.ok(
+        last("NodeProxy") < first("Node") && last("Node") < first("Consumer") && last("Consumer") < first("BusinessUnit"),
+        order.join(),
+      );
     }
     const after = p.emu.state();
     const count = (s: typeof before) => JSON.stringify([s.businessUnits.length, s.consumers.length, s.nodes.length]);
@@ -74,8 +97,11 @@ describe("providers under the engine's rules", function () {
 
   it("reads the connection from stack config, and fails clearly without one", async () => {
     const config = {
-      "backup-portal:url": p.emu.url, "backup-portal:origin": ORIGIN, "backup-portal:clientId": "emulator",
-      "backup-portal:username": "admin", "backup-portal:password": "admin",
+      "backup-portal:url": p.emu.url,
+      "backup-portal:origin": ORIGIN,
+      "backup-portal:clientId": "emulator",
+      "backup-portal:username": "admin",
+      "backup-portal:password": "admin",
     };
     const eng = p.track(new TestEngine({ stack: "test", config, secretConfigKeys: ["backup-portal:password"], env: {} }));
     const r = await eng.up([businessUnit("cfg", { parentId: 1, name: "cfg", registrationNumber: "1", timeZone: "UTC" })]);
@@ -83,23 +109,33 @@ describe("providers under the engine's rules", function () {
     assert.ok(!eng.currentHost!.logs().includes("admin"), "no credential in the host's log");
 
     const bare = p.track(new TestEngine({ stack: "test", env: {} }));
-    await assert.rejects(bare.up([businessUnit("x", { parentId: 1, name: "x", registrationNumber: "1", timeZone: "UTC" })]),
-      /not configured: set backup-portal:url \(or BACKUP_PORTAL_URL\).*backup-portal:password \(or BACKUP_PORTAL_PASSWORD\)/s);
+    await assert.rejects(
+      bare.up([businessUnit("x", { parentId: 1, name: "x", registrationNumber: "1", timeZone: "UTC" })]),
+      /not configured: set backup-portal:url \(or BACKUP_PORTAL_URL\).*backup-portal:password \(or BACKUP_PORTAL_PASSWORD\)/s,
+    );
   });
 
   // The engine configures refresh and destroy with the config in state (deploy/providers/registry.go).
   it("credentials rotated after the last up: refresh and destroy fail with one message saying what to run; after an up they work", async () => {
     const config = (password: string) => ({
-      "backup-portal:url": p.emu.url, "backup-portal:origin": ORIGIN, "backup-portal:clientId": "emulator",
-      "backup-portal:username": "admin", "backup-portal:password": password,
+      "backup-portal:url": p.emu.url,
+      "backup-portal:origin": ORIGIN,
+      "backup-portal:clientId": "emulator",
+      "backup-portal:username": "admin",
+      "backup-portal:password": password,
     });
     const declared = [businessUnit("rot", { parentId: 1, name: "rot", registrationNumber: "1", timeZone: "UTC" })];
-    const first = p.track(new TestEngine({ stack: "test", config: config("admin"), secretConfigKeys: ["backup-portal:password"], env: {} }));
+    const first = p.track(
+      new TestEngine({ stack: "test", config: config("admin"), secretConfigKeys: ["backup-portal:password"], env: {} }),
+    );
     await first.up(declared);
     // The portal no longer takes what the last up stored (rotated there); the stack config has the new password.
     const stale = "retired-password-Kq93-zzVx-long-enough";
     const snapshot = first.exportState();
-    snapshot.providerConfig = { ...snapshot.providerConfig, "backup-portal:password": { ...(snapshot.providerConfig!["backup-portal:password"] as object), value: stale } };
+    snapshot.providerConfig = {
+      ...snapshot.providerConfig,
+      "backup-portal:password": { ...(snapshot.providerConfig!["backup-portal:password"] as object), value: stale },
+    };
     const eng = p.track(TestEngine.fromState(snapshot, { config: config("admin"), secretConfigKeys: ["backup-portal:password"], env: {} }));
     const advice = /HTTP 40\d.*Run `pulumi up` first, or add `--run-program` to the refresh or destroy\./s;
     await assert.rejects(eng.refresh(), advice);
@@ -122,7 +158,10 @@ describe("providers under the engine's rules", function () {
     const run = await eng.up([]);
     assert.deepEqual(ops(run.steps), { kept: "delete" });
     assert.deepEqual(writesSince(p.emu, mark), [], "no DELETE sent");
-    assert.ok((await p.client.consumers.list(1)).some((c) => c.id === existing.id), "still on the portal");
+    assert.ok(
+      (await p.client.consumers.list(1)).some((c) => c.id === existing.id),
+      "still on the portal",
+    );
     assert.equal(eng.state.size, 0);
   });
 
@@ -134,7 +173,11 @@ describe("providers under the engine's rules", function () {
     await eng.up(consumers);
     const seconds = (Date.now() - started) / 1000;
     const log = p.emu.requests();
-    assert.deepEqual(log.filter((r) => r.status >= 400 || r.status === 0), [], "no failed call");
+    assert.deepEqual(
+      log.filter((r) => r.status >= 400 || r.status === 0),
+      [],
+      "no failed call",
+    );
     const tokens = log.filter((r) => r.path === "/v1/oauth").length;
     // One token per lifetime window (renewed at 3/4 of it), plus the first.
     const windows = Math.ceil(seconds / 1.5) + 1;

@@ -21,52 +21,123 @@ describe("resource lifecycles in process", function () {
   beforeEach(() => {
     resetConnection();
     const config: Record<string, string> = {
-      "backup-portal:url": s.emu.url, "backup-portal:origin": ORIGIN, "backup-portal:clientId": "emulator",
-      "backup-portal:username": "admin", "backup-portal:password": "admin",
+      "backup-portal:url": s.emu.url,
+      "backup-portal:origin": ORIGIN,
+      "backup-portal:clientId": "emulator",
+      "backup-portal:username": "admin",
+      "backup-portal:password": "admin",
     };
     configure({ get: (k) => config[k] });
   });
   after(() => resetConnection());
 
-  const writes = (from: number) => s.emu.requests().slice(from).filter((r) => r.method !== "GET" && r.path !== "/v1/oauth")
-    .map((r) => `${r.method} ${r.path.replace(/\?.*/, "")}`);
+  const writes = (from: number) =>
+    s.emu
+      .requests()
+      .slice(from)
+      .filter((r) => r.method !== "GET" && r.path !== "/v1/oauth")
+      .map((r) => `${r.method} ${r.path.replace(/\?.*/, "")}`);
 
   describe("BusinessUnit", () => {
     const valid = { parentId: 1, name: "Acme", registrationNumber: "556-1", timeZone: "W. Europe Standard Time" };
 
     it("check: valid inputs pass unchanged; each bad input is named", async () => {
-      const ok = await bu.check({}, { ...valid, invoiceDay: 28, passwordExpirationDays: 0, tags: ["a"], supportResponsible: true, storageLimit: 0 });
+      const ok = await bu.check(
+        {},
+        { ...valid, invoiceDay: 28, passwordExpirationDays: 0, tags: ["a"], supportResponsible: true, storageLimit: 0 },
+      );
       assert.deepEqual(ok.failures, []);
       assert.equal(ok.inputs!.name, "Acme");
-      const bad = await bu.check({}, {
-        parentId: "x", name: "", registrationNumber: undefined, timeZone: "Mars Standard Time", note: "n".repeat(4001), invoiceDay: 29,
-        storageLimit: -1, transferLimit: "big", nodeLimit: Infinity, passwordExpirationDays: -1, supportResponsible: "yes",
-        reportRemotely: 1, useScheduleBindings: "no", tags: [1], adoptId: 0,
-      });
-      assert.deepEqual(props(bad.failures), ["adoptId", "invoiceDay", "name", "nodeLimit", "note", "parentId", "passwordExpirationDays",
-        "registrationNumber", "reportRemotely", "storageLimit", "supportResponsible", "tags", "timeZone", "transferLimit", "useScheduleBindings"]);
+      const bad = await bu.check(
+        {},
+        {
+          parentId: "x",
+          name: "",
+          registrationNumber: undefined,
+          timeZone: "Mars Standard Time",
+          note: "n".repeat(4001),
+          invoiceDay: 29,
+          storageLimit: -1,
+          transferLimit: "big",
+          nodeLimit: Infinity,
+          passwordExpirationDays: -1,
+          supportResponsible: "yes",
+          reportRemotely: 1,
+          useScheduleBindings: "no",
+          tags: [1],
+          adoptId: 0,
+        },
+      );
+      assert.deepEqual(props(bad.failures), [
+        "adoptId",
+        "invoiceDay",
+        "name",
+        "nodeLimit",
+        "note",
+        "parentId",
+        "passwordExpirationDays",
+        "registrationNumber",
+        "reportRemotely",
+        "storageLimit",
+        "supportResponsible",
+        "tags",
+        "timeZone",
+        "transferLimit",
+        "useScheduleBindings",
+      ]);
       assert.match(reasonOf(bad.failures, "timeZone"), /Mars Standard Time/);
-      assert.deepEqual((await bu.check({}, { ...valid, invoiceDay: 1, passwordExpirationDays: 3650, note: "n".repeat(4000), name: "x".repeat(200) })).failures, []);
+      assert.deepEqual(
+        (await bu.check({}, { ...valid, invoiceDay: 1, passwordExpirationDays: 3650, note: "n".repeat(4000), name: "x".repeat(200) }))
+          .failures,
+        [],
+      );
       assert.deepEqual((await bu.check({}, { ...valid, passwordExpirationDays: 0 })).failures, []);
-      assert.deepEqual(props((await bu.check({}, { ...valid, name: "x".repeat(201), invoiceDay: 0, passwordExpirationDays: -1 })).failures),
-        ["invoiceDay", "name", "passwordExpirationDays"]);
+      assert.deepEqual(
+        props((await bu.check({}, { ...valid, name: "x".repeat(201), invoiceDay: 0, passwordExpirationDays: -1 })).failures),
+        ["invoiceDay", "name", "passwordExpirationDays"],
+      );
     });
 
     it("check: unknown values (preview) pass without a portal read", async () => {
       const mark = s.emu.requests().length;
       const r = await bu.check({}, { parentId: UNKNOWN, name: UNKNOWN, registrationNumber: UNKNOWN, timeZone: UNKNOWN, tags: [UNKNOWN] });
       assert.deepEqual(r.failures, []);
-      assert.deepEqual(s.emu.requests().slice(mark).filter((x) => x.path !== "/v1/oauth"), []);
+      assert.deepEqual(
+        s.emu
+          .requests()
+          .slice(mark)
+          .filter((x) => x.path !== "/v1/oauth"),
+        [],
+      );
       assert.deepEqual(props((await bu.check({}, {})).failures), ["name", "parentId", "registrationNumber", "timeZone"]);
     });
 
     it("diff: only parentId replaces; the same values in another spelling are no change", async () => {
       assert.deepEqual(await bu.diff("9", valid, { ...valid }), { changes: false, replaces: [], deleteBeforeReplace: false });
-      assert.deepEqual(await bu.diff("9", valid, { ...valid, parentId: "1", note: "" }), { changes: false, replaces: [], deleteBeforeReplace: false });
+      assert.deepEqual(await bu.diff("9", valid, { ...valid, parentId: "1", note: "" }), {
+        changes: false,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
       assert.deepEqual(await bu.diff("9", valid, { ...valid, note: "n" }), { changes: true, replaces: [], deleteBeforeReplace: false });
-      assert.deepEqual(await bu.diff("9", valid, { ...valid, parentId: 2, name: "B" }), { changes: true, replaces: ["parentId"], deleteBeforeReplace: false });
-      for (const k of ["registrationNumber", "timeZone", "invoiceDay", "storageLimit", "transferLimit", "nodeLimit", "passwordExpirationDays",
-        "supportResponsible", "reportRemotely", "useScheduleBindings", "tags"]) {
+      assert.deepEqual(await bu.diff("9", valid, { ...valid, parentId: 2, name: "B" }), {
+        changes: true,
+        replaces: ["parentId"],
+        deleteBeforeReplace: false,
+      });
+      for (const k of [
+        "registrationNumber",
+        "timeZone",
+        "invoiceDay",
+        "storageLimit",
+        "transferLimit",
+        "nodeLimit",
+        "passwordExpirationDays",
+        "supportResponsible",
+        "reportRemotely",
+        "useScheduleBindings",
+        "tags",
+      ]) {
         assert.equal((await bu.diff("9", valid, { ...valid, [k]: k === "tags" ? ["t"] : 7 })).changes, true, k);
       }
     });
@@ -84,7 +155,16 @@ describe("resource lifecycles in process", function () {
 
       const read = await bu.read(made.id, made.outs);
       assert.equal(read.id, made.id);
-      assert.deepEqual(read.inputs, { parentId: 1, name: "Acme", registrationNumber: "556-1", timeZone: "W. Europe Standard Time", note: "first", invoiceDay: 5, tags: ["x"], createKey: inputs.createKey });
+      assert.deepEqual(read.inputs, {
+        parentId: 1,
+        name: "Acme",
+        registrationNumber: "556-1",
+        timeZone: "W. Europe Standard Time",
+        note: "first",
+        invoiceDay: 5,
+        tags: ["x"],
+        createKey: inputs.createKey,
+      });
       assert.equal(read.props!.businessUnitId, id);
 
       let mark = s.emu.requests().length;
@@ -110,7 +190,10 @@ describe("resource lifecycles in process", function () {
     it("delete of a business unit with children says what is left; adopt checks the id and the parent", async () => {
       await assert.rejects(bu.delete("2", {}), /business unit 2 still has child business units or consumers/);
       await assert.rejects(bu.create({ ...valid, adoptId: 999 }), /adoptId: no business unit 999 exists/);
-      await assert.rejects(bu.create({ ...valid, parentId: 2, adoptId: 3 }), /business unit 3 is a child of 1, but parentId is 2; set parentId to 1/);
+      await assert.rejects(
+        bu.create({ ...valid, parentId: 2, adoptId: 3 }),
+        /business unit 3 is a child of 1, but parentId is 2; set parentId to 1/,
+      );
       let mark = s.emu.requests().length;
       const same = await bu.create({ parentId: 1, adoptId: 3, name: "Tenant B", registrationNumber: "TB-0001", timeZone: "UTC" });
       assert.equal(same.id, "3");
@@ -125,22 +208,66 @@ describe("resource lifecycles in process", function () {
   describe("Consumer", () => {
     it("check names bad inputs; diff replaces on businessUnitId and on a changed (not a new) nodeName", async () => {
       assert.deepEqual((await consumer.check({}, { businessUnitId: 1, name: "c" })).failures, []);
-      const bad = await consumer.check({}, { businessUnitId: 0, name: "", note: 5, nodeName: "n".repeat(65), deletionComment: "d".repeat(1001),
-        tags: "t", limitHighStorage: -1, allowNoActivity: "no", deleteAssociations: 1, adoptId: "x" });
-      assert.deepEqual(props(bad.failures), ["adoptId", "allowNoActivity", "businessUnitId", "deleteAssociations", "deletionComment", "limitHighStorage", "name", "nodeName", "note", "tags"]);
+      const bad = await consumer.check(
+        {},
+        {
+          businessUnitId: 0,
+          name: "",
+          note: 5,
+          nodeName: "n".repeat(65),
+          deletionComment: "d".repeat(1001),
+          tags: "t",
+          limitHighStorage: -1,
+          allowNoActivity: "no",
+          deleteAssociations: 1,
+          adoptId: "x",
+        },
+      );
+      assert.deepEqual(props(bad.failures), [
+        "adoptId",
+        "allowNoActivity",
+        "businessUnitId",
+        "deleteAssociations",
+        "deletionComment",
+        "limitHighStorage",
+        "name",
+        "nodeName",
+        "note",
+        "tags",
+      ]);
       const o = { businessUnitId: 1, name: "c" };
       assert.deepEqual(await consumer.diff("5", o, { ...o }), { changes: false, replaces: [], deleteBeforeReplace: false });
-      assert.deepEqual(await consumer.diff("5", o, { ...o, businessUnitId: 2 }), { changes: true, replaces: ["businessUnitId"], deleteBeforeReplace: false });
+      assert.deepEqual(await consumer.diff("5", o, { ...o, businessUnitId: 2 }), {
+        changes: true,
+        replaces: ["businessUnitId"],
+        deleteBeforeReplace: false,
+      });
       assert.deepEqual(await consumer.diff("5", o, { ...o, nodeName: "N1" }), { changes: true, replaces: [], deleteBeforeReplace: false });
-      assert.deepEqual(await consumer.diff("5", { ...o, nodeName: "N1" }, { ...o, nodeName: "N2" }), { changes: true, replaces: ["nodeName"], deleteBeforeReplace: false });
-      assert.deepEqual(await consumer.diff("5", { ...o, nodeName: "N1" }, { ...o }), { changes: true, replaces: ["nodeName"], deleteBeforeReplace: false });
+      assert.deepEqual(await consumer.diff("5", { ...o, nodeName: "N1" }, { ...o, nodeName: "N2" }), {
+        changes: true,
+        replaces: ["nodeName"],
+        deleteBeforeReplace: false,
+      });
+      assert.deepEqual(await consumer.diff("5", { ...o, nodeName: "N1" }, { ...o }), {
+        changes: true,
+        replaces: ["nodeName"],
+        deleteBeforeReplace: false,
+      });
       for (const k of ["note", "limitHighStorage", "allowNoActivity", "deleteAssociations", "deletionComment"]) {
-        assert.deepEqual(await consumer.diff("5", o, { ...o, [k]: k === "note" || k === "deletionComment" ? "x" : 3 }), { changes: true, replaces: [], deleteBeforeReplace: false }, k);
+        assert.deepEqual(
+          await consumer.diff("5", o, { ...o, [k]: k === "note" || k === "deletionComment" ? "x" : 3 }),
+          { changes: true, replaces: [], deleteBeforeReplace: false },
+          k,
+        );
       }
     });
 
     it("a consumer with a new nodeName starts its node's reads in Check; without one, none", async () => {
-      const reads = (from: number) => s.emu.requests().slice(from).filter((r) => r.path.includes("/defaultserver")).length;
+      const reads = (from: number) =>
+        s.emu
+          .requests()
+          .slice(from)
+          .filter((r) => r.path.includes("/defaultserver")).length;
       let mark = s.emu.requests().length;
       await consumer.check({}, { businessUnitId: 3, name: "c" });
       await consumer.check({ businessUnitId: 3, nodeName: "N" }, { businessUnitId: 3, name: "c", nodeName: "N" });
@@ -150,19 +277,43 @@ describe("resource lifecycles in process", function () {
       await consumer.check({}, { businessUnitId: 2, name: "c", nodeName: "N" });
       for (let i = 0; i < 100 && reads(mark) < 3; i++) await new Promise((r) => setTimeout(r, 20));
       assert.equal(reads(mark), 3, "default server, its domains and option sets");
-      const all = s.emu.requests().map((r) => r.path).filter((p) => p.includes("/defaultserver"));
-      assert.ok(all.every((p) => p.startsWith("/v1/bunits/2/")), all.join());
+      const all = s.emu
+        .requests()
+        .map((r) => r.path)
+        .filter((p) => p.includes("/defaultserver"));
+      assert.ok(
+        all.every((p) => p.startsWith("/v1/bunits/2/")),
+        all.join(),
+      );
     });
 
     it("create, read, update, delete with the deletion comment; adopt", async () => {
-      const inputs = { businessUnitId: 2, name: "c1", note: "n", tags: ["t"], limitHighStorage: 10, allowNoActivity: true, deletionComment: "bye now", deleteAssociations: false };
+      const inputs = {
+        businessUnitId: 2,
+        name: "c1",
+        note: "n",
+        tags: ["t"],
+        limitHighStorage: 10,
+        allowNoActivity: true,
+        deletionComment: "bye now",
+        deleteAssociations: false,
+      };
       const made = await consumer.create(inputs);
       const id = Number(made.id);
       assert.equal(made.outs.consumerId, id);
       const got = await s.client.consumers.get(2, id);
       assert.deepEqual([got.name, got.note, got.tags, got.limitHighStorage, got.allowNoActivity], ["c1", "n", ["t"], 10, true]);
       const read = await consumer.read(made.id, made.outs);
-      assert.deepEqual(read.inputs, { businessUnitId: 2, name: "c1", note: "n", tags: ["t"], limitHighStorage: 10, allowNoActivity: true, deletionComment: "bye now", deleteAssociations: false });
+      assert.deepEqual(read.inputs, {
+        businessUnitId: 2,
+        name: "c1",
+        note: "n",
+        tags: ["t"],
+        limitHighStorage: 10,
+        allowNoActivity: true,
+        deletionComment: "bye now",
+        deleteAssociations: false,
+      });
       let mark = s.emu.requests().length;
       await consumer.update(made.id, made.outs, { ...inputs, deletionComment: "other" });
       assert.deepEqual(writes(mark), [], "a local input alone needs no API call");
@@ -173,13 +324,19 @@ describe("resource lifecycles in process", function () {
       assert.deepEqual([(await s.client.consumers.get(2, id)).name, (await s.client.consumers.get(2, id)).note ?? ""], ["c2", ""]);
       mark = s.emu.requests().length;
       await consumer.delete(made.id, { ...made.outs, deletionComment: "bye now", deleteAssociations: false });
-      const del = s.emu.requests().slice(mark).find((r) => r.method === "DELETE")!;
+      const del = s.emu
+        .requests()
+        .slice(mark)
+        .find((r) => r.method === "DELETE")!;
       assert.match(del.path, /deletionComment=bye(\+|%20)now/);
       assert.match(del.path, /deleteAssociations=false/);
       assert.deepEqual(await consumer.read(made.id, made.outs), { id: "" });
       await consumer.delete(made.id, made.outs); // gone already: fine
 
-      await assert.rejects(consumer.create({ businessUnitId: 2, name: "x", adoptId: 3 }), /adoptId: no consumer 3 exists in business unit 2/);
+      await assert.rejects(
+        consumer.create({ businessUnitId: 2, name: "x", adoptId: 3 }),
+        /adoptId: no consumer 3 exists in business unit 2/,
+      );
       mark = s.emu.requests().length;
       const adopted = await consumer.create({ businessUnitId: 2, name: "web-01", adoptId: 1 });
       assert.equal(adopted.id, "1");
@@ -191,21 +348,62 @@ describe("resource lifecycles in process", function () {
     const n = { businessUnitId: 2, consumerId: 2, operatingSystem: "Linux", type: "Application server", domain: "30DAYS", cpuCount: 2 };
 
     it("check names bad inputs, never echoes a password, and resolves names in the node's business unit", async () => {
-      assert.deepEqual((await node.check({}, { ...n, clientOptionSet: "DEDUP_AND_COMPRESS", tsmName: "ok-1", tsmPassword: "p".repeat(64) })).failures, []);
+      assert.deepEqual(
+        (await node.check({}, { ...n, clientOptionSet: "DEDUP_AND_COMPRESS", tsmName: "ok-1", tsmPassword: "p".repeat(64) })).failures,
+        [],
+      );
       const secret = "Never-Echo-This-Pa55word-".padEnd(70, "x");
-      const bad = await node.check({}, { businessUnitId: "b", consumerId: -1, operatingSystem: "Linuxx", type: "Toaster", domain: "FOREVER", clientOptionSet: "NOPE",
-        cpuCount: 0, contact: "c".repeat(501), tsmName: "bad name!", tsmPassword: secret, adoptId: "q" });
+      const bad = await node.check(
+        {},
+        {
+          businessUnitId: "b",
+          consumerId: -1,
+          operatingSystem: "Linuxx",
+          type: "Toaster",
+          domain: "FOREVER",
+          clientOptionSet: "NOPE",
+          cpuCount: 0,
+          contact: "c".repeat(501),
+          tsmName: "bad name!",
+          tsmPassword: secret,
+          adoptId: "q",
+        },
+      );
       // Domains and option sets belong to a business unit's server: not looked up without a valid one.
       // adoptId is both no id and not consumerId.
-      assert.deepEqual(props(bad.failures), ["adoptId", "adoptId", "businessUnitId", "consumerId", "contact", "cpuCount", "operatingSystem", "tsmName", "tsmPassword", "type"]);
+      assert.deepEqual(props(bad.failures), [
+        "adoptId",
+        "adoptId",
+        "businessUnitId",
+        "consumerId",
+        "contact",
+        "cpuCount",
+        "operatingSystem",
+        "tsmName",
+        "tsmPassword",
+        "type",
+      ]);
       assert.ok(!JSON.stringify(bad.failures).includes("Never-Echo"), "the password is not echoed");
       const refs = await node.check({}, { ...n, operatingSystem: "Linuxx", type: "Toaster", domain: "FOREVER", clientOptionSet: "NOPE" });
       assert.deepEqual(props(refs.failures), ["clientOptionSet", "domain", "operatingSystem", "type"]);
       assert.match(reasonOf(refs.failures, "operatingSystem"), /unknown operating system "Linuxx"; valid: .*Linux/);
-      assert.deepEqual(props((await node.check({}, { ...n, tsmPassword: "", tsmName: 5, adoptId: 9 })).failures), ["adoptId", "tsmName", "tsmPassword"]);
+      assert.deepEqual(props((await node.check({}, { ...n, tsmPassword: "", tsmName: 5, adoptId: 9 })).failures), [
+        "adoptId",
+        "tsmName",
+        "tsmPassword",
+      ]);
       assert.match(reasonOf((await node.check({}, { ...n, adoptId: 9 })).failures, "adoptId"), /adoptId must equal consumerId \(2\)/);
-      assert.deepEqual((await node.check({}, { ...n, adoptId: 2, tsmName: UNKNOWN, tsmPassword: UNKNOWN, cpuCount: UNKNOWN, consumerId: UNKNOWN })).failures, []);
-      assert.deepEqual(props((await node.check({}, { businessUnitId: 2, consumerId: 2 })).failures), ["cpuCount", "domain", "operatingSystem", "type"]);
+      assert.deepEqual(
+        (await node.check({}, { ...n, adoptId: 2, tsmName: UNKNOWN, tsmPassword: UNKNOWN, cpuCount: UNKNOWN, consumerId: UNKNOWN }))
+          .failures,
+        [],
+      );
+      assert.deepEqual(props((await node.check({}, { businessUnitId: 2, consumerId: 2 })).failures), [
+        "cpuCount",
+        "domain",
+        "operatingSystem",
+        "type",
+      ]);
     });
 
     it("a new name for an activated node on the same consumer is refused by Check, before anything is deleted", async () => {
@@ -214,19 +412,45 @@ describe("resource lifecycles in process", function () {
       assert.deepEqual(props(refused.failures), ["tsmName"]);
       assert.match(reasonOf(refused.failures, "tsmName"), /the node is activated as WEB1 .* or set tsmName back to "WEB1"/);
       assert.deepEqual((await node.check(olds, { ...n, tsmName: "web1" })).failures, [], "case-blind");
-      assert.deepEqual((await node.check(olds, { ...n, consumerId: 7, tsmName: "WEB2" })).failures, [], "a new consumer carries the new name");
+      assert.deepEqual(
+        (await node.check(olds, { ...n, consumerId: 7, tsmName: "WEB2" })).failures,
+        [],
+        "a new consumer carries the new name",
+      );
       assert.deepEqual((await node.check({ ...n }, { ...n, tsmName: "WEB2" })).failures, [], "not activated yet");
       assert.deepEqual((await node.check(olds, { ...n, tsmName: UNKNOWN })).failures, []);
     });
 
     it("diff: consumer or business unit replace; names compare case-blind; a new name is a change", async () => {
       const o = { ...n, tsmName: "WEB1", activatedName: "WEB1", tsmPassword: "a" };
-      assert.deepEqual(await node.diff("2", o, { ...n, tsmName: "web1", tsmPassword: "a" }), { changes: false, replaces: [], deleteBeforeReplace: false });
-      assert.deepEqual(await node.diff("2", o, { ...n, tsmName: "WEB1", tsmPassword: "b", cpuCount: 3 }), { changes: true, replaces: [], deleteBeforeReplace: false });
-      assert.deepEqual(await node.diff("2", o, { ...n, consumerId: 7, tsmName: "WEB2", tsmPassword: "a" }), { changes: true, replaces: ["consumerId"], deleteBeforeReplace: false });
-      assert.deepEqual((await node.diff("2", o, { ...n, businessUnitId: 3, tsmName: "WEB1", tsmPassword: "a" })).replaces, ["businessUnitId"]);
-      assert.deepEqual(await node.diff("2", o, { ...n, tsmName: "WEB2", tsmPassword: "a" }), { changes: true, replaces: [], deleteBeforeReplace: false }, "a change (Check refuses it; a refresh shows it)");
-      assert.equal((await node.diff("2", { ...n, tsmName: "A" }, { ...n, tsmName: "A" })).changes, true, "a name not yet activated is a change to finish");
+      assert.deepEqual(await node.diff("2", o, { ...n, tsmName: "web1", tsmPassword: "a" }), {
+        changes: false,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+      assert.deepEqual(await node.diff("2", o, { ...n, tsmName: "WEB1", tsmPassword: "b", cpuCount: 3 }), {
+        changes: true,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+      assert.deepEqual(await node.diff("2", o, { ...n, consumerId: 7, tsmName: "WEB2", tsmPassword: "a" }), {
+        changes: true,
+        replaces: ["consumerId"],
+        deleteBeforeReplace: false,
+      });
+      assert.deepEqual((await node.diff("2", o, { ...n, businessUnitId: 3, tsmName: "WEB1", tsmPassword: "a" })).replaces, [
+        "businessUnitId",
+      ]);
+      assert.deepEqual(
+        await node.diff("2", o, { ...n, tsmName: "WEB2", tsmPassword: "a" }),
+        { changes: true, replaces: [], deleteBeforeReplace: false },
+        "a change (Check refuses it; a refresh shows it)",
+      );
+      assert.equal(
+        (await node.diff("2", { ...n, tsmName: "A" }, { ...n, tsmName: "A" })).changes,
+        true,
+        "a name not yet activated is a change to finish",
+      );
       assert.equal((await node.diff("2", { ...n }, { ...n })).changes, false);
       assert.equal((await node.diff("2", o, { ...n, tsmPassword: "a" })).changes, false, "dropping tsmName changes nothing");
       for (const k of ["operatingSystem", "type", "domain", "clientOptionSet", "contact", "cpuCount"]) {
@@ -243,7 +467,10 @@ describe("resource lifecycles in process", function () {
       assert.equal(made.id, String(c.id));
       assert.deepEqual(writes(mark), [`POST /v1/bunits/2/consumers/${c.id}/node`, `POST /v1/bunits/2/consumers/${c.id}/node/password`]);
       const o = made.outs;
-      assert.deepEqual([o.activatedName, o.operatingSystemId, o.typeId, o.domainId, o.clientOptionSetId, o.serverId], ["DB-01X", 3, 3, 2, 3, 1]);
+      assert.deepEqual(
+        [o.activatedName, o.operatingSystemId, o.typeId, o.domainId, o.clientOptionSetId, o.serverId],
+        ["DB-01X", 3, 3, 2, 3, 1],
+      );
       assert.ok(o.nodeId);
       const read = await node.read(made.id, o);
       assert.equal(read.id, made.id);
@@ -269,14 +496,45 @@ describe("resource lifecycles in process", function () {
     it("create on a consumer with a node: takes over a matching one, refuses another; adopt", async () => {
       await assert.rejects(node.create({ ...n, consumerId: 99 }), /consumer 99 does not exist in business unit 2/);
       const mark = s.emu.requests().length;
-      const adopted = await node.create({ businessUnitId: 2, consumerId: 1, adoptId: 1, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 4, clientOptionSet: "DEDUP_AND_COMPRESS" });
+      const adopted = await node.create({
+        businessUnitId: 2,
+        consumerId: 1,
+        adoptId: 1,
+        operatingSystem: "Linux",
+        type: "File server",
+        domain: "STANDARD",
+        cpuCount: 4,
+        clientOptionSet: "DEDUP_AND_COMPRESS",
+      });
       assert.deepEqual(writes(mark), [], "the adopted node matches: nothing written");
       assert.equal(adopted.outs.activatedName, "WEB-01");
-      await node.create({ businessUnitId: 2, consumerId: 1, adoptId: 1, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 5 });
+      await node.create({
+        businessUnitId: 2,
+        consumerId: 1,
+        adoptId: 1,
+        operatingSystem: "Linux",
+        type: "File server",
+        domain: "STANDARD",
+        cpuCount: 5,
+      });
       assert.equal((await s.client.nodes.get(2, 1)).cpuCount, 5);
-      await assert.rejects(node.create({ businessUnitId: 2, consumerId: 1, adoptId: 1, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 5, tsmName: "NEW" }),
-        /never renames a node/);
-      await assert.rejects(node.create({ ...n, consumerId: 1, tsmName: "OTHER" }), /consumer 1 already has a node activated as WEB-01; to manage it, set adoptId: 1/);
+      await assert.rejects(
+        node.create({
+          businessUnitId: 2,
+          consumerId: 1,
+          adoptId: 1,
+          operatingSystem: "Linux",
+          type: "File server",
+          domain: "STANDARD",
+          cpuCount: 5,
+          tsmName: "NEW",
+        }),
+        /never renames a node/,
+      );
+      await assert.rejects(
+        node.create({ ...n, consumerId: 1, tsmName: "OTHER" }),
+        /consumer 1 already has a node activated as WEB-01; to manage it, set adoptId: 1/,
+      );
       const taken = await node.create({ ...n, consumerId: 1, tsmName: "web-01" });
       assert.equal(taken.outs.activatedName, "WEB-01");
       assert.equal((await s.client.nodes.get(2, 1)).type?.id, 3, "taken over and brought to the inputs");
@@ -287,11 +545,19 @@ describe("resource lifecycles in process", function () {
     it("check refuses a node as its own proxy; create, read, delete; gone is gone", async () => {
       const ok = await proxy.check({}, { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 2 });
       assert.deepEqual(ok.failures, []);
-      assert.deepEqual(props((await proxy.check({}, { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 1 })).failures), ["targetConsumerId"]);
-      assert.deepEqual(props((await proxy.check({}, { businessUnitId: "x" })).failures), ["agentConsumerId", "businessUnitId", "targetConsumerId"]);
+      assert.deepEqual(props((await proxy.check({}, { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 1 })).failures), [
+        "targetConsumerId",
+      ]);
+      assert.deepEqual(props((await proxy.check({}, { businessUnitId: "x" })).failures), [
+        "agentConsumerId",
+        "businessUnitId",
+        "targetConsumerId",
+      ]);
       assert.deepEqual((await proxy.check({}, { businessUnitId: 2, agentConsumerId: UNKNOWN, targetConsumerId: UNKNOWN })).failures, []);
 
-      await s.client.nodes.create(2, 2, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 }).catch(() => undefined);
+      await s.client.nodes
+        .create(2, 2, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 })
+        .catch(() => undefined);
       const inputs = { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 2 };
       const made = await proxy.create(inputs);
       assert.equal(made.id, "1:2");

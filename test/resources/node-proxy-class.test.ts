@@ -14,10 +14,15 @@ const settings = require("@pulumi/pulumi/runtime/settings") as { getMonitor(): {
 async function registrations(program: () => void): Promise<Array<{ type: string; deleteBeforeReplace: boolean; defined: boolean }>> {
   const seen: Array<{ type: string; deleteBeforeReplace: boolean; defined: boolean }> = [];
   let done = 0;
-  await pulumi.runtime.setMocks({
-    newResource: (args) => (done++, { id: `${args.name}-id`, state: args.inputs }),
-    call: (args) => args.inputs,
-  }, "backup-portal", "test", false);
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => (done++, { id: `${args.name}-id`, state: args.inputs }),
+      call: (args) => args.inputs,
+    },
+    "backup-portal",
+    "test",
+    false,
+  );
   const monitor = settings.getMonitor();
   const original = monitor.registerResource.bind(monitor);
   monitor.registerResource = (req: any, cb: unknown) => {
@@ -61,9 +66,16 @@ describe("NodeProxy, the real class", function () {
       const nodes: Node[] = [];
       for (const name of ["agent", "web", "db"]) {
         const c = new Consumer(name, { businessUnitId: 1, name: `proxy-${name}` });
-        nodes.push(new Node(`${name}-node`, {
-          businessUnitId: 1, consumerId: c.consumerId, operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1,
-        }));
+        nodes.push(
+          new Node(`${name}-node`, {
+            businessUnitId: 1,
+            consumerId: c.consumerId,
+            operatingSystem: "Linux",
+            type: "File server",
+            domain: "STANDARD",
+            cpuCount: 1,
+          }),
+        );
         ids[name] = c.consumerId;
       }
       new NodeProxy("agent>target", { businessUnitId: 1, agentConsumerId: ids.agent, targetConsumerId: ids[target] }, { dependsOn: nodes });
@@ -76,8 +88,15 @@ describe("NodeProxy, the real class", function () {
     const run = await runProgramWithEngine(program("db"), eng);
     const step = run.steps.find((s) => s.urn.endsWith("::agent>target"))!;
     assert.deepEqual([step.op, step.replaces, step.deleteBeforeReplace], ["replace", ["targetConsumerId"], true]);
-    const proxyWrites = p.emu.requests().slice(mark).filter((r) => r.method !== "GET" && r.path.includes("proxy"));
-    assert.deepEqual(proxyWrites.map((r) => r.method), ["DELETE", "POST"], "delete first");
+    const proxyWrites = p.emu
+      .requests()
+      .slice(mark)
+      .filter((r) => r.method !== "GET" && r.path.includes("proxy"));
+    assert.deepEqual(
+      proxyWrites.map((r) => r.method),
+      ["DELETE", "POST"],
+      "delete first",
+    );
     assert.match(proxyWrites[0].path, new RegExp(`/consumers/${web}/node/proxyagents\\b`));
     assert.match(proxyWrites[1].path, new RegExp(`/consumers/${db}/node/proxyagents\\b`));
     assert.equal(eng.get("agent>target")!.id, `${agent}:${db}`);

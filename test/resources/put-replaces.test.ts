@@ -34,11 +34,26 @@ describe("providers against a portal whose PUT replaces the object", function ()
   it("changing one field of a business unit, a consumer and a node keeps all the others", async () => {
     const eng = e.engine();
     const declared = (note: string, contact: string) => [
-      businessUnit("bu", { parentId: 1, name: "Replacing", registrationNumber: "R-1", timeZone: "W. Europe Standard Time", note, tags: ["bu-tag"], invoiceDay: 5 }),
+      businessUnit("bu", {
+        parentId: 1,
+        name: "Replacing",
+        registrationNumber: "R-1",
+        timeZone: "W. Europe Standard Time",
+        note,
+        tags: ["bu-tag"],
+        invoiceDay: 5,
+      }),
       consumer("c", { businessUnitId: ref("bu"), name: "c1", note, tags: ["c-tag"], limitHighStorage: 10, nodeName: "REPL-1" }),
       node("n", {
-        businessUnitId: ref("bu"), consumerId: ref("c"), operatingSystem: "Linux", type: "File server", domain: "STANDARD",
-        clientOptionSet: "DEDUP_AND_COMPRESS", contact, cpuCount: 2, tsmName: "REPL-1",
+        businessUnitId: ref("bu"),
+        consumerId: ref("c"),
+        operatingSystem: "Linux",
+        type: "File server",
+        domain: "STANDARD",
+        clientOptionSet: "DEDUP_AND_COMPRESS",
+        contact,
+        cpuCount: 2,
+        tsmName: "REPL-1",
       }),
     ];
     const r = await eng.up(declared("first", "a@example.com"));
@@ -53,10 +68,16 @@ describe("providers against a portal whose PUT replaces the object", function ()
     const c = s.consumers.find((x) => x.id === cId)!;
     assert.deepEqual([c.note, c.tags?.filter((t) => !t.startsWith("create-request:")), c.limitHighStorage], ["second", ["c-tag"], 10]);
     const n = s.nodes.find((x) => x.consumerId === cId)!;
-    assert.deepEqual([n.contact, n.cpuCount, n.operatingSystemId, n.domainId, n.clientOptionSetId, n.tsmName], ["b@example.com", 2, 3, 1, 2, "REPL-1"]);
+    assert.deepEqual(
+      [n.contact, n.cpuCount, n.operatingSystemId, n.domainId, n.clientOptionSetId, n.tsmName],
+      ["b@example.com", 2, 3, 1, 2, "REPL-1"],
+    );
 
     const refreshed = await eng.refresh();
-    assert.ok(refreshed.every((x) => x.op === "same"), JSON.stringify(refreshed));
+    assert.ok(
+      refreshed.every((x) => x.op === "same"),
+      JSON.stringify(refreshed),
+    );
     await eng.destroy();
   });
 });

@@ -25,7 +25,10 @@ describe("replacements and secrets through the real classes", function () {
     assert.deepEqual(writes, ["POST /v1/bunits/2/consumers", `DELETE /v1/bunits/1/consumers/${oldId}`], "create first, then delete");
     const newId = Number(moved.ids.c);
     assert.equal((await p.client.consumers.get(2, newId)).name, "moving");
-    assert.equal((await p.client.consumers.list(1)).some((c) => c.id === oldId), false);
+    assert.equal(
+      (await p.client.consumers.list(1)).some((c) => c.id === oldId),
+      false,
+    );
   });
 
   it("a plain-string tsmPassword given to Node is a secret in state, inputs and outputs", async () => {
@@ -33,13 +36,26 @@ describe("replacements and secrets through the real classes", function () {
     await runProgramWithEngine(() => {
       const c = new Consumer("c", { businessUnitId: 1, name: "secret-holder" });
       new Node("n", {
-        businessUnitId: 1, consumerId: c.consumerId, operatingSystem: "Linux", type: "File server", domain: "STANDARD",
-        cpuCount: 1, tsmName: "PLAIN-PW", tsmPassword: NODE_PASSWORD as pulumi.Input<string>,
+        businessUnitId: 1,
+        consumerId: c.consumerId,
+        operatingSystem: "Linux",
+        type: "File server",
+        domain: "STANDARD",
+        cpuCount: 1,
+        tsmName: "PLAIN-PW",
+        tsmPassword: NODE_PASSWORD as pulumi.Input<string>,
       });
     }, eng);
     const n = eng.get("n")!;
-    for (const [where, v] of [["inputs", n.inputs.tsmPassword], ["outputs", n.outputs.tsmPassword]] as const) {
-      assert.equal((v as Record<string, unknown>)?.["4dabf18193072939515e22adb298388d"], "1b47061264138c4ac30d75fd1eb44270", `${where}: ${JSON.stringify(v)?.replace(NODE_PASSWORD, "***")}`);
+    for (const [where, v] of [
+      ["inputs", n.inputs.tsmPassword],
+      ["outputs", n.outputs.tsmPassword],
+    ] as const) {
+      assert.equal(
+        (v as Record<string, unknown>)?.["4dabf18193072939515e22adb298388d"],
+        "1b47061264138c4ac30d75fd1eb44270",
+        `${where}: ${JSON.stringify(v)?.replace(NODE_PASSWORD, "***")}`,
+      );
     }
     const plain = JSON.stringify({ ...n, inputs: { ...n.inputs, tsmPassword: null }, outputs: { ...n.outputs, tsmPassword: null } });
     assert.ok(!plain.includes(NODE_PASSWORD), "nowhere else in the resource's state");

@@ -25,20 +25,26 @@ async function recordingProxy(target: string) {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const up = http.request(`${target}${req.url}`, { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
-        const body: Buffer[] = [];
-        answer.on("data", (c: Buffer) => body.push(c));
-        answer.on("end", () => {
-          const text = Buffer.concat(body).toString("utf8");
-          if (req.url?.startsWith("/v1/oauth")) {
-            try {
-              const t = JSON.parse(text) as Record<string, unknown>;
-              for (const k of ["access_token", "refresh_token"]) if (typeof t[k] === "string") tokens.add(t[k] as string);
-            } catch { /* not a token answer */ }
-          }
-          res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(body));
-        });
-      });
+      const up = http.request(
+        `${target}${req.url}`,
+        { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+        (answer) => {
+          const body: Buffer[] = [];
+          answer.on("data", (c: Buffer) => body.push(c));
+          answer.on("end", () => {
+            const text = Buffer.concat(body).toString("utf8");
+            if (req.url?.startsWith("/v1/oauth")) {
+              try {
+                const t = JSON.parse(text) as Record<string, unknown>;
+                for (const k of ["access_token", "refresh_token"]) if (typeof t[k] === "string") tokens.add(t[k] as string);
+              } catch {
+                /* not a token answer */
+              }
+            }
+            res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(body));
+          });
+        },
+      );
       up.on("error", () => res.destroy());
       up.end(Buffer.concat(chunks));
     });
@@ -47,7 +53,11 @@ async function recordingProxy(target: string) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tokens,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -71,13 +81,34 @@ describe("secrets never reach what the engine keeps", function () {
         businessUnit("acme", { parentId: 1, name: "acme", registrationNumber: "1", timeZone: "UTC" }),
         consumer("a", { businessUnitId: ref("acme"), name: "a" }),
         consumer("b", { businessUnitId: ref("acme"), name: "b" }),
-        node("a-node", { businessUnitId: ref("acme"), consumerId: ref("a"), operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, tsmName: "ACME-A", tsmPassword: secret(NODE_PASSWORD) }),
-        node("b-node", { businessUnitId: ref("acme"), consumerId: ref("b"), operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1 }),
-        { ...nodeProxy("b>a", { businessUnitId: ref("acme"), agentConsumerId: ref("b"), targetConsumerId: ref("a") }), dependsOn: ["a-node", "b-node"] },
+        node("a-node", {
+          businessUnitId: ref("acme"),
+          consumerId: ref("a"),
+          operatingSystem: "Linux",
+          type: "File server",
+          domain: "STANDARD",
+          cpuCount: 1,
+          tsmName: "ACME-A",
+          tsmPassword: secret(NODE_PASSWORD),
+        }),
+        node("b-node", {
+          businessUnitId: ref("acme"),
+          consumerId: ref("b"),
+          operatingSystem: "Linux",
+          type: "File server",
+          domain: "STANDARD",
+          cpuCount: 1,
+        }),
+        {
+          ...nodeProxy("b>a", { businessUnitId: ref("acme"), agentConsumerId: ref("b"), targetConsumerId: ref("a") }),
+          dependsOn: ["a-node", "b-node"],
+        },
       ]);
       await eng.refresh();
       assert.ok(proxy.tokens.size >= 1, "the host's requests went through the proxy with a token");
-      const texts = await Promise.all([businessUnitProvider, consumerProvider, nodeProvider, nodeProxyProvider].map((x) => eng.serializeProvider(x)));
+      const texts = await Promise.all(
+        [businessUnitProvider, consumerProvider, nodeProvider, nodeProxyProvider].map((x) => eng.serializeProvider(x)),
+      );
       const state = eng.stateJson();
       const forbidden = [PORTAL_PASSWORD, NODE_PASSWORD, ...proxy.tokens];
       for (const { text, containsSecrets } of texts) {

@@ -18,7 +18,10 @@ describe("the serialized provider's module specifier", () => {
     assert.equal(moduleSpecifier(source, programDirectory(ROOT)), "../dist/provider/resources/node");
     assert.equal(moduleSpecifier(source, programDirectory(STACKS)), "../dist/provider/resources/node");
     // What the host does: resolve it from its working directory (needs `npm run build`).
-    assert.equal(require.resolve("../dist/provider/resources/node", { paths: [STACKS] }), path.join(ROOT, "dist", "provider", "resources", "node.js"));
+    assert.equal(
+      require.resolve("../dist/provider/resources/node", { paths: [STACKS] }),
+      path.join(ROOT, "dist", "provider", "resources", "node.js"),
+    );
   });
 
   it("follows `main` naming a file, or no `main`; and is the package name when installed", () => {
@@ -33,7 +36,10 @@ describe("the serialized provider's module specifier", () => {
       const pkg = path.join(dir, "app", "node_modules", "backup-portal-pulumi");
       fs.mkdirSync(path.join(pkg, "dist", "provider", "resources"), { recursive: true });
       fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "backup-portal-pulumi" }));
-      assert.equal(moduleSpecifier(path.join(pkg, "dist", "provider", "resources", "node.js"), path.join(dir, "app")), "backup-portal-pulumi/dist/provider/resources/node");
+      assert.equal(
+        moduleSpecifier(path.join(pkg, "dist", "provider", "resources", "node.js"), path.join(dir, "app")),
+        "backup-portal-pulumi/dist/provider/resources/node",
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -20,7 +20,10 @@ type Inputs = Record<string, unknown>;
 type ResourceClass = new (name: string, args: any, opts?: pulumi.CustomResourceOptions) => pulumi.dynamic.Resource;
 
 const settings = require("@pulumi/pulumi/runtime/settings") as {
-  getProject(): string; getStack(): string; _setProject(v: string): void; _setStack(v: string): void;
+  getProject(): string;
+  getStack(): string;
+  _setProject(v: string): void;
+  _setStack(v: string): void;
 };
 
 /**
@@ -55,7 +58,10 @@ export function asDeclared(cls: ResourceClass, type: string, name: string, input
     declared[k] = pulumi.Output.isInstance(v) ? inputs[k] : v;
   }
   return {
-    name, type, provider, inputs: declared,
+    name,
+    type,
+    provider,
+    inputs: declared,
     ...(opts.deleteBeforeReplace !== undefined && { deleteBeforeReplace: opts.deleteBeforeReplace }),
     ...(opts.additionalSecretOutputs && { additionalSecretOutputs: opts.additionalSecretOutputs }),
   };
@@ -87,11 +93,13 @@ export function engines(emu: () => Emulator) {
 
 /** The requests since `mark` that change something (token requests excluded; activation is a GET but writes). */
 export function writesSince(emu: Emulator, mark: number) {
-  return emu.requests().slice(mark).filter((r) => (r.method !== "GET" || r.path.includes("/node/activate")) && r.path !== "/v1/oauth");
+  return emu
+    .requests()
+    .slice(mark)
+    .filter((r) => (r.method !== "GET" || r.path.includes("/node/activate")) && r.path !== "/v1/oauth");
 }
 
-export const ops = (steps: Array<{ urn: string; op: string }>) =>
-  Object.fromEntries(steps.map((s) => [s.urn.split("::").pop()!, s.op]));
+export const ops = (steps: Array<{ urn: string; op: string }>) => Object.fromEntries(steps.map((s) => [s.urn.split("::").pop()!, s.op]));
 
 /** A client suite (test/support/portal.ts) whose engines talk to its emulator, closed after each test. */
 export function portalSuite() {
@@ -100,8 +108,12 @@ export function portalSuite() {
   after(() => e.closeAll());
   afterEach(() => e.closeAll());
   return {
-    get emu(): Emulator { return suite.emu; },
-    get client(): PortalClient { return suite.client; },
+    get emu(): Emulator {
+      return suite.emu;
+    },
+    get client(): PortalClient {
+      return suite.client;
+    },
     engine: e.engine,
     track: e.track,
     restart: suite.restart,

@@ -6,13 +6,23 @@ import { runStack, settings } from "./support";
 /** Tenant B of the emulator's seed, with its consumer erp-01 and that consumer's activated node ERP-01. */
 const tenantB = (node: Record<string, unknown>) => ({
   tenantb: {
-    adoptId: 3, name: "Tenant B", registrationNumber: "TB-0001", timeZone: "UTC",
+    adoptId: 3,
+    name: "Tenant B",
+    registrationNumber: "TB-0001",
+    timeZone: "UTC",
     consumers: {
       erp: {
-        adoptId: 3, name: "erp-01",
+        adoptId: 3,
+        name: "erp-01",
         node: {
-          operatingSystem: "Windows server", type: "File server", domain: "1YEAR", clientOptionSet: "FORCE_ENCRYPT",
-          contact: "it@tenant-b.example", cpuCount: 8, tsmName: "ERP-01", ...node,
+          operatingSystem: "Windows server",
+          type: "File server",
+          domain: "1YEAR",
+          clientOptionSet: "FORCE_ENCRYPT",
+          contact: "it@tenant-b.example",
+          cpuCount: 8,
+          tsmName: "ERP-01",
+          ...node,
         },
       },
     },
@@ -27,7 +37,10 @@ describe("stack config: adopting what the portal has", function () {
     const eng = p.engine();
     const mark = p.emu.requests().length;
     const run = await runStack(eng, settings(tenantB({ adopt: true, cpuCount: 6 }), p.client));
-    assert.ok(run.steps.every((s) => s.op === "create"), JSON.stringify(run.steps));
+    assert.ok(
+      run.steps.every((s) => s.op === "create"),
+      JSON.stringify(run.steps),
+    );
     const w = writesSince(p.emu, mark).map((x) => `${x.method} ${x.path.replace(/\?.*/, "")}`);
     assert.deepEqual(w, ["PUT /v1/bunits/3/consumers/3/node"], "no POST: business unit, consumer and node adopted");
     const n = eng.state.get([...eng.state.keys()].find((u) => u.endsWith("Node::tenantb/erp"))!)!;
@@ -41,7 +54,10 @@ describe("stack config: adopting what the portal has", function () {
 
   it("without `adopt: true`, a node of another name on that consumer is refused and left alone", async () => {
     const eng = p.engine();
-    await assert.rejects(runStack(eng, settings(tenantB({ tsmName: "ERP-02" }), p.client)), /consumer 3 already has a node activated as ERP-01; to manage it, set adoptId: 3/);
+    await assert.rejects(
+      runStack(eng, settings(tenantB({ tsmName: "ERP-02" }), p.client)),
+      /consumer 3 already has a node activated as ERP-01; to manage it, set adoptId: 3/,
+    );
     const node = await p.client.nodes.get(3, 3);
     assert.deepEqual([node.tsmName, node.cpuCount], ["ERP-01", 8], "the existing node is untouched");
   });

@@ -7,7 +7,9 @@ import { localTenants } from "./support";
 import { declareTenants } from "../../stacks/tenants/declare";
 
 const options = (protect: boolean) => ({
-  rootBusinessUnitId: 1, protectBusinessUnits: protect, deletionComment: "removed by code review #42",
+  rootBusinessUnitId: 1,
+  protectBusinessUnits: protect,
+  deletionComment: "removed by code review #42",
   secret: (k: string) => pulumi.secret(`secret-of-${k}`),
 });
 
@@ -18,7 +20,13 @@ describe("stack program: declared resources", function () {
   it("names every resource by its key path and marks nodes on their consumers", async () => {
     const d = declareTenants(localTenants(), options(false));
     assert.deepEqual(Object.keys(d.businessUnits).sort(), ["acme", "acme/acme-labs", "globex"]);
-    assert.deepEqual(Object.keys(d.consumers).sort(), ["acme/acme-labs/ws01", "acme/backup-proxy", "acme/db01", "acme/web01", "globex/files"]);
+    assert.deepEqual(Object.keys(d.consumers).sort(), [
+      "acme/acme-labs/ws01",
+      "acme/backup-proxy",
+      "acme/db01",
+      "acme/web01",
+      "globex/files",
+    ]);
     assert.deepEqual(Object.keys(d.nodes).sort(), Object.keys(d.consumers).sort());
     assert.deepEqual(Object.keys(d.proxies), ["acme/backup-proxy>web01"]);
     const urn = await valueOf(d.nodes["acme/web01"].urn);
@@ -42,18 +50,30 @@ describe("stack program: declared resources", function () {
     delete (t as Record<string, unknown>).acme;
     const d = declareTenants(t, options(false));
     const aliasesOf = async (r: pulumi.Resource) =>
-      Promise.all(((r as unknown as { __aliases: pulumi.Input<string>[] }).__aliases).map((a) => valueOf(pulumi.output(a))));
+      Promise.all((r as unknown as { __aliases: pulumi.Input<string>[] }).__aliases.map((a) => valueOf(pulumi.output(a))));
     const buAliases = await aliasesOf(d.businessUnits["acme-ab"]);
-    assert.ok(buAliases.some((a) => a.endsWith("BusinessUnit::acme")), buAliases.join());
+    assert.ok(
+      buAliases.some((a) => a.endsWith("BusinessUnit::acme")),
+      buAliases.join(),
+    );
     const nodeAliases = await aliasesOf(d.nodes["acme-ab/web01"]);
-    assert.ok(nodeAliases.some((a) => a.endsWith("Node::acme/web01")), nodeAliases.join());
+    assert.ok(
+      nodeAliases.some((a) => a.endsWith("Node::acme/web01")),
+      nodeAliases.join(),
+    );
     const childAliases = await aliasesOf(d.businessUnits["acme-ab/acme-labs"]);
-    assert.ok(childAliases.some((a) => a.endsWith("BusinessUnit::acme/acme-labs")), childAliases.join());
+    assert.ok(
+      childAliases.some((a) => a.endsWith("BusinessUnit::acme/acme-labs")),
+      childAliases.join(),
+    );
     // A proxy relation keeps its name across the rename of its business unit and of its agent.
     const [pname] = Object.keys(d.proxies);
     const [, agentKey, targetKey] = /^acme-ab\/(.+)>(.+)$/.exec(pname)!;
     const proxyAliases = await aliasesOf(d.proxies[pname]);
-    assert.ok(proxyAliases.some((a) => a.endsWith(`NodeProxy::acme/${agentKey}>${targetKey}`)), proxyAliases.join());
+    assert.ok(
+      proxyAliases.some((a) => a.endsWith(`NodeProxy::acme/${agentKey}>${targetKey}`)),
+      proxyAliases.join(),
+    );
 
     const t2 = localTenants();
     const c = t2.acme.consumers!;
@@ -62,7 +82,10 @@ describe("stack program: declared resources", function () {
     t2.acme.proxies = t2.acme.proxies!.map((p) => (p.agent === agentKey ? { ...p, agent: `${agentKey}-renamed` } : p));
     const d2 = declareTenants(t2, options(false));
     const renamed = await aliasesOf(d2.proxies[`acme/${agentKey}-renamed>${targetKey}`]);
-    assert.ok(renamed.some((a) => a.endsWith(`NodeProxy::acme/${agentKey}>${targetKey}`)), renamed.join());
+    assert.ok(
+      renamed.some((a) => a.endsWith(`NodeProxy::acme/${agentKey}>${targetKey}`)),
+      renamed.join(),
+    );
   });
 
   it("gives consumers the deletion comment and the node's name, and nodes their secret password", async () => {

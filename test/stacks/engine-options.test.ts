@@ -17,7 +17,10 @@ describe("stack config → the engine's resource options", function () {
     delete renamed.globex;
     const mark = p.emu.requests().length;
     const run = await runStack(eng, settings(renamed, p.client));
-    assert.deepEqual(run.steps.filter((s) => s.op !== "same").map((s) => `${s.urn.split("::").pop()} ${s.op}`), []);
+    assert.deepEqual(
+      run.steps.filter((s) => s.op !== "same").map((s) => `${s.urn.split("::").pop()} ${s.op}`),
+      [],
+    );
     assert.deepEqual(writesSince(p.emu, mark), [], "no API write");
     assert.equal(eng.get("globex-corp")!.id, ids.globex);
     assert.equal(eng.get("globex-corp/files")!.id, ids["globex/files"], "children follow through their parent's earlier name");
@@ -37,6 +40,10 @@ describe("stack config → the engine's resource options", function () {
     // Unprotected by an up that still declares it, then removed.
     await runStack(eng, settings(localTenants(), p.client));
     const run = await runStack(eng, settings(without, p.client));
-    assert.deepEqual(run.steps.filter((s) => s.urn.includes("::globex")).map((s) => s.op), ["delete", "delete", "delete"], "business unit, consumer, node");
+    assert.deepEqual(
+      run.steps.filter((s) => s.urn.includes("::globex")).map((s) => s.op),
+      ["delete", "delete", "delete"],
+      "business unit, consumer, node",
+    );
   });
 });

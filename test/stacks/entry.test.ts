@@ -29,9 +29,16 @@ describe("stack program entry point (stacks/index.ts)", function () {
       const types = recorded.map((r) => r.type);
       assert.equal(types.filter((t) => t.endsWith(":Node")).length, 5);
       assert.equal(types.filter((t) => t.endsWith(":NodeProxy")).length, 1);
-      const reads = emu.requests().filter((r) => r.method === "GET").map((r) => r.path);
+      const reads = emu
+        .requests()
+        .filter((r) => r.method === "GET")
+        .map((r) => r.path);
       assert.ok(reads.includes("/v1/nodeoperatingsystems") && reads.includes("/v1/timezones"), "names were checked against the portal");
-      assert.deepEqual(emu.requests().filter((r) => r.method !== "GET" && r.path !== "/v1/oauth"), [], "and nothing was written");
+      assert.deepEqual(
+        emu.requests().filter((r) => r.method !== "GET" && r.path !== "/v1/oauth"),
+        [],
+        "and nothing was written",
+      );
       assert.equal(ORIGIN, config["backup-portal:origin"]);
     } finally {
       pulumi.runtime.setAllConfig({});
@@ -42,11 +49,31 @@ describe("stack program entry point (stacks/index.ts)", function () {
   it("refuses a password set without --secret, naming the command that stores it as a secret", async () => {
     await installMocks();
     const config: Record<string, string> = {
-      "backup-portal:url": "http://127.0.0.1:9", "backup-portal:origin": ORIGIN, "backup-portal:clientId": "emulator",
-      "backup-portal:username": "admin", "backup-portal:password": "admin",
-      "backup-portal:tenants": JSON.stringify({ acme: { name: "Acme", registrationNumber: "1", timeZone: "UTC", consumers: {
-        web: { name: "web", node: { operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, tsmName: "ACME-WEB", passwordSecret: "webPassword" } },
-      } } }),
+      "backup-portal:url": "http://127.0.0.1:9",
+      "backup-portal:origin": ORIGIN,
+      "backup-portal:clientId": "emulator",
+      "backup-portal:username": "admin",
+      "backup-portal:password": "admin",
+      "backup-portal:tenants": JSON.stringify({
+        acme: {
+          name: "Acme",
+          registrationNumber: "1",
+          timeZone: "UTC",
+          consumers: {
+            web: {
+              name: "web",
+              node: {
+                operatingSystem: "Linux",
+                type: "File server",
+                domain: "STANDARD",
+                cpuCount: 1,
+                tsmName: "ACME-WEB",
+                passwordSecret: "webPassword",
+              },
+            },
+          },
+        },
+      }),
       "backup-portal:webPassword": "plain-text-pw",
       "backup-portal:registry": JSON.stringify({ users: [{ username: "admin" }] }),
       "backup-portal:registryPassword-admin": "plain-registry-pw",
@@ -56,9 +83,15 @@ describe("stack program entry point (stacks/index.ts)", function () {
     try {
       const modulePath = require.resolve("../../stacks/index");
       delete require.cache[modulePath];
-      const err = await (require(modulePath) as Promise<unknown>).then(() => assert.fail("refused"), (e: Error) => e);
+      const err = await (require(modulePath) as Promise<unknown>).then(
+        () => assert.fail("refused"),
+        (e: Error) => e,
+      );
       assert.match(err.message, /no secret config key "webPassword" \(one set without --secret does not count/);
-      assert.match(err.message, /registry.users\[0\]: backup-portal:registryPassword-admin is stored in plain text .*`pulumi config set --secret registryPassword-admin/);
+      assert.match(
+        err.message,
+        /registry.users\[0\]: backup-portal:registryPassword-admin is stored in plain text .*`pulumi config set --secret registryPassword-admin/,
+      );
       assert.ok(!err.message.includes("plain-text-pw") && !err.message.includes("plain-registry-pw"), "never the values");
     } finally {
       pulumi.runtime.setAllConfig({});

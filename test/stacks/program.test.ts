@@ -8,8 +8,18 @@ import { TenantsConfig } from "../../stacks/tenants/model";
 /** Reverses the order of every map in the tenants config (keys, consumers, children) and of proxies. */
 function reordered(t: TenantsConfig): TenantsConfig {
   const rev = <T>(m: Record<string, T> | undefined, f: (v: T) => T) =>
-    m && Object.fromEntries(Object.entries(m).reverse().map(([k, v]) => [k, f(v)]));
-  const bu = (b: any): any => ({ ...b, consumers: rev(b.consumers, (c: any) => c), businessUnits: rev(b.businessUnits, bu), proxies: b.proxies && [...b.proxies].reverse() });
+    m &&
+    Object.fromEntries(
+      Object.entries(m)
+        .reverse()
+        .map(([k, v]) => [k, f(v)]),
+    );
+  const bu = (b: any): any => ({
+    ...b,
+    consumers: rev(b.consumers, (c: any) => c),
+    businessUnits: rev(b.businessUnits, bu),
+    proxies: b.proxies && [...b.proxies].reverse(),
+  });
   return rev(t, bu)!;
 }
 
@@ -31,22 +41,38 @@ describe("stack program (local stack) through the engine", function () {
     assert.equal(labs.parentId, acme.id, "nested business unit under its parent");
     const globex = bus.find((b) => b.name === "Globex Corporation")!;
     assert.deepEqual(
-      [globex.domainFilter, globex.clientOptionSetFilter, globex.billingStorageTypeId, globex.requiredApproversOfDeleteRequest,
-        globex.finalDeleteRequestApprover, globex.usersCanApproveOwnRequests],
-      [[1, 6], [3], 1, 2, true, false], "every business-unit setting of the stack file reaches the portal",
+      [
+        globex.domainFilter,
+        globex.clientOptionSetFilter,
+        globex.billingStorageTypeId,
+        globex.requiredApproversOfDeleteRequest,
+        globex.finalDeleteRequestApprover,
+        globex.usersCanApproveOwnRequests,
+      ],
+      [[1, 6], [3], 1, 2, true, false],
+      "every business-unit setting of the stack file reaches the portal",
     );
     const mine = state.consumers.filter((c) => bus.some((b) => b.id === c.businessUnitId));
     assert.deepEqual(mine.map((c) => c.name).sort(), ["backup-proxy", "db01.acme.example", "files", "web01.acme.example", "ws01"]);
-    const names = state.nodes.filter((n) => mine.some((c) => c.id === n.consumerId)).map((n) => n.tsmName).sort();
+    const names = state.nodes
+      .filter((n) => mine.some((c) => c.id === n.consumerId))
+      .map((n) => n.tsmName)
+      .sort();
     assert.deepEqual(names, ["ACME-DB01", "ACME-LABS-WS01", "ACME-PROXY", "ACME-WEB01", "GLOBEX-FILES"]);
     const web = mine.find((c) => c.name === "web01.acme.example")!;
     const proxy = mine.find((c) => c.name === "backup-proxy")!;
     const webNode = await p.client.nodes.get(acme.id, web.id);
-    assert.deepEqual((webNode.proxyAgents as Array<{ id: number }>).map((p) => p.id), [proxy.id]);
+    assert.deepEqual(
+      (webNode.proxyAgents as Array<{ id: number }>).map((p) => p.id),
+      [proxy.id],
+    );
 
     const mark = p.emu.requests().length;
     const again = await runStack(p.track(eng), settings(localTenants(), p.client));
-    assert.ok(again.steps.every((s) => s.op === "same"), JSON.stringify(again.steps.filter((s) => s.op !== "same")));
+    assert.ok(
+      again.steps.every((s) => s.op === "same"),
+      JSON.stringify(again.steps.filter((s) => s.op !== "same")),
+    );
     assert.deepEqual(writesSince(p.emu, mark), [], "no API write");
   });
 
@@ -58,7 +84,10 @@ describe("stack program (local stack) through the engine", function () {
     const mark = p.emu.requests().length;
     const run = await runStack(eng, settings(changed, p.client));
     const notSame = run.steps.filter((s) => s.op !== "same");
-    assert.deepEqual(notSame.map((s) => [s.urn.split("::").pop(), s.op, s.diffs]), [["acme/db01", "update", ["contact"]]]);
+    assert.deepEqual(
+      notSame.map((s) => [s.urn.split("::").pop(), s.op, s.diffs]),
+      [["acme/db01", "update", ["contact"]]],
+    );
     const w = writesSince(p.emu, mark);
     assert.equal(w.length, 1);
     assert.match(`${w[0].method} ${w[0].path}`, /^PUT \/v1\/bunits\/\d+\/consumers\/\d+\/node$/);
@@ -71,7 +100,10 @@ describe("stack program (local stack) through the engine", function () {
     const changed = localTenants();
     delete changed.globex.consumers!.files;
     const run = await runStack(eng, settings(changed, p.client));
-    const notSame = run.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.urn.split("::").slice(2).join("::")}`).sort();
+    const notSame = run.steps
+      .filter((s) => s.op !== "same")
+      .map((s) => `${s.op} ${s.urn.split("::").slice(2).join("::")}`)
+      .sort();
     assert.deepEqual(notSame, [
       "delete pulumi-nodejs:dynamic/backup-portal:Consumer::globex/files",
       "delete pulumi-nodejs:dynamic/backup-portal:Node::globex/files",

@@ -19,9 +19,17 @@ export function localTenants(): TenantsConfig {
   return structuredClone(localStackConfig()["backup-portal:tenants"]) as TenantsConfig;
 }
 
-export function settings(tenants: unknown, portal?: PortalClient, secrets: Record<string, string> = {}, extra: Partial<StackSettings> = {}): StackSettings {
+export function settings(
+  tenants: unknown,
+  portal?: PortalClient,
+  secrets: Record<string, string> = {},
+  extra: Partial<StackSettings> = {},
+): StackSettings {
   return {
-    tenants, rootBusinessUnitId: 1, protectBusinessUnits: false, deletionComment: "removed by test",
+    tenants,
+    rootBusinessUnitId: 1,
+    protectBusinessUnits: false,
+    deletionComment: "removed by test",
     secret: (key) => pulumi.secret(secrets[key]),
     hasSecret: (key) => key in secrets,
     portal,

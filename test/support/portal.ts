@@ -7,8 +7,15 @@ export const ORIGIN = "http://localhost";
 
 export function settingsFor(emu: Emulator, user: "admin" | "tenant" = "admin", extra: Partial<PortalSettings> = {}): PortalSettings {
   return {
-    url: emu.url, origin: ORIGIN, clientId: "emulator", username: user, password: user,
-    retryBaseMs: 20, retryMaxMs: 500, timeoutMs: 5000, ...extra,
+    url: emu.url,
+    origin: ORIGIN,
+    clientId: "emulator",
+    username: user,
+    password: user,
+    retryBaseMs: 20,
+    retryMaxMs: 500,
+    timeoutMs: 5000,
+    ...extra,
   };
 }
 
@@ -19,8 +26,11 @@ export function clientFor(emu: Emulator, user: "admin" | "tenant" = "admin", ext
 /** The BACKUP_PORTAL_* environment for a process that talks to the emulator. */
 export function envFor(emu: Emulator, user: "admin" | "tenant" = "admin"): Record<string, string> {
   return {
-    BACKUP_PORTAL_URL: emu.url, BACKUP_PORTAL_ORIGIN: ORIGIN, BACKUP_PORTAL_CLIENT_ID: "emulator",
-    BACKUP_PORTAL_USERNAME: user, BACKUP_PORTAL_PASSWORD: user,
+    BACKUP_PORTAL_URL: emu.url,
+    BACKUP_PORTAL_ORIGIN: ORIGIN,
+    BACKUP_PORTAL_CLIENT_ID: "emulator",
+    BACKUP_PORTAL_USERNAME: user,
+    BACKUP_PORTAL_PASSWORD: user,
   };
 }
 
@@ -48,8 +58,12 @@ export function clientSuite() {
   });
   afterEach(() => client?.close());
   return {
-    get emu(): Emulator { return emu!; },
-    get client(): PortalClient { return client!; },
+    get emu(): Emulator {
+      return emu!;
+    },
+    get client(): PortalClient {
+      return client!;
+    },
     /** Replaces the emulator (for a test that needs other options, such as short-lived tokens). */
     async restart(opts: { tokenTtlSeconds?: number }): Promise<Emulator> {
       await emu?.close();
