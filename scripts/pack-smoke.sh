@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The package as users get it: `npm pack`, then install the tarball into a blank Pulumi program in a
 # temporary folder next to another @pulumi/pulumi 3.x (the lowest the package supports), and run a
-# program that uses every export under the SDK's mocks. Checks that the tarball holds no test, bench,
+# program that uses every export under the SDK's mocks, and drive that SDK's provider host with the
+# package's providers (Configure, Check). Checks that the tarball holds no test, bench,
 # emulator or stack file, and that the program's tree holds one copy of the SDK. Needs the npm registry.
 # Prints "pack-smoke: ok" or the first failure; exit 0 or 1.
 set -euo pipefail
@@ -20,6 +21,7 @@ echo "pack-smoke: $(basename "$tarball"): $count files, $(du -k "$tarball" | cut
 
 mkdir "$work/program"
 cp "$root/scripts/pack-smoke/program.js" "$work/program/index.js"
+cp "$root/scripts/pack-smoke/host.js" "$work/program/host.js"
 cd "$work/program"
 cat > package.json <<JSON
 { "name": "blank-program", "version": "1.0.0", "private": true, "main": "index.js",
@@ -30,6 +32,7 @@ copies=$(find node_modules -path '*/@pulumi/pulumi/package.json' | wc -l)
 if [ "$copies" != 1 ]; then echo "pack-smoke: $copies copies of @pulumi/pulumi in the program's tree:"; find node_modules -path '*/@pulumi/pulumi/package.json'; exit 1; fi
 echo "pack-smoke: one @pulumi/pulumi in the program's tree ($(node -p "require('@pulumi/pulumi/package.json').version"))"
 node index.js
+node host.js
 
 # TypeScript users of the Pulumi templates resolve with moduleResolution "node" (typesVersions) or
 # node16 (exports): both find the declarations of every entry point.

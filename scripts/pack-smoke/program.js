@@ -3,6 +3,7 @@
 // from the program's own folder (plain Node, no ts-node: what a user's compiled program does).
 "use strict";
 const assert = require("assert").strict;
+const fs = require("fs");
 const pulumi = require("@pulumi/pulumi");
 
 const registered = [];
@@ -82,6 +83,7 @@ const deadline = Date.now() + 20000;
     assert.ok(specifiers.length > 0, `${r.type} ${r.name}: the serialized provider names the installed package`);
     for (const s of specifiers) require.resolve(s); // resolves from the program, as the provider host will
     assert.ok(!text.includes("smoke-"), `${r.type} ${r.name}: no secret in the serialized provider`);
+    if (r.type.endsWith(":NodeProxy")) fs.writeFileSync("node-proxy.provider.js", text); // for host.js
   }
   const types = [...seen()].sort();
   console.log(`pack-smoke: ${registered.length} resources of ${types.length} types registered: ${types.join(", ")}`);
