@@ -8,6 +8,7 @@ import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
 import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
+import { TIMEOUT_OPTION } from "./output";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal register",
@@ -47,6 +48,8 @@ username, password}}; a variable set in the environment wins.`,
       description: `lock file that keeps two runs from registering at once (default /run/backup-portal-register-bunit-<id>.lock when /run is writable, else in the temp dir); a run waits for it up to ${DEFAULT_LOCK_WAIT_MS / 1000} s`,
     },
     json: { kind: "flag", description: "print the result as JSON" },
+    // `--timeout` is the metadata reader's (ms, below), as it was before portal commands had one.
+    "portal-timeout": { ...TIMEOUT_OPTION, description: "give up a portal request after this long, retries included" },
     quiet: { kind: "flag", short: "q", description: "no progress lines on stderr" },
     verbose: { kind: "flag", short: "v", description: "also report metadata and portal details on stderr" },
     ...metadataOptionSpecs("metadata reader (as for `backup-portal metadata`)"),
@@ -70,7 +73,7 @@ interface Parsed {
   quiet: boolean;
   verbose: boolean;
   metadata: ReadMetadataOptions;
-  register: Pick<RegisterOptions, "optionFile" | "passwordFile" | "rotatePassword" | "dryRun" | "lockFile">;
+  register: Pick<RegisterOptions, "optionFile" | "passwordFile" | "rotatePassword" | "dryRun" | "lockFile" | "portal">;
 }
 
 function prepare(v: Values): Parsed {
@@ -80,6 +83,7 @@ function prepare(v: Values): Parsed {
     rotatePassword: v["rotate-password"] as boolean | undefined,
     dryRun: v["dry-run"] as boolean | undefined,
     lockFile: v["lock-file"] as string | undefined,
+    portal: { deadlineMs: v["portal-timeout"] as number },
   });
   return { json: v.json === true, quiet: v.quiet === true, verbose: v.verbose === true, metadata: metadataOptions(v), register };
 }

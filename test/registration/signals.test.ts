@@ -107,4 +107,34 @@ describe("registration: register stopped by a signal", function () {
       }
     });
   }
+  it("--portal-timeout bounds each portal request: a portal that never answers fails the run in seconds, lock removed", async () => {
+    const lock = path.join(tempDir(), "register.lock");
+    const env = {
+      ...process.env,
+      BACKUP_PORTAL_URL: portalUrl,
+      BACKUP_PORTAL_ORIGIN: "http://localhost",
+      BACKUP_PORTAL_CLIENT_ID: "client-1",
+      BACKUP_PORTAL_USERNAME: "tenant",
+      BACKUP_PORTAL_PASSWORD: PASSWORD,
+    };
+    const args = ["register", "--url", svc.url, "--no-config-drive", "--lock-file", lock, "--no-option-file", "--portal-timeout", "1"];
+    const child = spawn(process.execPath, [path.join(ROOT, "bin", "backup-portal.js"), ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const started = Date.now();
+    try {
+      // Without the deadline the first request alone waits 30 s per try.
+      const end = await exited(child, 15000);
+      assert.deepEqual(end, { code: 1, signal: null }, stderr);
+      assert.ok(Date.now() - started < 15000);
+      assert.match(stderr, /the deadline of 1(\.0)? s over all tries passed/);
+      assert.ok(portalRequests > 0, "the portal was asked");
+      assert.ok(!fs.existsSync(lock), "the failed run removed its lock");
+      assert.ok(!stderr.includes(PASSWORD), "no password on stderr");
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
+  });
 });
