@@ -118,7 +118,11 @@ describe("registration: register stopped by a signal", function () {
       BACKUP_PORTAL_PASSWORD: PASSWORD,
     };
     const args = ["register", "--url", svc.url, "--no-config-drive", "--lock-file", lock, "--no-option-file", "--portal-timeout", "1"];
-    const child = spawn(process.execPath, [path.join(ROOT, "bin", "backup-portal.js"), ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(ROOT, "bin", "backup-portal.js"), ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr!.on("data", (c: Buffer) => {
       stderr += c.toString();
