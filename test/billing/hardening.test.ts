@@ -14,13 +14,12 @@ import {
   NEW_DATA_TRIGGER,
   NOT_STORED,
   OutputDirError,
-  startBillingReceiver,
   TEST_FAILED,
   TEST_TRIGGER,
 } from "../../provider/billing";
 import { main, MainIo, postUrlLine } from "../../provider/billing/main";
 import { PortalClient } from "../../provider/portal";
-import { filesUnder, postHead, rawRequest, RawResponse, spellings, tempDir, waitFor } from "./helpers";
+import { filesUnder, postHead, rawRequest, RawResponse, spellings, startTestReceiver, tempDir, waitFor } from "./helpers";
 
 const SECRET = "hardening-Secret+with&query=chars";
 
@@ -50,16 +49,7 @@ describe("billing: receiver hardening (issue 15)", function () {
   const receivers: BillingReceiverHandle[] = [];
 
   async function start(extra: Partial<BillingReceiverOptions> = {}): Promise<BillingReceiverHandle> {
-    const r = await startBillingReceiver({
-      outDir: out,
-      businessUnitId: 1,
-      secret: SECRET,
-      client,
-      log: (l) => logs.push(l),
-      retryBaseMs: 50,
-      retryMaxMs: 400,
-      ...extra,
-    });
+    const r = await startTestReceiver({ outDir: out, secret: SECRET, client }, logs, extra);
     receivers.push(r);
     return r;
   }

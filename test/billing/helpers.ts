@@ -4,6 +4,7 @@ import * as fs from "fs";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
+import { BillingReceiverHandle, BillingReceiverOptions, startBillingReceiver } from "../../provider/billing/receiver";
 import { Emulator } from "../support/portal";
 
 export async function control<T = any>(emu: Emulator, p: string, body?: unknown, method = "POST"): Promise<{ status: number; body: T }> {
@@ -164,4 +165,13 @@ export function spellings(secret: string): string[] {
       dotnet,
     ]),
   ];
+}
+
+/** A receiver for business unit 1 with the tests' short retry waits, logging into `logs`; `extra` overrides. */
+export function startTestReceiver(
+  base: Pick<BillingReceiverOptions, "outDir" | "secret" | "client">,
+  logs: string[],
+  extra: Partial<BillingReceiverOptions> = {},
+): Promise<BillingReceiverHandle> {
+  return startBillingReceiver({ businessUnitId: 1, log: (l) => logs.push(l), retryBaseMs: 50, retryMaxMs: 400, ...base, ...extra });
 }

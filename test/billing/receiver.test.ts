@@ -12,7 +12,7 @@ import {
   secretMatches,
 } from "../../provider/billing";
 import { PortalClient } from "../../provider/portal";
-import { control, filesUnder, postHead, rawRequest, tempDir } from "./helpers";
+import { control, filesUnder, postHead, rawRequest, startTestReceiver, tempDir } from "./helpers";
 
 const SECRET = "s3cret-Receiver-Value";
 
@@ -25,16 +25,7 @@ describe("billing: receiver against the emulator's notification sender", functio
   let logs: string[];
 
   async function start(extra: Partial<BillingReceiverOptions> = {}): Promise<BillingReceiverHandle> {
-    return startBillingReceiver({
-      outDir: out,
-      businessUnitId: 1,
-      secret: SECRET,
-      client,
-      log: (l) => logs.push(l),
-      retryBaseMs: 50,
-      retryMaxMs: 400,
-      ...extra,
-    });
+    return startTestReceiver({ outDir: out, secret: SECRET, client }, logs, extra);
   }
 
   async function subscribe(url: string): Promise<void> {
