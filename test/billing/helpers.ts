@@ -129,14 +129,7 @@ export function postHead(pathAndQuery: string, body: Buffer | string, extra: Rec
     .join("\r\n")}\r\n\r\n`;
 }
 
-/** Polls `pred` every 10 ms until it holds; throws naming `what` after `timeoutMs`. */
-export async function waitFor(pred: () => boolean, what: string, timeoutMs = 10000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitFor } from "../support/wait";
 
 /**
  * Every spelling of a secret a request or an answer may carry: as is, URL-encoded (encodeURIComponent, and form

@@ -4,7 +4,8 @@ import * as fs from "fs";
 import * as path from "path";
 import { DesiredResource, ref, secret, TestEngine, UpdateError } from "./engine";
 import { COUNTER_TYPE, CounterStore, makeCounterProvider, makeMinimalProvider } from "./fixtures/counter-provider";
-import { Fixture, fixture, waitFor } from "./fixtures/harness";
+import { Fixture, fixture } from "./fixtures/harness";
+import { waitFor } from "../support/wait";
 import { ProviderHost } from "./host";
 import { isSecret } from "./values";
 
@@ -229,10 +230,14 @@ describe("engine stand-in: TestEngine", function () {
       () => undefined,
       (x: unknown) => x,
     );
-    await waitFor(() => {
-      const log = fx.store().log;
-      return !!e.get("a") && log.some((l) => l.op === "create-start" && l.name === "b");
-    });
+    await waitFor(
+      () => {
+        const log = fx.store().log;
+        return !!e.get("a") && log.some((l) => l.op === "create-start" && l.name === "b");
+      },
+      "a created and b's create started",
+      20000,
+    );
     // The checkpoint at this instant is what a killed CLI would leave behind: b's create is pending.
     const cliCrashSnapshot = JSON.parse(fs.readFileSync(stateFile, "utf8"));
     assert.deepStrictEqual(cliCrashSnapshot.pendingOperations, [{ urn: e.urn(COUNTER_TYPE, "b"), type: "creating" }]);

@@ -4,6 +4,7 @@ import { PortalClient, PortalError } from "../../provider/portal";
 import { markerFor } from "../../provider/portal/marker";
 import { clientFor, Emulator, ORIGIN, settingsFor, startEmulator } from "../support/portal";
 import { login } from "../emulator/helpers";
+import { waitFor } from "../support/wait";
 
 describe("portal client", function () {
   let emu: Emulator;
@@ -193,25 +194,26 @@ describe("portal client", function () {
   });
 
   it("a create slower than the timeout is looked for, never posted again", async () => {
-    const slow = clientFor(emu, "admin", { timeoutMs: 300 });
+    const slow = clientFor(emu, "admin", { timeoutMs: 150 });
     const posts = () => emu.requests().filter((r) => r.method === "POST" && r.path === "/v1/bunits/1/consumers");
-    // Answered after 800 ms: the client gives up at 300 ms, keeps looking, and finds it.
-    await emu.setFaults({ latencyMs: 800, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
+    const named = async (name: string) => (await client.consumers.list(1)).filter((x) => x.name === name);
+    // Answered after 350 ms: the client gives up at 150 ms, keeps looking, and finds it.
+    await emu.setFaults({ latencyMs: 350, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
     const c = await slow.consumers.create(1, { name: "slow" });
     assert.deepEqual(
-      (await client.consumers.list(1)).filter((x) => x.name === "slow").map((x) => x.id),
+      (await named("slow")).map((x) => x.id),
       [c.id],
     );
     assert.equal(posts().length, 1, "one POST");
 
-    // Slower than the client keeps looking (300 ms + 2 × 300 ms): it fails, says why and what to do, and posts once.
-    await emu.setFaults({ latencyMs: 1500, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
+    // Slower than the client keeps looking (150 ms + 2 × 150 ms): it fails, says why and what to do, and posts once.
+    await emu.setFaults({ latencyMs: 800, match: { method: "POST", pathPrefix: "/v1/bunits/1/consumers" }, count: 1 });
     await assert.rejects(
       slow.consumers.create(1, { name: "slower" }),
-      /timed out after 300 ms.*was not sent again.*recoverInterruptedCreates: true/s,
+      /timed out after 150 ms.*was not sent again.*recoverInterruptedCreates: true/s,
     );
-    await new Promise((r) => setTimeout(r, 1000));
-    assert.equal((await client.consumers.list(1)).filter((x) => x.name === "slower").length, 1, "made once, by the portal, late");
+    await waitFor(async () => (await named("slower")).length > 0, "the late consumer", 5000);
+    assert.equal((await named("slower")).length, 1, "made once, by the portal, late");
     assert.equal(posts().length, 2, "one POST each");
     slow.close();
   });

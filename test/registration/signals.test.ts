@@ -9,18 +9,10 @@ import { AddressInfo } from "net";
 import * as path from "path";
 import { MetadataService, startMetadataService } from "../../emulator/metadata-service";
 import { instanceDocument, removeTempDirs, tempDir } from "./helpers";
+import { waitFor } from "../support/wait";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const PASSWORD = "Signal-Test-Portal-Password-5521+&=";
-
-/** Polls `pred` every 10 ms until it holds; throws naming `what` after `timeoutMs`. */
-async function waitFor(pred: () => boolean, what: string, timeoutMs = 20000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function exited(child: ChildProcess, timeoutMs = 20000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
@@ -93,7 +85,7 @@ describe("registration: register stopped by a signal", function () {
       });
       try {
         // The first portal request comes after the lock is taken.
-        await waitFor(() => portalRequests > 0 || child.exitCode !== null, "the run's first portal request");
+        await waitFor(() => portalRequests > 0 || child.exitCode !== null, "the run's first portal request", 20000);
         assert.equal(child.exitCode, null, stderr);
         assert.ok(fs.existsSync(lock), "the run holds its lock");
         child.kill(signal);
