@@ -161,6 +161,8 @@ export interface TestEngineOptions {
   /** Called once a deployment's host is up and configured, and just before it is stopped (bench: CPU per host). */
   onHostStarted?: (host: ProviderHost, startMs: number) => void;
   onHostStopping?: (host: ProviderHost) => void;
+  /** Node options for every host process (the bench's opt-in CPU profile). */
+  hostNodeArgs?: string[];
   /** If set, the state is written here (exportState JSON) after every change, like a checkpoint. */
   stateFile?: string;
 }
@@ -689,6 +691,7 @@ export class TestEngine {
     const h = await startProviderHost({
       cwd: this.options.cwd ?? mainDirectory(PROJECT_ROOT),
       env: this.options.env,
+      nodeArgs: this.options.hostNodeArgs,
       project: this.project,
       config: plain,
       secretKeys,
