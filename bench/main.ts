@@ -232,6 +232,9 @@ async function main(): Promise<void> {
   let hostCpuMs: number | undefined = 0;
   let hostStartMs = 0;
   let hostsStarted = 0;
+  // Each deployment's time, from its host being ready to its host stopping: an up's preview, then its update.
+  let deploymentMs: number[] = [];
+  const deploymentStart = new Map<number, number>();
   const engine = new TestEngine({
     stack: "bench",
     env,
@@ -241,8 +244,10 @@ async function main(): Promise<void> {
       hostCpu0.set(h.pid, processCpuMs(h.pid));
       hostStartMs += startMs;
       hostsStarted++;
+      deploymentStart.set(h.pid, performance.now());
     },
     onHostStopping: (h) => {
+      deploymentMs.push(performance.now() - (deploymentStart.get(h.pid) ?? NaN));
       const before = hostCpu0.get(h.pid);
       const now = processCpuMs(h.pid);
       hostCpuMs = hostCpuMs === undefined || before === undefined || now === undefined ? undefined : hostCpuMs + now - before;
@@ -263,6 +268,7 @@ async function main(): Promise<void> {
       hostCpuMs = 0;
       hostStartMs = 0;
       hostsStarted = 0;
+      deploymentMs = [];
       const cpu0 = { engine: process.cpuUsage(), portal: processCpuMs(portal.pid) };
       const t0 = performance.now();
       await run();
@@ -276,7 +282,10 @@ async function main(): Promise<void> {
       };
       const m = summarize(name, wallMs, cpu, (await portal.requests()).slice(mark), id);
       results.push(m);
-      console.log(`  ${name.padEnd(9)} done in ${fmtMs(wallMs)} (${hostsStarted} host start(s), ${fmtMs(hostStartMs)}, not counted)`);
+      console.log(
+        `  ${name.padEnd(9)} done in ${fmtMs(wallMs)}: deployment(s) ${deploymentMs.map(fmtMs).join(" + ")} ` +
+          `(${hostsStarted} host start(s), ${fmtMs(hostStartMs)}, not counted)`,
+      );
       return m;
     };
 

@@ -62,10 +62,13 @@ interface Tally {
   callers: Map<string, number>;
 }
 
-/** Where counting starts in each kind of profile: the first sample inside this function of this file. */
-const FROM: Record<string, { name: string; file: string } | undefined> = {
-  host: { name: "configure", file: "dynamic-provider" },
-  emulator: { name: "handle", file: "emulator/server" },
+/**
+ * Where counting starts in each kind of profile: the first sample inside one of these functions of this file
+ * (a host's RPC handlers; any of them, since a short call may fall between two samples).
+ */
+const FROM: Record<string, { names: string[]; file: string } | undefined> = {
+  host: { names: ["configure", "check", "diff", "create", "read", "update", "delete"], file: "dynamic-provider" },
+  emulator: { names: ["handle"], file: "emulator/server" },
 };
 
 function add(m: Map<string, number>, k: string, v: number): void {
@@ -73,14 +76,14 @@ function add(m: Map<string, number>, k: string, v: number): void {
 }
 
 /** Adds one profile's samples; `from`: count only from the first sample whose stack holds that function. */
-function tally(p: Profile, t: Tally, from?: { name: string; file: string }, callersOf?: string): void {
+function tally(p: Profile, t: Tally, from?: { names: string[]; file: string }, callersOf?: string): void {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const hasFrame = (id: number) => {
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const f = byId.get(cur)!.callFrame;
-      if (f.functionName === from?.name && f.url.includes(from.file)) return true;
+      if (from?.names.includes(f.functionName) && f.url.includes(from.file)) return true;
     }
     return false;
   };
@@ -146,7 +149,7 @@ function main(): void {
     const t: Tally = { totalUs: 0, byArea: new Map(), inArea: new Map(), byFunction: new Map(), byOwner: new Map(), callers: new Map() };
     const from = FROM[kind];
     for (const f of files) tally(JSON.parse(fs.readFileSync(path.join(folder, f), "utf8")) as Profile, t, from, callersOf);
-    const since = from ? ` (from the first ${from.name} in ${from.file} on)` : "";
+    const since = from ? ` (from the first sample in ${from.names.join("/")} of ${from.file} on)` : "";
     console.log(`${kind}: ${files.length} profile(s), ${(t.totalUs / 1000).toFixed(0)} ms of CPU sampled${since}`);
     console.log(" by area (self time):");
     for (const line of top(t.byArea, t.totalUs, n)) console.log(line);
