@@ -12,6 +12,7 @@ import { envFor } from "../test/support/portal";
 import { PortalHandle, processCpuMs, startPortalProcess } from "./portal-process";
 import { countByEndpoint, endpoint, Ideal, ideal, idealCreate, idealDestroy, idealRefresh, TOKEN } from "./ideal";
 import { exactlyOnce, workload } from "./workload";
+import { profileDir, profileNodeArgs, profileSelf } from "./profile";
 
 const USAGE =
   "usage: npm run bench -- [--tenants 50] [--consumers 4] [--latency 20] [--parallel 16] [--no-passwords] " +
@@ -177,8 +178,8 @@ function differences(m: Measured): string[] {
   return out;
 }
 
-async function startPortal(o: Options): Promise<PortalHandle> {
-  if (o.emulator === "process") return startPortalProcess();
+async function startPortal(o: Options, profiles: string | undefined): Promise<PortalHandle> {
+  if (o.emulator === "process") return startPortalProcess({ nodeArgs: profiles ? profileNodeArgs(profiles, "emulator") : [] });
   const emu = await startEmulator({ port: 0, quiet: true });
   return {
     url: emu.url,
@@ -219,7 +220,10 @@ async function main(): Promise<void> {
       `emulator ${o.emulator === "process" ? "in its own process" : "in the bench process"}; a fresh provider host per deployment (an up is a preview and an update)`,
   );
 
-  const portal = await startPortal(o);
+  const profiles = profileDir();
+  if (profiles) console.log(`       writing CPU profiles to ${profiles} (profiling costs CPU: these figures are not results)`);
+  const stopProfile = profiles ? profileSelf(profiles) : undefined;
+  const portal = await startPortal(o, profiles);
   portalPid = portal.pid;
   const env = envFor({ url: portal.url } as Parameters<typeof envFor>[0]);
   // One fresh host per deployment (an up is a preview and an update deployment): each host's CPU is
@@ -228,16 +232,22 @@ async function main(): Promise<void> {
   let hostCpuMs: number | undefined = 0;
   let hostStartMs = 0;
   let hostsStarted = 0;
+  // Each deployment's time, from its host being ready to its host stopping: an up's preview, then its update.
+  let deploymentMs: number[] = [];
+  const deploymentStart = new Map<number, number>();
   const engine = new TestEngine({
     stack: "bench",
     env,
     parallel: o.parallel,
+    hostNodeArgs: profiles ? profileNodeArgs(profiles, "host") : undefined,
     onHostStarted: (h, startMs) => {
       hostCpu0.set(h.pid, processCpuMs(h.pid));
       hostStartMs += startMs;
       hostsStarted++;
+      deploymentStart.set(h.pid, performance.now());
     },
     onHostStopping: (h) => {
+      deploymentMs.push(performance.now() - (deploymentStart.get(h.pid) ?? NaN));
       const before = hostCpu0.get(h.pid);
       const now = processCpuMs(h.pid);
       hostCpuMs = hostCpuMs === undefined || before === undefined || now === undefined ? undefined : hostCpuMs + now - before;
@@ -258,6 +268,7 @@ async function main(): Promise<void> {
       hostCpuMs = 0;
       hostStartMs = 0;
       hostsStarted = 0;
+      deploymentMs = [];
       const cpu0 = { engine: process.cpuUsage(), portal: processCpuMs(portal.pid) };
       const t0 = performance.now();
       await run();
@@ -271,7 +282,10 @@ async function main(): Promise<void> {
       };
       const m = summarize(name, wallMs, cpu, (await portal.requests()).slice(mark), id);
       results.push(m);
-      console.log(`  ${name.padEnd(9)} done in ${fmtMs(wallMs)} (${hostsStarted} host start(s), ${fmtMs(hostStartMs)}, not counted)`);
+      console.log(
+        `  ${name.padEnd(9)} done in ${fmtMs(wallMs)}: deployment(s) ${deploymentMs.map(fmtMs).join(" + ")} ` +
+          `(${hostsStarted} host start(s), ${fmtMs(hostStartMs)}, not counted)`,
+      );
       return m;
     };
 
@@ -386,6 +400,7 @@ async function main(): Promise<void> {
   } finally {
     await engine.close().catch(() => undefined);
     await portal.close();
+    await stopProfile?.();
     clearTimeout(guard);
   }
 }

@@ -30,8 +30,18 @@ async function control<T>(url: string, method: string, p: string, body?: unknown
 }
 
 /** Starts `emulator/main.ts` in a child process on a free loopback port. */
-export async function startPortalProcess(opts: { tokenTtlSeconds?: number; startTimeoutMs?: number } = {}): Promise<PortalHandle> {
-  const args = ["-r", "ts-node/register/transpile-only", path.join(ROOT, "emulator", "main.ts"), "--port", "0", "--quiet"];
+export async function startPortalProcess(
+  opts: { tokenTtlSeconds?: number; startTimeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<PortalHandle> {
+  const args = [
+    ...(opts.nodeArgs ?? []),
+    "-r",
+    "ts-node/register/transpile-only",
+    path.join(ROOT, "emulator", "main.ts"),
+    "--port",
+    "0",
+    "--quiet",
+  ];
   if (opts.tokenTtlSeconds) args.push("--token-ttl", String(opts.tokenTtlSeconds));
   const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

@@ -26,6 +26,19 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { GRPC_STATUS, GrpcCallError, UnaryChannel } from "./grpc-unary";
+import {
+  checkRequest,
+  checkResponse,
+  configureRequest,
+  createRequest,
+  createResponse,
+  deleteRequest,
+  diffRequest,
+  readRequest,
+  readResponse,
+  updateRequest,
+  updateResponse,
+} from "./messages";
 import { PropertyMap, secret, toWireMap, unwrapSecrets } from "./values";
 
 /** The project root (holds node_modules and Pulumi.yaml), resolved from this file: test/engine/ → ../.. */
@@ -80,6 +93,8 @@ export interface ProviderHostOptions {
   project?: string;
   /** Milliseconds to wait for the port line. Default 30000. */
   startTimeoutMs?: number;
+  /** Node options put before the host script (the bench's opt-in CPU profile: `--cpu-prof ...`). Default none. */
+  nodeArgs?: string[];
 }
 
 export interface CheckFailure {
@@ -172,22 +187,9 @@ export interface ProviderHost {
   close(): Promise<void>;
 }
 
-/** The host's methods as the generated service describes them: path and response decoder. */
-const SERVICE = provrpc.ResourceProviderService as unknown as Record<string, { path: string; responseDeserialize(b: Buffer): unknown }>;
+/** The host's methods as the generated service describes them (their paths). */
+const SERVICE = provrpc.ResourceProviderService as unknown as Record<string, { path: string }>;
 
-function urnName(urn: string): string {
-  return urn.split("::").pop() ?? "";
-}
-function urnType(urn: string): string {
-  const parts = urn.split("::");
-  const qualified = parts[2] ?? "";
-  return qualified.split("$").pop() ?? "";
-}
-
-function toStruct(m: PropertyMap): structproto.Struct {
-  // toWireMap has already removed undefined; Struct.fromJavaScript rejects undefined.
-  return structproto.Struct.fromJavaScript(m as Record<string, structproto.JavaScriptValue>);
-}
 function fromStruct(s: structproto.Struct | undefined): PropertyMap {
   return (s ? s.toJavaScript() : {}) as PropertyMap;
 }
@@ -254,56 +256,49 @@ class Host implements ProviderHost {
     });
     this.channel = new UnaryChannel(`127.0.0.1:${this.port}`);
     // What the engine sends before Configure; both unimplemented answers are accepted by the engine.
-    await this.unary("Handshake", new provproto.ProviderHandshakeRequest(), undefined, true);
-    await this.unary("GetPluginInfo", new emptyproto.Empty(), undefined, true);
+    await this.send("Handshake", new provproto.ProviderHandshakeRequest().serializeBinary(), undefined, true);
+    await this.send("GetPluginInfo", new emptyproto.Empty().serializeBinary(), undefined, true);
   }
 
   logs(): string {
     return this.output;
   }
 
-  /** Issues one unary call. `tolerateUnimplemented`: resolve undefined on UNIMPLEMENTED (Handshake etc.). */
-  private async unary<Res>(
-    method: string,
-    req: { serializeBinary(): Uint8Array },
-    call?: HostCall,
-    tolerateUnimplemented = false,
-  ): Promise<Res> {
+  /** Issues one unary call; resolves the answer's bytes, or undefined on UNIMPLEMENTED when `tolerateUnimplemented` (Handshake etc.). */
+  private async send(method: string, message: Uint8Array, call?: HostCall, tolerateUnimplemented = false): Promise<Buffer | undefined> {
     this.calls.push(call ?? { method });
-    const rpc = SERVICE[method.charAt(0).toLowerCase() + method.slice(1)];
     if (!this.channel) throw new ProviderError(`${method}: the host is not started`, GRPC_STATUS.UNAVAILABLE, method);
     try {
-      return rpc.responseDeserialize(await this.channel.call(rpc.path, req.serializeBinary())) as Res;
+      return await this.channel.call(SERVICE[method.charAt(0).toLowerCase() + method.slice(1)].path, message);
     } catch (err) {
       if (!(err instanceof GrpcCallError)) throw err;
-      if (tolerateUnimplemented && err.code === GRPC_STATUS.UNIMPLEMENTED) return undefined as Res;
+      if (tolerateUnimplemented && err.code === GRPC_STATUS.UNIMPLEMENTED) return undefined;
       throw toProviderError(method, err);
     }
+  }
+
+  /** One call that answers with a message (the host never answers these with UNIMPLEMENTED). */
+  private async answer(method: string, message: Uint8Array, call?: HostCall): Promise<Buffer> {
+    return (await this.send(method, message, call))!;
   }
 
   async configure(config: Record<string, string>, secretKeys: string[] = []): Promise<ConfigureResult> {
     const secrets = new Set(secretKeys.map((k) => this.namespaced(k)));
     const args: PropertyMap = {};
-    const req = new provproto.ConfigureRequest();
+    const variables: Record<string, string> = {};
     for (const [rawKey, value] of Object.entries(config)) {
       const key = this.namespaced(rawKey);
       args[key] = secrets.has(key) ? secret(value) : value;
       // Legacy spelling the engine still fills: "<pkg>:config:<key>" → plaintext string.
-      req.getVariablesMap().set(`pulumi-nodejs:config:${key}`, value);
+      variables[`pulumi-nodejs:config:${key}`] = value;
     }
     // CheckConfig first (the host answers UNIMPLEMENTED; the engine then uses the news as-is).
-    const cc = new provproto.CheckRequest();
-    cc.setUrn(`urn:pulumi:stack::${this.project}::pulumi:providers:pulumi-nodejs::default`);
-    cc.setOlds(toStruct({}));
-    cc.setNews(toStruct(toWireMap(args, { keepUnknowns: false, keepSecrets: false })));
-    await this.unary("CheckConfig", cc, undefined, true);
+    const providerUrn = `urn:pulumi:stack::${this.project}::pulumi:providers:pulumi-nodejs::default`;
+    const news = toWireMap(args, { keepUnknowns: false, keepSecrets: false });
+    await this.send("CheckConfig", checkRequest(providerUrn, {}, news), undefined, true);
 
-    req.setArgs(toStruct(toWireMap(args, { keepUnknowns: true, keepSecrets: true })));
-    req.setAcceptsecrets(true);
-    req.setAcceptresources(true);
-    req.setSendsOldInputs(true);
-    req.setSendsOldInputsToDelete(true);
-    const resp = await this.unary<provproto.ConfigureResponse>("Configure", req);
+    const configure = configureRequest(toWireMap(args, { keepUnknowns: true, keepSecrets: true }), variables);
+    const resp = provproto.ConfigureResponse.deserializeBinary(await this.answer("Configure", configure));
     this.configured = {
       acceptSecrets: resp.getAcceptsecrets(),
       acceptResources: resp.getAcceptresources(),
@@ -325,24 +320,15 @@ class Host implements ProviderHost {
     return this.configuring;
   }
 
-  private wire(m: PropertyMap, keepUnknowns: boolean): structproto.Struct {
+  private wire(m: PropertyMap, keepUnknowns: boolean): PropertyMap {
     const keepSecrets = this.configured?.acceptSecrets ?? false;
-    return toStruct(toWireMap(m, { keepUnknowns, keepSecrets }));
+    return toWireMap(m, { keepUnknowns, keepSecrets });
   }
 
   async check(urn: string, olds: PropertyMap, news: PropertyMap, opts: { preview?: boolean } = {}): Promise<CheckResult> {
     await this.ensureConfigured();
-    const req = new provproto.CheckRequest();
-    req.setUrn(urn);
-    req.setName(urnName(urn));
-    req.setType(urnType(urn));
-    req.setOlds(this.wire(olds, !!opts.preview));
-    req.setNews(this.wire(news, !!opts.preview));
-    const resp = await this.unary<provproto.CheckResponse>("Check", req, { method: "Check", urn, preview: opts.preview });
-    return {
-      inputs: fromStruct(resp.getInputs()),
-      failures: resp.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
-    };
+    const message = checkRequest(urn, this.wire(olds, !!opts.preview), this.wire(news, !!opts.preview));
+    return checkResponse(await this.answer("Check", message, { method: "Check", urn, preview: opts.preview }));
   }
 
   async diff(
@@ -354,15 +340,11 @@ class Host implements ProviderHost {
     opts: { preview?: boolean } = {},
   ): Promise<DiffResult> {
     await this.ensureConfigured();
-    const req = new provproto.DiffRequest();
-    req.setId(id);
-    req.setUrn(urn);
-    req.setName(urnName(urn));
-    req.setType(urnType(urn));
-    req.setOlds(this.wire(olds, !!opts.preview));
-    req.setNews(this.wire(news, !!opts.preview));
-    req.setOldInputs(this.wire(oldInputs ?? {}, !!opts.preview));
-    const resp = await this.unary<provproto.DiffResponse>("Diff", req, { method: "Diff", urn, id, preview: opts.preview });
+    const keep = !!opts.preview;
+    const message = diffRequest(id, urn, this.wire(olds, keep), this.wire(news, keep), this.wire(oldInputs ?? {}, keep));
+    const resp = provproto.DiffResponse.deserializeBinary(
+      await this.answer("Diff", message, { method: "Diff", urn, id, preview: opts.preview }),
+    );
     const C = provproto.DiffResponse.DiffChanges;
     const changes: DiffChanges = resp.getChanges() === C.DIFF_SOME ? "some" : resp.getChanges() === C.DIFF_NONE ? "none" : "unknown";
     return {
@@ -376,14 +358,10 @@ class Host implements ProviderHost {
 
   async create(urn: string, props: PropertyMap, preview = false): Promise<CreateResult> {
     await this.ensureConfigured();
-    const req = new provproto.CreateRequest();
-    req.setUrn(urn);
-    req.setName(urnName(urn));
-    req.setType(urnType(urn));
-    req.setProperties(this.wire(props, preview));
-    req.setPreview(preview);
-    const resp = await this.unary<provproto.CreateResponse>("Create", req, { method: "Create", urn, preview });
-    if (!resp.getId() && !preview) {
+    const resp = createResponse(
+      await this.answer("Create", createRequest(urn, this.wire(props, preview), preview), { method: "Create", urn, preview }),
+    );
+    if (!resp.id && !preview) {
       // Same check as the engine.
       throw new ProviderError(
         `plugin for package 'pulumi-nodejs' returned empty resource.ID from create '${urn}'`,
@@ -391,48 +369,25 @@ class Host implements ProviderHost {
         "Create",
       );
     }
-    return { id: resp.getId(), properties: fromStruct(resp.getProperties()) };
+    return resp;
   }
 
   async read(id: string, urn: string, props: PropertyMap, inputs?: PropertyMap): Promise<ReadResult> {
     await this.ensureConfigured();
-    const req = new provproto.ReadRequest();
-    req.setId(id);
-    req.setUrn(urn);
-    req.setName(urnName(urn));
-    req.setType(urnType(urn));
-    req.setProperties(this.wire(props, false));
-    if (inputs) req.setInputs(this.wire(inputs, false));
-    const resp = await this.unary<provproto.ReadResponse>("Read", req, { method: "Read", urn, id });
-    const result: ReadResult = { id: resp.getId(), properties: fromStruct(resp.getProperties()) };
-    if (resp.hasInputs()) result.inputs = fromStruct(resp.getInputs());
-    return result;
+    const message = readRequest(id, urn, this.wire(props, false), inputs && this.wire(inputs, false));
+    return readResponse(await this.answer("Read", message, { method: "Read", urn, id }));
   }
 
   async update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<UpdateResult> {
     await this.ensureConfigured();
-    const req = new provproto.UpdateRequest();
-    req.setId(id);
-    req.setUrn(urn);
-    req.setName(urnName(urn));
-    req.setType(urnType(urn));
-    req.setOlds(this.wire(olds, false));
-    req.setNews(this.wire(news, false));
-    req.setOldInputs(this.wire(oldInputs ?? {}, false));
-    const resp = await this.unary<provproto.UpdateResponse>("Update", req, { method: "Update", urn, id });
-    return { properties: fromStruct(resp.getProperties()) };
+    const message = updateRequest(id, urn, this.wire(olds, false), this.wire(news, false), this.wire(oldInputs ?? {}, false));
+    return updateResponse(await this.answer("Update", message, { method: "Update", urn, id }));
   }
 
   async delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void> {
     await this.ensureConfigured();
-    const req = new provproto.DeleteRequest();
-    req.setId(id);
-    req.setUrn(urn);
-    req.setName(urnName(urn));
-    req.setType(urnType(urn));
-    req.setProperties(this.wire(props, false));
-    req.setOldInputs(this.wire(oldInputs ?? {}, false));
-    await this.unary<unknown>("Delete", req, { method: "Delete", urn, id });
+    const message = deleteRequest(id, urn, this.wire(props, false), this.wire(oldInputs ?? {}, false));
+    await this.answer("Delete", message, { method: "Delete", urn, id });
   }
 
   async kill(): Promise<void> {
@@ -487,7 +442,11 @@ export async function startProviderHost(opts: ProviderHostOptions = {}): Promise
   };
   // The engine's address is only used by the host for logging; any address will do.
   const engineAddress = `127.0.0.1:${20000 + Math.floor(Math.random() * 40000)}`;
-  const child = spawn(process.execPath, [hostScript(cwd), engineAddress], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), hostScript(cwd), engineAddress], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   // Like the engine, never leave plugin processes behind when we exit.
   liveChildren.add(child);
   child.once("exit", () => liveChildren.delete(child));
