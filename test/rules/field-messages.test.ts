@@ -97,10 +97,7 @@ describe("field rules: the messages", () => {
     assert.equal(fieldProblem(" ", NODE_FIELDS.type), 'must name the node type or give its id, got " "');
     assert.equal(fieldProblem(true, BUSINESS_UNIT_FIELDS.timeZone), "must name the time zone or give its id, got true");
     assert.equal(fieldProblem("x".repeat(200), NODE_FIELDS.domain), undefined);
-    assert.equal(
-      fieldProblem("x".repeat(201), NODE_FIELDS.domain),
-      "is 201 characters long; no policy domain has a name longer than 200",
-    );
+    assert.equal(fieldProblem("x".repeat(201), NODE_FIELDS.domain), "is 201 characters long; no policy domain has a name longer than 200");
     assert.equal(
       fieldProblem("A\u001b", NODE_FIELDS.clientOptionSet),
       "contains the control character U+001B; use printable characters on one line",
