@@ -204,7 +204,8 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
 }
 
 async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
-  const changed = changedKeys(INPUT_KEYS, olds, news).filter((k) => k !== "parentId");
+  // A new parentId never gets here: Diff replaces the business unit for it.
+  const changed = changedKeys(INPUT_KEYS, olds, news);
   const bu = changed.length
     ? await portal().businessUnits.update(Number(id), await fieldsOf(news, ["timeZone", ...managedKeys(SETTABLE, olds, news)], olds))
     : await portal().businessUnits.get(Number(id));

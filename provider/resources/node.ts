@@ -101,8 +101,8 @@ const sameName = (a: unknown, b: unknown) =>
   sameValue(typeof a === "string" ? a.toUpperCase() : a, typeof b === "string" ? b.toUpperCase() : b);
 
 /** Whether a node activated as `activated` must be replaced to carry the name `wanted`. */
-function needsNewName(activated: unknown, wanted: unknown): boolean {
-  return typeof activated === "string" && activated !== "" && wanted !== undefined && wanted !== null && !sameName(activated, wanted);
+function needsNewName(activated: unknown, wanted: string): boolean {
+  return typeof activated === "string" && activated !== "" && !sameName(activated, wanted);
 }
 
 async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {

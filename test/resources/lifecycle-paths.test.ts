@@ -40,6 +40,13 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       .slice(from)
       .filter((r) => r.path !== "/v1/oauth" && (method === undefined || r.method === method))
       .map((r) => `${r.method} ${r.path.replace(/\?.*/, "")}`);
+  /** The JSON body of the last request to `method path` since `from`. */
+  const bodyOf = (from: number, method: string, path: string) =>
+    s.emu
+      .requestDetails()
+      .slice(from)
+      .filter((r) => r.method === method && r.path.replace(/\?.*/, "") === path)
+      .pop()?.body as Record<string, unknown>;
   /** Reads of reference data (time zones, a server's domains and option sets, operating systems, node types). */
   const referenceReads = (from: number) =>
     since(from, "GET").filter((p) => /timezones|defaultserver|operatingsystems|nodetypes|domains|clientoptionsets/i.test(p));
@@ -161,6 +168,53 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       );
       assert.ok(err instanceof PortalError, String(err));
       assert.doesNotMatch(err.message, /still has child business units/);
+    });
+  });
+
+  describe("the bodies sent: declared fields only; a PUT also clears what is no longer declared", () => {
+    it("BusinessUnit", async () => {
+      let mark = s.emu.requests().length;
+      const made = await bu.create({ parentId: 1, name: "Acme", registrationNumber: "556-1", timeZone: "UTC", nodeLimit: 0 });
+      const posted = bodyOf(mark, "POST", "/v1/bunits/1/bunits");
+      // The client adds its create marker as the only tag (none declared).
+      assert.deepEqual(
+        { ...posted, tags: undefined },
+        { name: "Acme", registrationNumber: "556-1", timeZone: { id: 1 }, nodeLimit: 0, tags: undefined },
+      );
+      assert.match(String(posted.tags), /^create-request:[^,]+$/);
+      mark = s.emu.requests().length;
+      await bu.update(made.id, made.outs, { parentId: 1, name: "Acme", registrationNumber: "556-1", timeZone: "UTC", note: "n" });
+      assert.deepEqual(bodyOf(mark, "PUT", `/v1/bunits/${made.id}`), {
+        name: "Acme",
+        registrationNumber: "556-1",
+        timeZone: { id: 1 },
+        note: "n",
+        nodeLimit: null,
+      });
+    });
+
+    it("Consumer", async () => {
+      let mark = s.emu.requests().length;
+      const made = await consumer.create({ businessUnitId: 2, name: "c", allowNoActivity: false, deletionComment: "local only" });
+      const posted = bodyOf(mark, "POST", "/v1/bunits/2/consumers");
+      assert.deepEqual({ ...posted, tags: undefined }, { name: "c", allowNoActivity: false, tags: undefined });
+      assert.match(String(posted.tags), /^create-request:[^,]+$/);
+      mark = s.emu.requests().length;
+      await consumer.update(made.id, made.outs, { businessUnitId: 2, name: "c", note: "n" });
+      assert.deepEqual(bodyOf(mark, "PUT", `/v1/bunits/2/consumers/${made.id}`), { name: "c", note: "n", allowNoActivity: null });
+    });
+
+    it("Node", async () => {
+      const c = await s.client.consumers.create(2, { name: "fresh" });
+      const mark = s.emu.requests().length;
+      await node.create({ businessUnitId: 2, consumerId: c.id, operatingSystem: "Linux", type: 1, domain: "STANDARD", cpuCount: 1 });
+      assert.deepEqual(bodyOf(mark, "POST", `/v1/bunits/2/consumers/${c.id}/node`), {
+        operatingSystem: { id: 3 },
+        type: { id: 1 },
+        domain: { id: 1 },
+        cpuCount: 1,
+        server: { id: 1 },
+      });
     });
   });
 
