@@ -103,7 +103,6 @@ async function fieldsOf(inputs: Inputs, keys: readonly string[], known: Inputs =
   const refs = referencesFor(portal());
   const fields: Record<string, unknown> = {};
   for (const k of keys) {
-    if (k === "parentId") continue;
     const filter = FILTERS.find((x) => x.key === k);
     if (k === "timeZone") {
       const id =
@@ -146,8 +145,7 @@ async function adopt(inputs: Inputs, found?: PortalBusinessUnit): Promise<Portal
   if (parent !== undefined && parent !== inputs.parentId) {
     throw new Error(`adoptId: business unit ${id} is a child of ${parent}, but parentId is ${inputs.parentId}; set parentId to ${parent}`);
   }
-  const differing = changedKeys(["timeZone", ...SETTABLE], portalInputs(existing, inputs), inputs).filter((k) => inputs[k] !== undefined);
-  return differing.length
+  return changedKeys(["timeZone", ...SETTABLE], portalInputs(existing, inputs), inputs).length
     ? client.businessUnits.update(id, await fieldsOf(inputs, ["timeZone", ...managedKeys(SETTABLE, {}, inputs)]))
     : existing;
 }
@@ -186,7 +184,7 @@ function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
     const ids = idsOf(bu[x.key]) ?? [];
     if (sameIds(ids, declared[x.idsKey])) continue;
     if (!ids.length) delete now[x.key];
-    else now[x.key] = (bu[x.key] ?? []).map((r) => r.name ?? r.id);
+    else now[x.key] = bu[x.key]!.map((r) => r.name ?? r.id);
   }
   if (bu.parentBusinessUnit?.id !== undefined) now.parentId = bu.parentBusinessUnit.id;
   // Keep the user's spelling of the time zone while it still names the same one.

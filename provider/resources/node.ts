@@ -190,7 +190,7 @@ async function adopt(inputs: Inputs): Promise<PortalNode> {
   }
   const { ids } = await resolveFields(
     inputs,
-    SETTABLE.filter((k) => REFERENCES.some((r) => r.key === k)),
+    REFERENCES.map((r) => r.key),
   );
   const differing = SETTABLE.filter((k) => {
     const r = REFERENCES.find((x) => x.key === k);
@@ -261,7 +261,6 @@ function portalInputs(node: PortalNode, props: Inputs): Inputs {
   const now = withPortalValues(node, props, ["contact", "cpuCount"]);
   for (const r of REFERENCES) {
     const ref = (node as Record<string, any>)[r.key];
-    if (!(r.key in props) && !ref) continue;
     if (!ref) delete now[r.key];
     else if (ref.id !== props[r.idKey]) now[r.key] = ref.name ?? ref.id;
   }
@@ -280,9 +279,7 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
     "tsmPassword",
     ...SETTABLE,
   ]);
-  const outs = outputsOf(outputs, node, {});
-  for (const r of REFERENCES) if (!(node as Record<string, any>)[r.key]) delete outs[r.idKey];
-  return { id, props: outs, inputs: defined(inputs) };
+  return { id, props: outputsOf(outputs, node, {}), inputs: defined(inputs) };
 }
 
 /** The node as the outputs of its last create, update or read describe it. */
