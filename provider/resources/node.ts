@@ -304,6 +304,8 @@ async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.d
   if (changed.length) {
     const { fields } = await resolveFields(news, managedKeys(SETTABLE, olds, news), olds);
     node = { ...node, ...(await client.nodes.update(news.businessUnitId, news.consumerId, fields)) };
+    // A reference sent as null is cleared, also when the answer leaves it out (the stored id must go).
+    for (const r of REFERENCES) if ((fields as Record<string, unknown>)[r.key] === null) delete (node as Record<string, unknown>)[r.key];
   }
   node = await finish(news, node, olds);
   return { outs: outputsOf(news, node, {}) };

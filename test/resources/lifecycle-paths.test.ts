@@ -118,6 +118,41 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       assert.equal(drift.inputs!.parentId, 1);
     });
 
+    it("filters: an empty list declared is an empty list of ids; one never declared stays out of a refresh", async () => {
+      const made = await bu.create({ ...valid, clientOptionSetFilter: [] });
+      assert.deepEqual(made.outs.clientOptionSetFilterIds, []);
+      await s.client.businessUnits.update(Number(made.id), { domainFilter: [{ id: 1 }] });
+      const read = await bu.read(made.id, made.outs);
+      assert.ok(!("domainFilter" in read.inputs!), JSON.stringify(read.inputs));
+    });
+
+    it("update: a state without the time zone's id resolves the name again; read shows the portal's parent", async () => {
+      const made = await bu.create({ ...valid, timeZone: "UTC" });
+      const { timeZoneId: _tz, ...old } = made.outs;
+      const mark = s.emu.requests().length;
+      const upd = await bu.update(made.id, old, { ...valid, timeZone: "UTC", note: "n" });
+      assert.deepEqual(bodyOf(mark, "PUT", `/v1/bunits/${made.id}`).timeZone, { id: 1 });
+      assert.equal(upd.outs!.timeZoneId, 1);
+      // Imported with the wrong parent: the refresh shows the real one (and the next up replaces).
+      assert.equal((await bu.read(made.id, { ...made.outs, parentId: 2 })).inputs!.parentId, 1);
+    });
+
+    it("adopt: a time zone that differs is brought to the inputs", async () => {
+      const mark = s.emu.requests().length;
+      await bu.create({ parentId: 1, adoptId: 3, name: "Tenant B", registrationNumber: "TB-0001", timeZone: "Tokyo Standard Time" });
+      assert.deepEqual(since(mark, "PUT"), ["PUT /v1/bunits/3"]);
+      assert.equal((await s.client.businessUnits.get(3)).timeZone?.id, 6);
+    });
+
+    it("delete of a business unit with children: the whole message, with the fix and the portal's words", async () => {
+      await assert.rejects(bu.delete("2", {}), (e: Error) =>
+        e.message.startsWith(
+          "business unit 2 still has child business units or consumers, so the portal keeps it. Delete them first (resources in " +
+            "this stack are deleted children-first), or keep the business unit with `protect` or `retainOnDelete`. Portal said: ",
+        ),
+      );
+    });
+
     it("adopting the account's top business unit (it has no parent) is not refused for its parentId", async () => {
       const top = await s.client.businessUnits.get(1);
       const adopted = await bu.create({
@@ -234,6 +269,7 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       const inputs = { businessUnitId: 2, name: "dup", note: "n", createKey: createKeyFor("Consumer", "dup", "p", "recovery") };
       const namesake = await consumer.create({ businessUnitId: 2, name: "dup" });
       const first = await consumer.create(inputs);
+      assert.notEqual((await consumer.create(inputs)).id, first.id, "recovery off: a second consumer");
       config["backup-portal:recoverInterruptedCreates"] = "1";
       let mark = s.emu.requests().length;
       const recovered = await consumer.create(inputs);
@@ -241,11 +277,34 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       assert.notEqual(recovered.id, namesake.id);
       assert.deepEqual(since(mark, "POST"), []);
       assert.deepEqual(since(mark, "PUT"), [], "it already matches: nothing written");
+      mark = s.emu.requests().length;
+      await consumer.create({ ...inputs, note: "declared since" });
+      assert.deepEqual(since(mark, "PUT"), [`PUT /v1/bunits/2/consumers/${first.id}`], "brought to the inputs");
+      assert.equal((await s.client.consumers.get(2, Number(first.id))).note, "declared since");
       // With another nodeName it is another resource's create: not taken over.
       mark = s.emu.requests().length;
       const other = await consumer.create({ ...inputs, nodeName: "N1" });
       assert.notEqual(other.id, first.id);
       assert.deepEqual(since(mark, "POST"), ["POST /v1/bunits/2/consumers"]);
+    });
+
+    it("recovery looks for no leftover under a business unit this run created", async () => {
+      config["backup-portal:recoverInterruptedCreates"] = "true";
+      const parent = await bu.create({ parentId: 1, name: "P", registrationNumber: "1", timeZone: "UTC" });
+      const mark = s.emu.requests().length;
+      await consumer.create({ businessUnitId: Number(parent.id), name: "c", createKey: createKeyFor("Consumer", "c", "p", "recovery") });
+      assert.deepEqual(since(mark, "GET"), []);
+    });
+
+    it("read keeps adoptId and createKey; a consumer its node took with it is not deleted again", async () => {
+      const made = await consumer.create({ businessUnitId: 2, name: "c" });
+      const kept = await consumer.read(made.id, { ...made.outs, adoptId: Number(made.id), createKey: "k" });
+      assert.deepEqual([kept.inputs!.adoptId, kept.inputs!.createKey], [Number(made.id), "k"]);
+      await s.client.nodes.create(2, Number(made.id), { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
+      await node.delete(made.id, { businessUnitId: 2 });
+      const mark = s.emu.requests().length;
+      await consumer.delete(made.id, { businessUnitId: 2 });
+      assert.deepEqual(since(mark), [], "its node's delete removed it: nothing to send");
     });
 
     it("Check starts the node's reads only for a node that is new or moves", async () => {
@@ -306,6 +365,13 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       const upd = await node.update(made.id, made.outs, { ...inputs, cpuCount: 3 });
       assert.deepEqual(referenceReads(mark), [], "names from state");
       assert.deepEqual(since(mark), [`PUT /v1/bunits/2/consumers/${c.id}/node`]);
+      assert.deepEqual(bodyOf(mark, "PUT", `/v1/bunits/2/consumers/${c.id}/node`), {
+        operatingSystem: { id: 3 },
+        type: { id: 3 },
+        domain: { id: 2 },
+        clientOptionSet: { id: 3 },
+        cpuCount: 3,
+      });
       assert.deepEqual([upd.outs!.operatingSystemId, upd.outs!.typeId, upd.outs!.domainId, upd.outs!.clientOptionSetId], [3, 3, 2, 3]);
       // State written before the ids were kept: each name is looked up.
       const { operatingSystemId: _o, typeId: _t, domainId: _d, clientOptionSetId: _c, ...old } = upd.outs!;
@@ -337,6 +403,102 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       assert.ok(!("clientOptionSetId" in drift.props!), JSON.stringify(drift.props));
       const undeclared = await node.read(made.id, { ...made.outs, clientOptionSet: undefined, clientOptionSetId: undefined });
       assert.ok(!("clientOptionSet" in undeclared.inputs!));
+    });
+
+    it("read: the user's spelling while it names the same; contact and name drift; adoptId kept", async () => {
+      const declared = { ...n, consumerId: 1, adoptId: 1, operatingSystem: "linux", type: 1, domain: "standard", cpuCount: 4 };
+      const adopted = await node.create(declared);
+      const same = await node.read(adopted.id, adopted.outs);
+      assert.deepEqual(
+        [same.inputs!.operatingSystem, same.inputs!.type, same.inputs!.domain, same.inputs!.adoptId, same.inputs!.tsmName],
+        ["linux", 1, "standard", 1, "WEB-01"],
+        "tsmName undeclared: the activated name shows",
+      );
+      assert.equal((await node.read(adopted.id, { ...adopted.outs, tsmName: "web-01" })).inputs!.tsmName, "web-01", "case-blind");
+      await s.client.nodes.update(2, 1, { contact: "ops@example.test" });
+      assert.equal((await node.read(adopted.id, { ...adopted.outs, contact: "a@b.c" })).inputs!.contact, "ops@example.test");
+    });
+
+    it("update: a reference no longer declared is cleared; a removed password sets none; a password alone keeps the ids", async () => {
+      const c = await s.client.consumers.create(2, { name: "fresh" });
+      const pw = "Update-Path-Pa55word-3c3c";
+      const inputs = { ...n, consumerId: c.id, clientOptionSet: "FORCE_ENCRYPT", tsmPassword: pw };
+      const made = await node.create(inputs);
+      const { clientOptionSet: _cos, ...without } = inputs;
+      let mark = s.emu.requests().length;
+      const cleared = await node.update(made.id, made.outs, without);
+      assert.equal(bodyOf(mark, "PUT", `/v1/bunits/2/consumers/${c.id}/node`).clientOptionSet, null);
+      assert.equal((await s.client.nodes.get(2, c.id)).clientOptionSet, undefined);
+      assert.ok(!("clientOptionSetId" in cleared.outs!));
+      mark = s.emu.requests().length;
+      await node.update(made.id, made.outs, { ...inputs, clientOptionSet: null });
+      assert.equal(bodyOf(mark, "PUT", `/v1/bunits/2/consumers/${c.id}/node`).clientOptionSet, null, "null clears too");
+
+      const { tsmPassword: _pw, ...noPassword } = inputs;
+      mark = s.emu.requests().length;
+      await node.update(made.id, made.outs, noPassword);
+      assert.deepEqual(since(mark, "POST"), [], "no password request");
+
+      // Outputs of a state from before serverId was kept: a password change still answers with the ids.
+      const { serverId: _s, ...old } = made.outs;
+      mark = s.emu.requests().length;
+      const rotated = await node.update(made.id, old, { ...inputs, tsmPassword: "Rotated-Pa55word-4d4d" });
+      assert.deepEqual(since(mark), [`POST /v1/bunits/2/consumers/${c.id}/node/password`]);
+      assert.deepEqual(
+        [rotated.outs!.operatingSystemId, rotated.outs!.typeId, rotated.outs!.domainId, rotated.outs!.clientOptionSetId],
+        [3, 3, 2, 3],
+      );
+    });
+
+    it("adopt: a reference that differs is brought to the inputs, one the node lacks is set", async () => {
+      const c = await s.client.consumers.create(2, { name: "bare" });
+      await s.client.nodes.create(2, c.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
+      const declared = {
+        businessUnitId: 2,
+        consumerId: c.id,
+        adoptId: c.id,
+        operatingSystem: "Linux",
+        type: 1,
+        domain: "STANDARD",
+        cpuCount: 1,
+      };
+      let mark = s.emu.requests().length;
+      await node.create(declared);
+      assert.deepEqual(since(mark, "PUT"), [], "matches: nothing written");
+      mark = s.emu.requests().length;
+      await node.create({ ...declared, domain: "30DAYS" });
+      assert.deepEqual(since(mark, "PUT"), [`PUT /v1/bunits/2/consumers/${c.id}/node`]);
+      assert.equal((await s.client.nodes.get(2, c.id)).domain?.id, 2);
+      await node.create({ ...declared, domain: "30DAYS", clientOptionSet: "None" });
+      assert.equal((await s.client.nodes.get(2, c.id)).clientOptionSet?.id, 1);
+    });
+
+    it("create on a consumer whose node an interrupted create left unactivated: taken over and activated", async () => {
+      const mark = s.emu.requests().length;
+      const taken = await node.create({ ...n, consumerId: 2, tsmName: "db-new" });
+      assert.equal(taken.outs.activatedName, "DB-NEW");
+      assert.deepEqual(since(mark, "POST"), ["POST /v1/bunits/2/consumers/2/node"], "one create, refused: it has a node");
+      assert.ok(since(mark, "GET").includes("GET /v1/bunits/2/consumers/2/node/activate"));
+      assert.equal((await s.client.nodes.get(2, 2)).tsmName, "DB-NEW");
+    });
+
+    it("the messages: a missing consumer, a rename", async () => {
+      await assert.rejects(node.create({ ...n, consumerId: 99 }), (e: Error) =>
+        e.message.startsWith(
+          "consumer 99 does not exist in business unit 2. The portal deletes a consumer together with its node, so a replaced node " +
+            "needs a new consumer: give the Consumer a nodeName equal to the tsmName. (",
+        ),
+      );
+      const refused = await node.check({ ...n, tsmName: "WEB1" }, { ...n, tsmName: "WEB2" });
+      assert.deepEqual(refused.failures, [
+        {
+          property: "tsmName",
+          reason:
+            'tsmName: the node is activated as WEB1 and the backup server never renames a node, so "WEB2" needs a new node, on a ' +
+            "new consumer: give the Consumer that carries it the new name as nodeName (it is then replaced with its node), or set " +
+            'tsmName back to "WEB1"',
+        },
+      ]);
     });
 
     it("create: a refusal other than 'already has a node' is passed on as the portal said it", async () => {

@@ -121,6 +121,7 @@ describe("field rules: the messages", () => {
     assert.equal(fieldProblem(["ok", "Bad"], aliases), 'must be a list of strings; item 1 ("Bad") does not match: lower-case letters');
     const bare: FieldRule = { kind: "strings", text: "line", itemPattern: /^[a-z]+$/, doc: "" };
     assert.equal(fieldProblem(["Bad"], bare), 'must be a list of strings; item 0 ("Bad") does not match: ^[a-z]+$');
+    assert.equal(fieldProblem(["ok", UNKNOWN], bare, isUnknown), undefined, "an unknown item is not held to the pattern");
     const domains = BUSINESS_UNIT_FIELDS.domainFilter;
     assert.equal(fieldProblem(["STANDARD", 2], domains), undefined);
     assert.equal(fieldProblem("STANDARD", domains), 'must be a list of policy domain names or ids, got "STANDARD"');
@@ -193,6 +194,24 @@ describe("field rules: the messages", () => {
       ]);
       assert.equal(zero.flag, 0, "a wrong value is left for the failure, not dropped");
       assert.deepEqual(run({ name: "n", os: 2, cpus: UNKNOWN, note: UNKNOWN }).list, [], "unknown values pass");
+    });
+
+    it("an empty string: absent for text and names, a wrong value for the other kinds; null is left as written", async () => {
+      assert.deepEqual(run({ name: "n", os: "", cpus: 1 }).list, [
+        { property: "os", reason: "os is required; name the operating system (or give its id)" },
+      ]);
+      const optionalName: FieldTable = { domain: { kind: "reference", ref: "domain", doc: "" } };
+      const inputs: Record<string, unknown> = { domain: "" };
+      const f = new Failures();
+      checkFields(f, inputs, optionalName);
+      assert.deepEqual([f.list, "domain" in inputs], [[], false], "an empty optional name is dropped");
+      assert.deepEqual(run({ name: "n", os: 2, cpus: "", flag: "" }).list, [
+        { property: "cpus", reason: 'cpus must be an integer ≥ 1, got ""' },
+        { property: "flag", reason: 'flag must be true or false, got ""' },
+      ]);
+      const withNull: Record<string, unknown> = { name: "n", os: 2, cpus: 1, note: null };
+      assert.deepEqual(run(withNull).list, []);
+      assert.ok("note" in withNull);
     });
 
     it("references still to resolve: only those Check did not refuse, with their scope and whether required", () => {
