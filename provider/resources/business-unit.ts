@@ -172,8 +172,6 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   return { id: String(bu.id), outs: outputsOf(inputs, bu) };
 }
 
-const sameIds = (a: number[] | undefined, b: number[] | undefined) => sameValue(a ?? [], b ?? []);
-
 /** The declared inputs as the portal now has them (keys the user did not declare are left out). */
 function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
   // The spec lists billingStorageTypeId and billingStorageType; a portal may answer either.
@@ -182,7 +180,7 @@ function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
   for (const x of FILTERS) {
     if (!(x.key in declared)) continue;
     const ids = idsOf(bu[x.key]) ?? [];
-    if (sameIds(ids, declared[x.idsKey])) continue;
+    if (sameValue(ids, declared[x.idsKey] ?? [])) continue;
     if (!ids.length) delete now[x.key];
     else now[x.key] = bu[x.key]!.map((r) => r.name ?? r.id);
   }
