@@ -106,15 +106,15 @@ function needsNewName(activated: unknown, wanted: string): boolean {
 }
 
 async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
-  const changed: string[] = [...REPLACING, ...SETTABLE].filter((k) => !sameValue(olds[k], news[k]));
+  const changed = [...REPLACING, ...SETTABLE].filter((k) => !sameValue(olds[k], news[k]));
   // A name not yet activated (a create that stopped half way, an adopted node) is a change to finish.
   const toActivate = news.tsmName !== undefined && !olds.activatedName;
-  if ((!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) || toActivate) changed.push("tsmName");
-  if (!sameValue(olds.tsmPassword, news.tsmPassword)) changed.push("tsmPassword");
+  const newName = (!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) || toActivate;
+  const newPassword = !sameValue(olds.tsmPassword, news.tsmPassword);
   const replaces = changed.filter((k) => (REPLACING as readonly string[]).includes(k));
   // A name other than the activated one on the same consumer is refused by Check (and by update, should
   // it get there); here it is only a change, which is what a refresh must show.
-  return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
+  return { changes: changed.length > 0 || newName || newPassword, replaces, deleteBeforeReplace: false };
 }
 
 function renameRefused(activated: string, wanted: unknown): string {
@@ -291,7 +291,8 @@ function nodeFromOutputs(olds: Inputs): PortalNode {
     tsmName: olds.activatedName,
     server: olds.serverId !== undefined ? { id: olds.serverId } : undefined,
   } as PortalNode;
-  for (const r of REFERENCES) if (olds[r.idKey] !== undefined) (node as Record<string, unknown>)[r.key] = { id: olds[r.idKey] };
+  // A reference without a stored id has an id-less entry, which outputsOf leaves out.
+  for (const r of REFERENCES) (node as Record<string, unknown>)[r.key] = { id: olds[r.idKey] };
   return node;
 }
 

@@ -111,6 +111,8 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       const made = await bu.create({ ...valid, timeZone: 4 });
       const id = Number(made.id);
       assert.equal((await bu.read(made.id, made.outs)).inputs!.timeZone, 4);
+      const adopted = await bu.read(made.id, { ...made.outs, adoptId: Number(made.id), createKey: "k" });
+      assert.deepEqual([adopted.inputs!.adoptId, adopted.inputs!.createKey], [Number(made.id), "k"], "kept by a refresh");
       await s.client.businessUnits.update(id, { timeZone: { id: 2 } });
       const drift = await bu.read(made.id, made.outs);
       assert.equal(drift.inputs!.timeZone, "GMT Standard Time");
