@@ -14,6 +14,18 @@ import { PortalError } from "../../provider/portal";
 import { clientSuite, ORIGIN } from "../support/portal";
 
 type Failure = { property: string; reason: string };
+
+/** What `run` writes to stderr through console.error (the engine's log of the provider host), and its result. */
+async function logged<T>(run: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  try {
+    return { result: await run(), lines };
+  } finally {
+    console.error = original;
+  }
+}
 const props = (failures: Failure[] | undefined) => (failures ?? []).map((f) => f.property).sort();
 
 describe("resource lifecycles in process: the less travelled paths", function () {
@@ -184,7 +196,10 @@ describe("resource lifecycles in process: the less travelled paths", function ()
 
       config["backup-portal:recoverInterruptedCreates"] = "true";
       mark = s.emu.requests().length;
-      const recovered = await bu.create({ ...inputs, note: "declared since" });
+      const { result: recovered, lines } = await logged(() => bu.create({ ...inputs, note: "declared since" }));
+      assert.deepEqual(lines, [
+        `backup-portal: business unit ${first.id} was made by an interrupted create of this resource; taking it over`,
+      ]);
       assert.equal(recovered.id, first.id);
       assert.deepEqual(since(mark, "POST"), [], "taken over, not created");
       assert.deepEqual(since(mark, "PUT"), [`PUT /v1/bunits/${first.id}`], "and brought to the inputs");
@@ -279,7 +294,8 @@ describe("resource lifecycles in process: the less travelled paths", function ()
       assert.notEqual((await consumer.create(inputs)).id, first.id, "recovery off: a second consumer");
       config["backup-portal:recoverInterruptedCreates"] = "1";
       let mark = s.emu.requests().length;
-      const recovered = await consumer.create(inputs);
+      const { result: recovered, lines } = await logged(() => consumer.create(inputs));
+      assert.deepEqual(lines, [`backup-portal: consumer ${first.id} was made by an interrupted create of this resource; taking it over`]);
       assert.equal(recovered.id, first.id);
       assert.notEqual(recovered.id, namesake.id);
       assert.deepEqual(since(mark, "POST"), []);
@@ -485,11 +501,18 @@ describe("resource lifecycles in process: the less travelled paths", function ()
 
     it("create on a consumer whose node an interrupted create left unactivated: taken over and activated", async () => {
       const mark = s.emu.requests().length;
-      const taken = await node.create({ ...n, consumerId: 2, tsmName: "db-new" });
+      const { result: taken, lines } = await logged(() => node.create({ ...n, consumerId: 2, tsmName: "db-new" }));
+      assert.deepEqual(lines, [
+        "backup-portal: consumer 2 already has a node, left by an interrupted create; managing it instead of creating another",
+      ]);
       assert.equal(taken.outs.activatedName, "DB-NEW");
       assert.deepEqual(since(mark, "POST"), ["POST /v1/bunits/2/consumers/2/node"], "one create, refused: it has a node");
       assert.ok(since(mark, "GET").includes("GET /v1/bunits/2/consumers/2/node/activate"));
       assert.equal((await s.client.nodes.get(2, 2)).tsmName, "DB-NEW");
+      const named = await logged(() => node.create({ ...n, consumerId: 1, tsmName: "web-01" }));
+      assert.deepEqual(named.lines, [
+        "backup-portal: consumer 1 already has a node (WEB-01), left by an interrupted create; managing it instead of creating another",
+      ]);
     });
 
     it("the messages: a missing consumer, a rename", async () => {
