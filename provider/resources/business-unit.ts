@@ -103,7 +103,6 @@ async function fieldsOf(inputs: Inputs, keys: readonly string[], known: Inputs =
   const refs = referencesFor(portal());
   const fields: Record<string, unknown> = {};
   for (const k of keys) {
-    if (k === "parentId") continue;
     const filter = FILTERS.find((x) => x.key === k);
     if (k === "timeZone") {
       const id =
@@ -146,8 +145,7 @@ async function adopt(inputs: Inputs, found?: PortalBusinessUnit): Promise<Portal
   if (parent !== undefined && parent !== inputs.parentId) {
     throw new Error(`adoptId: business unit ${id} is a child of ${parent}, but parentId is ${inputs.parentId}; set parentId to ${parent}`);
   }
-  const differing = changedKeys(["timeZone", ...SETTABLE], portalInputs(existing, inputs), inputs).filter((k) => inputs[k] !== undefined);
-  return differing.length
+  return changedKeys(["timeZone", ...SETTABLE], portalInputs(existing, inputs), inputs).length
     ? client.businessUnits.update(id, await fieldsOf(inputs, ["timeZone", ...managedKeys(SETTABLE, {}, inputs)]))
     : existing;
 }
@@ -174,8 +172,6 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   return { id: String(bu.id), outs: outputsOf(inputs, bu) };
 }
 
-const sameIds = (a: number[] | undefined, b: number[] | undefined) => sameValue(a ?? [], b ?? []);
-
 /** The declared inputs as the portal now has them (keys the user did not declare are left out). */
 function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
   // The spec lists billingStorageTypeId and billingStorageType; a portal may answer either.
@@ -184,9 +180,9 @@ function portalInputs(bu: PortalBusinessUnit, declared: Inputs): Inputs {
   for (const x of FILTERS) {
     if (!(x.key in declared)) continue;
     const ids = idsOf(bu[x.key]) ?? [];
-    if (sameIds(ids, declared[x.idsKey])) continue;
+    if (sameValue(ids, declared[x.idsKey] ?? [])) continue;
     if (!ids.length) delete now[x.key];
-    else now[x.key] = (bu[x.key] ?? []).map((r) => r.name ?? r.id);
+    else now[x.key] = bu[x.key]!.map((r) => r.name ?? r.id);
   }
   if (bu.parentBusinessUnit?.id !== undefined) now.parentId = bu.parentBusinessUnit.id;
   // Keep the user's spelling of the time zone while it still names the same one.
@@ -204,7 +200,8 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
 }
 
 async function update(id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
-  const changed = changedKeys(INPUT_KEYS, olds, news).filter((k) => k !== "parentId");
+  // A new parentId never gets here: Diff replaces the business unit for it.
+  const changed = changedKeys(INPUT_KEYS, olds, news);
   const bu = changed.length
     ? await portal().businessUnits.update(Number(id), await fieldsOf(news, ["timeZone", ...managedKeys(SETTABLE, olds, news)], olds))
     : await portal().businessUnits.get(Number(id));

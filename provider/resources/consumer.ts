@@ -82,12 +82,10 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
 }
 
+/** The body for `keys` (settable ones; a key the inputs no longer hold is cleared). */
 function fieldsOf(inputs: Inputs, keys: readonly string[]): ConsumerFields {
   const fields: Record<string, unknown> = {};
-  for (const k of keys) {
-    if (!(SETTABLE as readonly string[]).includes(k)) continue;
-    fields[k] = sentValue(inputs, k);
-  }
+  for (const k of keys) fields[k] = sentValue(inputs, k);
   return fields as ConsumerFields;
 }
 
@@ -97,11 +95,9 @@ function outputsOf(inputs: Inputs, c: PortalConsumer): Inputs {
   return defined({ ...inputs, consumerId: c.id, createdDate: c.createdDate, href: c.href });
 }
 
-/** The declared inputs as the portal now has them. */
+/** The declared inputs as the portal now has them (its business unit is the one it was read from). */
 function portalInputs(c: PortalConsumer, declared: Inputs): Inputs {
-  const now = withPortalValues(c, declared, SETTABLE);
-  if (c.businessUnit?.id !== undefined) now.businessUnitId = c.businessUnit.id;
-  return now;
+  return withPortalValues(c, declared, SETTABLE);
 }
 
 /** Takes over consumer `adoptId` (read here unless the caller has it) and brings it to the inputs. */
@@ -114,8 +110,7 @@ async function adopt(inputs: Inputs, found?: PortalConsumer): Promise<PortalCons
       `adoptId: no consumer ${id} exists in business unit ${inputs.businessUnitId}; check both ids or remove adoptId to create one`,
     );
   }
-  const differing = changedKeys(SETTABLE, portalInputs(existing, inputs), inputs).filter((k) => inputs[k] !== undefined);
-  return differing.length
+  return changedKeys(SETTABLE, portalInputs(existing, inputs), inputs).length
     ? client.consumers.update(inputs.businessUnitId, id, fieldsOf(inputs, managedKeys(SETTABLE, {}, inputs)))
     : existing;
 }
@@ -170,7 +165,7 @@ async function remove(id: string, props: Inputs): Promise<void> {
   if (takeRemovedWithNode(client, props.businessUnitId, Number(id))) return;
   // Otherwise ask; already gone is fine (its node was deleted by another run or outside Pulumi).
   await client.consumers.delete(props.businessUnitId, Number(id), {
-    deleteAssociations: props.deleteAssociations ?? true,
+    deleteAssociations: props.deleteAssociations,
     deletionComment: props.deletionComment,
   });
 }

@@ -26,7 +26,8 @@ async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckR
   const f = new Failures();
   for (const k of INPUT_KEYS) checkId(f, inputs, k);
   const { agentConsumerId: a, targetConsumerId: t } = inputs;
-  if (!isUnknown(a) && !isUnknown(t) && a !== undefined && a === t) {
+  // Equal and known: the target then is known too.
+  if (!isUnknown(a) && a !== undefined && a === t) {
     f.add("targetConsumerId", "a node cannot be its own proxy: agentConsumerId and targetConsumerId must differ");
   }
   return { inputs, failures: f.list };

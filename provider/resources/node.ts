@@ -101,20 +101,20 @@ const sameName = (a: unknown, b: unknown) =>
   sameValue(typeof a === "string" ? a.toUpperCase() : a, typeof b === "string" ? b.toUpperCase() : b);
 
 /** Whether a node activated as `activated` must be replaced to carry the name `wanted`. */
-function needsNewName(activated: unknown, wanted: unknown): boolean {
-  return typeof activated === "string" && activated !== "" && wanted !== undefined && wanted !== null && !sameName(activated, wanted);
+function needsNewName(activated: unknown, wanted: string): boolean {
+  return typeof activated === "string" && activated !== "" && !sameName(activated, wanted);
 }
 
 async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
-  const changed: string[] = [...REPLACING, ...SETTABLE].filter((k) => !sameValue(olds[k], news[k]));
+  const changed = [...REPLACING, ...SETTABLE].filter((k) => !sameValue(olds[k], news[k]));
   // A name not yet activated (a create that stopped half way, an adopted node) is a change to finish.
   const toActivate = news.tsmName !== undefined && !olds.activatedName;
-  if ((!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) || toActivate) changed.push("tsmName");
-  if (!sameValue(olds.tsmPassword, news.tsmPassword)) changed.push("tsmPassword");
+  const newName = (!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) || toActivate;
+  const newPassword = !sameValue(olds.tsmPassword, news.tsmPassword);
   const replaces = changed.filter((k) => (REPLACING as readonly string[]).includes(k));
   // A name other than the activated one on the same consumer is refused by Check (and by update, should
   // it get there); here it is only a change, which is what a refresh must show.
-  return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
+  return { changes: changed.length > 0 || newName || newPassword, replaces, deleteBeforeReplace: false };
 }
 
 function renameRefused(activated: string, wanted: unknown): string {
@@ -190,7 +190,7 @@ async function adopt(inputs: Inputs): Promise<PortalNode> {
   }
   const { ids } = await resolveFields(
     inputs,
-    SETTABLE.filter((k) => REFERENCES.some((r) => r.key === k)),
+    REFERENCES.map((r) => r.key),
   );
   const differing = SETTABLE.filter((k) => {
     const r = REFERENCES.find((x) => x.key === k);
@@ -261,7 +261,6 @@ function portalInputs(node: PortalNode, props: Inputs): Inputs {
   const now = withPortalValues(node, props, ["contact", "cpuCount"]);
   for (const r of REFERENCES) {
     const ref = (node as Record<string, any>)[r.key];
-    if (!(r.key in props) && !ref) continue;
     if (!ref) delete now[r.key];
     else if (ref.id !== props[r.idKey]) now[r.key] = ref.name ?? ref.id;
   }
@@ -280,9 +279,7 @@ async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResul
     "tsmPassword",
     ...SETTABLE,
   ]);
-  const outs = outputsOf(outputs, node, {});
-  for (const r of REFERENCES) if (!(node as Record<string, any>)[r.key]) delete outs[r.idKey];
-  return { id, props: outs, inputs: defined(inputs) };
+  return { id, props: outputsOf(outputs, node, {}), inputs: defined(inputs) };
 }
 
 /** The node as the outputs of its last create, update or read describe it. */
@@ -294,7 +291,8 @@ function nodeFromOutputs(olds: Inputs): PortalNode {
     tsmName: olds.activatedName,
     server: olds.serverId !== undefined ? { id: olds.serverId } : undefined,
   } as PortalNode;
-  for (const r of REFERENCES) if (olds[r.idKey] !== undefined) (node as Record<string, unknown>)[r.key] = { id: olds[r.idKey] };
+  // A reference without a stored id has an id-less entry, which outputsOf leaves out.
+  for (const r of REFERENCES) (node as Record<string, unknown>)[r.key] = { id: olds[r.idKey] };
   return node;
 }
 
@@ -307,6 +305,8 @@ async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.d
   if (changed.length) {
     const { fields } = await resolveFields(news, managedKeys(SETTABLE, olds, news), olds);
     node = { ...node, ...(await client.nodes.update(news.businessUnitId, news.consumerId, fields)) };
+    // A reference sent as null is cleared, also when the answer leaves it out (the stored id must go).
+    for (const r of REFERENCES) if ((fields as Record<string, unknown>)[r.key] === null) delete (node as Record<string, unknown>)[r.key];
   }
   node = await finish(news, node, olds);
   return { outs: outputsOf(news, node, {}) };

@@ -174,7 +174,6 @@ export const NODE_FIELDS: FieldTable = {
 
 /** A value for a message: numbers as written (Infinity stays Infinity), never "null" for what is not null. */
 export function show(v: unknown): string {
-  if (typeof v === "number") return String(v);
   if (Array.isArray(v)) return "a list";
   if (v === null) return "null";
   if (typeof v === "object") return "a map";
