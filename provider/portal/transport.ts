@@ -4,6 +4,7 @@
 // repeat and can succeed when repeated, and errors as PortalError.
 import * as http from "http";
 import * as https from "https";
+import { setTimeout as wait } from "timers/promises";
 import { PortalError, redact } from "./errors";
 import { Answer, AnswerTooLargeError, exchange, FetchError, TimeoutError } from "./exchange";
 
@@ -49,6 +50,8 @@ export interface TransportOptions {
   /** Values that must never appear in an error or log line. */
   secrets: () => Iterable<string | undefined>;
   log?: (line: string) => void;
+  /** Waits the pause before a retry; tests give one that records the pause instead of waiting it. */
+  sleep?: (ms: number) => Promise<unknown>;
 }
 
 export interface TokenSource {
@@ -243,7 +246,7 @@ export class Transport {
         path,
         status: cause.status,
         code: "AnswerTooLarge",
-        message: `the answer is larger than ${cause.maxBytes} bytes and was dropped`,
+        message: `${cause.message} and was dropped`,
         hint:
           "if the portal really sends answers this large, raise the cap: backup-portal:maxAnswerBytes " +
           "(or BACKUP_PORTAL_MAX_ANSWER_BYTES, or the client's maxAnswerBytes setting)",
@@ -321,7 +324,7 @@ export class Transport {
       ? `HTTP ${failed.status}${failed.code ? ` ${failed.code}` : ""}`
       : `no answer${failed.developerMessage ? ` (${failed.developerMessage})` : ""}`;
     this.opts.log?.(`${spec.method} ${failed.path}: ${what}; try ${attempt + 1} of ${this.opts.maxAttempts} in ${formatSeconds(delay)}`);
-    await new Promise((r) => setTimeout(r, delay));
+    await (this.opts.sleep ?? wait)(delay);
   }
 }
 
