@@ -114,7 +114,8 @@ function permanent(err: unknown): string | undefined {
 
 /** The reason of a failure without an answer, without node-fetch's "request to <url> failed" prefix. */
 function reasonOf(err: unknown): string | undefined {
-  if (!(err instanceof Error)) return err === undefined ? undefined : String(err);
+  // None for an HTTP answer; node-fetch and the exchange only ever throw Errors.
+  if (!(err instanceof Error)) return undefined;
   const text = err.message.replace(/^request to \S* failed, reason: /, "");
   const code = (err as { code?: unknown }).code;
   return typeof code === "string" && !text.includes(code) ? `${text} (${code})` : text;
@@ -190,8 +191,8 @@ export class Transport {
       }
 
       last = this.failure(spec, res.status, parse(res));
-      if (res.status === 401 && spec.auth && !spec.bearer && !refusedToken && token) {
-        // The token expired or was revoked: renew once and repeat.
+      if (res.status === 401 && token && !spec.bearer && !refusedToken) {
+        // The token expired or was revoked: renew once and repeat. (A token grant sends no token or its own bearer.)
         refusedToken = true;
         this.tokens!.invalidate(token);
         continue;
