@@ -125,8 +125,8 @@ function reasonOf(err: unknown): string | undefined {
 function parse(res: Answer): unknown {
   const text = res.text;
   if (!text) return undefined;
-  const type = String(res.headers["content-type"] ?? "");
-  if (type.includes("json") || /^[\[{"]/.test(text)) {
+  // A header that is absent tests as "undefined", which is neither JSON nor HTML.
+  if (/json/.test(res.headers["content-type"]) || /^[\[{"]/.test(text)) {
     try {
       return JSON.parse(text);
     } catch {
@@ -177,7 +177,7 @@ export class Transport {
       }
       if (res.status >= 200 && res.status < 300) {
         // An HTML page is never an API answer: a login page, a proxy, or a URL that is not the portal's.
-        if (String(res.headers["content-type"] ?? "").includes("html")) {
+        if (/html/.test(res.headers["content-type"])) {
           throw new PortalError({
             method: spec.method,
             path: this.clean(spec.path, spec.secrets),
@@ -274,7 +274,7 @@ export class Transport {
       developerMessage: str(b.developerMessage) ?? (reason ? clean(reason) : undefined),
       outcomeUnknown: status === 0 || RETRY_IF_SAFE.has(status),
       timedOut: cause instanceof TimeoutError,
-      hint: status === 0 ? permanent(cause) : undefined,
+      hint: permanent(cause),
     });
   }
 
@@ -321,9 +321,7 @@ export class Transport {
     if (Number.isFinite(after)) delay = Math.min(this.opts.retryMaxMs, Math.max(delay, after * 1000));
     if (Date.now() + delay >= deadline) throw this.pastDeadline(failed, attempt);
     this.stats.retries++;
-    const what = failed.status
-      ? `HTTP ${failed.status}${failed.code ? ` ${failed.code}` : ""}`
-      : `no answer${failed.developerMessage ? ` (${failed.developerMessage})` : ""}`;
+    const what = failed.status ? `HTTP ${failed.status}${failed.code ? ` ${failed.code}` : ""}` : `no answer (${failed.developerMessage})`;
     this.opts.log?.(`${spec.method} ${failed.path}: ${what}; try ${attempt + 1} of ${this.opts.maxAttempts} in ${formatSeconds(delay)}`);
     await (this.opts.sleep ?? wait)(delay);
   }

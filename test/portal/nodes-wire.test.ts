@@ -69,7 +69,7 @@ describe("node calls on the wire", function () {
       username: "u",
       password: PASSWORD,
       timeoutMs: 2000,
-      deadlineMs: 4000,
+      deadlineMs: 1500,
       maxAttempts: 2,
       retryBaseMs: 1,
       retryMaxMs: 5,
@@ -178,12 +178,12 @@ describe("node calls on the wire", function () {
       script[`POST ${BASE}/proxytargets`] = [conflict];
       script[`GET ${BASE}`] = [
         { status: 200, body: withPassword({ proxyAgents: [], proxyTargets: { total: 1, items: [{ id: 9 }] } }) },
-        { status: 200, body: node({ proxyAgents: [{ id: 9 }], proxyTargets: [] }) },
+        { status: 200, body: node({ proxyAgents: [{ id: 9 }], proxyTargets: [{ id: 10 }] }) },
       ];
       const made = await client.nodes.addProxyTarget(3, 8, 9);
       assert.deepEqual(made.proxyTargets, { total: 1, items: [{ id: 9 }] });
       assert.equal("tsmPassword" in made, false);
-      // The agent side looks at proxyTargets only: 9 listed as an agent is not the relation asked for.
+      // The agent side looks for the target in proxyTargets only: 9 listed as an agent, or target 10, is not the relation asked for.
       assert.equal((await failure(client.nodes.addProxyTarget(3, 8, 9))).status, 409);
       assert.deepEqual(asked(), [
         `POST ${BASE}/proxytargets?proxyTargetId=9`,

@@ -54,7 +54,7 @@ describe("portal transport rules", function () {
       url,
       origin: "http://localhost",
       timeoutMs: 1000,
-      deadlineMs: 2000,
+      deadlineMs: 1000,
       maxAttempts: 3,
       retryBaseMs: 100,
       retryMaxMs: 1000,
@@ -103,9 +103,16 @@ describe("portal transport rules", function () {
         [503, { ...json, "Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT" }, "{}"],
         [200, json, '{"ok":true}'],
       );
-      const t = transport({ maxAttempts: 5, retryMaxMs: 2000, deadlineMs: 60_000 });
+      const lines: string[] = [];
+      const t = transport({ maxAttempts: 5, retryMaxMs: 2000, deadlineMs: 60_000, log: (l) => lines.push(l) });
       assert.deepEqual(await get(t), { ok: true });
       assert.deepEqual(pauses, [50, 2000, 1000, 400]);
+      assert.deepEqual(lines, [
+        "GET /v1/x: HTTP 503; try 2 of 5 in 0.1 s",
+        "GET /v1/x: HTTP 503; try 3 of 5 in 2.0 s",
+        "GET /v1/x: HTTP 429; try 4 of 5 in 1.0 s",
+        "GET /v1/x: HTTP 503; try 5 of 5 in 0.4 s",
+      ]);
       t.close();
     });
 
@@ -137,7 +144,7 @@ describe("portal transport rules", function () {
       const err = await failure(get(t, { deadline: Date.now() - 1 }));
       assert.equal(seen.length, 0);
       assert.deepEqual([err.status, err.timedOut], [0, true]);
-      assert.match(err.message, /^GET \/v1\/x failed \(no answer\): the deadline of 2\.0 s over all tries passed\. Hint: /);
+      assert.match(err.message, /^GET \/v1\/x failed \(no answer\): the deadline of 1\.0 s over all tries passed\. Hint: /);
       t.close();
     });
   });
@@ -279,6 +286,7 @@ describe("portal transport rules", function () {
       for (const body of [
         JSON.stringify({ error: "server_error", error_description: `could not check ${ACCOUNT_PASSWORD}` }),
         JSON.stringify({ error: 42 }),
+        "null",
         "",
       ]) {
         handler = answers([400, json, body]);
@@ -288,6 +296,15 @@ describe("portal transport rules", function () {
         assert.deepEqual([err.status, err.code, err.portalMessage], [400, undefined, undefined], body);
         assert.ok(!err.message.includes("could not check"), err.message);
       }
+    });
+
+    it("a token request without an answer says why, and is retried like any request that is safe to repeat", async () => {
+      handler = (req) => req.socket.destroy();
+      const c = client();
+      const err = await failure(c.timeZones.list());
+      c.close();
+      assert.deepEqual([err.path, err.status, err.developerMessage], ["/v1/oauth", 0, "socket hang up (ECONNRESET)"]);
+      assert.deepEqual([seen.length, pauses.length], [3, 2]);
     });
 
     it("a call refused with 401 renews its token once and is repeated; a refresh refused with 401 falls back to the password", async () => {
@@ -305,6 +322,7 @@ describe("portal transport rules", function () {
       };
       const c = client();
       assert.deepEqual(await c.timeZones.list(), []);
+      assert.deepEqual([c.stats.tokenRequests, c.stats.retries, c.stats.requests], [3, 0, { POST: 3, GET: 2 }]);
       c.close();
       assert.deepEqual(paths(), ["oauth:password", "/v1/timezones", "oauth:refresh_token", "oauth:password", "/v1/timezones"]);
       assert.deepEqual(
@@ -361,11 +379,17 @@ describe("portal transport rules", function () {
     });
   });
 
-  it("close() ends the connections kept alive", async () => {
+  it("one connection is kept alive for the next request, and close() ends it", async () => {
     handler = answers([200, json, "{}"]);
+    let connections = 0;
+    const count = () => connections++;
+    server.on("connection", count);
     const closed = new Promise<void>((resolve) => server.once("connection", (socket) => socket.once("close", () => resolve())));
     const t = transport();
     await get(t);
+    await get(t);
+    server.off("connection", count);
+    assert.equal(connections, 1);
     t.close();
     const bound = new Promise<string>((r) => setTimeout(() => r("still open"), 1000).unref());
     assert.equal(await Promise.race([closed.then(() => "closed"), bound]), "closed");
