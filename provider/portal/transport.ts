@@ -103,7 +103,7 @@ function permanent(err: unknown): string | undefined {
       : "the portal URL must be http:// or https:// and a host: check backup-portal:url (or BACKUP_PORTAL_URL)";
   }
   if (err instanceof AnswerTooLargeError) return "the answer will be as large again";
-  if (err instanceof FetchError && typeof err.code === "string" && TLS_CERTIFICATE.test(err.code)) {
+  if (err instanceof FetchError && TLS_CERTIFICATE.test(String(err.code))) {
     return (
       "the portal's TLS certificate was refused: use a certificate a trusted CA signed for the portal's host name, " +
       "or give Node the CA that signed it with NODE_EXTRA_CA_CERTS"
@@ -130,7 +130,7 @@ function parse(res: Answer): unknown {
     try {
       return JSON.parse(text);
     } catch {
-      return text;
+      // Not JSON after all: the text.
     }
   }
   return text;
@@ -175,7 +175,8 @@ export class Transport {
         await this.pause(spec, attempt, last, undefined, deadline);
         continue;
       }
-      if (res.status >= 200 && res.status < 300) {
+      // (A 1xx is never the final answer.)
+      if (res.status < 300) {
         // An HTML page is never an API answer: a login page, a proxy, or a URL that is not the portal's.
         if (/html/.test(res.headers["content-type"])) {
           throw new PortalError({
@@ -256,8 +257,8 @@ export class Transport {
     if (spec.path === TOKEN_PATH && status) {
       // The token request carries the password (and the refresh token): whatever echoes it back, the answer is
       // never quoted. Only a known OAuth error code is kept, with our own words for it.
-      const code = body && typeof body === "object" ? (body as Record<string, unknown>).error : undefined;
-      const known = typeof code === "string" && Object.hasOwn(OAUTH_ERRORS, code) ? code : undefined;
+      const code = (body as { error?: unknown } | null | undefined)?.error;
+      const known = Object.keys(OAUTH_ERRORS).find((k) => k === code);
       return new PortalError({ method: spec.method, path, status, code: known, message: known && OAUTH_ERRORS[known] });
     }
     const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
@@ -288,8 +289,8 @@ export class Transport {
    * At most `limit` characters of a text from the portal, redacted before it is cut (so no part of a secret is
    * left at the cut), and scanning only as much of it as that needs, so that a large answer costs no large scan.
    */
-  private quote(text: string, limit: number, extra: string[] = []): string {
-    const secrets = [...this.opts.secrets(), ...extra].filter((s): s is string => !!s);
+  private quote(text: string, limit: number, extra: string[] | undefined): string {
+    const secrets = this.secretsWith(extra).filter((s): s is string => !!s);
     // The longest spelling of one character is 12 characters (%F0%9F%98%80, \uD83D\uDE00): a spelling cut at
     // the end of the part scanned is shorter than `reach`, and stays beyond `limit` once `reach` more are kept.
     const reach = 12 * Math.max(0, ...secrets.map((s) => s.length));
@@ -299,8 +300,13 @@ export class Transport {
     }
   }
 
-  private clean(text: string, extra: string[] = []): string {
-    return redact(text, [...this.opts.secrets(), ...extra]);
+  private clean(text: string, extra: string[] | undefined): string {
+    return redact(text, this.secretsWith(extra));
+  }
+
+  /** The transport's secrets and a request's own (an absent list adds one undefined entry, which is skipped). */
+  private secretsWith(extra: string[] | undefined): Array<string | undefined> {
+    return [...this.opts.secrets()].concat(extra);
   }
 
   /**

@@ -193,6 +193,19 @@ describe("node calls on the wire", function () {
       ]);
     });
 
+    it("a relation or a password whose answer was lost is sent again (repeating it changes nothing)", async () => {
+      script[`POST ${BASE}/proxyagents`] = ["drop", { status: 200, body: node() }];
+      script[`POST ${BASE}/password`] = ["drop", { status: 200, body: withPassword() }];
+      assert.deepEqual(await client.nodes.addProxyAgent(3, 8, 9), node());
+      assert.deepEqual(await client.nodes.setPassword(3, 8, NODE_PASSWORD), node());
+      assert.deepEqual(asked(), [
+        `POST ${BASE}/proxyagents?proxyAgentId=9`,
+        `POST ${BASE}/proxyagents?proxyAgentId=9`,
+        `POST ${BASE}/password`,
+        `POST ${BASE}/password`,
+      ]);
+    });
+
     it("another refusal is thrown without reading the node", async () => {
       script[`POST ${BASE}/proxyagents`] = [{ status: 400, body: { code: "NotPossible", message: "not a possible proxy node" } }];
       assert.equal((await failure(client.nodes.addProxyAgent(3, 8, 9))).code, "NotPossible");
@@ -262,6 +275,11 @@ describe("node calls on the wire", function () {
       assert.deepEqual(asked(), [`GET ${BASE}/spname`, `GET ${BASE}/spname`, `GET ${BASE}/spname`]);
     });
 
+    it("spname answered with something that is not a name is an error that names the call", async () => {
+      script[`GET ${BASE}/spname`] = [{ status: 200, body: { name: "EMU-1" } }];
+      await assert.rejects(client.nodes.proposeName(3, 8), { message: 'spname answered {"name":"EMU-1"}, not a node name' });
+    });
+
     it("activate sends the name and answers the name the portal stored, as a JSON string or bare", async () => {
       script[`GET ${BASE}/activate`] = [
         { status: 200, body: "ACME-WEB01" },
@@ -305,6 +323,14 @@ describe("node calls on the wire", function () {
     it("a quoted name that is not a JSON string loses its quotes and spaces before the name rules judge it", () => {
       assert.equal(nameOf('"A\\u0026B"', "spname"), "A&B");
       assert.equal(nameOf('" EMU-7 "', "spname"), "EMU-7");
+      // A sentence that holds a quoted name is not a quoted name.
+      for (const [sentence, bad] of [
+        ['"EMU-7" is free', '"\\"", " "'],
+        ['Proposed: "EMU-7"', '":", " ", "\\""'],
+      ]) {
+        const message = `spname answered ${JSON.stringify(sentence)}, which contains ${bad}; allowed are letters, digits and _ . - + &`;
+        assert.throws(() => nameOf(sentence, "spname"), { message });
+      }
       assert.throws(() => nameOf('" EMU"7 "', "spname"), {
         message: 'spname answered "EMU\\"7", which contains "\\""; allowed are letters, digits and _ . - + &',
       });

@@ -166,6 +166,18 @@ describe("portal transport rules", function () {
       t.close();
     });
 
+    it("an HTML page answered with 200 is an error that names the URL setting", async () => {
+      handler = answers([200, { "Content-Type": "text/html; charset=utf-8" }, "<html>Sign in</html>"]);
+      const t = transport();
+      const err = await failure(get(t));
+      assert.equal(
+        err.message,
+        "GET /v1/x failed (HTTP 200): answered with an HTML page, not the API's JSON: check that backup-portal:url " +
+          "(or BACKUP_PORTAL_URL) is the portal's address, without /v1, and that no login page or proxy stands in front of it",
+      );
+      t.close();
+    });
+
     it("an error answer sent as text that is JSON still gives the portal's code and message", async () => {
       handler = answers([400, { "Content-Type": "text/plain" }, '{"code":"Invalid","message":"bad domain"}']);
       const t = transport();
@@ -202,6 +214,9 @@ describe("portal transport rules", function () {
       const err = await failure(get(t));
       assert.equal(err.portalMessage, `${"m".repeat(1990)}***${"n".repeat(7)}`);
       assert.equal((await failure(get(t))).portalMessage, "t".repeat(300));
+      // Redaction shortens the text: a message of nothing but the secret is scanned on until 2000 characters are left.
+      handler = answers([400, json, JSON.stringify({ message: ACCOUNT_PASSWORD.repeat(1000) })]);
+      assert.equal((await failure(get(t))).portalMessage, "***".repeat(667).slice(0, 2000));
       t.close();
     });
 
@@ -345,6 +360,7 @@ describe("portal transport rules", function () {
       assert.equal((await failure(refused.timeZones.list())).status, 401);
       refused.close();
       assert.deepEqual(paths(), ["oauth:password"]);
+      assert.equal(seen[0].authorization, undefined, "the password grant carries no bearer token");
     });
   });
 
