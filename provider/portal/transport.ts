@@ -294,10 +294,15 @@ export class Transport {
     // The longest spelling of one character is 12 characters (%F0%9F%98%80, \uD83D\uDE00): a spelling cut at
     // the end of the part scanned is shorter than `reach`, and stays beyond `limit` once `reach` more are kept.
     const reach = 12 * Math.max(0, ...secrets.map((s) => s.length));
-    for (let end = limit + 2 * reach; ; end *= 2) {
-      const part = redact(text.slice(0, end), secrets);
-      if (end >= text.length || part.length >= limit + reach) return part.slice(0, limit);
+    // The part grows by `limit` until, redacted, it holds that many (or is the whole text): added, not doubled, so
+    // that the growth ends from any start.
+    let end = limit + 2 * reach;
+    let part = redact(text.slice(0, end), secrets);
+    while (end < text.length && part.length < limit + reach) {
+      end += limit;
+      part = redact(text.slice(0, end), secrets);
     }
+    return part.slice(0, limit);
   }
 
   private clean(text: string, extra: string[] | undefined): string {
