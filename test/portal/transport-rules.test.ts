@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import * as http from "node:http";
 import * as zlib from "node:zlib";
-import { AddressInfo } from "node:net";
+import { AddressInfo, Socket } from "node:net";
 import { PortalClient, PortalError } from "../../provider/portal";
 import { RequestSpec, Transport, TransportOptions } from "../../provider/portal/transport";
+import { waitFor } from "../support/wait";
 
 const ACCOUNT_PASSWORD = "Rules-Account-Pa55word-e8d1c2b7";
 
@@ -398,16 +399,18 @@ describe("portal transport rules", function () {
   it("one connection is kept alive for the next request, and close() ends it", async () => {
     handler = answers([200, json, "{}"]);
     let connections = 0;
-    const count = () => connections++;
+    let closed = false;
+    const count = (socket: Socket) => {
+      connections++;
+      socket.once("close", () => (closed = true));
+    };
     server.on("connection", count);
-    const closed = new Promise<void>((resolve) => server.once("connection", (socket) => socket.once("close", () => resolve())));
     const t = transport();
     await get(t);
     await get(t);
     server.off("connection", count);
-    assert.equal(connections, 1);
+    assert.deepEqual([connections, closed], [1, false]);
     t.close();
-    const bound = new Promise<string>((r) => setTimeout(() => r("still open"), 1000).unref());
-    assert.equal(await Promise.race([closed.then(() => "closed"), bound]), "closed");
+    await waitFor(() => closed, "the connection to close", 1000);
   });
 });

@@ -9,12 +9,9 @@ import { AddressInfo } from "net";
 import { PortalError } from "../../provider/portal/errors";
 import { Transport, TransportOptions } from "../../provider/portal/transport";
 import { PortalClient } from "../../provider/portal";
+import { waitFor } from "../support/wait";
 
 type Handler = (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => void;
-
-/** What a promise settles to within `ms`, or "pending": a wait that cannot hang the test. */
-const within = <T>(p: Promise<T>, ms: number): Promise<T | "pending"> =>
-  Promise.race([p, new Promise<"pending">((r) => setTimeout(() => r("pending"), ms).unref())]);
 
 describe("portal transport on the wire", function () {
   this.timeout(20000);
@@ -256,12 +253,19 @@ describe("portal transport on the wire", function () {
     const cap = 64 * 1024;
     const bodyLimit = 8 * 1024 * 1024; // what the server would send at most
     let written = 0;
-    let closedEarly: Promise<boolean>;
+    /** Whether the server's answer closed before it was all written; undefined while it is open. */
+    let closedEarly: boolean | undefined;
+    /** A bounded wait: a change that leaves the connection open fails in 2 s instead of hanging. */
+    const closed = async () => {
+      await waitFor(() => closedEarly !== undefined, "the connection to close", 2000);
+      return closedEarly;
+    };
 
     /** Streams `total` bytes of a JSON string in 16 KiB chunks, as fast as the client takes them. */
     const stream = (res: http.ServerResponse, headers: Record<string, string>) => {
       written = 0;
-      closedEarly = new Promise((resolve) => res.on("close", () => resolve(written < bodyLimit)));
+      closedEarly = undefined;
+      res.on("close", () => (closedEarly = written < bodyLimit));
       res.writeHead(200, { "Content-Type": "application/json", ...headers });
       const chunk = Buffer.alloc(16 * 1024, "a");
       const more = () => {
@@ -282,7 +286,7 @@ describe("portal transport on the wire", function () {
       assert.strictEqual(err.status, 200);
       assert.match(err.message, /larger than 65536 bytes.*maxAnswerBytes \(or BACKUP_PORTAL_MAX_ANSWER_BYTES/);
       assert.strictEqual(seen.length, 1, "not retried: it would be as large again");
-      assert.strictEqual(await within(closedEarly, 2000), true, "the client hung up before the server sent everything");
+      assert.strictEqual(await closed(), true, "the client hung up before the server sent everything");
       t.close();
     });
 
@@ -291,7 +295,7 @@ describe("portal transport on the wire", function () {
       const t = transport({ maxAnswerBytes: cap });
       const err = await failure(t.request({ method: "GET", path: "/v1/huge", retry: "safe", auth: false }));
       assert.strictEqual(err.code, "AnswerTooLarge");
-      assert.strictEqual(await within(closedEarly, 2000), true);
+      assert.strictEqual(await closed(), true);
       t.close();
     });
 
