@@ -13,6 +13,8 @@ import { TransportStats } from "./transport";
 export interface ClientOptions {
   /** Receives one line per retry; never a secret. */
   log?: (line: string) => void;
+  /** Waits the pause before a retry (default: a timer); a test gives one that records the pause instead. */
+  sleep?: (ms: number) => Promise<unknown>;
 }
 
 export class PortalClient {
@@ -26,7 +28,7 @@ export class PortalClient {
   private readonly core: PortalCore;
 
   constructor(settings: PortalSettings, opts: ClientOptions = {}) {
-    this.core = new PortalCore(settings, opts.log);
+    this.core = new PortalCore(settings, opts.log, opts.sleep);
     this.businessUnits = new BusinessUnits(this.core);
     this.timeZones = new TimeZones(this.core);
     this.consumers = new Consumers(this.core);

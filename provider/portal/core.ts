@@ -16,6 +16,7 @@ export class PortalCore {
   constructor(
     readonly settings: Readonly<PortalSettings>,
     log?: (line: string) => void,
+    sleep?: (ms: number) => Promise<unknown>,
   ) {
     this.#password = settings.password;
     this.settings = Object.freeze({ ...settings, password: "***" });
@@ -31,6 +32,7 @@ export class PortalCore {
       maxSockets: settings.maxSockets ?? 32,
       secrets: () => this.secrets(),
       log,
+      sleep,
     });
     this.tokens = new TokenManager(this.transport, () => ({
       clientId: settings.clientId,

@@ -37,7 +37,6 @@ export interface Answer {
 export class TimeoutError extends Error {
   constructor(ms: number) {
     super(`timed out after ${ms} ms`);
-    this.name = "TimeoutError";
   }
 }
 
@@ -48,7 +47,6 @@ export class AnswerTooLargeError extends Error {
     readonly maxBytes: number,
   ) {
     super(`the answer is larger than ${maxBytes} bytes`);
-    this.name = "AnswerTooLargeError";
   }
 }
 
@@ -91,19 +89,17 @@ export async function exchange(x: Exchange): Promise<Answer> {
 }
 
 /** The body as text; fails with AnswerTooLargeError, and calls `drop`, as soon as more than `maxBytes` arrived. */
-function readCapped(body: NodeJS.ReadableStream, maxBytes: number, drop: () => void, status: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        body.removeAllListeners("data");
-        reject(new AnswerTooLargeError(status, maxBytes));
-        drop();
-      } else chunks.push(chunk);
-    });
-    body.on("error", reject);
-    body.on("end", () => resolve(Buffer.concat(chunks, size).toString("utf8")));
-  });
+async function readCapped(body: NodeJS.ReadableStream, maxBytes: number, drop: () => void, status: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      // Leaving the loop only stops reading; the abort ends the request and closes its connection.
+      drop();
+      throw new AnswerTooLargeError(status, maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
 }

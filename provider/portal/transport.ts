@@ -4,6 +4,7 @@
 // repeat and can succeed when repeated, and errors as PortalError.
 import * as http from "http";
 import * as https from "https";
+import { setTimeout as wait } from "timers/promises";
 import { PortalError, redact } from "./errors";
 import { Answer, AnswerTooLargeError, exchange, FetchError, TimeoutError } from "./exchange";
 
@@ -49,6 +50,8 @@ export interface TransportOptions {
   /** Values that must never appear in an error or log line. */
   secrets: () => Iterable<string | undefined>;
   log?: (line: string) => void;
+  /** Waits the pause before a retry; tests give one that records the pause instead of waiting it. */
+  sleep?: (ms: number) => Promise<unknown>;
 }
 
 export interface TokenSource {
@@ -100,7 +103,7 @@ function permanent(err: unknown): string | undefined {
       : "the portal URL must be http:// or https:// and a host: check backup-portal:url (or BACKUP_PORTAL_URL)";
   }
   if (err instanceof AnswerTooLargeError) return "the answer will be as large again";
-  if (err instanceof FetchError && typeof err.code === "string" && TLS_CERTIFICATE.test(err.code)) {
+  if (err instanceof FetchError && TLS_CERTIFICATE.test(String(err.code))) {
     return (
       "the portal's TLS certificate was refused: use a certificate a trusted CA signed for the portal's host name, " +
       "or give Node the CA that signed it with NODE_EXTRA_CA_CERTS"
@@ -111,7 +114,8 @@ function permanent(err: unknown): string | undefined {
 
 /** The reason of a failure without an answer, without node-fetch's "request to <url> failed" prefix. */
 function reasonOf(err: unknown): string | undefined {
-  if (!(err instanceof Error)) return err === undefined ? undefined : String(err);
+  // None for an HTTP answer; node-fetch and the exchange only ever throw Errors.
+  if (!(err instanceof Error)) return undefined;
   const text = err.message.replace(/^request to \S* failed, reason: /, "");
   const code = (err as { code?: unknown }).code;
   return typeof code === "string" && !text.includes(code) ? `${text} (${code})` : text;
@@ -121,12 +125,12 @@ function reasonOf(err: unknown): string | undefined {
 function parse(res: Answer): unknown {
   const text = res.text;
   if (!text) return undefined;
-  const type = String(res.headers["content-type"] ?? "");
-  if (type.includes("json") || /^[\[{"]/.test(text)) {
+  // A header that is absent tests as "undefined", which is neither JSON nor HTML.
+  if (/json/.test(res.headers["content-type"]) || /^[\[{"]/.test(text)) {
     try {
       return JSON.parse(text);
     } catch {
-      return text;
+      // Not JSON after all: the text.
     }
   }
   return text;
@@ -171,9 +175,10 @@ export class Transport {
         await this.pause(spec, attempt, last, undefined, deadline);
         continue;
       }
-      if (res.status >= 200 && res.status < 300) {
+      // (A 1xx is never the final answer.)
+      if (res.status < 300) {
         // An HTML page is never an API answer: a login page, a proxy, or a URL that is not the portal's.
-        if (String(res.headers["content-type"] ?? "").includes("html")) {
+        if (/html/.test(res.headers["content-type"])) {
           throw new PortalError({
             method: spec.method,
             path: this.clean(spec.path, spec.secrets),
@@ -187,8 +192,8 @@ export class Transport {
       }
 
       last = this.failure(spec, res.status, parse(res));
-      if (res.status === 401 && spec.auth && !spec.bearer && !refusedToken && token) {
-        // The token expired or was revoked: renew once and repeat.
+      if (res.status === 401 && token && !spec.bearer && !refusedToken) {
+        // The token expired or was revoked: renew once and repeat. (A token grant sends no token or its own bearer.)
         refusedToken = true;
         this.tokens!.invalidate(token);
         continue;
@@ -243,7 +248,7 @@ export class Transport {
         path,
         status: cause.status,
         code: "AnswerTooLarge",
-        message: `the answer is larger than ${cause.maxBytes} bytes and was dropped`,
+        message: `${cause.message} and was dropped`,
         hint:
           "if the portal really sends answers this large, raise the cap: backup-portal:maxAnswerBytes " +
           "(or BACKUP_PORTAL_MAX_ANSWER_BYTES, or the client's maxAnswerBytes setting)",
@@ -252,8 +257,8 @@ export class Transport {
     if (spec.path === TOKEN_PATH && status) {
       // The token request carries the password (and the refresh token): whatever echoes it back, the answer is
       // never quoted. Only a known OAuth error code is kept, with our own words for it.
-      const code = body && typeof body === "object" ? (body as Record<string, unknown>).error : undefined;
-      const known = typeof code === "string" && Object.hasOwn(OAUTH_ERRORS, code) ? code : undefined;
+      const code = (body as { error?: unknown } | null | undefined)?.error;
+      const known = Object.keys(OAUTH_ERRORS).find((k) => k === code);
       return new PortalError({ method: spec.method, path, status, code: known, message: known && OAUTH_ERRORS[known] });
     }
     const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
@@ -270,7 +275,7 @@ export class Transport {
       developerMessage: str(b.developerMessage) ?? (reason ? clean(reason) : undefined),
       outcomeUnknown: status === 0 || RETRY_IF_SAFE.has(status),
       timedOut: cause instanceof TimeoutError,
-      hint: status === 0 ? permanent(cause) : undefined,
+      hint: permanent(cause),
     });
   }
 
@@ -284,19 +289,29 @@ export class Transport {
    * At most `limit` characters of a text from the portal, redacted before it is cut (so no part of a secret is
    * left at the cut), and scanning only as much of it as that needs, so that a large answer costs no large scan.
    */
-  private quote(text: string, limit: number, extra: string[] = []): string {
-    const secrets = [...this.opts.secrets(), ...extra].filter((s): s is string => !!s);
+  private quote(text: string, limit: number, extra: string[] | undefined): string {
+    const secrets = this.secretsWith(extra).filter((s): s is string => !!s);
     // The longest spelling of one character is 12 characters (%F0%9F%98%80, \uD83D\uDE00): a spelling cut at
     // the end of the part scanned is shorter than `reach`, and stays beyond `limit` once `reach` more are kept.
     const reach = 12 * Math.max(0, ...secrets.map((s) => s.length));
-    for (let end = limit + 2 * reach; ; end *= 2) {
-      const part = redact(text.slice(0, end), secrets);
-      if (end >= text.length || part.length >= limit + reach) return part.slice(0, limit);
+    // The part grows by `limit` until, redacted, it holds that many (or is the whole text): added, not doubled, so
+    // that the growth ends from any start.
+    let end = limit + 2 * reach;
+    let part = redact(text.slice(0, end), secrets);
+    while (end < text.length && part.length < limit + reach) {
+      end += limit;
+      part = redact(text.slice(0, end), secrets);
     }
+    return part.slice(0, limit);
   }
 
-  private clean(text: string, extra: string[] = []): string {
-    return redact(text, [...this.opts.secrets(), ...extra]);
+  private clean(text: string, extra: string[] | undefined): string {
+    return redact(text, this.secretsWith(extra));
+  }
+
+  /** The transport's secrets and a request's own (an absent list adds one undefined entry, which is skipped). */
+  private secretsWith(extra: string[] | undefined): Array<string | undefined> {
+    return [...this.opts.secrets()].concat(extra);
   }
 
   /**
@@ -317,11 +332,9 @@ export class Transport {
     if (Number.isFinite(after)) delay = Math.min(this.opts.retryMaxMs, Math.max(delay, after * 1000));
     if (Date.now() + delay >= deadline) throw this.pastDeadline(failed, attempt);
     this.stats.retries++;
-    const what = failed.status
-      ? `HTTP ${failed.status}${failed.code ? ` ${failed.code}` : ""}`
-      : `no answer${failed.developerMessage ? ` (${failed.developerMessage})` : ""}`;
+    const what = failed.status ? `HTTP ${failed.status}${failed.code ? ` ${failed.code}` : ""}` : `no answer (${failed.developerMessage})`;
     this.opts.log?.(`${spec.method} ${failed.path}: ${what}; try ${attempt + 1} of ${this.opts.maxAttempts} in ${formatSeconds(delay)}`);
-    await new Promise((r) => setTimeout(r, delay));
+    await (this.opts.sleep ?? wait)(delay);
   }
 }
 
