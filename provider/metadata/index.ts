@@ -27,9 +27,9 @@ export {
   fetchUserData,
   listMetadataVersions,
   metadataUrl,
-  parseRetryAfter,
   RETRYABLE_STATUSES,
 } from "./network";
+export { parseRetryAfter } from "../http/retry-after";
 export type { NetworkOptions } from "./network";
 export {
   CONFIG_DRIVE_LABELS,

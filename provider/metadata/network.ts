@@ -4,6 +4,7 @@
 // timeouts, 408/429/500/502/503/504), as cloud-init does. Redirects are not
 // followed: a 3xx is an HTTP error, not retried. Every answer is read within
 // its cap (limits.ts): a larger one is refused, not retried.
+import { parseRetryAfter } from "../http/retry-after";
 import { MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, MAX_VERSIONS_BYTES, tooLarge } from "./limits";
 import { MetadataError } from "./types";
 import { userDataText } from "./user-data";
@@ -80,15 +81,6 @@ function resolve(opts: NetworkOptions, withVersion: boolean): Resolved {
     maxRetryAfterMs: positive("maxRetryAfterMs", opts.maxRetryAfterMs, DEFAULT_MAX_RETRY_AFTER_MS, 0),
     log: opts.log ?? (() => undefined),
   };
-}
-
-/** Retry-After as ms (delta-seconds or HTTP-date), or undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));

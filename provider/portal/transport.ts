@@ -5,6 +5,7 @@
 import * as http from "http";
 import * as https from "https";
 import { setTimeout as wait } from "timers/promises";
+import { parseRetryAfter } from "../http/retry-after";
 import { PortalError, redact } from "./errors";
 import { Answer, AnswerTooLargeError, exchange, FetchError, TimeoutError } from "./exchange";
 
@@ -328,8 +329,8 @@ export class Transport {
     const backoff = Math.min(this.opts.retryMaxMs, this.opts.retryBaseMs * 2 ** (attempt - 1));
     // Full jitter spreads retries of many concurrent calls; Retry-After is a floor.
     let delay = Math.random() * backoff;
-    const after = retryAfter ? Number(retryAfter) : NaN;
-    if (Number.isFinite(after)) delay = Math.min(this.opts.retryMaxMs, Math.max(delay, after * 1000));
+    const after = parseRetryAfter(retryAfter);
+    if (after !== undefined) delay = Math.min(this.opts.retryMaxMs, Math.max(delay, after));
     if (Date.now() + delay >= deadline) throw this.pastDeadline(failed, attempt);
     this.stats.retries++;
     const what = failed.status ? `HTTP ${failed.status}${failed.code ? ` ${failed.code}` : ""}` : `no answer (${failed.developerMessage})`;

@@ -117,6 +117,24 @@ describe("portal transport rules", function () {
       t.close();
     });
 
+    it("Retry-After as an HTTP date is a floor too (RFC 9110); a past date or a decimal is no floor", async () => {
+      Math.random = () => 0.5;
+      // HTTP dates have whole seconds: 3 s ahead, truncated, is between 2 and 3 s away.
+      const ahead = new Date(Date.now() + 3000).toUTCString();
+      handler = answers(
+        [503, { ...json, "Retry-After": ahead }, "{}"],
+        [503, { ...json, "Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT" }, "{}"],
+        [503, { ...json, "Retry-After": "1.5" }, "{}"],
+        [200, json, '{"ok":true}'],
+      );
+      const t = transport({ maxAttempts: 4, retryMaxMs: 5000, deadlineMs: 60_000 });
+      assert.deepEqual(await get(t), { ok: true });
+      assert.equal(pauses.length, 3);
+      assert.ok(pauses[0] > 1900 && pauses[0] <= 3000, `a date 3 s ahead waits 2-3 s, waited ${pauses[0]} ms`);
+      assert.deepEqual(pauses.slice(1), [100, 200], "the jitter alone");
+      t.close();
+    });
+
     it("is logged in tenths of a second under 10 s and in whole seconds from 10 s", async () => {
       Math.random = () => 0;
       handler = answers(
