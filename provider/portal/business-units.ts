@@ -3,6 +3,7 @@ import { Call, PortalCore, bunitPath } from "./core";
 import { itemsOf } from "./collections";
 import { isNotFound } from "./errors";
 import { createTagged, findMarked, withoutMarkers } from "./marker";
+import { BUSINESS_UNIT_SETTABLE, wholeBody } from "./put";
 import { BusinessUnit, BusinessUnitFields, Collection, TimeZone, User } from "./types";
 
 export class BusinessUnits {
@@ -46,8 +47,13 @@ export class BusinessUnits {
     return found && withoutMarkers(found);
   }
 
+  /** Sets `fields` and keeps the others, whether the portal's PUT merges or replaces (./put.ts). */
   async update(id: number, fields: BusinessUnitFields): Promise<BusinessUnit> {
-    return withoutMarkers(await this.core.call<BusinessUnit>({ method: "PUT", path: bunitPath(id), body: { json: fields } }));
+    const current = await this.core.get<BusinessUnit>(bunitPath(id));
+    // A portal may answer the billing storage type under either of the spec's two names.
+    const read = { ...current, billingStorageTypeId: current.billingStorageTypeId ?? current.billingStorageType };
+    const body = wholeBody(read, BUSINESS_UNIT_SETTABLE, fields);
+    return withoutMarkers(await this.core.call<BusinessUnit>({ method: "PUT", path: bunitPath(id), body: { json: body } }));
   }
 
   /** Deletes a business unit; true when it was deleted, false when it was already gone. */

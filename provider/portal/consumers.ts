@@ -3,6 +3,7 @@ import { PortalCore, bunitPath, consumerPath } from "./core";
 import { deleteTolerant } from "./business-units";
 import { itemsOf } from "./collections";
 import { createTagged, findMarked, withoutMarkers } from "./marker";
+import { CONSUMER_SETTABLE, wholeBody } from "./put";
 import { Collection, Consumer, ConsumerFields } from "./types";
 
 export interface ConsumerDeletion {
@@ -48,12 +49,14 @@ export class Consumers {
     return found && withoutMarkers(found);
   }
 
+  /** Sets `fields` and keeps the others (its tags' markers too), whether the portal's PUT merges or replaces (./put.ts). */
   async update(bunitId: number, consumerId: number, fields: ConsumerFields): Promise<Consumer> {
+    const current = await this.core.get<Consumer>(consumerPath(bunitId, consumerId));
     return withoutMarkers(
       await this.core.call<Consumer>({
         method: "PUT",
         path: consumerPath(bunitId, consumerId),
-        body: { json: fields },
+        body: { json: wholeBody(current, CONSUMER_SETTABLE, fields) },
       }),
     );
   }

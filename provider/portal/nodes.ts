@@ -3,6 +3,7 @@ import { PortalCore, consumerPath } from "./core";
 import { deleteTolerant } from "./business-units";
 import { itemsOf } from "./collections";
 import { PortalError, unlessNotFound } from "./errors";
+import { NODE_SETTABLE, wholeBody } from "./put";
 import { Collection, Filespace, Node, NodeFields, ProxyPeer } from "./types";
 
 /** The backup server's node naming rules: 1 to 64 of A-Z 0-9 _ . - + & (case-insensitive, stored upper-case). */
@@ -96,8 +97,11 @@ export class Nodes {
     }
   }
 
+  /** Sets `fields` and keeps the others, whether the portal's PUT merges or replaces (./put.ts). */
   async update(bunitId: number, consumerId: number, fields: NodeFields): Promise<Node> {
-    return scrub(await this.core.call<Node>({ method: "PUT", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields } }));
+    const path = consumerPath(bunitId, consumerId, "/node");
+    const body = wholeBody(await this.core.get<Node>(path), NODE_SETTABLE, fields);
+    return scrub(await this.core.call<Node>({ method: "PUT", path, body: { json: body } }));
   }
 
   /** Deletes the node, which removes its consumer too; false when it was already gone. */
