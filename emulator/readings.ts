@@ -31,7 +31,14 @@ export interface Readings {
   refresh: RefreshGrant;
 }
 
-export const DEFAULT_READINGS: Readings = { putReplaces: false, auditDates: "both", jobsList: "both", spname: "bare", nodeDelete: "node", refresh: "allowed" };
+export const DEFAULT_READINGS: Readings = {
+  putReplaces: false,
+  auditDates: "both",
+  jobsList: "both",
+  spname: "bare",
+  nodeDelete: "node",
+  refresh: "allowed",
+};
 
 /** The values each enumerated reading may take, for the command line and option checks. */
 export const READING_VALUES = {

@@ -116,13 +116,16 @@ describe("emulator readings", () => {
   });
 
   it("the command line sets each reading and refuses values it cannot take", () => {
-    assert.deepEqual(parseArgs(["--audit-dates", "date", "--jobs-list=first", "--spname", "json", "--node-delete", "204", "--refresh", "refused"]), {
-      auditDates: "date",
-      jobsList: "first",
-      spname: "json",
-      nodeDelete: "204",
-      refresh: "refused",
-    });
+    assert.deepEqual(
+      parseArgs(["--audit-dates", "date", "--jobs-list=first", "--spname", "json", "--node-delete", "204", "--refresh", "refused"]),
+      {
+        auditDates: "date",
+        jobsList: "first",
+        spname: "json",
+        nodeDelete: "204",
+        refresh: "refused",
+      },
+    );
     assert.throws(() => parseArgs(["--audit-dates", "startDate"]), /--audit-dates needs one of time, date, both/);
     assert.throws(() => parseArgs(["--node-delete"]), /--node-delete needs one of/);
   });

@@ -223,7 +223,15 @@ describe("client: every reading of the portal", function () {
         const n2 = await client.nodes.update(bu.id, c.id, { contact: "changed" });
         const label = putReplaces ? "replace" : "merge";
         assert.deepEqual(
-          [b2.name, b2.registrationNumber, b2.timeZone?.id, b2.invoiceDay, b2.domainFilter?.map((d) => d.id), b2.billingStorageTypeId, b2.note],
+          [
+            b2.name,
+            b2.registrationNumber,
+            b2.timeZone?.id,
+            b2.invoiceDay,
+            b2.domainFilter?.map((d) => d.id),
+            b2.billingStorageTypeId,
+            b2.note,
+          ],
           ["Kept", "K-1", 1, 5, [1], 2, "changed"],
           label,
         );
