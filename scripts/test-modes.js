@@ -66,12 +66,15 @@ function runMode(mode, files, mochaArgs) {
       env: { ...process.env, BACKUP_PORTAL_EMULATOR_READINGS: mode },
       stdio: ["ignore", "pipe", "inherit"],
     });
+    const forward = (signal) => child.kill(signal);
+    for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, forward);
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
       process.stdout.write(chunk);
     });
     child.on("close", (code) => {
+      for (const signal of ["SIGINT", "SIGTERM"]) process.off(signal, forward);
       const r = { passed: count(out, "passing"), failed: count(out, "failing"), skipped: count(out, "pending") };
       // A run that failed without a failing test (a crash, a bad reading) counts as one failure.
       if (code !== 0 && r.failed === 0) r.failed = 1;

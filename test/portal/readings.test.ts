@@ -7,7 +7,7 @@ import { getAuditLog } from "../../provider/data/activity";
 import { isLoginRefused } from "../../provider/portal/login";
 import { nameOf } from "../../provider/portal/nodes";
 import { run as jobsCli } from "../../provider/cli/jobs";
-import { clientFor, envFor } from "../support/portal";
+import { clientFor, envFor, readingsOfFlags } from "../support/portal";
 
 const WEB = { bunit: 2, consumer: 1 };
 const DB = { bunit: 2, consumer: 2 }; // no jobs
@@ -112,6 +112,21 @@ describe("client: every reading of the portal", function () {
       });
     });
   }
+
+  it("BACKUP_PORTAL_EMULATOR_READINGS takes the emulator's reading flags, and nothing else", () => {
+    assert.deepEqual(readingsOfFlags(undefined), {});
+    assert.deepEqual(readingsOfFlags(" --put-replaces  --audit-dates=time --refresh refused "), {
+      putReplaces: true,
+      auditDates: "time",
+      refresh: "refused",
+    });
+    assert.throws(
+      () => readingsOfFlags("--audit-dates startDate"),
+      /BACKUP_PORTAL_EMULATOR_READINGS="--audit-dates startDate": --audit-dates needs one of/,
+    );
+    assert.throws(() => readingsOfFlags("--put-replace"), /unknown argument "--put-replace"/);
+    assert.throws(() => readingsOfFlags("--port 0 --quiet"), /only the emulator's reading flags, not port, quiet/);
+  });
 
   it("a name answer: a JSON string or the bare name, trimmed; anything else is an error naming the call", () => {
     for (const answer of ["EMU-1", " EMU-1\r\n", '"EMU-1"', '"EMU-1"\n'])
