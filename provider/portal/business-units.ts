@@ -47,13 +47,20 @@ export class BusinessUnits {
     return found && withoutMarkers(found);
   }
 
-  /** Sets `fields` and keeps the others, whether the portal's PUT merges or replaces (./put.ts). */
+  /**
+   * A PUT of `fields` as given: a portal whose PUT replaces clears what they leave out, so give every field (the
+   * providers send all they declare), or use `change`.
+   */
   async update(id: number, fields: BusinessUnitFields): Promise<BusinessUnit> {
+    return withoutMarkers(await this.core.call<BusinessUnit>({ method: "PUT", path: bunitPath(id), body: { json: fields } }));
+  }
+
+  /** Sets `fields` and keeps the others, whether the portal's PUT merges or replaces: reads, then PUTs it whole (./put.ts). */
+  async change(id: number, fields: BusinessUnitFields): Promise<BusinessUnit> {
     const current = await this.core.get<BusinessUnit>(bunitPath(id));
     // A portal may answer the billing storage type under either of the spec's two names.
     const read = { ...current, billingStorageTypeId: current.billingStorageTypeId ?? current.billingStorageType };
-    const body = wholeBody(read, BUSINESS_UNIT_SETTABLE, fields);
-    return withoutMarkers(await this.core.call<BusinessUnit>({ method: "PUT", path: bunitPath(id), body: { json: body } }));
+    return this.update(id, wholeBody(read, BUSINESS_UNIT_SETTABLE, fields));
   }
 
   /** Deletes a business unit; true when it was deleted, false when it was already gone. */

@@ -49,16 +49,27 @@ export class Consumers {
     return found && withoutMarkers(found);
   }
 
-  /** Sets `fields` and keeps the others (its tags' markers too), whether the portal's PUT merges or replaces (./put.ts). */
+  /**
+   * A PUT of `fields` as given: a portal whose PUT replaces clears what they leave out, so give every field (the
+   * providers send all they declare), or use `change`.
+   */
   async update(bunitId: number, consumerId: number, fields: ConsumerFields): Promise<Consumer> {
-    const current = await this.core.get<Consumer>(consumerPath(bunitId, consumerId));
     return withoutMarkers(
       await this.core.call<Consumer>({
         method: "PUT",
         path: consumerPath(bunitId, consumerId),
-        body: { json: wholeBody(current, CONSUMER_SETTABLE, fields) },
+        body: { json: fields },
       }),
     );
+  }
+
+  /**
+   * Sets `fields` and keeps the others (its tags' markers too), whether the portal's PUT merges or replaces:
+   * reads, then PUTs it whole (./put.ts).
+   */
+  async change(bunitId: number, consumerId: number, fields: ConsumerFields): Promise<Consumer> {
+    const current = await this.core.get<Consumer>(consumerPath(bunitId, consumerId));
+    return this.update(bunitId, consumerId, wholeBody(current, CONSUMER_SETTABLE, fields));
   }
 
   /** Deletes a consumer (and its node); false when it was already gone. */

@@ -97,11 +97,18 @@ export class Nodes {
     }
   }
 
-  /** Sets `fields` and keeps the others, whether the portal's PUT merges or replaces (./put.ts). */
+  /**
+   * A PUT of `fields` as given: a portal whose PUT replaces clears what they leave out and wants the required
+   * references, so give every field (the providers send all they declare), or use `change`.
+   */
   async update(bunitId: number, consumerId: number, fields: NodeFields): Promise<Node> {
-    const path = consumerPath(bunitId, consumerId, "/node");
-    const body = wholeBody(await this.core.get<Node>(path), NODE_SETTABLE, fields);
-    return scrub(await this.core.call<Node>({ method: "PUT", path, body: { json: body } }));
+    return scrub(await this.core.call<Node>({ method: "PUT", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields } }));
+  }
+
+  /** Sets `fields` and keeps the others, whether the portal's PUT merges or replaces: reads, then PUTs it whole (./put.ts). */
+  async change(bunitId: number, consumerId: number, fields: NodeFields): Promise<Node> {
+    const current = await this.core.get<Node>(consumerPath(bunitId, consumerId, "/node"));
+    return this.update(bunitId, consumerId, wholeBody(current, NODE_SETTABLE, fields));
   }
 
   /** Deletes the node, which removes its consumer too; false when it was already gone. */

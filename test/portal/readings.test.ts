@@ -213,7 +213,7 @@ describe("client: every reading of the portal", function () {
     });
   }
 
-  it("an update of one field keeps the others, whether the portal's PUT merges or replaces", async () => {
+  it("change: one field set, the others kept, whether the portal's PUT merges or replaces", async () => {
     for (const putReplaces of [false, true]) {
       await using({ putReplaces }, async (emu, client) => {
         const bu = await client.businessUnits.create(1, {
@@ -233,9 +233,9 @@ describe("client: every reading of the portal", function () {
           contact: "ops",
           cpuCount: 2,
         });
-        const b2 = await client.businessUnits.update(bu.id, { note: "changed" });
-        const c2 = await client.consumers.update(bu.id, c.id, { note: "changed", allowNoActivity: null as unknown as boolean });
-        const n2 = await client.nodes.update(bu.id, c.id, { contact: "changed" });
+        const b2 = await client.businessUnits.change(bu.id, { note: "changed" });
+        const c2 = await client.consumers.change(bu.id, c.id, { note: "changed", allowNoActivity: null as unknown as boolean });
+        const n2 = await client.nodes.change(bu.id, c.id, { contact: "changed" });
         const label = putReplaces ? "replace" : "merge";
         assert.deepEqual(
           [
