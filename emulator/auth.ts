@@ -100,7 +100,7 @@ export function tokenRequest(ctx: Ctx): Reply {
     if (!isWithin(state, user.businessUnitId, client.businessUnitId)) {
       throw new OAuthError("invalid_grant", `The account cannot use client ID "${clientId}"`);
     }
-    const refreshToken = client.allowRefresh ? randomToken() : undefined;
+    const refreshToken = client.allowRefresh && ctx.app.readings.refresh !== "none" ? randomToken() : undefined;
     const session: SessionRec = { id: randomToken(12), clientId, userId: user.id, createdDate: iso() };
     if (refreshToken) session.refreshTokenHash = sha256(refreshToken);
     state.sessions.push(session);
@@ -108,9 +108,10 @@ export function tokenRequest(ctx: Ctx): Reply {
   }
 
   if (grantType === "refresh_token") {
-    if (!client.allowRefresh) {
+    if (!client.allowRefresh || ctx.app.readings.refresh === "none") {
       throw new OAuthError("unauthorized_client", `Client ID "${clientId}" does not allow refreshing tokens`);
     }
+    if (ctx.app.readings.refresh === "refused") throw new OAuthError("invalid_grant", "Refresh tokens are not accepted");
     const bearer = bearerOf(ctx);
     if (!bearer) throw unauthorized("InvalidToken", "A refresh needs the current access token as Authorization: Bearer");
     // The access token may have expired (that is the point of refreshing) but must be one we issued.

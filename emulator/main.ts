@@ -1,5 +1,5 @@
 // `npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]` and the readings
-// (`--put-replaces`, `--audit-dates`, `--jobs-list`, `--spname`, `--node-delete`: emulator/readings.ts).
+// (`--put-replaces`, `--audit-dates`, `--jobs-list`, `--spname`, `--node-delete`, `--refresh`: emulator/readings.ts).
 // Starts the emulator on 127.0.0.1 and prints
 // `portal emulator listening on http://127.0.0.1:<port>`; SIGINT/SIGTERM close it.
 import { startEmulator, type EmulatorOptions } from "./index";
@@ -8,7 +8,7 @@ import { READING_VALUES } from "./readings";
 const USAGE =
   "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]\n" +
   "  readings: [--put-replaces] [--audit-dates time|date|both] [--jobs-list first|jobs|both] [--spname bare|json]\n" +
-  "            [--node-delete node|empty|204]";
+  "            [--node-delete node|empty|204] [--refresh allowed|refused|none]";
 
 /** The reading flags that take one of a few values, and the option each sets. */
 const READING_FLAGS = {
@@ -16,6 +16,7 @@ const READING_FLAGS = {
   "--jobs-list": "jobsList",
   "--spname": "spname",
   "--node-delete": "nodeDelete",
+  "--refresh": "refresh",
 } as const;
 
 export function parseArgs(argv: string[]): EmulatorOptions {

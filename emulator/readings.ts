@@ -14,6 +14,13 @@ export type SpnameAnswer = "bare" | "json";
 /** `DELETE .../node`: 200 with the deleted node (what the Go client decodes), 200 with no body, or 204. */
 export type NodeDeleteAnswer = "node" | "empty" | "204";
 
+/**
+ * The refresh grant: "allowed" as each client ID says (the seed's `emulator` allows it, `norefresh` does not),
+ * "refused" (a refresh_token is issued but every refresh grant is 400 invalid_grant, as a portal that does not
+ * honour its refresh tokens), "none" (no client ID gets a refresh_token; the grant is 400 unauthorized_client).
+ */
+export type RefreshGrant = "allowed" | "refused" | "none";
+
 export interface Readings {
   /** PUT replaces the settable fields (absent ones cleared) instead of merging the ones present. */
   putReplaces: boolean;
@@ -21,9 +28,17 @@ export interface Readings {
   jobsList: JobsList;
   spname: SpnameAnswer;
   nodeDelete: NodeDeleteAnswer;
+  refresh: RefreshGrant;
 }
 
-export const DEFAULT_READINGS: Readings = { putReplaces: false, auditDates: "both", jobsList: "both", spname: "bare", nodeDelete: "node" };
+export const DEFAULT_READINGS: Readings = {
+  putReplaces: false,
+  auditDates: "both",
+  jobsList: "both",
+  spname: "bare",
+  nodeDelete: "node",
+  refresh: "allowed",
+};
 
 /** The values each enumerated reading may take, for the command line and option checks. */
 export const READING_VALUES = {
@@ -31,6 +46,7 @@ export const READING_VALUES = {
   jobsList: ["first", "jobs", "both"],
   spname: ["bare", "json"],
   nodeDelete: ["node", "empty", "204"],
+  refresh: ["allowed", "refused", "none"],
 } as const satisfies Record<Exclude<keyof Readings, "putReplaces">, readonly string[]>;
 
 /** The readings of the given options, defaults filled in; throws on a value a reading cannot take. */

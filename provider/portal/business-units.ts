@@ -3,6 +3,7 @@ import { Call, PortalCore, bunitPath } from "./core";
 import { itemsOf } from "./collections";
 import { isNotFound } from "./errors";
 import { createTagged, findMarked, withoutMarkers } from "./marker";
+import { BUSINESS_UNIT_SETTABLE, wholeBody } from "./put";
 import { BusinessUnit, BusinessUnitFields, Collection, TimeZone, User } from "./types";
 
 export class BusinessUnits {
@@ -46,8 +47,20 @@ export class BusinessUnits {
     return found && withoutMarkers(found);
   }
 
+  /**
+   * A PUT of `fields` as given: a portal whose PUT replaces clears what they leave out, so give every field (the
+   * providers send all they declare), or use `change`.
+   */
   async update(id: number, fields: BusinessUnitFields): Promise<BusinessUnit> {
     return withoutMarkers(await this.core.call<BusinessUnit>({ method: "PUT", path: bunitPath(id), body: { json: fields } }));
+  }
+
+  /** Sets `fields` and keeps the others, whether the portal's PUT merges or replaces: reads, then PUTs it whole (./put.ts). */
+  async change(id: number, fields: BusinessUnitFields): Promise<BusinessUnit> {
+    const current = await this.core.get<BusinessUnit>(bunitPath(id));
+    // A portal may answer the billing storage type under either of the spec's two names.
+    const read = { ...current, billingStorageTypeId: current.billingStorageTypeId ?? current.billingStorageType };
+    return this.update(id, wholeBody(read, BUSINESS_UNIT_SETTABLE, fields));
   }
 
   /** Deletes a business unit; true when it was deleted, false when it was already gone. */

@@ -3,6 +3,7 @@ import { PortalCore, bunitPath, consumerPath } from "./core";
 import { deleteTolerant } from "./business-units";
 import { itemsOf } from "./collections";
 import { createTagged, findMarked, withoutMarkers } from "./marker";
+import { CONSUMER_SETTABLE, wholeBody } from "./put";
 import { Collection, Consumer, ConsumerFields } from "./types";
 
 export interface ConsumerDeletion {
@@ -48,6 +49,10 @@ export class Consumers {
     return found && withoutMarkers(found);
   }
 
+  /**
+   * A PUT of `fields` as given: a portal whose PUT replaces clears what they leave out, so give every field (the
+   * providers send all they declare), or use `change`.
+   */
   async update(bunitId: number, consumerId: number, fields: ConsumerFields): Promise<Consumer> {
     return withoutMarkers(
       await this.core.call<Consumer>({
@@ -56,6 +61,15 @@ export class Consumers {
         body: { json: fields },
       }),
     );
+  }
+
+  /**
+   * Sets `fields` and keeps the others (its tags' markers too), whether the portal's PUT merges or replaces:
+   * reads, then PUTs it whole (./put.ts).
+   */
+  async change(bunitId: number, consumerId: number, fields: ConsumerFields): Promise<Consumer> {
+    const current = await this.core.get<Consumer>(consumerPath(bunitId, consumerId));
+    return this.update(bunitId, consumerId, wholeBody(current, CONSUMER_SETTABLE, fields));
   }
 
   /** Deletes a consumer (and its node); false when it was already gone. */

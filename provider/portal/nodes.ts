@@ -3,6 +3,7 @@ import { PortalCore, consumerPath } from "./core";
 import { deleteTolerant } from "./business-units";
 import { itemsOf } from "./collections";
 import { PortalError, unlessNotFound } from "./errors";
+import { NODE_SETTABLE, wholeBody } from "./put";
 import { Collection, Filespace, Node, NodeFields, ProxyPeer } from "./types";
 
 /** The backup server's node naming rules: 1 to 64 of A-Z 0-9 _ . - + & (case-insensitive, stored upper-case). */
@@ -96,8 +97,18 @@ export class Nodes {
     }
   }
 
+  /**
+   * A PUT of `fields` as given: a portal whose PUT replaces clears what they leave out and wants the required
+   * references, so give every field (the providers send all they declare), or use `change`.
+   */
   async update(bunitId: number, consumerId: number, fields: NodeFields): Promise<Node> {
     return scrub(await this.core.call<Node>({ method: "PUT", path: consumerPath(bunitId, consumerId, "/node"), body: { json: fields } }));
+  }
+
+  /** Sets `fields` and keeps the others, whether the portal's PUT merges or replaces: reads, then PUTs it whole (./put.ts). */
+  async change(bunitId: number, consumerId: number, fields: NodeFields): Promise<Node> {
+    const current = await this.core.get<Node>(consumerPath(bunitId, consumerId, "/node"));
+    return this.update(bunitId, consumerId, wholeBody(current, NODE_SETTABLE, fields));
   }
 
   /** Deletes the node, which removes its consumer too; false when it was already gone. */

@@ -404,7 +404,8 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
       done.push("created node");
     } else if (changes.names.length) {
       progress(`updating node: ${changes.names.join(", ")}`);
-      node = await client.nodes.update(bu, consumerId, changes.fields);
+      // Only the changed keys: `change` keeps the others whether the portal's PUT merges or replaces.
+      node = await client.nodes.change(bu, consumerId, changes.fields);
       done.push(`updated node (${changes.names.join(", ")})`);
     }
     result.nodeId = node.id;

@@ -150,7 +150,7 @@ describe("data: reports, jobs and the audit log", function () {
     });
 
     it("pages through more than one page (30 updates, page size 7) with progress", async () => {
-      for (let i = 0; i < 30; i++) await p.client.consumers.update(2, 1, { note: `change ${i}` });
+      for (let i = 0; i < 30; i++) await p.client.consumers.change(2, 1, { note: `change ${i}` });
       p.emu.clearRequests();
       const progress: Array<[number, number | undefined]> = [];
       const entries = await getAuditLog(p.client, 2, 1, { pageSize: 7, onProgress: (seen, total) => progress.push([seen, total]) });
@@ -186,7 +186,7 @@ describe("data: reports, jobs and the audit log", function () {
     });
 
     it("gets everything from a portal that caps the page size, and keeps an entry seen twice once", async () => {
-      for (let i = 0; i < 12; i++) await p.client.consumers.update(2, 1, { note: `cap ${i}` });
+      for (let i = 0; i < 12; i++) await p.client.consumers.change(2, 1, { note: `cap ${i}` });
       const expected = (await p.client.activity.auditLogPage(2, 1, {}, 0, 500)).items;
       assert.equal(expected.length, 14);
       // A portal whose largest page is 4 entries, whatever is asked.
@@ -242,7 +242,7 @@ describe("data: reports, jobs and the audit log", function () {
     });
 
     it("stops at a limit, asking only for what it needs", async () => {
-      for (let i = 0; i < 20; i++) await p.client.consumers.update(2, 1, { note: `n${i}` });
+      for (let i = 0; i < 20; i++) await p.client.consumers.change(2, 1, { note: `n${i}` });
       p.emu.clearRequests();
       const first10 = await getAuditLog(p.client, 2, 1, { pageSize: 7, limit: 10 });
       assert.equal(first10.length, 10);

@@ -219,7 +219,7 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
 
     it("pages through a long log with progress on stderr (--progress), none by default off a terminal", async () => {
       const client = clientFor(emu);
-      for (let i = 0; i < 25; i++) await client.consumers.update(2, 1, { note: `cli ${i}` });
+      for (let i = 0; i < 25; i++) await client.consumers.change(2, 1, { note: `cli ${i}` });
       emu.clearRequests();
       const c = await cli(audit, ["--bunit", "2", "--consumer", "1", "--page-size", "10", "--json", "--progress"]);
       const entries = json(c);

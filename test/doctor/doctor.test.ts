@@ -138,6 +138,8 @@ describe("backup-portal doctor", function () {
       [{ nodeDelete: "empty" }, { "node-delete": "200 empty" }],
       [{ nodeDelete: "204" }, { "node-delete": "204" }],
       [{}, { refresh: "refresh not allowed" }, { BACKUP_PORTAL_CLIENT_ID: "norefresh" }],
+      [{ refresh: "none" }, { refresh: "refresh not allowed" }],
+      [{ refresh: "refused" }, { refresh: "refresh refused" }],
     ];
     for (const [opts, readings, env] of cases) {
       await withEmulator(opts, async (em) => {

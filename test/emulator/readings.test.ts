@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../../emulator";
 import { parseArgs } from "../../emulator/main";
-import { api, call, login, nodeBody, SEED } from "./helpers";
+import { api, call, login, nodeBody, ORIGIN, SEED, tokenRequest } from "./helpers";
 
 async function withEmulator(opts: EmulatorOptions, body: (em: Emulator, a: ReturnType<typeof api>) => Promise<void>): Promise<void> {
   const em = await startEmulator({ quiet: true, ...opts });
@@ -94,13 +94,38 @@ describe("emulator readings", () => {
     });
   });
 
-  it("the command line sets each reading and refuses values it cannot take", () => {
-    assert.deepEqual(parseArgs(["--audit-dates", "date", "--jobs-list=first", "--spname", "json", "--node-delete", "204"]), {
-      auditDates: "date",
-      jobsList: "first",
-      spname: "json",
-      nodeDelete: "204",
+  it("--refresh: the grant as each client ID says, refused though a refresh_token was issued, or no refresh_token at all", async () => {
+    const seen: Record<string, unknown[]> = {};
+    for (const refresh of ["allowed", "refused", "none"] as const) {
+      await withEmulator({ refresh }, async (em) => {
+        const form = { grant_type: "password", client_id: "emulator", username: "admin", password: "admin" };
+        const first = await tokenRequest(em.url, form);
+        const again = await tokenRequest(
+          em.url,
+          { client_id: "emulator", grant_type: "refresh_token", refresh_token: String(first.body.refresh_token ?? "none-issued") },
+          { Origin: ORIGIN, Authorization: `Bearer ${first.body.access_token}` },
+        );
+        seen[refresh] = [typeof first.body.refresh_token, again.status, again.body.error];
+      });
+    }
+    assert.deepEqual(seen, {
+      allowed: ["string", 200, undefined],
+      refused: ["string", 400, "invalid_grant"],
+      none: ["undefined", 400, "unauthorized_client"],
     });
+  });
+
+  it("the command line sets each reading and refuses values it cannot take", () => {
+    assert.deepEqual(
+      parseArgs(["--audit-dates", "date", "--jobs-list=first", "--spname", "json", "--node-delete", "204", "--refresh", "refused"]),
+      {
+        auditDates: "date",
+        jobsList: "first",
+        spname: "json",
+        nodeDelete: "204",
+        refresh: "refused",
+      },
+    );
     assert.throws(() => parseArgs(["--audit-dates", "startDate"]), /--audit-dates needs one of time, date, both/);
     assert.throws(() => parseArgs(["--node-delete"]), /--node-delete needs one of/);
   });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { PortalClient, PortalError } from "../../provider/portal";
 import { markerFor } from "../../provider/portal/marker";
-import { clientFor, Emulator, ORIGIN, settingsFor, startEmulator } from "../support/portal";
+import { clientFor, Emulator, ORIGIN, RUN_READINGS, settingsFor, startEmulator } from "../support/portal";
 import { login } from "../emulator/helpers";
 import { waitFor } from "../support/wait";
 
@@ -55,12 +55,12 @@ describe("portal client", function () {
     assert.equal((await client.businessUnits.get(bu.id)).registrationNumber, "556677-8899");
     assert.ok((await client.businessUnits.children(1)).some((b) => b.id === bu.id));
     assert.ok(Array.isArray(await client.businessUnits.users(1)));
-    assert.equal((await client.businessUnits.update(bu.id, { note: "changed" })).note, "changed");
+    assert.equal((await client.businessUnits.change(bu.id, { note: "changed" })).note, "changed");
 
     const c = await client.consumers.create(bu.id, { name: "web01" });
     assert.equal(c.name, "web01");
     assert.equal((await client.consumers.get(bu.id, c.id)).id, c.id);
-    assert.equal((await client.consumers.update(bu.id, c.id, { note: "x" })).note, "x");
+    assert.equal((await client.consumers.change(bu.id, c.id, { note: "x" })).note, "x");
     assert.deepEqual(
       (await client.consumers.list(bu.id)).map((x) => x.id),
       [c.id],
@@ -75,7 +75,7 @@ describe("portal client", function () {
       cpuCount: 2,
     });
     assert.equal(node.operatingSystem?.id, 3);
-    assert.equal((await client.nodes.update(bu.id, c.id, { cpuCount: 4 })).cpuCount, 4);
+    assert.equal((await client.nodes.change(bu.id, c.id, { cpuCount: 4 })).cpuCount, 4);
     const pw = await client.nodes.setPassword(bu.id, c.id, "s3cret-pass");
     assert.equal("tsmPassword" in pw, false, "the password is never returned");
     assert.equal(await client.nodes.activate(bu.id, c.id, "acme-web01"), "ACME-WEB01");
@@ -140,7 +140,7 @@ describe("portal client", function () {
 
   it("pages through the audit log", async () => {
     const c = await client.consumers.create(1, { name: "audited" });
-    for (let i = 0; i < 7; i++) await client.consumers.update(1, c.id, { note: `n${i}` });
+    for (let i = 0; i < 7; i++) await client.consumers.change(1, c.id, { note: `n${i}` });
     const seen: number[] = [];
     const all = await client.activity.auditLog(1, c.id, {}, { pageSize: 3, onPage: (n) => seen.push(n) });
     assert.equal(all.length, 8, "one create and seven modifications");
@@ -154,8 +154,11 @@ describe("portal client", function () {
     const before = client.stats.tokenRequests;
     await emu.expireTokens();
     await Promise.all(Array.from({ length: 50 }, () => client.reference.nodeTypes()));
-    assert.equal(client.stats.tokenRequests - before, 1);
-    assert.equal(emu.requests().filter((r) => r.path === "/v1/oauth").length, 2);
+    // One renewal: one grant, or, where the portal refuses refresh tokens (a reading of this run), the refused
+    // refresh and the password grant after it.
+    const grants = RUN_READINGS.refresh === "refused" ? 2 : 1;
+    assert.equal(client.stats.tokenRequests - before, grants);
+    assert.equal(emu.requests().filter((r) => r.path === "/v1/oauth").length, 1 + grants);
   });
 
   it("falls back to the password grant when the client ID does not allow refresh", async () => {

@@ -7,7 +7,7 @@ import { getAuditLog } from "../../provider/data/activity";
 import { isLoginRefused } from "../../provider/portal/login";
 import { nameOf } from "../../provider/portal/nodes";
 import { run as jobsCli } from "../../provider/cli/jobs";
-import { clientFor, envFor } from "../support/portal";
+import { clientFor, envFor, readingsOfFlags } from "../support/portal";
 
 const WEB = { bunit: 2, consumer: 1 };
 const DB = { bunit: 2, consumer: 2 }; // no jobs
@@ -113,6 +113,21 @@ describe("client: every reading of the portal", function () {
     });
   }
 
+  it("BACKUP_PORTAL_EMULATOR_READINGS takes the emulator's reading flags, and nothing else", () => {
+    assert.deepEqual(readingsOfFlags(undefined), {});
+    assert.deepEqual(readingsOfFlags(" --put-replaces  --audit-dates=time --refresh refused "), {
+      putReplaces: true,
+      auditDates: "time",
+      refresh: "refused",
+    });
+    assert.throws(
+      () => readingsOfFlags("--audit-dates startDate"),
+      /BACKUP_PORTAL_EMULATOR_READINGS="--audit-dates startDate": --audit-dates needs one of/,
+    );
+    assert.throws(() => readingsOfFlags("--put-replace"), /unknown argument "--put-replace"/);
+    assert.throws(() => readingsOfFlags("--port 0 --quiet"), /only the emulator's reading flags, not port, quiet/);
+  });
+
   it("a name answer: a JSON string or the bare name, trimmed; anything else is an error naming the call", () => {
     for (const answer of ["EMU-1", " EMU-1\r\n", '"EMU-1"', '"EMU-1"\n'])
       assert.equal(nameOf(answer, "spname"), "EMU-1", JSON.stringify(answer));
@@ -169,16 +184,85 @@ describe("client: every reading of the portal", function () {
     });
   });
 
-  it("refresh refused by the client ID: the password grant takes over", async () => {
-    await using({ tokenTtlSeconds: 1 }, async (emu) => {
-      const c = clientFor(emu, "admin", { clientId: "norefresh" });
-      try {
-        await c.reference.nodeTypes();
-        emu.expireTokens();
-        assert.ok((await c.reference.nodeTypes()).length > 0);
-      } finally {
-        c.close();
-      }
+  for (const [label, opts, clientId] of [
+    ["by the client ID (no refresh_token)", {}, "norefresh"],
+    ["though a refresh_token was issued", { refresh: "refused" }, "emulator"],
+    ["for every client ID", { refresh: "none" }, "emulator"],
+  ] as Array<[string, EmulatorOptions, string]>) {
+    it(`refresh refused ${label}: the password grant takes over`, async () => {
+      await using({ tokenTtlSeconds: 1, ...opts }, async (emu) => {
+        const c = clientFor(emu, "admin", { clientId });
+        try {
+          await c.reference.nodeTypes();
+          emu.expireTokens();
+          assert.ok((await c.reference.nodeTypes()).length > 0);
+          emu.expireTokens();
+          assert.ok((await c.reference.nodeTypes()).length > 0);
+          const logins = emu.requests().filter((r) => r.path === "/v1/oauth");
+          // Without a refresh_token the client logs in with the password. With one, each renewal tries it once:
+          // a refusal of one refresh token says nothing of the next login's (tokens.ts), and costs one request.
+          const statuses = opts.refresh === "refused" ? [200, 400, 200, 400, 200] : [200, 200, 200];
+          assert.deepEqual(
+            logins.map((r) => r.status),
+            statuses,
+          );
+        } finally {
+          c.close();
+        }
+      });
     });
+  }
+
+  it("change: one field set, the others kept, whether the portal's PUT merges or replaces", async () => {
+    for (const putReplaces of [false, true]) {
+      await using({ putReplaces }, async (emu, client) => {
+        const bu = await client.businessUnits.create(1, {
+          name: "Kept",
+          registrationNumber: "K-1",
+          timeZone: { id: 1 },
+          invoiceDay: 5,
+          domainFilter: [{ id: 1 }],
+          billingStorageTypeId: 2,
+        });
+        const c = await client.consumers.create(bu.id, { name: "kept", note: "a note", tags: ["t"], allowNoActivity: true });
+        await client.nodes.create(bu.id, c.id, {
+          operatingSystem: { id: 3 },
+          type: { id: 1 },
+          domain: { id: 1 },
+          clientOptionSet: { id: 2 },
+          contact: "ops",
+          cpuCount: 2,
+        });
+        const b2 = await client.businessUnits.change(bu.id, { note: "changed" });
+        const c2 = await client.consumers.change(bu.id, c.id, { note: "changed", allowNoActivity: null as unknown as boolean });
+        const n2 = await client.nodes.change(bu.id, c.id, { contact: "changed" });
+        const label = putReplaces ? "replace" : "merge";
+        assert.deepEqual(
+          [
+            b2.name,
+            b2.registrationNumber,
+            b2.timeZone?.id,
+            b2.invoiceDay,
+            b2.domainFilter?.map((d) => d.id),
+            b2.billingStorageTypeId,
+            b2.note,
+          ],
+          ["Kept", "K-1", 1, 5, [1], 2, "changed"],
+          label,
+        );
+        assert.deepEqual([c2.name, c2.note, c2.tags, c2.allowNoActivity], ["kept", "changed", ["t"], undefined], `${label}: null clears`);
+        assert.deepEqual(
+          [n2.operatingSystem?.id, n2.type?.id, n2.domain?.id, n2.clientOptionSet?.id, n2.cpuCount, n2.contact],
+          [3, 1, 1, 2, 2, "changed"],
+          label,
+        );
+        const puts = emu.requestDetails().filter((r) => r.method === "PUT");
+        assert.equal(puts.length, 3);
+        assert.ok(
+          puts.every((r) => !JSON.stringify(r.body).includes("href")),
+          "references are sent as {id}",
+        );
+      });
+    }
   });
 });

@@ -178,7 +178,7 @@ describe("resource lifecycles in process", function () {
       const after = await s.client.businessUnits.get(id);
       assert.deepEqual([after.note ?? "", after.timeZone?.id, after.invoiceDay], ["", 1, 5]);
 
-      await s.client.businessUnits.update(id, { name: "Renamed" });
+      await s.client.businessUnits.change(id, { name: "Renamed" });
       const drift = await bu.read(made.id, updated.outs!);
       assert.equal(drift.inputs!.name, "Renamed");
       assert.equal(drift.inputs!.timeZone, "UTC");
@@ -487,7 +487,7 @@ describe("resource lifecycles in process", function () {
       await node.update(made.id, upd.outs!, { ...inputs, domain: "STANDARD", contact: undefined, tsmPassword: "Another-Pa55word-22bb" });
       assert.deepEqual(writes(mark), [`POST /v1/bunits/2/consumers/${c.id}/node/password`]);
 
-      await s.client.nodes.update(2, c.id, { cpuCount: 16 });
+      await s.client.nodes.change(2, c.id, { cpuCount: 16 });
       assert.equal((await node.read(made.id, upd.outs!)).inputs!.cpuCount, 16);
       await node.delete(made.id, upd.outs!);
       assert.deepEqual(await node.read(made.id, upd.outs!), { id: "" });

@@ -1,9 +1,41 @@
 // Test support: an emulator on loopback and clients for its seeded accounts.
-import { startEmulator, Emulator } from "../../emulator";
+import { startEmulator as startAnyEmulator, DEFAULT_READINGS, type Emulator, type EmulatorOptions, type Readings } from "../../emulator";
+import { parseArgs as parseEmulatorArgs } from "../../emulator/main";
 import { PortalClient } from "../../provider/portal";
 import { PortalSettings } from "../../provider/portal/settings";
 
 export const ORIGIN = "http://localhost";
+
+/** The environment variable that picks the reading every test emulator answers in (scripts/test-modes.js sets it). */
+export const READINGS_ENV = "BACKUP_PORTAL_EMULATOR_READINGS";
+
+/**
+ * The readings of `npm run emulator`'s reading flags (`--put-replaces --audit-dates time`), parsed by the
+ * emulator's own parser; any other flag is an error, so a typo cannot silently test the default reading.
+ */
+export function readingsOfFlags(flags: string | undefined): Partial<Readings> {
+  const argv = (flags ?? "").split(/\s+/).filter(Boolean);
+  let opts: EmulatorOptions;
+  try {
+    opts = parseEmulatorArgs(argv);
+  } catch (err) {
+    throw new Error(`${READINGS_ENV}="${flags}": ${(err as Error).message}`);
+  }
+  const other = Object.keys(opts).filter((k) => !(k in DEFAULT_READINGS));
+  if (other.length > 0) throw new Error(`${READINGS_ENV} takes only the emulator's reading flags, not ${other.join(", ")}`);
+  return opts;
+}
+
+/** The reading this test run's emulators answer in (the default reading when the variable is unset). */
+export const RUN_READINGS: Readings = { ...DEFAULT_READINGS, ...readingsOfFlags(process.env[READINGS_ENV]) };
+
+/**
+ * An emulator answering in this run's reading. A test that needs one reading names it in `opts`, which wins
+ * (test/portal/readings.test.ts and the resources' put-replaces test do).
+ */
+export function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  return startAnyEmulator({ ...RUN_READINGS, ...opts });
+}
 
 export function settingsFor(emu: Emulator, user: "admin" | "tenant" = "admin", extra: Partial<PortalSettings> = {}): PortalSettings {
   return {
@@ -73,4 +105,4 @@ export function clientSuite() {
   };
 }
 
-export { startEmulator, Emulator };
+export type { Emulator };
