@@ -60,6 +60,9 @@ class FakePortal {
 const portalError = (status: number, p = `/v1/bunits/${BUNIT}/billing`, code?: string) =>
   new PortalError({ method: p === "/v1/oauth" ? "POST" : "GET", path: p, status, code });
 
+/** A request to the receiver: every answer here comes in milliseconds, so one that does not come fails fast. */
+const answered = (url: string, init: RequestInit = {}) => fetch(url, { ...init, signal: AbortSignal.timeout(2000) });
+
 interface Answer {
   status: number;
   headers: Headers;
@@ -88,7 +91,7 @@ describe("billing: the receiver's request handling (in process)", () => {
   }
 
   async function post(r: BillingReceiverHandle, body = "{}", query = Q, headers: Record<string, string> = {}): Promise<Answer> {
-    const res = await fetch(`${r.url}${query}`, { method: "POST", body, headers });
+    const res = await answered(`${r.url}${query}`, { method: "POST", body, headers });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   }
@@ -177,17 +180,17 @@ describe("billing: the receiver's request handling (in process)", () => {
       const r = await start({ maxPending: 1 });
       const held = post(r);
       await waitFor(() => portal.reads === 1, "the held read", 2000);
-      const get = await fetch(`${r.url}/healthz?probe=1`);
+      const get = await answered(`${r.url}/healthz?probe=1`);
       assert.equal(get.status, 200);
       assert.deepEqual(await get.json(), { status: "ok" });
-      const head = await fetch(`${r.url}/healthz`, { method: "HEAD" });
+      const head = await answered(`${r.url}/healthz`, { method: "HEAD" });
       assert.equal(head.status, 200);
       assert.equal(await head.text(), "");
       portal.release();
       assert.equal((await held).status, 200);
-      const notHealth = await fetch(`${r.url}/healthz`, { method: "POST", body: "{}" });
+      const notHealth = await answered(`${r.url}/healthz`, { method: "POST", body: "{}" });
       assert.equal(notHealth.status, 404);
-      assert.equal((await fetch(`${r.url}/healthz/x`)).status, 404);
+      assert.equal((await answered(`${r.url}/healthz/x`)).status, 404);
     });
   });
 
@@ -216,7 +219,7 @@ describe("billing: the receiver's request handling (in process)", () => {
         ),
       ];
       for (const [method, target, status, error, headers] of refused) {
-        const res = await fetch(`${r.url}${target}`, { method, body: method === "GET" ? undefined : "{}" });
+        const res = await answered(`${r.url}${target}`, { method, body: method === "GET" ? undefined : "{}" });
         const what = `${method} ${target}`;
         assert.equal(res.status, status, what);
         assert.deepEqual(await res.json(), { error }, what);
@@ -241,11 +244,11 @@ describe("billing: the receiver's request handling (in process)", () => {
 
     it("a request target that is not a path: 400; a request that is not HTTP: 400 and the connection closed", async () => {
       const r = await start();
-      const bad = await rawRequest(r.port, postHead(`http://x:99999${Q}`, "{}", { Connection: "close" }), "{}");
+      const bad = await rawRequest(r.port, postHead(`http://x:99999${Q}`, "{}", { Connection: "close" }), "{}", { timeoutMs: 2000 });
       assert.equal(bad.status, 400, bad.raw);
       assert.deepEqual(JSON.parse(bad.body), { error: "bad request target" });
       assert.match(logs.at(-1)!, /^POST \? 400: bad request target$/);
-      const garbage = await rawRequest(r.port, "NOT HTTP AT ALL\r\n\r\n", "");
+      const garbage = await rawRequest(r.port, "NOT HTTP AT ALL\r\n\r\n", "", { timeoutMs: 2000 });
       assert.match(garbage.raw, /^HTTP\/1\.1 400 Bad Request\r\n/);
     });
 
@@ -260,6 +263,7 @@ describe("billing: the receiver's request handling (in process)", () => {
           r.port,
           `POST ${Q} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
           `${parts.map((p) => `${p.length.toString(16)}\r\n${p}\r\n`).join("")}0\r\n\r\n`,
+          { timeoutMs: 2000 },
         );
       assert.equal((await chunked([" ".repeat(8), " ".repeat(8)])).status, 200);
       const grown = await chunked([" ".repeat(8), " ".repeat(9)]);
@@ -307,6 +311,7 @@ describe("billing: the receiver's request handling (in process)", () => {
       assert.equal(busy.headers.get("retry-after"), "30");
       const expecting = await rawRequest(r.port, postHead(Q, "{}", { Expect: "100-continue", Connection: "close" }), "{}", {
         waitForContinue: true,
+        timeoutMs: 2000,
       });
       assert.equal(expecting.status, 503, expecting.raw);
       assert.equal(expecting.continued, false);
@@ -537,7 +542,7 @@ describe("billing: the receiver's request handling (in process)", () => {
       assert.equal(r.url, `http://[::1]:${r.port}`);
       assert.equal(r.notifyUrl, `${r.url}/billing/hook?bunit=${BUNIT}`);
       assert.equal(r.postUrl("a+b&c=d e"), `${r.url}/billing/hook?bunit=${BUNIT}&secret=a%2Bb%26c%3Dd+e`);
-      const a = await fetch(r.postUrl(SECRET), { method: "POST", body: "{}" });
+      const a = await answered(r.postUrl(SECRET), { method: "POST", body: "{}" });
       assert.equal(a.status, 200);
       const local = await start();
       assert.match(local.url, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -551,7 +556,8 @@ describe("billing: the receiver's request handling (in process)", () => {
       const socket = net.connect(r.port, "127.0.0.1");
       let raw = "";
       socket.on("data", (c: Buffer) => (raw += c.toString("latin1")));
-      const ended = new Promise((res) => socket.on("close", res));
+      let ended = false;
+      socket.on("close", () => (ended = true));
       socket.write(`${postHead(Q, "{}")}{}`);
       await waitFor(() => portal.reads === 1, "the first read", 2000);
       const closed = r.close(2000);
@@ -560,11 +566,11 @@ describe("billing: the receiver's request handling (in process)", () => {
       await waitFor(() => r.stats.rejected === 1, "the second request refused", 2000);
       portal.release();
       await closed;
-      await ended;
+      await waitFor(() => ended, "the connection closed", 2000);
       const statuses = [...raw.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
       assert.deepEqual(statuses, [200, 503], raw);
       assert.match(raw, /\r\nRetry-After: 5\r\n[^]*\{"error":"the receiver is shutting down"\}/i);
-      await assert.rejects(fetch(`${r.url}/healthz`), "no longer listening");
+      await assert.rejects(answered(`${r.url}/healthz`), "no longer listening");
     });
 
     it("close gives up on a stuck request after its grace period", async () => {
