@@ -280,6 +280,14 @@ describe("billing: the receiver's request handling (in process)", () => {
       assert.equal(portal.reads, 0);
     });
 
+    it("a sender that goes away in the middle of its body: logged as aborted, nothing read", async () => {
+      const r = await start();
+      const socket = net.connect(r.port, "127.0.0.1", () => socket.write(`${postHead(Q, "0123456789")}01234`, () => socket.destroy()));
+      await waitFor(() => r.stats.rejected === 1, "the request refused", 2000);
+      assert.deepEqual(logs, ["POST /notify 400: the request was aborted"]);
+      assert.equal(portal.reads, 0);
+    });
+
     it("a notification naming another business unit than the Post URL: 400; one it cannot read as a number is ignored", async () => {
       const r = await start();
       for (const named of [BUNIT + 1, String(BUNIT + 1), 0]) {
