@@ -318,6 +318,14 @@ describe("registration: cloud-init user data", () => {
     assert.match(renderEnvFile({ ...PORTAL, origin: "a\nb" }), /^BACKUP_PORTAL_ORIGIN='a\nb'$/m);
   });
 
+  it("a value YAML 1.1 reads as a boolean or a number (yes, on, 1:20) stays a string for cloud-init", () => {
+    // The yaml package in YAML 1.1 mode reads these as PyYAML does (true, true, false, 80).
+    for (const command of ["yes", "on", "off", "1:20"]) {
+      const text = renderRegistrationUserData({ portal: PORTAL, installNode: command });
+      assert.deepEqual((parseYaml(text, { version: "1.1" }) as CloudConfig).runcmd[0], ["sh", "-c", command], command);
+    }
+  });
+
   it("an empty extra argument is kept, quoted; a custom Node.js install runs first", () => {
     const cfg = parse(
       renderRegistrationUserData({
