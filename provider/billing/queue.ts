@@ -36,14 +36,10 @@ export interface QueueCounters {
   coalesced: number;
 }
 
-/** Whether a failed read of the billing data is worth repeating. */
+/** Whether a failed read of the billing data is worth repeating (a period not visible yet always is). */
 export function retryable(err: unknown): boolean {
-  if (err instanceof NotYetVisible) return true;
-  if (!(err instanceof PortalError)) return false;
-  return err.status === 0 || err.status === 408 || err.status === 429 || err.status >= 500;
+  return err instanceof PortalError && (err.status === 0 || err.status === 408 || err.status === 429 || err.status >= 500);
 }
-
-class NotYetVisible extends Error {}
 
 /** A write failed part way: the periods before it are on disk (replaced), the rest are not. */
 export class PartlyStored extends Error {
@@ -88,11 +84,6 @@ export class NotificationQueue {
     private readonly counters: QueueCounters,
     private readonly log: (line: string) => void,
   ) {}
-
-  /** Resolves once no read is in progress or due (at once when none is). */
-  idle(): Promise<void> {
-    return this.worker ?? Promise.resolve();
-  }
 
   /**
    * Resolves once a read that started after the notification arrived has been written (and shows `period`,
@@ -148,7 +139,7 @@ export class NotificationQueue {
         failures = 0;
         for (const w of served) {
           if (written && (!w.period || written.some((f) => f.period === w.period))) this.settle(w, written, true);
-          else w.lastError = new NotYetVisible(`the portal's billing data has no period ${w.period} yet`);
+          else w.lastError = new Error(`the portal's billing data has no period ${w.period} yet`);
         }
         retry = served.some((w) => this.pending.includes(w));
       } catch (err) {

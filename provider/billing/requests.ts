@@ -300,11 +300,13 @@ export class RequestHandler {
     return (await this.o.client.billing.billingData(this.o.businessUnitId)).length;
   }
 
-  /** Refuses new requests (503), then waits for the ones in progress and the queue's reads, at most `graceMs`. */
+  /**
+   * Refuses new requests (503), then waits for the ones in progress, at most `graceMs`. No read of the queue
+   * outlives them: a notification is answered by the read that serves it, or at its deadline when none does.
+   */
   async drain(graceMs: number): Promise<void> {
     this.closing = true;
     const until = Date.now() + graceMs;
     while (this.inFlight > 0 && Date.now() < until) await sleep(20);
-    await Promise.race([this.queue.idle(), sleep(Math.max(0, until - Date.now()))]);
   }
 }

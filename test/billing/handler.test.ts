@@ -464,20 +464,21 @@ describe("billing: the receiver's request handling (in process)", () => {
     });
 
     it("after a failed write says which periods were stored and which not; the stored ones count as written", async () => {
+      portal.outcomes = [[...DATA, { period: "2025-03-01" }]];
       const r = await start();
-      fs.mkdirSync(path.join(out, String(BUNIT), "2025-02-01.json"), { recursive: true }); // in the way of the second period
+      fs.mkdirSync(path.join(out, String(BUNIT), "2025-03-01.json"), { recursive: true }); // in the way of the third period
       const a = await post(r);
       assert.equal(a.status, 503);
-      assert.deepEqual(a.body, { error: NOT_STORED, id: a.body.id, stored: ["2025-01-01"], notStored: ["2025-02-01"] });
-      assert.match(lineOf(a), /: writing period 2025-02-01 failed after storing 2025-01-01; not stored: 2025-02-01: /);
-      assert.equal(r.stats.written, 1);
+      assert.deepEqual(a.body, { error: NOT_STORED, id: a.body.id, stored: ["2025-01-01", "2025-02-01"], notStored: ["2025-03-01"] });
+      assert.match(lineOf(a), /: writing period 2025-03-01 failed after storing 2025-01-01, 2025-02-01; not stored: 2025-03-01: /);
+      assert.equal(r.stats.written, 2);
       assert.equal(portal.reads, 1, "a failed write is not a read worth repeating");
 
       fs.rmSync(path.join(out, String(BUNIT)), { recursive: true });
       fs.mkdirSync(path.join(out, String(BUNIT), "2025-01-01.json"), { recursive: true });
       const none = await post(r);
       assert.deepEqual(none.body.stored, []);
-      assert.match(lineOf(none), /: writing period 2025-01-01 failed after storing none; not stored: 2025-01-01, 2025-02-01: /);
+      assert.match(lineOf(none), /: writing period 2025-01-01 failed after storing none; not stored: 2025-01-01, 2025-02-01, 2025-03-01: /);
     });
 
     it("a refused login is explained once with the settings to check, then referred to; a test request says the test failed", async () => {
