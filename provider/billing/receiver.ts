@@ -72,7 +72,7 @@ export async function startBillingReceiver(opts: BillingReceiverOptions): Promis
       return;
     }
     res.writeContinue();
-    void r.handle(req, res, true);
+    void r.handle(req, res);
   });
   server.on("clientError", (_err, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");

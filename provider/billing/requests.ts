@@ -162,14 +162,14 @@ export class RequestHandler {
     if (!/^\d+$/.test(bunit) || Number(bunit) !== this.o.businessUnitId) {
       throw new Reject(400, "this receiver does not store billing data of that business unit");
     }
-    const length = req.headers["content-length"];
-    if (length !== undefined && Number(length) > this.maxBody) {
+    // No Content-Length (a chunked body): NaN, never larger; readBody counts the bytes as they come.
+    if (Number(req.headers["content-length"]) > this.maxBody) {
       throw new Reject(413, `the body is larger than ${this.maxBody} bytes`);
     }
   }
 
-  /** Answers one request. `prechecked` when the checkContinue handler ran precheck already. */
-  async handle(req: http.IncomingMessage, res: http.ServerResponse, prechecked = false): Promise<void> {
+  /** Answers one request (after 100 Continue, precheck runs again: it decides the same on the same headers). */
+  async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     this.stats.requests++;
     const arrived = Date.now();
     let pathname = "?";
@@ -187,7 +187,7 @@ export class RequestHandler {
     let test = false;
     this.inFlight++;
     try {
-      if (!prechecked) this.precheck(req);
+      this.precheck(req);
       if (!admitted) {
         this.stats.busy++;
         throw new Reject(503, `busy: ${this.maxPending} requests are waiting already, try again later`, { "Retry-After": "30" });
@@ -277,9 +277,9 @@ export class RequestHandler {
   private parseNotification(text: string): { test: boolean; period?: string } {
     let note: unknown;
     try {
-      note = JSON.parse(text.replace(/^\uFEFF/, "").trim() || "null");
+      note = JSON.parse(text.trim()); // trim() also drops a byte order mark
     } catch {
-      note = undefined;
+      // No body, or not JSON: new data.
     }
     if (typeof note !== "object" || note === null || Array.isArray(note)) return { test: false };
     const b = note as Record<string, unknown>;

@@ -257,6 +257,12 @@ describe("billing: the receiver's request handling (in process)", () => {
       const at = " ".repeat(16);
       assert.equal((await post(r, at)).status, 200);
       const over = await post(r, `${at} `);
+      // Told on the header alone: no 100 Continue, so the sender never sends the body.
+      const expecting = await rawRequest(r.port, postHead(Q, `${at} `, { Expect: "100-continue" }), `${at} `, {
+        waitForContinue: true,
+        timeoutMs: 2000,
+      });
+      assert.deepEqual([expecting.status, expecting.continued, expecting.bodySent], [413, false, false], expecting.raw);
       assert.deepEqual({ status: over.status, body: over.body }, { status: 413, body: { error: "the body is larger than 16 bytes" } });
       const chunked = (parts: string[]) =>
         rawRequest(
@@ -290,7 +296,7 @@ describe("billing: the receiver's request handling (in process)", () => {
 
     it("a notification naming another business unit than the Post URL: 400; one it cannot read as a number is ignored", async () => {
       const r = await start();
-      for (const named of [BUNIT + 1, String(BUNIT + 1), 0]) {
+      for (const named of [BUNIT + 1, String(BUNIT + 1), String(BUNIT + 10), 0]) {
         const a = await post(r, JSON.stringify({ businessUnitId: named }));
         assert.deepEqual(
           { status: a.status, body: a.body },
@@ -509,6 +515,9 @@ describe("billing: the receiver's request handling (in process)", () => {
       portal = new FakePortal([new Error("no log")]);
       const quiet = await start({ log: undefined });
       assert.equal((await post(quiet)).status, 503);
+      portal.outcomes = [DATA];
+      assert.equal((await post(quiet)).status, 200);
+      assert.deepEqual([quiet.stats.failed, quiet.stats.written], [1, 2]);
     });
   });
 
