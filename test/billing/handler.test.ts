@@ -304,6 +304,7 @@ describe("billing: the receiver's request handling (in process)", () => {
           String(named),
         );
       }
+      for (const body of ["null", "[]", '"text"', "7"]) assert.equal((await post(r, body)).status, 200, `a body of ${body}: new data`);
       for (const ignored of [`${BUNIT + 1}x`, `x${BUNIT + 1}`, null, [BUNIT + 1]]) {
         assert.equal((await post(r, JSON.stringify({ businessUnitId: ignored }))).status, 200, JSON.stringify(ignored));
       }
