@@ -153,7 +153,7 @@ export function toYaml11(value: unknown): string {
   const doc = new Document(value, { version: "1.1" });
   visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === "string" && LINE_BREAKS.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+      if (LINE_BREAKS.test(String(node.value))) node.type = Scalar.QUOTE_DOUBLE;
     },
   });
   const text = doc.toString({ lineWidth: 0, doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER });

@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { isScalar, parse as parseYaml, parseDocument, visit } from "yaml";
 import { resolveCredentials } from "../../provider/registration/credentials";
 import {
+  DEFAULT_INSTALL_NODE,
   REGISTER_ATTEMPTS,
   registrationUserData,
   renderEnvFile,
@@ -88,6 +89,34 @@ describe("registration: cloud-init user data", () => {
     );
   });
 
+  it("renders exactly this document for plain values (what the instance receives)", () => {
+    const portal = { url: "http://portal.example.com", origin: "o", clientId: "c", username: "u", password: "Plain-Pa55word-for-text" };
+    assert.equal(
+      renderRegistrationUserData({ portal }),
+      [
+        "#cloud-config",
+        "# Registers this instance for backup at first boot (backup-portal register; see docs/registration.md).",
+        "write_files:",
+        "  - path: /etc/backup-portal/portal.env",
+        "    owner: root:root",
+        '    permissions: "0600"',
+        '    content: "# Backup Portal account for `backup-portal register` (written by cloud-init; keep it 0600).\\n' +
+          "BACKUP_PORTAL_URL='http://portal.example.com'\\nBACKUP_PORTAL_ORIGIN='o'\\nBACKUP_PORTAL_CLIENT_ID='c'\\n" +
+          "BACKUP_PORTAL_USERNAME='u'\\nBACKUP_PORTAL_PASSWORD='Plain-Pa55word-for-text'\\n\"",
+        "runcmd:",
+        "  - - sh",
+        "    - -c",
+        `    - ${JSON.stringify(DEFAULT_INSTALL_NODE)}`,
+        "  - - sh",
+        "    - -c",
+        '    - export HOME="${HOME:-/root}"; set -a && . /etc/backup-portal/portal.env && set +a || exit 1; n=0; until npx --yes ' +
+          "--package=backup-portal-pulumi -- backup-portal register --password-file /etc/backup-portal/node-password; do rc=$?; " +
+          `n=$((n+1)); if [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || [ "$n" -ge ${REGISTER_ATTEMPTS} ]; then exit "$rc"; fi; sleep 20; done`,
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("renders a #cloud-config with a 0600 env file and the register command", () => {
     const cfg = parse(renderRegistrationUserData({ portal: PORTAL }));
     assert.equal(cfg.write_files.length, 1);
@@ -136,7 +165,7 @@ describe("registration: cloud-init user data", () => {
       const res = spawnSync("sh", ["-c", register], {
         env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, FAKE_RC: String(rc), FAKE_COUNT: count },
         encoding: "utf8",
-        timeout: 30_000,
+        timeout: 3000, // the five runs take milliseconds; a loop that does not end fails fast
       });
       return { code: res.status, runs: fs.existsSync(count) ? fs.readFileSync(count, "utf8").split("\n").filter(Boolean).length : 0 };
     };
@@ -220,6 +249,94 @@ describe("registration: cloud-init user data", () => {
       { url: got.url, origin: got.origin, clientId: got.clientId, username: got.username, password: got.password },
       { ...HOSTILE, url: HOSTILE.url },
     );
+  });
+
+  it("the default Node.js install uses apt-get, else dnf, else yum, else fails saying so; nothing when npx is there", () => {
+    const dir = tempDir();
+    const run = (tools: string[]): { code: number | null; calls: string; stderr: string } => {
+      const bin = fs.mkdtempSync(path.join(dir, "bin-"));
+      const calls = path.join(bin, "calls");
+      for (const t of tools) fs.writeFileSync(path.join(bin, t), `#!/bin/sh\necho "${t} $*" >> "${calls}"\n`, { mode: 0o755 });
+      const res = spawnSync("/bin/sh", ["-c", DEFAULT_INSTALL_NODE], { env: { PATH: bin }, encoding: "utf8", timeout: 3000 });
+      return { code: res.status, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8") : "", stderr: res.stderr };
+    };
+    assert.deepEqual(run(["npx", "apt-get", "dnf"]), { code: 0, calls: "", stderr: "" });
+    assert.deepEqual(run(["apt-get", "dnf", "yum"]), {
+      code: 0,
+      calls: "apt-get update -q\napt-get install -y -q nodejs npm\n",
+      stderr: "",
+    });
+    assert.deepEqual(run(["dnf", "yum"]), { code: 0, calls: "dnf install -y -q nodejs npm\n", stderr: "" });
+    assert.deepEqual(run(["yum"]), { code: 0, calls: "yum install -y -q nodejs npm\n", stderr: "" });
+    assert.deepEqual(run([]), {
+      code: 1,
+      calls: "",
+      stderr: "backup-portal: no npx and no known package manager; install Node.js 20\n",
+    });
+  });
+
+  it("names the field and what is wrong with it, for every value it refuses", () => {
+    const lineBreaks = "must be a single line (no line break characters: CR, LF, U+0085, U+2028, U+2029)";
+    const refused: Array<[string, unknown, string, (new (...a: any[]) => Error)?]> = [
+      ["no portal", { portal: undefined }, "portal {url, origin, clientId, username, password} is required", TypeError],
+      ["portal not an object", { portal: "https://x" }, "portal {url, origin, clientId, username, password} is required", TypeError],
+      ["url not a string", { portal: { ...PORTAL, url: 42 } }, "portal.url must be a string", TypeError],
+      ["url not a URL", { portal: { ...PORTAL, url: "portal.example.com" } }, 'portal.url is not a URL: "portal.example.com"'],
+      ["url empty", { portal: { ...PORTAL, url: "" } }, 'portal.url is not a URL: ""'],
+      ["url on two lines", { portal: { ...PORTAL, url: "https://a\nb" } }, 'portal.url is not a URL: "https://a\\nb"'],
+      [
+        "url not http(s)",
+        { portal: { ...PORTAL, url: "ftp://portal.example.com" } },
+        'portal.url must be http(s), got "ftp://portal.example.com"',
+      ],
+      ["origin empty", { portal: { ...PORTAL, origin: "" } }, "portal.origin must not be empty"],
+      ["clientId not a string", { portal: { ...PORTAL, clientId: 5 } }, "portal.clientId must be a string", TypeError],
+      ["username NUL", { portal: { ...PORTAL, username: "a\0b" } }, "portal.username must not contain a NUL character"],
+      ["envFile relative", { portal: PORTAL, envFile: "etc/portal.env" }, 'envFile must be an absolute path, got "etc/portal.env"'],
+      ["envFile empty", { portal: PORTAL, envFile: "" }, "envFile must not be empty"],
+      ["passwordFile relative", { portal: PORTAL, passwordFile: "pw" }, 'passwordFile must be an absolute path, got "pw"'],
+      ["passwordFile on two lines", { portal: PORTAL, passwordFile: "/a\u0085b" }, `passwordFile ${lineBreaks}`],
+      ["packageSpec empty", { portal: PORTAL, packageSpec: "" }, "packageSpec must not be empty"],
+      ["packageSpec on two lines", { portal: PORTAL, packageSpec: "x\u2029y" }, `packageSpec ${lineBreaks}`],
+      ["extraArgs not a string", { portal: PORTAL, extraArgs: ["--verbose", 3] }, "extraArgs[1] must be a string", TypeError],
+      ["extraArgs on two lines", { portal: PORTAL, extraArgs: ["a\rb"] }, `extraArgs[0] ${lineBreaks}`],
+      ["installNode empty", { portal: PORTAL, installNode: "" }, "installNode must not be empty"],
+      ["installNode on two lines", { portal: PORTAL, installNode: "a\nb" }, `installNode ${lineBreaks}`],
+    ];
+    for (const [name, opts, message, type] of refused) {
+      assert.throws(
+        () => renderRegistrationUserData(opts as Parameters<typeof renderRegistrationUserData>[0]),
+        (err: Error) => err.message === `registration user data: ${message}` && (!type || err instanceof type),
+        name,
+      );
+    }
+    // The env file alone: the URL must be one line (sh would take the rest as a command); the others are quoted whole.
+    assert.throws(
+      () => renderEnvFile({ ...PORTAL, url: "https://a\u2028b" }),
+      /^Error: registration user data: portal\.url must be a single line/,
+    );
+    assert.match(renderEnvFile({ ...PORTAL, origin: "a\nb" }), /^BACKUP_PORTAL_ORIGIN='a\nb'$/m);
+  });
+
+  it("a value YAML 1.1 reads as a boolean or a number (yes, on, 1:20) stays a string for cloud-init", () => {
+    // The yaml package in YAML 1.1 mode reads these as PyYAML does (true, true, false, 80).
+    for (const command of ["yes", "on", "off", "1:20"]) {
+      const text = renderRegistrationUserData({ portal: PORTAL, installNode: command });
+      assert.deepEqual((parseYaml(text, { version: "1.1" }) as CloudConfig).runcmd[0], ["sh", "-c", command], command);
+    }
+  });
+
+  it("an empty extra argument is kept, quoted; a custom Node.js install runs first", () => {
+    const cfg = parse(
+      renderRegistrationUserData({
+        portal: PORTAL,
+        extraArgs: ["--contact", ""],
+        installNode: "apk add nodejs npm",
+        passwordFile: "/run/pw",
+      }),
+    );
+    assert.deepEqual(cfg.runcmd[0], ["sh", "-c", "apk add nodejs npm"]);
+    assert.match(cfg.runcmd[1][2], / -- backup-portal register --password-file \/run\/pw --contact ''; do /);
   });
 
   it("quotes shell words", () => {
