@@ -29,7 +29,8 @@ export class Failures {
 /** A portal id given as a number or a numeric string; undefined when it is neither. */
 export function toId(v: unknown): number | undefined {
   if (typeof v === "number" && Number.isInteger(v) && v > 0) return v;
-  if (typeof v === "string" && /^[1-9][0-9]*$/.test(v.trim())) return Number(v.trim());
+  // Number() itself ignores the white space around the digits.
+  if (typeof v === "string" && /^[1-9][0-9]*$/.test(v.trim())) return Number(v);
   return undefined;
 }
 
