@@ -76,7 +76,8 @@ export class References {
       ? items.find((i) => i.id === Number(text))
       : items.find((i) => i.name?.toLowerCase() === lower || i.windowsId?.toLowerCase() === lower);
     if (!found) {
-      const valid = items.map((i) => (kind === "timeZone" ? (i.windowsId ?? i.name ?? String(i.id)) : (i.name ?? String(i.id))));
+      // Only time zones have a windowsId, the name their inputs use.
+      const valid = items.map((i) => i.windowsId ?? i.name ?? String(i.id));
       throw new UnknownReferenceError(kind, value, valid);
     }
     return found;
