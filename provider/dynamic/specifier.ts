@@ -14,17 +14,22 @@ import * as path from "path";
 
 const PACKAGE_NAME = "backup-portal-pulumi";
 
+/** The nearest of `dir` and the folders above it, up to the root, for which `found` is true. */
+function findUp(dir: string, found: (dir: string) => boolean): string | undefined {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (found(d)) return d;
+    if (path.dirname(d) === d) return undefined;
+  }
+}
+
 /** The folder of this package (its package.json) that `from` lies in: a source checkout, dist/ or an installed package. */
 export function packageRoot(from: string): string {
-  let dir = path.dirname(from);
-  for (let i = 0; i < 10; i++) {
+  const root = findUp(path.dirname(from), (dir) => {
     const pkg = path.join(dir, "package.json");
-    if (fs.existsSync(pkg) && JSON.parse(fs.readFileSync(pkg, "utf8")).name === PACKAGE_NAME) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  throw new Error(`${from} is not inside the ${PACKAGE_NAME} package`);
+    return fs.existsSync(pkg) && JSON.parse(fs.readFileSync(pkg, "utf8")).name === PACKAGE_NAME;
+  });
+  if (!root) throw new Error(`${from} is not inside the ${PACKAGE_NAME} package`);
+  return root;
 }
 
 /**
@@ -35,20 +40,12 @@ export function packageRoot(from: string): string {
  * serializes what `pulumi up` in `stacks/` would.
  */
 export function programDirectory(cwd: string = process.cwd()): string {
-  let dir = path.resolve(cwd);
-  for (let i = 0; i < 20; i++) {
-    const file = path.join(dir, "Pulumi.yaml");
-    if (fs.existsSync(file)) {
-      const main = /^main:[ \t]*["']?([^"'#\r\n]*?)["']?[ \t]*(#.*)?$/m.exec(fs.readFileSync(file, "utf8"))?.[1];
-      if (!main) return dir;
-      const target = path.resolve(dir, main);
-      return fs.existsSync(target) && !fs.statSync(target).isDirectory() ? path.dirname(target) : target;
-    }
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return path.resolve(cwd);
+  const dir = findUp(path.resolve(cwd), (d) => fs.existsSync(path.join(d, "Pulumi.yaml")));
+  if (!dir) return path.resolve(cwd);
+  const main = /^main:[ \t]*["']?([^"'#\r\n]*?)["']?[ \t]*(#.*)?$/m.exec(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8"))?.[1];
+  if (!main) return dir;
+  const target = path.resolve(dir, main);
+  return fs.existsSync(target) && !fs.statSync(target).isDirectory() ? path.dirname(target) : target;
 }
 
 /**

@@ -1,0 +1,104 @@
+// The provider object the engine serializes (provider/dynamic/provider.ts), the specifier it loads our code by
+// (specifier.ts), and the error of a create that made its object but failed later (partial.ts), in process.
+// The host configures the provider with its own Config class over the stack config; here the same class is used
+// and the specifier is an absolute path to the TypeScript source (the host loads dist/ by a relative one).
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { resetConnection } from "../../provider/dynamic/connection";
+import { PartialCreateError } from "../../provider/dynamic/partial";
+import { lifecycleProvider } from "../../provider/dynamic/provider";
+import { moduleSpecifier, packageRoot, programDirectory } from "../../provider/dynamic/specifier";
+import { clientSuite, ORIGIN } from "../support/portal";
+
+const { Config } = require("@pulumi/pulumi/cmd/dynamic-provider/config") as {
+  Config: new (raw: Record<string, string>, project: string) => { get(key: string): string | undefined };
+};
+
+const ROOT = path.resolve(__dirname, "..", "..");
+
+describe("the serialized provider", function () {
+  this.timeout(20_000);
+  const s = clientSuite();
+  afterEach(() => resetConnection());
+
+  it("configure hands the stack config to the portal connection; each method calls the lifecycle's own", async () => {
+    resetConnection();
+    const provider = lifecycleProvider(path.join(ROOT, "provider", "resources", "business-unit"), "businessUnitLifecycle");
+    const config = new Config(
+      {
+        "backup-portal:url": s.emu.url,
+        "backup-portal:origin": ORIGIN,
+        "backup-portal:clientId": "emulator",
+        "backup-portal:username": "admin",
+        "backup-portal:password": "admin",
+      },
+      "backup-portal",
+    );
+    await provider.configure!({ config } as never);
+    const inputs = { parentId: 1, name: "Acme", registrationNumber: "556-1", timeZone: "UTC" };
+    const checked = await provider.check!({}, inputs);
+    assert.deepEqual(checked.failures, []);
+    const made = await provider.create(checked.inputs);
+    assert.equal(s.emu.state().businessUnits.find((b) => b.id === Number(made.id))?.name, "Acme");
+    const read = await provider.read!(made.id, made.outs);
+    assert.equal(read.props!.businessUnitId, Number(made.id));
+    assert.deepEqual(await provider.diff!(made.id, made.outs, { ...inputs, parentId: 2 }), {
+      changes: true,
+      replaces: ["parentId"],
+      deleteBeforeReplace: false,
+    });
+    const updated = await provider.update!(made.id, made.outs, { ...inputs, note: "second" });
+    assert.equal(updated.outs.note, "second");
+    await provider.delete!(made.id, updated.outs);
+    assert.equal(
+      s.emu.state().businessUnits.some((b) => b.id === Number(made.id)),
+      false,
+    );
+  });
+
+  describe("its module specifier", () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), "specifier-"));
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it("is relative to the program directory, starting with ./ when the code lies below it", () => {
+      const source = path.join(ROOT, "provider", "resources", "node.ts");
+      assert.equal(moduleSpecifier(source, ROOT), "./dist/provider/resources/node");
+      assert.equal(moduleSpecifier(path.join(ROOT, "dist", "provider", "resources", "node.js"), ROOT), "./dist/provider/resources/node");
+      assert.equal(moduleSpecifier(source, path.join(ROOT, "stacks")), "../dist/provider/resources/node");
+      assert.equal(packageRoot(source), ROOT);
+    });
+
+    it("outside any Pulumi project the program directory is the working directory", () => {
+      const deep = path.join(dir, "a", "b");
+      fs.mkdirSync(deep, { recursive: true });
+      assert.equal(programDirectory(deep), deep);
+      fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: x\nruntime: nodejs\nmain: 'a/'\n");
+      assert.equal(programDirectory(deep), path.join(dir, "a"), "found two folders up; main quoted, naming a folder");
+    });
+
+    it("a file outside this package is refused with a message that names it", () => {
+      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "someone-else" }));
+      const file = path.join(dir, "index.js");
+      assert.throws(() => packageRoot(file), { message: `${file} is not inside the backup-portal-pulumi package` });
+      assert.throws(() => moduleSpecifier(file, dir), /is not inside the backup-portal-pulumi package/);
+    });
+  });
+
+  describe("a create that made its object but failed a later step", () => {
+    it("tells the engine the id, the properties to record and the reason; the message says what to do", () => {
+      const e = new PartialCreateError("17", { tsmName: "WEB-17" }, new Error("activation refused (HTTP 409)"));
+      assert.equal(
+        e.message,
+        "created 17, but a later step failed: activation refused (HTTP 409). The object is kept in state; run `pulumi up` again to finish it.",
+      );
+      assert.equal(String(e).split(":")[0], "PartialCreateError");
+      assert.deepEqual([e.id, e.properties, e.reasons], ["17", { tsmName: "WEB-17" }, ["activation refused (HTTP 409)"]]);
+      assert.deepEqual(new PartialCreateError("18", {}, "timed out").reasons, ["timed out"]);
+    });
+  });
+});
