@@ -32,6 +32,9 @@ export class UnknownReferenceError extends Error {
   }
 }
 
+/** The kinds the business unit's default server lists: read per business unit. */
+const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";
+
 export class References {
   private readonly cache = new Map<string, Promise<unknown>>();
 
@@ -49,7 +52,7 @@ export class References {
   }
 
   list(kind: ReferenceKind, bunitId?: number): Promise<Named[]> {
-    const key = kind === "domain" || kind === "clientOptionSet" ? `${kind}:${bunitId}` : kind;
+    const key = perBusinessUnit(kind) ? `${kind}:${bunitId}` : kind;
     return this.memo(key, () => this.fetch(kind, bunitId));
   }
 
@@ -116,8 +119,6 @@ export interface ReferenceInput {
   /** The input holding the business unit whose default server lists the names (default businessUnitId). */
   scope?: string;
 }
-
-const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";
 
 /**
  * Check's part for named references (one name or id, or a list of them): each must name something the portal
