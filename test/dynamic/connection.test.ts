@@ -11,6 +11,8 @@ import { consumerLifecycle as consumer } from "../../provider/resources/consumer
 import { nodeLifecycle as node } from "../../provider/resources/node";
 import { clientFor, clientSuite, envFor, ORIGIN, writes } from "../support/portal";
 
+/** Business unit ids above any the other tests of this process reach. */
+let freshBusinessUnitId = 900_000;
 const WRONG_PASSWORD = "Connection-Test-Wr0ng-Pa55word-5d1f83";
 const ENV_KEYS = [
   "BACKUP_PORTAL_URL",
@@ -223,7 +225,12 @@ describe("the provider host's portal connection", function () {
       );
       assert.equal(s.emu.state().consumers.filter((c) => c.name === "web-9").length, 1);
 
+      // An id no earlier test used: the record of business units this host created outlives an emulator reset.
+      s.emu.update((st) => {
+        st.nextIds.businessUnit = ++freshBusinessUnitId;
+      });
       const made = await bu.create({ ...declared, name: "Fresh", createKey: createKeyFor("BusinessUnit", "fresh", "p", "s") });
+      assert.equal(Number(made.id), freshBusinessUnitId);
       const b = Number(made.id);
       mark = s.emu.requests().length;
       await consumer.create({ businessUnitId: b, name: "web-1", createKey: createKeyFor("Consumer", "web-1", "p", "s") });

@@ -81,6 +81,29 @@ describe("the serialized provider", function () {
       assert.equal(programDirectory(deep), path.join(dir, "a"), "found two folders up; main quoted, naming a folder");
     });
 
+    it("main: quoted or not, spaces and a comment around it, naming a folder or a file; none: the project's folder", () => {
+      fs.mkdirSync(path.join(dir, "src"));
+      fs.writeFileSync(path.join(dir, "src", "index.ts"), "");
+      const cases: Array<[string, string]> = [
+        ["main:   src/index.ts   # the program", path.join(dir, "src")],
+        ['main: "src/"', path.join(dir, "src")],
+        ["main:\tsrc # where it is", path.join(dir, "src")],
+        ["description: no main", dir],
+      ];
+      for (const [line, expected] of cases) {
+        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: x\nruntime: nodejs\n${line}\n`);
+        assert.equal(programDirectory(path.join(dir, "src")), expected, line);
+      }
+    });
+
+    it("is the package name and its path when the package is installed", () => {
+      const pkg = path.join(dir, "node_modules", "backup-portal-pulumi");
+      fs.mkdirSync(path.join(pkg, "dist", "provider", "resources"), { recursive: true });
+      fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "backup-portal-pulumi" }));
+      const file = path.join(pkg, "dist", "provider", "resources", "node.js");
+      assert.equal(moduleSpecifier(file, dir), "backup-portal-pulumi/dist/provider/resources/node");
+    });
+
     it("a file outside this package is refused with a message that names it", () => {
       fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "someone-else" }));
       const file = path.join(dir, "index.js");

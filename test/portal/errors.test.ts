@@ -126,6 +126,8 @@ describe("PortalError and redaction", () => {
         "Errors-Test-Pa55\\u0020word\\u002B\\u00267c1e",
       ].join(" | ");
       assert.equal(redact(text, [PASSWORD]), '*** | "***" | p=*** | *** | ***');
+      const astral = "Errors-Test-\u{1F600}-7c1e";
+      assert.equal(redact("pw Errors-Test-\\ud83d\\ude00-7c1e.", [astral]), "pw ***.", "a character outside the BMP as two \\u units");
     });
 
     it("hides the longest secret first, so a token that holds the password is hidden whole", () => {

@@ -13,8 +13,10 @@ describe("token renewal on a moved clock", function () {
   let server: http.Server;
   let url: string;
   let grants: Array<Record<string, string>>;
+  let methods: string[];
   let refuseRefresh: boolean;
   let refusePassword: number;
+  let gatewayErrors: number;
   let withRefresh: boolean;
   let expiresIn: number | undefined;
 
@@ -25,6 +27,11 @@ describe("token renewal on a moved clock", function () {
       req.on("end", () => {
         const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
         grants.push(form);
+        methods.push(req.method!);
+        if (gatewayErrors-- > 0) {
+          res.writeHead(502, { "Content-Type": "text/plain" }).end("bad gateway");
+          return;
+        }
         if ((form.grant_type === "refresh_token" && refuseRefresh) || (form.grant_type === "password" && refusePassword-- > 0)) {
           res.writeHead(400, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "invalid_grant" }));
           return;
@@ -49,19 +56,21 @@ describe("token renewal on a moved clock", function () {
   });
   beforeEach(() => {
     grants = [];
+    methods = [];
+    gatewayErrors = 0;
     refuseRefresh = false;
     refusePassword = 0;
     withRefresh = true;
     expiresIn = 300;
   });
 
-  function manager() {
+  function manager(maxAttempts = 1) {
     let clock = 1_000_000;
     const transport = new Transport({
       url,
       origin: "http://localhost",
       timeoutMs: 5000,
-      maxAttempts: 1,
+      maxAttempts,
       retryBaseMs: 1,
       retryMaxMs: 10,
       maxSockets: 2,
@@ -148,6 +157,18 @@ describe("token renewal on a moved clock", function () {
       "the refused token's refresh token is tried first",
     );
     assert.deepEqual(m.tokens.secrets(), ["access-2-token-value", "refresh-2-token-value"]);
+    m.close();
+  });
+
+  it("a token request that meets a gateway error (502) is posted again: a grant is safe to repeat", async () => {
+    gatewayErrors = 1;
+    const m = manager(2);
+    assert.equal(await m.tokens.token(), "access-2-token-value");
+    assert.deepEqual(methods, ["POST", "POST"]);
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password", "password"],
+    );
     m.close();
   });
 
