@@ -124,7 +124,8 @@ describe("named references", function () {
     it("warm starts the reads at once without waiting; what it failed to read is read again by whoever needs it", async () => {
       s.emu.setFaults({ errorRate: 1, statuses: [500], count: 1, match: { pathPrefix: "/v1/bunits/2/defaultserver/domains" } });
       refs.warm(["operatingSystem", "domain"], 2);
-      const deadline = Date.now() + 10_000;
+      // Short enough to fail before the mutation run's timeout when warm reads nothing; the reads take milliseconds.
+      const deadline = Date.now() + 2_000;
       while (reads("/v1/bunits/2/defaultserver") + reads("/v1/nodeoperatingsystems") + reads("/v1/bunits/2/defaultserver/domains") < 3) {
         assert.ok(Date.now() < deadline, "warm did not read the lists and the default server");
         await new Promise((r) => setTimeout(r, 5));
