@@ -2,7 +2,7 @@
 // shares one authenticated client, configured from stack config (the
 // provider's `configure`) with the BACKUP_PORTAL_* environment as fallback.
 import { PortalClient } from "../portal/client";
-import { PortalError } from "../portal/errors";
+import { isLoginRefused } from "../portal/login";
 import { resolveSettings } from "../portal/settings";
 
 interface ConfigLike {
@@ -52,17 +52,13 @@ export const ROTATED_CREDENTIALS_HINT =
   "If the credentials were changed in the stack config after the last `pulumi up`: `pulumi refresh` and `pulumi destroy` " +
   "still use the ones stored then. Run `pulumi up` first, or add `--run-program` to the refresh or destroy.";
 
-function isRefusedLogin(e: unknown): e is PortalError {
-  return e instanceof PortalError && e.path.startsWith("/v1/oauth") && e.status >= 400 && e.status < 500;
-}
-
 /** The lifecycle with the rotated-credentials hint added to a refused login, whichever method met it. */
 export function withLoginHint<T extends Record<string, (...args: any[]) => Promise<any>>>(methods: T): T {
   const out: Record<string, (...args: any[]) => Promise<any>> = {};
   for (const [name, method] of Object.entries(methods)) {
     out[name] = (...args) =>
       method(...args).catch((e: unknown) => {
-        if (isRefusedLogin(e)) e.message = `${e.message} ${ROTATED_CREDENTIALS_HINT}`;
+        if (isLoginRefused(e)) e.message = `${e.message}. ${ROTATED_CREDENTIALS_HINT}`;
         throw e;
       });
   }

@@ -32,6 +32,9 @@ export class UnknownReferenceError extends Error {
   }
 }
 
+/** The kinds the business unit's default server lists: read per business unit. */
+const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";
+
 export class References {
   private readonly cache = new Map<string, Promise<unknown>>();
 
@@ -49,7 +52,7 @@ export class References {
   }
 
   list(kind: ReferenceKind, bunitId?: number): Promise<Named[]> {
-    const key = kind === "domain" || kind === "clientOptionSet" ? `${kind}:${bunitId}` : kind;
+    const key = perBusinessUnit(kind) ? `${kind}:${bunitId}` : kind;
     return this.memo(key, () => this.fetch(kind, bunitId));
   }
 
@@ -76,7 +79,8 @@ export class References {
       ? items.find((i) => i.id === Number(text))
       : items.find((i) => i.name?.toLowerCase() === lower || i.windowsId?.toLowerCase() === lower);
     if (!found) {
-      const valid = items.map((i) => (kind === "timeZone" ? (i.windowsId ?? i.name ?? String(i.id)) : (i.name ?? String(i.id))));
+      // Only time zones have a windowsId, the name their inputs use.
+      const valid = items.map((i) => i.windowsId ?? i.name ?? String(i.id));
       throw new UnknownReferenceError(kind, value, valid);
     }
     return found;
@@ -115,8 +119,6 @@ export interface ReferenceInput {
   /** The input holding the business unit whose default server lists the names (default businessUnitId). */
   scope?: string;
 }
-
-const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";
 
 /**
  * Check's part for named references (one name or id, or a list of them): each must name something the portal

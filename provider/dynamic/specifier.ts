@@ -14,17 +14,23 @@ import * as path from "path";
 
 const PACKAGE_NAME = "backup-portal-pulumi";
 
+/** The nearest of `dir` and the folders above it, up to the root, for which `found` is true. */
+function findUp(dir: string, found: (dir: string) => boolean): string | undefined {
+  if (found(dir)) return dir;
+  const up = path.dirname(dir);
+  return up === dir ? undefined : findUp(up, found);
+}
+
+const readText = (file: string) => fs.readFileSync(file, "utf8");
+
 /** The folder of this package (its package.json) that `from` lies in: a source checkout, dist/ or an installed package. */
 export function packageRoot(from: string): string {
-  let dir = path.dirname(from);
-  for (let i = 0; i < 10; i++) {
+  const root = findUp(path.dirname(from), (dir) => {
     const pkg = path.join(dir, "package.json");
-    if (fs.existsSync(pkg) && JSON.parse(fs.readFileSync(pkg, "utf8")).name === PACKAGE_NAME) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  throw new Error(`${from} is not inside the ${PACKAGE_NAME} package`);
+    return fs.existsSync(pkg) && JSON.parse(readText(pkg)).name === PACKAGE_NAME;
+  });
+  if (!root) throw new Error(`${from} is not inside the ${PACKAGE_NAME} package`);
+  return root;
 }
 
 /**
@@ -35,20 +41,12 @@ export function packageRoot(from: string): string {
  * serializes what `pulumi up` in `stacks/` would.
  */
 export function programDirectory(cwd: string = process.cwd()): string {
-  let dir = path.resolve(cwd);
-  for (let i = 0; i < 20; i++) {
-    const file = path.join(dir, "Pulumi.yaml");
-    if (fs.existsSync(file)) {
-      const main = /^main:[ \t]*["']?([^"'#\r\n]*?)["']?[ \t]*(#.*)?$/m.exec(fs.readFileSync(file, "utf8"))?.[1];
-      if (!main) return dir;
-      const target = path.resolve(dir, main);
-      return fs.existsSync(target) && !fs.statSync(target).isDirectory() ? path.dirname(target) : target;
-    }
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return path.resolve(cwd);
+  const dir = findUp(path.resolve(cwd), (d) => fs.existsSync(path.join(d, "Pulumi.yaml")));
+  if (!dir) return path.resolve(cwd);
+  const main = /^main:[ \t]*["']?([^"'#\r\n]*?)["']?[ \t]*(#.*)?$/m.exec(readText(path.join(dir, "Pulumi.yaml")))?.[1];
+  if (!main) return dir;
+  const target = path.resolve(dir, main);
+  return fs.existsSync(target) && !fs.statSync(target).isDirectory() ? path.dirname(target) : target;
 }
 
 /**
@@ -60,7 +58,7 @@ export function programDirectory(cwd: string = process.cwd()): string {
 export function moduleSpecifier(filename: string, cwd: string = programDirectory()): string {
   const root = packageRoot(filename);
   const rel = path.relative(root, filename).split(path.sep).join("/");
-  const compiled = (rel.startsWith("dist/") ? rel : `dist/${rel}`).replace(/\.ts$/, ".js").replace(/\.js$/, "");
+  const compiled = (rel.startsWith("dist/") ? rel : `dist/${rel}`).replace(/\.[jt]s$/, "");
   const parts = root.split(path.sep);
   if (parts.includes("node_modules")) return `${PACKAGE_NAME}/${compiled}`;
   const fromCwd = path.relative(cwd, path.join(root, compiled)).split(path.sep).join("/");

@@ -10,13 +10,6 @@ export function isUnknown(v: unknown): boolean {
   return v === UNKNOWN;
 }
 
-export function hasUnknown(v: unknown): boolean {
-  if (isUnknown(v)) return true;
-  if (Array.isArray(v)) return v.some(hasUnknown);
-  if (v && typeof v === "object") return Object.values(v).some(hasUnknown);
-  return false;
-}
-
 /** Collects check failures; each names the input property and the fix. */
 export class Failures {
   readonly list: pulumi.dynamic.CheckFailure[] = [];
@@ -28,8 +21,9 @@ export class Failures {
 
 /** A portal id given as a number or a numeric string; undefined when it is neither. */
 export function toId(v: unknown): number | undefined {
-  if (typeof v === "number" && Number.isInteger(v) && v > 0) return v;
-  if (typeof v === "string" && /^[1-9][0-9]*$/.test(v.trim())) return Number(v.trim());
+  if (Number.isInteger(v) && (v as number) > 0) return v as number;
+  // Number() itself ignores the white space around the digits.
+  if (typeof v === "string" && /^[1-9][0-9]*$/.test(v.trim())) return Number(v);
   return undefined;
 }
 
@@ -48,7 +42,6 @@ export function checkId(f: Failures, inputs: Record<string, unknown>, key: strin
 
 /** Equality of input values as the portal sees them (order of tags does not matter). */
 export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
   if ((a === undefined || a === null || a === "") && (b === undefined || b === null || b === "")) return true;
   if (Array.isArray(a) && Array.isArray(b)) {
     return a.length === b.length && [...a].map(String).sort().join("\u0000") === [...b].map(String).sort().join("\u0000");

@@ -29,9 +29,17 @@ const HINTS: Record<number, string> = {
   429: "the portal is rate limiting: lower the parallelism (pulumi up --parallel)",
 };
 
+/**
+ * Whether an answer to the token request (transport.ts's TOKEN_PATH) refuses the login itself: the real portal
+ * answers 400 invalid_grant as OAuth servers do, an unknown Origin or an older portal 401. A 429 is not a refusal.
+ */
+function refusedLogin(status: number, path: string): boolean {
+  return path.split("?")[0] === "/v1/oauth" && status >= 400 && status < 500 && status !== 429;
+}
+
 function hintFor(status: number, path: string): string {
-  // A refused login (the real portal answers 400 invalid_grant, as OAuth servers do) is about the settings.
-  if (path.startsWith("/v1/oauth") && status >= 400 && status < 500) return HINTS[401];
+  // A refused login is about the settings, whatever status the portal chose for it.
+  if (refusedLogin(status, path)) return HINTS[401];
   return HINTS[status] ?? (status >= 500 ? "the portal failed: try again later" : "");
 }
 
@@ -69,8 +77,9 @@ export class PortalError extends Error {
     return new PortalError({ ...this.#details, note });
   }
 
-  get notFound(): boolean {
-    return this.status === 404;
+  /** Whether the portal refused the token request itself (not a later call): the settings must change (login.ts). */
+  get loginRefused(): boolean {
+    return refusedLogin(this.status, this.path);
   }
 }
 
@@ -102,21 +111,14 @@ const ENCODERS: ReadonlyArray<(c: string) => string> = [
 ];
 
 const quote = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const patterns = new Map<string, RegExp>();
 
 /** One pattern for every spelling of a secret the encoders can produce, mixed character by character. */
 function patternFor(secret: string): RegExp {
-  let re = patterns.get(secret);
-  if (!re) {
-    // Code points, so that a character outside the BMP is encoded whole.
-    const body = Array.from(secret, (c) => `(?:${[...new Set(ENCODERS.map((e) => e(c)))].map(quote).join("|")})`).join("");
-    // A secret shorter than 4 characters is replaced only where it stands alone.
-    const short = Array.from(secret).length < 4;
-    re = new RegExp(short ? `(?<![A-Za-z0-9])${body}(?![A-Za-z0-9])` : body, "gi");
-    if (patterns.size > 64) patterns.clear();
-    patterns.set(secret, re);
-  }
-  return re;
+  // Code points, so that a character outside the BMP is encoded whole.
+  const body = Array.from(secret, (c) => `(?:${[...new Set(ENCODERS.map((e) => e(c)))].map(quote).join("|")})`).join("");
+  // A secret shorter than 4 characters is replaced only where it stands alone.
+  const short = Array.from(secret).length < 4;
+  return new RegExp(short ? `(?<![A-Za-z0-9])${body}(?![A-Za-z0-9])` : body, "gi");
 }
 
 /**

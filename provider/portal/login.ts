@@ -9,9 +9,7 @@ import { SETTING_SOURCES } from "./settings";
 
 /** Whether the portal refused the token request itself (not a later call). */
 export function isLoginRefused(err: unknown): err is PortalError {
-  return (
-    err instanceof PortalError && err.path.split("?")[0] === "/v1/oauth" && err.status >= 400 && err.status < 500 && err.status !== 429
-  );
+  return err instanceof PortalError && err.loginRefused;
 }
 
 /** The settings a refused login points at, as `config key (or ENV)`, for one message. */

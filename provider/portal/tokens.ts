@@ -21,8 +21,6 @@ export class TokenManager implements TokenSource {
   // Private fields: never shown by util.inspect, JSON or a debugger's object dump.
   #held?: Held;
   private renewing?: Promise<string>;
-  /** Set when the portal refused a refresh grant: this client ID does not allow refreshing. */
-  private refreshRefused = false;
 
   constructor(
     private readonly transport: Transport,
@@ -60,18 +58,17 @@ export class TokenManager implements TokenSource {
   private async obtain(deadline?: number): Promise<string> {
     const { clientId, username, password } = this.creds();
     const old = this.#held;
-    if (old?.refresh && !this.refreshRefused) {
+    if (old?.refresh) {
       try {
         const t = await this.grant({ client_id: clientId, grant_type: "refresh_token", refresh_token: old.refresh }, deadline, old.access);
         return this.keep(t, old.refresh);
       } catch {
-        // Refresh refused (not allowed for this client ID, or the refresh token
-        // is no longer valid): the password grant still works.
-        this.refreshRefused = true;
+        // Refresh refused (not allowed for this client ID, or the refresh token is no longer valid): the
+        // password grant still works, and this refresh token is not offered again (a new one may come with it).
+        old.refresh = undefined;
       }
     }
     const t = await this.grant({ client_id: clientId, grant_type: "password", username, password }, deadline);
-    if (t.refresh_token) this.refreshRefused = false;
     return this.keep(t, t.refresh_token);
   }
 

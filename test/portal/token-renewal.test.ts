@@ -13,8 +13,12 @@ describe("token renewal on a moved clock", function () {
   let server: http.Server;
   let url: string;
   let grants: Array<Record<string, string>>;
+  let methods: string[];
   let refuseRefresh: boolean;
-  let expiresIn: number;
+  let refusePassword: number;
+  let gatewayErrors: number;
+  let withRefresh: boolean;
+  let expiresIn: number | undefined;
 
   before(async () => {
     server = http.createServer((req, res) => {
@@ -23,7 +27,12 @@ describe("token renewal on a moved clock", function () {
       req.on("end", () => {
         const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
         grants.push(form);
-        if (form.grant_type === "refresh_token" && refuseRefresh) {
+        methods.push(req.method!);
+        if (gatewayErrors-- > 0) {
+          res.writeHead(502, { "Content-Type": "text/plain" }).end("bad gateway");
+          return;
+        }
+        if ((form.grant_type === "refresh_token" && refuseRefresh) || (form.grant_type === "password" && refusePassword-- > 0)) {
           res.writeHead(400, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "invalid_grant" }));
           return;
         }
@@ -31,7 +40,7 @@ describe("token renewal on a moved clock", function () {
         res.writeHead(200, { "Content-Type": "application/json" }).end(
           JSON.stringify({
             access_token: `access-${n}-token-value`,
-            refresh_token: `refresh-${n}-token-value`,
+            refresh_token: withRefresh ? `refresh-${n}-token-value` : undefined,
             token_type: "bearer",
             expires_in: expiresIn,
           }),
@@ -47,17 +56,21 @@ describe("token renewal on a moved clock", function () {
   });
   beforeEach(() => {
     grants = [];
+    methods = [];
+    gatewayErrors = 0;
     refuseRefresh = false;
+    refusePassword = 0;
+    withRefresh = true;
     expiresIn = 300;
   });
 
-  function manager() {
+  function manager(maxAttempts = 1) {
     let clock = 1_000_000;
     const transport = new Transport({
       url,
       origin: "http://localhost",
       timeoutMs: 5000,
-      maxAttempts: 1,
+      maxAttempts,
       retryBaseMs: 1,
       retryMaxMs: 10,
       maxSockets: 2,
@@ -138,7 +151,99 @@ describe("token renewal on a moved clock", function () {
     assert.equal(await m.tokens.token(), "access-1-token-value", "another token's refusal changes nothing");
     m.tokens.invalidate("access-1-token-value");
     assert.equal(await m.tokens.token(), "access-2-token-value");
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password", "refresh_token"],
+      "the refused token's refresh token is tried first",
+    );
     assert.deepEqual(m.tokens.secrets(), ["access-2-token-value", "refresh-2-token-value"]);
     m.close();
+  });
+
+  it("a token request that meets a gateway error (502) is posted again: a grant is safe to repeat", async () => {
+    gatewayErrors = 1;
+    const m = manager(2);
+    assert.equal(await m.tokens.token(), "access-2-token-value");
+    assert.deepEqual(methods, ["POST", "POST"]);
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password", "password"],
+    );
+    m.close();
+  });
+
+  it("invalidating before any token is held changes nothing", async () => {
+    const m = manager();
+    m.tokens.invalidate("access-1-token-value");
+    assert.deepEqual(m.tokens.secrets(), []);
+    assert.equal(await m.tokens.token(), "access-1-token-value");
+    m.close();
+  });
+
+  it("a refused refresh token is not offered again; the one a later password grant brings is", async () => {
+    refuseRefresh = true;
+    refusePassword = 0;
+    const m = manager();
+    await m.tokens.token();
+    m.at(280_000);
+    refusePassword = 1; // the password grant after the refused refresh fails too
+    await assert.rejects(m.tokens.token(), /POST \/v1\/oauth failed \(HTTP 400\): invalid_grant/);
+    assert.ok(m.tokens.secrets().includes("access-1-token-value"), "the last access token is still redacted");
+    assert.equal(await m.tokens.token(), "access-4-token-value");
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password", "refresh_token", "password", "password"],
+      "the refused refresh token is not sent again",
+    );
+    refuseRefresh = false;
+    m.at(280_000 + 270_000);
+    assert.equal(await m.tokens.token(), "access-5-token-value");
+    assert.deepEqual([grants[4].grant_type, grants[4].refresh_token], ["refresh_token", "refresh-4-token-value"]);
+    m.close();
+  });
+
+  it("a token without a refresh token is renewed with the password; one without expires_in lives 299 s", async () => {
+    withRefresh = false;
+    expiresIn = undefined;
+    const m = manager();
+    await m.tokens.token();
+    assert.deepEqual(m.tokens.secrets(), ["access-1-token-value"]);
+    m.at(268_999);
+    assert.equal(await m.tokens.token(), "access-1-token-value");
+    m.at(269_000);
+    assert.equal(await m.tokens.token(), "access-2-token-value");
+    assert.deepEqual(
+      grants.map((g) => g.grant_type),
+      ["password", "password"],
+    );
+    m.close();
+  });
+
+  it("an answer without an access token says that the URL may point at a login page or a proxy", async () => {
+    const odd = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/json" }).end('{"token":"x"}'));
+    await new Promise<void>((r) => odd.listen(0, "127.0.0.1", r));
+    const transport = new Transport({
+      url: `http://127.0.0.1:${(odd.address() as AddressInfo).port}`,
+      origin: "http://localhost",
+      timeoutMs: 5000,
+      maxAttempts: 1,
+      retryBaseMs: 1,
+      retryMaxMs: 10,
+      maxSockets: 2,
+      maxAnswerBytes: 1 << 20,
+      secrets: () => [PASSWORD],
+    } as TransportOptions);
+    try {
+      const tokens = new TokenManager(transport, () => ({ clientId: "emulator", username: "admin", password: PASSWORD }));
+      await assert.rejects(tokens.token(), {
+        message:
+          "POST /v1/oauth answered without an access_token: check that backup-portal:url (or BACKUP_PORTAL_URL) is the portal's " +
+          "address, without /v1, and not a login page or proxy in front of it",
+      });
+    } finally {
+      transport.close();
+      odd.closeAllConnections();
+      await new Promise((r) => odd.close(r));
+    }
   });
 });
