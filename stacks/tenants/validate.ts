@@ -170,9 +170,11 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
       for (const side of ["agent", "target"] as const) {
         const key = item[side];
         if (typeof key !== "string") continue;
-        const c = has(known, key) ? (known[key] as ConsumerConfig) : undefined;
-        if (!c) add(`${p}.${side}`, `no consumer "${key}" in this business unit; known: ${Object.keys(known).join(", ") || "none"}`);
-        else if (!isMap(c) || !c.node) add(`${p}.${side}`, `consumer "${key}" has no node; a proxy relation joins two nodes`);
+        // A consumer written as null or a scalar exists (its own problem is named): it has no node, it is not unknown.
+        if (!has(known, key))
+          add(`${p}.${side}`, `no consumer "${key}" in this business unit; known: ${Object.keys(known).join(", ") || "none"}`);
+        else if (!isMap(known[key]) || !(known[key] as ConsumerConfig).node)
+          add(`${p}.${side}`, `consumer "${key}" has no node; a proxy relation joins two nodes`);
       }
       if (typeof item.agent === "string" && item.agent === item.target)
         add(p, "agent and target are the same consumer; a node cannot be its own proxy");

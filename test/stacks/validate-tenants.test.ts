@@ -181,6 +181,14 @@ describe("stack config: validateTenants messages", () => {
       lines({ acme: bu({ consumers, proxies: [{ agent: "web", target: "db", via: "x" }] }) }).map((l) => l.split(":")[0]),
       ["tenants.acme.proxies[0].via"],
     );
+    assert.deepEqual(lines({ acme: bu({ consumers: { web: null, db: { node: node() } }, proxies: [{ agent: "db", target: "web" }] }) }), [
+      "tenants.acme.consumers.web: must be a map (name, note, node, ...), got null; write `web: {}` for a consumer with defaults",
+      'tenants.acme.proxies[0].target: consumer "web" has no node; a proxy relation joins two nodes',
+    ]);
+    assert.deepEqual(lines({ acme: bu({ consumers, proxies: [{}] }) }), [
+      "tenants.acme.proxies[0].agent: is required; add it as a string",
+      "tenants.acme.proxies[0].target: is required; add it as a string",
+    ]);
     // Consumers that are no map leave proxies nothing to find: the consumers' own problem is named instead.
     assert.deepEqual(lines({ acme: bu({ consumers: ["web"], proxies: [{ agent: "web", target: "db" }] }) }).slice(1), [
       'tenants.acme.proxies[0].agent: no consumer "web" in this business unit; known: none',
@@ -199,9 +207,14 @@ describe("stack config: validateTenants messages", () => {
     assert.deepEqual(lines({ acme: bu({ aliases: ["old", "old"] }) }), []);
     // Aliases are per level: a consumer may carry the alias a business unit has.
     assert.deepEqual(lines({ acme: bu({ aliases: ["old"], consumers: { web: { aliases: ["old"] } } }) }), []);
+    // A string instead of a list is named as such, not read letter by letter.
+    assert.deepEqual(
+      check({ acme: bu({ aliases: "g" }), g: bu() }).map((p) => p.path),
+      ["tenants.acme.aliases"],
+    );
     // Items that break the item rule are named by that rule only.
     assert.deepEqual(
-      check({ acme: bu({ aliases: ["bad key", 3] }), "bad key": bu() }).map((p) => p.path),
+      check({ acme: bu({ aliases: ["bad key", 3] }), "bad key": bu(), "3": bu() }).map((p) => p.path),
       ["tenants.acme.aliases", "tenants.bad key"],
     );
   });
@@ -217,6 +230,25 @@ describe("stack config: validateTenants messages", () => {
     assert.deepEqual(
       lines({ acme: bu({ consumers: { web: { nodeName: "X" } } }) }).map((l) => l.split(";")[0]),
       ["tenants.acme.consumers.web.nodeName: unknown key"],
+    );
+  });
+
+  it("the stack's own keys: adoptId an id, protect a boolean, passwordSecret at most 200 characters", () => {
+    assert.deepEqual(
+      lines({ acme: bu({ adoptId: 0, protect: "yes" }) }).map((l) => l.split(":")[0]),
+      ["tenants.acme.adoptId", "tenants.acme.protect"],
+    );
+    assert.match(lines({ acme: bu({ adoptId: 0 }) })[0], /integer ≥ 1, got 0/);
+    assert.deepEqual(check({ acme: bu({ adoptId: 1, protect: false, consumers: { web: { adoptId: 2 } } }) }), []);
+    const secretKey = (n: number) => check({ acme: bu({ consumers: { web: { node: node({ passwordSecret: "k".repeat(n) }) } } }) });
+    assert.ok(
+      secretKey(201).some((p) => p.path === "tenants.acme.consumers.web.node.passwordSecret" && /at most 200/.test(p.message)),
+      JSON.stringify(secretKey(201)),
+    );
+    assert.deepEqual(
+      secretKey(200).map((p) => p.message.split(" (")[0]),
+      [`no secret config key "${"k".repeat(200)}"`],
+      "200 characters are a key to look up",
     );
   });
 
