@@ -121,8 +121,19 @@ describe("registry: planRegistry rules", () => {
       assert.deepEqual(at({ chartVersion }, "registry.chartVersion"), [], chartVersion);
     for (const chartRepository of ["http://charts.local", "oci://mirror.local/zot"])
       assert.deepEqual(at({ chartRepository }, "registry.chartRepository"), [], chartRepository);
-    for (const storageSize of ["100Gi", "1.5Ti", "500M", "1000000"]) assert.deepEqual(problems({ storageSize }), [], storageSize);
-    for (const storageClass of ["fast-ssd", "gp3.encrypted"]) assert.deepEqual(problems({ storageClass }), [], storageClass);
+    for (const storageSize of ["100Gi", "1.5Ti", "500M", "1000000", "1Ki", "1Mi", "1Pi", "1Ei", "1k", "1G", "1T", "1P", "1E"])
+      assert.deepEqual(problems({ storageSize }), [], storageSize);
+    for (const storageSize of ["1.Gi", "Gi", "1Gi ", "1gi", "-1Gi"])
+      assert.equal(at({ storageSize }, "registry.storageSize").length, 1, storageSize);
+    for (const storageClass of ["fast-ssd", "gp3.encrypted", "a", `${"a".repeat(63)}.${"b".repeat(189)}`])
+      assert.deepEqual(problems({ storageClass }), [], storageClass);
+    for (const storageClass of ["-ssd", "ssd-", "a..b", `${"a".repeat(63)}.${"b".repeat(190)}`])
+      assert.equal(at({ storageClass }, "registry.storageClass").length, 1, storageClass);
+    for (const namespace of ["-zot", "zot-", "z.t", "Zot"]) assert.equal(at({ namespace }, "registry.namespace").length, 1, namespace);
+    for (const chartVersion of ["1.2", "1.2.3.4", "v1.2.3-", "1.2.3+"])
+      assert.equal(at({ chartVersion }, "registry.chartVersion").length, 1, chartVersion);
+    for (const realm of ["zot registry", "Ünïcode", "a'b"]) assert.deepEqual(problems({ realm }), [], realm);
+    for (const realm of ["a\u0000", "a\u001f"]) assert.equal(at({ realm }, "registry.realm").length, 1, JSON.stringify(realm));
   });
 
   it("users: a list of {username, password}, each with a password", () => {
@@ -174,6 +185,9 @@ describe("registry: planRegistry rules", () => {
       'registry.config.http.port: "8080" differs from the chart\'s fixed container port; use "5000"',
     ]);
     assert.deepEqual(problems({ config: { http: { port: 5000 } } }), [], "a number is a port as well");
+    assert.deepEqual(problems({ config: { http: { port: "65535" } } }), [
+      'registry.config.http.port: "65535" differs from the chart\'s fixed container port; use "5000"',
+    ]);
     assert.deepEqual(problems({ config: { http: { port: 65536 } } }), [
       'registry.config.http.port: 65536 is not a port zot accepts (a number 0-65535 as a string); use "5000"',
     ]);
@@ -189,6 +203,11 @@ describe("registry: planRegistry rules", () => {
     ]);
     for (const rootDirectory of ["/var/lib/registry/", "/var/lib/registry//", "/var/lib/registry/images/"])
       assert.deepEqual(problems({ config: { storage: { rootDirectory } } }), [], rootDirectory);
+    for (const rootDirectory of ["/var/lib/registry/..", "var/lib/registry", "/var/lib/registry-x"])
+      assert.deepEqual(problems({ config: { storage: { rootDirectory } } }), [
+        `registry.config.storage.rootDirectory: "${rootDirectory}" is not on the persistent volume (mounted at /var/lib/registry); use "/var/lib/registry" or a directory below it`,
+      ]);
+    assert.deepEqual(problems({ config: { storage: { rootDirectory: "/var/lib/registry/./images/../data" } } }), []);
     assert.deepEqual(problems({ config: { storage: { rootDirectory: "/var/lib/registry/a/../../../etc" } } }), [
       'registry.config.storage.rootDirectory: "/var/lib/registry/a/../../../etc" is not on the persistent volume (mounted at /var/lib/registry); use "/var/lib/registry" or a directory below it',
     ]);

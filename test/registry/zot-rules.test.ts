@@ -33,6 +33,7 @@ describe("registry: zot config.json rules", () => {
     assert.equal(getPath(cfg, ["list", "0"]), undefined);
     assert.equal(getPath(cfg, ["nope"]), undefined);
     assert.deepEqual(getPath(cfg, []), cfg);
+    assert.equal(getPath({ a: 1, A: 2 }, ["A"]), 2, "the exact spelling first");
   });
 
   it("cve: disabled removes extensions.search.cve; mirrors go into trivy, keeping a spelling the overrides chose", () => {
@@ -59,6 +60,13 @@ describe("registry: zot config.json rules", () => {
       cve: { dbRepository: "m.local/db" },
     });
     assert.equal(getPath(noSearch, ["extensions", "search"]), undefined);
+    // A cve written in other letters keeps its spelling.
+    const upper = buildZotConfig({
+      withHtpasswd: false,
+      overrides: { extensions: { search: { cve: null, CVE: "x" } } },
+      cve: { dbRepository: "m.local/db" },
+    });
+    assert.deepEqual((upper.extensions as JsonObject).search, { enable: true, CVE: { trivy: { dbRepository: "m.local/db" } } });
     // cve over a cve that was a scalar: the trivy object replaces it.
     const scalarCve = buildZotConfig({
       withHtpasswd: false,
@@ -114,6 +122,10 @@ describe("registry: zot config.json rules", () => {
     ]);
   });
 
+  it("storage drivers take any value (zot hands them to the driver)", () => {
+    assert.deepEqual(check({ storage: { storageDriver: { name: "s3", region: "eu", secure: true, chunks: [1] } } }), []);
+  });
+
   it("open parts (event sinks) take any key, but what zot reads in them is still typed", () => {
     assert.deepEqual(check({ extensions: { events: { sinks: [{ type: "http", anything: 1, headers: { a: "b" } }] } } }), []);
     assert.deepEqual(check({ extensions: { events: { sinks: [{ headers: { a: 1 } }] } } }), [
@@ -134,14 +146,15 @@ describe("registry: zot config.json rules", () => {
     assert.equal(suggest("st", ["storage"]), undefined, "two letters are no prefix");
     assert.equal(suggest("lgo", ["log", "http"]), "log", "two edits");
     assert.equal(suggest("xyz", ["log"]), undefined);
-    assert.equal(suggest("retentoinPolcy", ["retentionPolicy", "x"]), "retentionPolicy", "four edits on a 15-letter key");
-    assert.equal(suggest("rtntoinPolcyy", ["retentionPolicy"]), undefined, "six are too many");
+    assert.equal(suggest("rXtXnXiXnPXlicy", ["retentionPolicy", "x"]), "retentionPolicy", "five edits on a 15-letter key");
+    assert.equal(suggest("rXtXnXiXnPXlXcy", ["retentionPolicy"]), undefined, "six are too many");
+    assert.equal(suggest("ab", ["ax", "ay"]), "ax", "of equally close keys, the first");
     assert.equal(suggest("gcDelya", ["gcInterval", "gcDelay"]), "gcDelay", "the closest, not the first");
     assert.equal(suggest("anything", []), undefined);
   });
 
   it("durations as Go parses them: zero in any sign, fractions, several units; negative ones refused", () => {
-    for (const d of ["0", "-0", "+0", ".5h", "1.h", "1h30m", "1.5s", "300ms", "10us", "10µs", "1ns"])
+    for (const d of ["0", "-0", "+0", ".5h", "1.h", "1h30m", "1.5s", "300ms", "10us", "10µs", "10μs", "1ns"])
       assert.deepEqual(check({ storage: { gcDelay: d } }), [], d);
     assert.deepEqual(check({ storage: { gcDelay: "-1.5h", gcInterval: "-1ns" } }), [
       'registry.config.storage.gcDelay: "-1.5h" must not be negative; use e.g. "1h"',
