@@ -43,7 +43,8 @@ function checkKey(key: string, path: string, add: Add): void {
 
 function closest(word: string, choices: string[]): string | undefined {
   const dist = (a: string, b: string) => {
-    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+    // Row i starts with i; the loops fill the rest of each row in order.
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;
     for (let i = 1; i <= a.length; i++)
       for (let j = 1; j <= b.length; j++) {

@@ -2,7 +2,7 @@
 // wrong, the fix), the edges each rule lets through, and the plan the defaults give.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { planRegistry, RegistryArgs, validateRegistryArgs, versionWarnings } from "../../provider/registry";
+import { planRegistry, RegistryArgs, RegistryConfigError, validateRegistryArgs, versionWarnings } from "../../provider/registry";
 
 const problems = (args: RegistryArgs, path?: string) => planRegistry(args, path).problems;
 /** The problems at one key path (or below it). */
@@ -240,6 +240,33 @@ describe("registry: planRegistry rules", () => {
     assert.deepEqual(at({ values: { pvc: { storage: "lots" } } }, "registry.values.pvc"), [
       'registry.values.pvc.storage: must match pattern "^[0-9]+(\\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$"',
     ]);
+  });
+
+  it("a value of the wrong type is named once, not again by the checks that build on it", () => {
+    assert.deepEqual(problems({ releaseName: loose(5), storageSize: loose(5), storageClass: loose(5) }), [
+      "registry.releaseName: 5 must be a string (a Helm release name (lowercase letters, digits, '-', at most 53))",
+      'registry.storageSize: 5 must be a string (a storage quantity such as "100Gi")',
+      'registry.storageClass: 5 must be a string (a StorageClass name such as "large" ("" for the default class))',
+    ]);
+    assert.deepEqual(problems({ realm: loose(5) }), [
+      'registry.realm: 5 must be a non-empty string without quotes or control characters; use e.g. "zot"',
+    ]);
+    assert.deepEqual(problems({ config: { storage: { rootDirectory: "" } } }), [
+      'registry.config.storage.rootDirectory: "" must not be empty; use "/var/lib/registry"',
+    ]);
+    for (const port of ["a1234", "123456"])
+      assert.deepEqual(problems({ config: { http: { port } } }), [
+        `registry.config.http.port: "${port}" is not a port zot accepts (a number 0-65535 as a string); use "5000"`,
+      ]);
+    for (const chartRepository of ["xhttps://charts.local", "https://charts.local/a b"])
+      assert.equal(at({ chartRepository }, "registry.chartRepository").length, 1, chartRepository);
+  });
+
+  it("RegistryConfigError lists every problem", () => {
+    const e = new RegistryConfigError(["registry.a: x", "registry.b: y"]);
+    assert.equal(e.message, "invalid registry configuration:\n  - registry.a: x\n  - registry.b: y");
+    assert.equal(e.name, "RegistryConfigError");
+    assert.deepEqual(e.problems, ["registry.a: x", "registry.b: y"]);
   });
 
   it("validateRegistryArgs is planRegistry's problem list", () => {
