@@ -10,6 +10,7 @@ import {
   buildZotConfig,
   extensionEnabled,
   getPath,
+  goPathClean,
   HTPASSWD_PATH,
   isPlainObject,
   JsonObject,
@@ -227,13 +228,9 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   }
   if (address === undefined) problems.push(`${cfgPath}.http.address: is missing (zot would listen on 127.0.0.1 only); use "0.0.0.0"`);
   const root = getPath(zotConfig, ["storage", "rootDirectory"]);
-  const rootDir = typeof root === "string" ? root.replace(/\/+$/, "") : "";
-  if (
-    typeof root === "string" &&
-    root !== "" &&
-    rootDir !== ROOT_DIRECTORY &&
-    !(rootDir.startsWith(`${ROOT_DIRECTORY}/`) && !rootDir.includes("/../"))
-  ) {
+  // Compared as zot's filesystem sees it: "/var/lib/registry/.." is /var/lib, off the volume.
+  const rootDir = typeof root === "string" && root.startsWith("/") ? goPathClean(root) : "";
+  if (typeof root === "string" && root !== "" && rootDir !== ROOT_DIRECTORY && !rootDir.startsWith(`${ROOT_DIRECTORY}/`)) {
     problems.push(
       `${cfgPath}.storage.rootDirectory: ${JSON.stringify(root)} is not on the persistent volume (mounted at ${ROOT_DIRECTORY}); use "${ROOT_DIRECTORY}" or a directory below it`,
     );

@@ -221,7 +221,7 @@ function portCheck(v: unknown): string | undefined {
 }
 
 /** Go's path.Clean for an absolute path: no empty, "." or ".." elements, no trailing slash. */
-function goPathClean(p: string): string {
+export function goPathClean(p: string): string {
   const out: string[] = [];
   for (const part of p.split("/")) {
     if (part === "" || part === ".") continue;
@@ -239,7 +239,8 @@ function parseDurationSeconds(s: string): number | undefined {
   if (!GO_DURATION.test(s)) return undefined;
   const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
   let total = 0;
-  for (const m of s.replace(/^[-+]/, "").matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+  // The sign is no part of a number+unit pair: it is applied once, below.
+  for (const m of s.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
     total += parseFloat(m[1]) * unit[m[2]];
   }
   return s.startsWith("-") ? -total : total;

@@ -43,7 +43,8 @@ function checkKey(key: string, path: string, add: Add): void {
 
 function closest(word: string, choices: string[]): string | undefined {
   const dist = (a: string, b: string) => {
-    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+    // Row i starts with i; the loops fill the rest of each row in order.
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;
     for (let i = 1; i <= a.length; i++)
       for (let j = 1; j <= b.length; j++) {
@@ -170,9 +171,11 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
       for (const side of ["agent", "target"] as const) {
         const key = item[side];
         if (typeof key !== "string") continue;
-        const c = has(known, key) ? (known[key] as ConsumerConfig) : undefined;
-        if (!c) add(`${p}.${side}`, `no consumer "${key}" in this business unit; known: ${Object.keys(known).join(", ") || "none"}`);
-        else if (!isMap(c) || !c.node) add(`${p}.${side}`, `consumer "${key}" has no node; a proxy relation joins two nodes`);
+        // A consumer written as null or a scalar exists (its own problem is named): it has no node, it is not unknown.
+        if (!has(known, key))
+          add(`${p}.${side}`, `no consumer "${key}" in this business unit; known: ${Object.keys(known).join(", ") || "none"}`);
+        else if (!isMap(known[key]) || !(known[key] as ConsumerConfig).node)
+          add(`${p}.${side}`, `consumer "${key}" has no node; a proxy relation joins two nodes`);
       }
       if (typeof item.agent === "string" && item.agent === item.target)
         add(p, "agent and target are the same consumer; a node cannot be its own proxy");
