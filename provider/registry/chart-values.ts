@@ -115,10 +115,12 @@ export function volumeConflicts(extra: JsonObject | undefined, path: string): st
     const at = (m as { mountPath?: unknown })?.mountPath;
     if (typeof at !== "string") return;
     const dir = at.replace(/\/+$/, "") || "/";
-    const hidden = guarded.find((g) => g === dir || g.startsWith(dir === "/" ? "/" : `${dir}/`));
-    if (hidden) {
+    // At or above one of the component's paths hides it; below one (/secret/htpasswd) covers the file zot reads.
+    const above = guarded.find((g) => g === dir || g.startsWith(dir === "/" ? "/" : `${dir}/`));
+    const below = guarded.find((g) => dir.startsWith(`${g}/`));
+    if (above ?? below) {
       problems.push(
-        `${path}.values.extraVolumeMounts[${i}].mountPath: "${at}" would hide ${hidden}, which this component mounts ` +
+        `${path}.values.extraVolumeMounts[${i}].mountPath: "${at}" would hide ${above ?? dir}, which this component mounts ` +
           "(zot's config.json and htpasswd); mount it elsewhere",
       );
     }
@@ -143,11 +145,27 @@ function unknownKeyHint(parent: string[], key: string): string {
   return s ? `did you mean "${s}"?` : `keys the chart reads here: ${siblings.join(", ")}`;
 }
 
-function formatError(e: ErrorObject, path: string): string {
+/** Entries this component puts before the caller's in a list of the merged values, by key (`extraVolumes`...). */
+export type OwnEntries = Partial<Record<string, number>>;
+
+/** How many of the merged values' list entries are the component's own, for the lists the caller's entries extend. */
+export function ownEntries(values: Record<string, unknown>, extra: JsonObject | undefined): OwnEntries {
+  const own: OwnEntries = {};
+  for (const k of ["extraVolumes", "extraVolumeMounts"]) {
+    const mine = extra?.[k];
+    if (Array.isArray(mine) && Array.isArray(values[k])) own[k] = (values[k] as unknown[]).length - mine.length;
+  }
+  return own;
+}
+
+function formatError(e: ErrorObject, path: string, own: OwnEntries): string {
   const segments = e.instancePath
     .split("/")
     .slice(1)
     .map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  // Number an entry of a list the caller extends as the caller wrote it, not as it stands after the component's own.
+  const skip = own[segments[0]];
+  if (skip !== undefined && /^\d+$/.test(segments[1] ?? "")) segments[1] = String(Number(segments[1]) - skip);
   const at = path + segments.map((k) => (/^\d+$/.test(k) ? `[${k}]` : `.${k}`)).join("");
   if (e.keyword === "additionalProperties") {
     const key = String((e.params as { additionalProperty: string }).additionalProperty);
@@ -161,8 +179,8 @@ function formatError(e: ErrorObject, path: string): string {
  * Validates chart values against the pinned chart's values schema (ajv) and returns the
  * problems, each with its key path under `path`; an empty list means valid.
  */
-export function validateChartValues(values: unknown, path = "registry.values"): string[] {
+export function validateChartValues(values: unknown, path = "registry.values", own: OwnEntries = {}): string[] {
   if (!validator) validator = new Ajv({ allErrors: true, strict: false }).compile(chartValuesSchema());
   if (validator(values)) return [];
-  return (validator.errors ?? []).map((e) => formatError(e, path));
+  return (validator.errors ?? []).map((e) => formatError(e, path, own));
 }

@@ -3,7 +3,15 @@
 // complete list of problems, each naming its key path and the fix.
 import { createHash } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
-import { buildChartValues, CHART_APP_VERSION, CHART_REPOSITORY, CHART_VERSION, validateChartValues, volumeConflicts } from "./chart-values";
+import {
+  buildChartValues,
+  CHART_APP_VERSION,
+  CHART_REPOSITORY,
+  CHART_VERSION,
+  ownEntries,
+  validateChartValues,
+  volumeConflicts,
+} from "./chart-values";
 import { PINNED_ZOT_VERSION } from "./key-data";
 import { usernamesProblems } from "./htpasswd";
 import {
@@ -281,7 +289,7 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
     tls,
     extra: extraOk,
   });
-  problems.push(...validateChartValues(values, `${path}.values`));
+  problems.push(...validateChartValues(values, `${path}.values`, ownEntries(values, extraOk as JsonObject | undefined)));
   if (values.persistence !== true) problems.push(`${path}.values.persistence: must stay true (the registry's data lives on the PVC)`);
 
   const warnings = [...versionWarnings(chartVersion, extraOk, path), ...zotConfigWarnings(zotConfig, cfgPath)];

@@ -73,7 +73,7 @@ describe("registry: chart values rules", () => {
     );
   });
 
-  it("volume conflicts: the component's volume names, mounts at or above its files, under the caller's path", () => {
+  it("volume conflicts: the component's volume names, mounts at, above or below its files, under the caller's path", () => {
     const extra = {
       extraVolumes: [null, { name: "zot-htpasswd" }, { name: "mine" }, { name: 7 }],
       extraVolumeMounts: [
@@ -84,6 +84,7 @@ describe("registry: chart values rules", () => {
         { mountPath: "/secretx" },
         { mountPath: "/etc/zot/config.jsonx" },
         { mountPath: "/secret" },
+        { mountPath: "/secret/htpasswd" },
       ],
     };
     assert.deepEqual(volumeConflicts(extra, "stack.registry"), [
@@ -93,6 +94,8 @@ describe("registry: chart values rules", () => {
       'stack.registry.values.extraVolumeMounts[1].mountPath: "/etc/" would hide /etc/zot/config.json, which this component mounts ' +
         "(zot's config.json and htpasswd); mount it elsewhere",
       'stack.registry.values.extraVolumeMounts[6].mountPath: "/secret" would hide /secret, which this component mounts ' +
+        "(zot's config.json and htpasswd); mount it elsewhere",
+      'stack.registry.values.extraVolumeMounts[7].mountPath: "/secret/htpasswd" would hide /secret/htpasswd, which this component mounts ' +
         "(zot's config.json and htpasswd); mount it elsewhere",
     ]);
     assert.deepEqual(volumeConflicts({ extraVolumeMounts: [{ mountPath: "//" }] }, "r").length, 1, "the root, however written");

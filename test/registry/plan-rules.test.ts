@@ -242,6 +242,27 @@ describe("registry: planRegistry rules", () => {
     ]);
   });
 
+  it("an entry of extraVolumes/extraVolumeMounts the chart refuses is numbered as the user wrote it", () => {
+    // The component's own volumes and mounts come first in the merged lists; the message counts only the user's.
+    const mounts = [
+      { name: "data2", mountPath: "/data2" },
+      { name: "data3", mountPath: "/data3", readonly: true },
+    ];
+    const volumes = [
+      { name: "data2", emptyDir: {} },
+      { name: "data3", emptyDir: {}, sizeLimitt: "1Gi" },
+    ];
+    const p = problems({ users: [USER], values: { extraVolumeMounts: mounts, extraVolumes: volumes } });
+    assert.ok(
+      p.some((m) => m.startsWith("registry.values.extraVolumeMounts[1].readonly: unknown key")),
+      p.join("\n"),
+    );
+    assert.ok(
+      p.every((m) => !m.includes("extraVolumeMounts[2]") && !m.includes("extraVolumeMounts[3]")),
+      p.join("\n"),
+    );
+  });
+
   it("a value of the wrong type is named once, not again by the checks that build on it", () => {
     assert.deepEqual(problems({ releaseName: loose(5), storageSize: loose(5), storageClass: loose(5) }), [
       "registry.releaseName: 5 must be a string (a Helm release name (lowercase letters, digits, '-', at most 53))",
