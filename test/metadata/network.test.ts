@@ -5,7 +5,6 @@ import {
   fetchUserData,
   listMetadataVersions,
   MetadataError,
-  parseRetryAfter,
   readInstanceMetadata,
   readNetworkMetadata,
 } from "../../provider/metadata";
@@ -231,17 +230,6 @@ describe("metadata: network source", () => {
       svc.requests.map((r) => r.status),
       [429, 200, 404],
     );
-  });
-
-  it("parses Retry-After as seconds or an HTTP date", () => {
-    assert.equal(parseRetryAfter("3"), 3000);
-    assert.equal(parseRetryAfter(null), undefined);
-    assert.equal(parseRetryAfter("soon"), undefined);
-    const now = Date.parse("2025-01-01T00:00:00Z");
-    assert.equal(parseRetryAfter("Wed, 01 Jan 2025 00:00:02 GMT", now), 2000);
-    assert.equal(parseRetryAfter("Wed, 01 Jan 2020 00:00:02 GMT", now), 0);
-    // Not a date: no month or weekday (Date.parse alone reads "1.5" as 2001-01-05).
-    assert.equal(parseRetryAfter("1.5", now), undefined);
   });
 
   it("broken documents name the URL: not JSON, an array, no uuid", async () => {
