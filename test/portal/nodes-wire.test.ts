@@ -126,6 +126,19 @@ describe("node calls on the wire", function () {
   });
 
   describe("the requests sent", () => {
+    it("change reads the node, then PUTs its settable fields with the given ones over them", async () => {
+      // What keeps a one-field change whole on a portal whose PUT replaces the object (docs/portal-contract.md).
+      const current = node({ cpuCount: 2, operatingSystem: { id: 4, name: "Linux" }, type: { id: 1, name: "File" }, server: { id: 9 } });
+      script[`GET ${BASE}`] = [{ status: 200, body: current }];
+      script[`PUT ${BASE}`] = [{ status: 200, body: { ...current, cpuCount: 8 } }];
+      await client.nodes.change(3, 8, { cpuCount: 8 });
+      assert.deepEqual(
+        sent.map((r) => `${r.method} ${r.path}`),
+        [`GET ${BASE}`, `PUT ${BASE}`],
+      );
+      assert.deepEqual(JSON.parse(sent[1].body), { contact: "ops", cpuCount: 8, operatingSystem: { id: 4 }, type: { id: 1 } });
+    });
+
     it("update is a PUT of the fields; delete, relations and their removal send an empty JSON body", async () => {
       for (const key of [`PUT ${BASE}`, `POST ${BASE}/proxyagents`, `POST ${BASE}/proxytargets`])
         script[key] = [{ status: 200, body: node() }];
