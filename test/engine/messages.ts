@@ -24,12 +24,20 @@ function withStructs(msg: { serializeBinary(): Uint8Array }, structs: Array<[fie
   return withStructFields(msg.serializeBinary(), structs);
 }
 
-/** CheckRequest: urn 1, olds 2, news 3, name 6, type 7. Also CheckConfig's. */
-export function checkRequest(urn: string, olds: PropertyMap, news: PropertyMap): Uint8Array {
-  const req = new provproto.CheckRequest();
+/** A request about one resource: its URN, and the name and type the engine derives from it. */
+function addressed<R extends { setUrn(v: string): unknown; setName(v: string): unknown; setType(v: string): unknown }>(
+  req: R,
+  urn: string,
+): R {
   req.setUrn(urn);
   req.setName(urnName(urn));
   req.setType(urnType(urn));
+  return req;
+}
+
+/** CheckRequest: urn 1, olds 2, news 3, name 6, type 7. Also CheckConfig's. */
+export function checkRequest(urn: string, olds: PropertyMap, news: PropertyMap): Uint8Array {
+  const req = addressed(new provproto.CheckRequest(), urn);
   return withStructs(req, [
     [2, olds],
     [3, news],
@@ -49,11 +57,8 @@ export function configureRequest(args: PropertyMap, variables: Record<string, st
 
 /** DiffRequest: id 1, urn 2, olds 3, news 4, old_inputs 6, name 7, type 8. */
 export function diffRequest(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs: PropertyMap): Uint8Array {
-  const req = new provproto.DiffRequest();
+  const req = addressed(new provproto.DiffRequest(), urn);
   req.setId(id);
-  req.setUrn(urn);
-  req.setName(urnName(urn));
-  req.setType(urnType(urn));
   return withStructs(req, [
     [3, olds],
     [4, news],
@@ -63,21 +68,15 @@ export function diffRequest(id: string, urn: string, olds: PropertyMap, news: Pr
 
 /** CreateRequest: urn 1, properties 2, preview 4, name 5, type 6. */
 export function createRequest(urn: string, props: PropertyMap, preview: boolean): Uint8Array {
-  const req = new provproto.CreateRequest();
-  req.setUrn(urn);
-  req.setName(urnName(urn));
-  req.setType(urnType(urn));
+  const req = addressed(new provproto.CreateRequest(), urn);
   req.setPreview(preview);
   return withStructs(req, [[2, props]]);
 }
 
 /** ReadRequest: id 1, urn 2, properties 3, inputs 4 (absent when not given), name 5, type 6. */
 export function readRequest(id: string, urn: string, props: PropertyMap, inputs: PropertyMap | undefined): Uint8Array {
-  const req = new provproto.ReadRequest();
+  const req = addressed(new provproto.ReadRequest(), urn);
   req.setId(id);
-  req.setUrn(urn);
-  req.setName(urnName(urn));
-  req.setType(urnType(urn));
   return withStructs(req, [
     [3, props],
     [4, inputs],
@@ -86,11 +85,8 @@ export function readRequest(id: string, urn: string, props: PropertyMap, inputs:
 
 /** UpdateRequest: id 1, urn 2, olds 3, news 4, old_inputs 8, name 9, type 10. */
 export function updateRequest(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs: PropertyMap): Uint8Array {
-  const req = new provproto.UpdateRequest();
+  const req = addressed(new provproto.UpdateRequest(), urn);
   req.setId(id);
-  req.setUrn(urn);
-  req.setName(urnName(urn));
-  req.setType(urnType(urn));
   return withStructs(req, [
     [3, olds],
     [4, news],
@@ -100,11 +96,8 @@ export function updateRequest(id: string, urn: string, olds: PropertyMap, news: 
 
 /** DeleteRequest: id 1, urn 2, properties 3, old_inputs 5, name 6, type 7. */
 export function deleteRequest(id: string, urn: string, props: PropertyMap, oldInputs: PropertyMap): Uint8Array {
-  const req = new provproto.DeleteRequest();
+  const req = addressed(new provproto.DeleteRequest(), urn);
   req.setId(id);
-  req.setUrn(urn);
-  req.setName(urnName(urn));
-  req.setType(urnType(urn));
   return withStructs(req, [
     [3, props],
     [5, oldInputs],
