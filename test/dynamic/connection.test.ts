@@ -9,7 +9,7 @@ import { PortalError } from "../../provider/portal/errors";
 import { businessUnitLifecycle as bu } from "../../provider/resources/business-unit";
 import { consumerLifecycle as consumer } from "../../provider/resources/consumer";
 import { nodeLifecycle as node } from "../../provider/resources/node";
-import { clientFor, clientSuite, envFor, ORIGIN, writes } from "../support/portal";
+import { clientFor, clientSuite, envFor, ORIGIN, stackConfigFor, writes } from "../support/portal";
 
 /** Business unit ids above any the other tests of this process reach. */
 let freshBusinessUnitId = 900_000;
@@ -30,14 +30,7 @@ describe("the provider host's portal connection", function () {
 
   /** Stack config as the engine hands it to `configure`. */
   const stackConfig = (extra: Record<string, string> = {}, user = "admin") => {
-    const c: Record<string, string> = {
-      "backup-portal:url": s.emu.url,
-      "backup-portal:origin": ORIGIN,
-      "backup-portal:clientId": "emulator",
-      "backup-portal:username": user,
-      "backup-portal:password": user,
-      ...extra,
-    };
+    const c = stackConfigFor(s.emu.url, user, extra);
     configure({ get: (k) => c[k] });
   };
   const setEnv = (env: Record<string, string>) => Object.assign(process.env, env);

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { resetConnection } from "../../provider/dynamic/connection";
 import { lifecycleProvider } from "../../provider/dynamic/provider";
 import { moduleSpecifier, packageRoot, programDirectory } from "../../provider/dynamic/specifier";
-import { clientSuite, ORIGIN } from "../support/portal";
+import { clientSuite, stackConfigFor } from "../support/portal";
 
 const { Config } = require("@pulumi/pulumi/cmd/dynamic-provider/config") as {
   Config: new (raw: Record<string, string>, project: string) => { get(key: string): string | undefined };
@@ -26,16 +26,7 @@ describe("the serialized provider", function () {
   it("configure hands the stack config to the portal connection; each method calls the lifecycle's own", async () => {
     resetConnection();
     const provider = lifecycleProvider(path.join(ROOT, "provider", "resources", "business-unit"), "businessUnitLifecycle");
-    const config = new Config(
-      {
-        "backup-portal:url": s.emu.url,
-        "backup-portal:origin": ORIGIN,
-        "backup-portal:clientId": "emulator",
-        "backup-portal:username": "admin",
-        "backup-portal:password": "admin",
-      },
-      "backup-portal",
-    );
+    const config = new Config(stackConfigFor(s.emu.url), "backup-portal");
     await provider.configure!({ config } as never);
     const inputs = { parentId: 1, name: "Acme", registrationNumber: "556-1", timeZone: "UTC" };
     const checked = await provider.check!({}, inputs);

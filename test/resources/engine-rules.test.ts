@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { ref, TestEngine } from "../engine/engine";
 import { businessUnit, consumer, node, nodeProxy, ops, portalSuite, writesSince } from "./support";
-import { envFor, ORIGIN } from "../support/portal";
+import { envFor, stackConfigFor } from "../support/portal";
 
 const pw = (v: string) => ({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: v });
 
@@ -96,13 +96,7 @@ describe("providers under the engine's rules", function () {
   });
 
   it("reads the connection from stack config, and fails clearly without one", async () => {
-    const config = {
-      "backup-portal:url": p.emu.url,
-      "backup-portal:origin": ORIGIN,
-      "backup-portal:clientId": "emulator",
-      "backup-portal:username": "admin",
-      "backup-portal:password": "admin",
-    };
+    const config = stackConfigFor(p.emu.url);
     const eng = p.track(new TestEngine({ stack: "test", config, secretConfigKeys: ["backup-portal:password"], env: {} }));
     const r = await eng.up([businessUnit("cfg", { parentId: 1, name: "cfg", registrationNumber: "1", timeZone: "UTC" })]);
     assert.ok(Number(r.ids.cfg) > 0);
@@ -117,13 +111,7 @@ describe("providers under the engine's rules", function () {
 
   // The engine configures refresh and destroy with the config in state (deploy/providers/registry.go).
   it("credentials rotated after the last up: refresh and destroy fail with one message saying what to run; after an up they work", async () => {
-    const config = (password: string) => ({
-      "backup-portal:url": p.emu.url,
-      "backup-portal:origin": ORIGIN,
-      "backup-portal:clientId": "emulator",
-      "backup-portal:username": "admin",
-      "backup-portal:password": password,
-    });
+    const config = (password: string) => stackConfigFor(p.emu.url, "admin", { "backup-portal:password": password });
     const declared = [businessUnit("rot", { parentId: 1, name: "rot", registrationNumber: "1", timeZone: "UTC" })];
     const first = p.track(
       new TestEngine({ stack: "test", config: config("admin"), secretConfigKeys: ["backup-portal:password"], env: {} }),

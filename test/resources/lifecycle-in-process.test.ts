@@ -8,7 +8,7 @@ import { consumerLifecycle as consumer } from "../../provider/resources/consumer
 import { nodeLifecycle as node } from "../../provider/resources/node";
 import { nodeProxyLifecycle as proxy } from "../../provider/resources/node-proxy";
 import { createKeyFor } from "../../provider/dynamic/recovery";
-import { clientSuite, ORIGIN } from "../support/portal";
+import { clientSuite, stackConfigFor } from "../support/portal";
 import { proxyPeers } from "../../provider/portal";
 
 type Failure = { property: string; reason: string };
@@ -20,13 +20,7 @@ describe("resource lifecycles in process", function () {
   const s = clientSuite();
   beforeEach(() => {
     resetConnection();
-    const config: Record<string, string> = {
-      "backup-portal:url": s.emu.url,
-      "backup-portal:origin": ORIGIN,
-      "backup-portal:clientId": "emulator",
-      "backup-portal:username": "admin",
-      "backup-portal:password": "admin",
-    };
+    const config = stackConfigFor(s.emu.url);
     configure({ get: (k) => config[k] });
   });
   after(() => resetConnection());

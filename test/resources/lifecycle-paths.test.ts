@@ -11,7 +11,7 @@ import { consumerLifecycle as consumer } from "../../provider/resources/consumer
 import { nodeLifecycle as node } from "../../provider/resources/node";
 import { nodeProxyLifecycle as proxy } from "../../provider/resources/node-proxy";
 import { PortalError } from "../../provider/portal";
-import { clientSuite, ORIGIN } from "../support/portal";
+import { clientSuite, stackConfigFor } from "../support/portal";
 
 type Failure = { property: string; reason: string };
 
@@ -34,13 +34,7 @@ describe("resource lifecycles in process: the less travelled paths", function ()
   let config: Record<string, string> = {};
   beforeEach(() => {
     resetConnection();
-    config = {
-      "backup-portal:url": s.emu.url,
-      "backup-portal:origin": ORIGIN,
-      "backup-portal:clientId": "emulator",
-      "backup-portal:username": "admin",
-      "backup-portal:password": "admin",
-    };
+    config = stackConfigFor(s.emu.url);
     configure({ get: (k) => config[k] });
   });
   after(() => resetConnection());

@@ -66,6 +66,22 @@ export function envFor(emu: Emulator, user: "admin" | "tenant" = "admin"): Recor
   };
 }
 
+/** A stack's `backup-portal:*` config for the portal at `url` (the emulator's accounts use their name as password). */
+export function stackConfigFor(
+  url: string,
+  user: "admin" | "tenant" = "admin",
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    "backup-portal:url": url,
+    "backup-portal:origin": ORIGIN,
+    "backup-portal:clientId": "emulator",
+    "backup-portal:username": user,
+    "backup-portal:password": user,
+    ...extra,
+  };
+}
+
 /** Requests in the emulator's log that change something. */
 export function writes(emu: Emulator): Array<{ method: string; path: string; status: number }> {
   return emu.requests().filter((r) => r.method !== "GET" && r.path !== "/v1/oauth");
