@@ -6,6 +6,7 @@ import { parseCommandArgs } from "../../provider/cli/args";
 import { CliIo } from "../../provider/cli/output";
 import { COMMAND as JOBS, run as jobs } from "../../provider/cli/jobs";
 import { run as reports } from "../../provider/cli/reports";
+import { closeServer } from "../support/loopback";
 
 describe("portal commands: --timeout and retry lines", function () {
   this.timeout(20000);
@@ -29,10 +30,7 @@ describe("portal commands: --timeout and retry lines", function () {
       BACKUP_PORTAL_PASSWORD: "cli-timeout-password-6631",
     };
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  after(() => closeServer(server));
   beforeEach(() => (requests = 0));
 
   async function cli(argv: string[], extra: Partial<CliIo> = {}) {

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import * as http from "node:http";
 import * as util from "node:util";
-import { AddressInfo } from "node:net";
 import { PortalClient, PortalError } from "../../provider/portal";
+import { listenLoopback, closeServer } from "../support/loopback";
 
 const PASSWORD = "Holes-Account-Pa55word-c41b7e09f2";
 const TOKEN = "holes-access-token-8d2f61a0b7c3e5";
@@ -32,13 +32,9 @@ describe("portal client secrets (long distinctive values)", function () {
           .end(JSON.stringify({ code: "Echo", message, developerMessage: message }));
       });
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await listenLoopback(server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  after(() => closeServer(server));
 
   const client = () =>
     new PortalClient({

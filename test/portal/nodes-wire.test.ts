@@ -3,9 +3,9 @@
 // string, an empty answer, a create whose answer was lost). Fast: no emulator, no waits beyond loopback.
 import assert from "node:assert/strict";
 import * as http from "node:http";
-import { AddressInfo } from "node:net";
 import { PortalClient, PortalError } from "../../provider/portal";
 import { nameOf } from "../../provider/portal/nodes";
+import { listenLoopback, closeServer } from "../support/loopback";
 
 const PASSWORD = "Nodes-Wire-Account-Pa55word-7c9e21";
 const NODE_PASSWORD = "Node-Wire-Secret-Pa55-41d8b3f0";
@@ -52,13 +52,9 @@ describe("node calls on the wire", function () {
         res.writeHead(reply.status, { "Content-Type": reply.type ?? "application/json" }).end(text);
       });
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await listenLoopback(server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  after(() => closeServer(server));
   beforeEach(() => {
     script = {};
     sent = [];

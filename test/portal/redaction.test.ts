@@ -4,11 +4,11 @@
  */
 import * as assert from "assert";
 import * as http from "http";
-import { AddressInfo } from "net";
 import * as util from "util";
 import { PortalClient } from "../../provider/portal";
 import { PortalError } from "../../provider/portal/errors";
 import { Transport } from "../../provider/portal/transport";
+import { listenLoopback, closeServer } from "../support/loopback";
 
 /** Long and distinctive: each holds LEAKME and 7731, which no encoder changes. */
 const PASSWORDS = [
@@ -90,13 +90,9 @@ describe("portal errors never show a password, in any spelling", function () {
             .end(JSON.stringify({ [shape]: text, ...(shape === "error_description" ? { error: "invalid_grant" } : {}) }));
       });
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await listenLoopback(server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  after(() => closeServer(server));
   beforeEach(() => {
     echoed.length = 0;
     status = 400;

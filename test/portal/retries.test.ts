@@ -2,8 +2,8 @@
 // 502 and 504 are repeated for reads (500 is not), and Retry-After is a minimum wait.
 import assert from "node:assert/strict";
 import * as http from "node:http";
-import { AddressInfo } from "node:net";
 import { PortalClient, PortalError } from "../../provider/portal";
+import { listenLoopback, closeServer } from "../support/loopback";
 
 const PASSWORD = "Retry-Test-Account-Pa55word-5e1d";
 
@@ -34,13 +34,9 @@ describe("portal client retries", function () {
         res.writeHead(next.status, { "Content-Type": "application/json", ...next.headers }).end(body);
       });
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await listenLoopback(server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  after(() => closeServer(server));
   beforeEach(() => {
     arrivals = [];
   });

@@ -5,6 +5,7 @@ import * as http from "node:http";
 import { AddressInfo } from "node:net";
 import { TokenManager } from "../../provider/portal/tokens";
 import { Transport, TransportOptions } from "../../provider/portal/transport";
+import { listenLoopback, closeServer } from "../support/loopback";
 
 const PASSWORD = "Token-Renewal-Pa55word-7e2a90c4";
 
@@ -47,13 +48,9 @@ describe("token renewal on a moved clock", function () {
         );
       });
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await listenLoopback(server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  after(() => closeServer(server));
   beforeEach(() => {
     grants = [];
     methods = [];

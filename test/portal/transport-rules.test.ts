@@ -5,10 +5,11 @@
 import assert from "node:assert/strict";
 import * as http from "node:http";
 import * as zlib from "node:zlib";
-import { AddressInfo, Socket } from "node:net";
+import { Socket } from "node:net";
 import { PortalClient, PortalError } from "../../provider/portal";
 import { RequestSpec, Transport, TransportOptions } from "../../provider/portal/transport";
 import { waitFor } from "../support/wait";
+import { listenLoopback, closeServer } from "../support/loopback";
 
 const ACCOUNT_PASSWORD = "Rules-Account-Pa55word-e8d1c2b7";
 
@@ -33,14 +34,10 @@ describe("portal transport rules", function () {
         handler(req, res);
       });
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await listenLoopback(server);
     random = Math.random;
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  after(() => closeServer(server));
   beforeEach(() => {
     seen = [];
     pauses = [];

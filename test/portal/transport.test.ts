@@ -10,6 +10,7 @@ import { PortalError } from "../../provider/portal/errors";
 import { Transport, TransportOptions } from "../../provider/portal/transport";
 import { PortalClient } from "../../provider/portal";
 import { waitFor } from "../support/wait";
+import { listenLoopback, closeServer } from "../support/loopback";
 
 type Handler = (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => void;
 
@@ -30,13 +31,9 @@ describe("portal transport on the wire", function () {
         handler(req, body, res);
       });
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await listenLoopback(server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  after(() => closeServer(server));
   beforeEach(() => (seen = []));
 
   const transport = (extra: Partial<TransportOptions> = {}) =>
