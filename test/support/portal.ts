@@ -67,11 +67,7 @@ export function envFor(emu: Emulator, user: "admin" | "tenant" = "admin"): Recor
 }
 
 /** A stack's `backup-portal:*` config for the portal at `url` (the emulator's accounts use their name as password). */
-export function stackConfigFor(
-  url: string,
-  user: "admin" | "tenant" = "admin",
-  extra: Record<string, string> = {},
-): Record<string, string> {
+export function stackConfigFor(url: string, user = "admin", extra: Record<string, string> = {}): Record<string, string> {
   return {
     "backup-portal:url": url,
     "backup-portal:origin": ORIGIN,
