@@ -1,6 +1,6 @@
 // The benchmark's and the fault drills' workload: tenants of one business unit
 // with consumers that each carry an activated node, declared the way the stack
-// program declares them (stacks/tenants/declare.ts): dependents take the
+// program declares them (provider/tenants/declare.ts): dependents take the
 // parent's resource id, a consumer's nodeName is its node's tsmName, the node
 // password is a secret. Plus the check that the portal holds every declared
 // object exactly once.

@@ -3,7 +3,7 @@
 // with the same account as the providers.
 import * as pulumi from "@pulumi/pulumi";
 import { BillingReceiverArgs, billingReceiverProblems } from "../provider/billing/component";
-import { Problem } from "./tenants/model";
+import { Problem } from "../provider/tenants/model";
 
 export interface PortalConnection {
   url: string;

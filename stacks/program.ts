@@ -10,10 +10,10 @@ import { registryArgsFromConfig } from "../provider/registry/from-config";
 import { Registry } from "../provider/registry/index";
 import { BillingReceiver } from "../provider/billing/component";
 import { billingReceiverFromConfig, PortalConnection } from "./billing-receiver";
-import { declareTenants, Declared } from "./tenants/declare";
-import { ConfigError, Problem, TenantsConfig } from "./tenants/model";
-import { validateNames } from "./tenants/names";
-import { validateTenants } from "./tenants/validate";
+import { declareTenants, Declared } from "../provider/tenants/declare";
+import { ConfigError, Problem, TenantsConfig } from "../provider/tenants/model";
+import { validateNames } from "../provider/tenants/names";
+import { validateTenants } from "../provider/tenants/validate";
 
 export interface StackSettings {
   /** `backup-portal:tenants`, as parsed from the stack's YAML. */

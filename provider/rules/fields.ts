@@ -1,7 +1,7 @@
 // The rules of every field a resource declares, one table per portal object. The
 // resources' Check (provider/resources/*.ts), the stack-config validation
-// (stacks/tenants/validate.ts) and the JSON Schema of `backup-portal:tenants`
-// (stacks/tenants/schema.ts) all read these tables, so a value one of them
+// (provider/tenants/validate.ts) and the JSON Schema of `backup-portal:tenants`
+// (provider/tenants/schema.ts) all read these tables, so a value one of them
 // accepts the others accept too. The emulator keeps its own rules as the portal's
 // stand-in; test/rules/fields.property.test.ts runs the edges of every rule here
 // through Check and through the emulator's create, and fails when Check accepts

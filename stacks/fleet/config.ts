@@ -4,8 +4,8 @@
 // one deployment, and a copy in every group stack would fight over one namespace.
 import * as fs from "fs";
 import * as path from "path";
-import { TenantsConfig } from "../tenants/model";
-import { walkBusinessUnits } from "../tenants/validate";
+import { TenantsConfig } from "../../provider/tenants/model";
+import { walkBusinessUnits } from "../../provider/tenants/validate";
 
 /** Pulumi's config value as the Automation API takes it (`ConfigMap` of @pulumi/pulumi/automation). */
 export interface ConfigValue {

@@ -8,7 +8,7 @@
 // or removing another tenant moves nothing. See docs/gitops.md ("Why a tenant
 // must not change stacks by accident") for moving one on purpose.
 import { createHash } from "crypto";
-import { BusinessUnitConfig, TenantsConfig } from "../tenants/model";
+import { BusinessUnitConfig, TenantsConfig } from "../../provider/tenants/model";
 
 export type GroupBy = "key-prefix" | "explicit";
 

@@ -8,8 +8,8 @@
 // Run `npm ci && npm run build` first: the providers load dist/ at run time.
 import * as fs from "fs";
 import * as path from "path";
-import { formatProblems, TenantsConfig } from "../tenants/model";
-import { validateTenants } from "../tenants/validate";
+import { formatProblems, TenantsConfig } from "../../provider/tenants/model";
+import { validateTenants } from "../../provider/tenants/validate";
 import {
   BaseConfig,
   ConfigMap,

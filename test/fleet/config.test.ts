@@ -15,7 +15,7 @@ import {
   yaml,
 } from "../../stacks/fleet/config";
 import { groupTenants } from "../../stacks/fleet/group";
-import { TenantsConfig } from "../../stacks/tenants/model";
+import { TenantsConfig } from "../../provider/tenants/model";
 import { ROOT, tenant, tmpDir } from "./helpers";
 
 const withNode = (key: string, secret: string): TenantsConfig[string] =>

@@ -1,6 +1,6 @@
 import { strict as assert } from "assert";
 import { bucketName, FleetConfigError, groupTenants, jumpHash, keyPrefix, movedTenants, tenantBucket } from "../../stacks/fleet/group";
-import { TenantsConfig } from "../../stacks/tenants/model";
+import { TenantsConfig } from "../../provider/tenants/model";
 import { assignment, manyTenants, tenant } from "./helpers";
 
 function errorOf(fn: () => unknown): FleetConfigError {

@@ -1,7 +1,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { BusinessUnitConfig, TenantsConfig } from "../../stacks/tenants/model";
+import { BusinessUnitConfig, TenantsConfig } from "../../provider/tenants/model";
 
 export const ROOT = path.resolve(__dirname, "../..");
 

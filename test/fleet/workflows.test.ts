@@ -145,7 +145,7 @@ describe("fleet: GitHub Actions workflows", () => {
       for (const f of [
         "provider/resources/node.ts",
         "stacks/program.ts",
-        "stacks/tenants/validate.ts",
+        "provider/tenants/validate.ts",
         "Pulumi.yaml",
         "package-lock.json",
         ".github/workflows/up.yml",

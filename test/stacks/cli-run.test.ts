@@ -10,7 +10,7 @@ import { writes } from "../support/portal";
 import * as ts from "typescript";
 import { pwdMain, readProject, runPreview, startFakeEngine, configEnv } from "./cli";
 import { localStackConfig, localTenants } from "./support";
-import { TenantsConfig } from "../../stacks/tenants/model";
+import { TenantsConfig } from "../../provider/tenants/model";
 
 const ROOT = path.join(__dirname, "..", "..");
 

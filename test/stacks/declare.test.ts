@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import { installMocks, Recorded, valueOf } from "../support/mocks";
 import { localTenants } from "./support";
-import { declareTenants } from "../../stacks/tenants/declare";
-import { TenantsConfig } from "../../stacks/tenants/model";
+import { declareTenants } from "../../provider/tenants/declare";
+import { TenantsConfig } from "../../provider/tenants/model";
 
 const options = (protect: boolean) => ({
   rootBusinessUnitId: 1,

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { installMocks, plainPart, Recorded, unwrap, valueOf } from "../support/mocks";
 import { settings } from "./support";
 import { deployStack } from "../../stacks/program";
-import { ConfigError } from "../../stacks/tenants/model";
+import { ConfigError } from "../../provider/tenants/model";
 
 const SECRETS = { "registryPassword-admin": "Zot-Adm1n-Pass", billingSecret: "billing-shared-secret" };
 const connection = () => ({

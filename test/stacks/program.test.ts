@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { ops, portalSuite, writesSince } from "../resources/support";
 import { localTenants, runStack, settings } from "./support";
-import { TenantsConfig } from "../../stacks/tenants/model";
+import { TenantsConfig } from "../../provider/tenants/model";
 
 /** Reverses the order of every map in the tenants config (keys, consumers, children) and of proxies. */
 function reordered(t: TenantsConfig): TenantsConfig {

@@ -7,9 +7,9 @@ import Ajv from "ajv";
 import fc from "fast-check";
 import { parse } from "yaml";
 import { fieldProblem, FieldRule } from "../../provider/rules/fields";
-import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "../../stacks/tenants/fields";
-import { fieldSchema, schemaText, stackFileSchema } from "../../stacks/tenants/schema";
-import { validateTenants } from "../../stacks/tenants/validate";
+import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "../../provider/tenants/fields";
+import { fieldSchema, schemaText, stackFileSchema } from "../../provider/tenants/schema";
+import { validateTenants } from "../../provider/tenants/validate";
 
 const STACKS = join(__dirname, "..", "..", "stacks");
 const stackFiles = readdirSync(STACKS).filter((f) => /^Pulumi\..+\.yaml$/.test(f));

@@ -7,7 +7,7 @@ import yaml from "js-yaml";
 import { TestEngine } from "../engine/engine";
 import { runProgramWithEngine } from "../engine/mocks";
 import { deployStack, StackSettings } from "../../stacks/program";
-import { TenantsConfig } from "../../stacks/tenants/model";
+import { TenantsConfig } from "../../provider/tenants/model";
 import { PortalClient } from "../../provider/portal";
 
 export function localStackConfig(): Record<string, unknown> {

@@ -2,8 +2,8 @@
 // unit, how unknown ones are reported (sorted by path), and that any other failure is not hidden as a config problem.
 import assert from "node:assert/strict";
 import { ReferenceKind, References, UnknownReferenceError } from "../../provider/dynamic/references";
-import { TenantsConfig } from "../../stacks/tenants/model";
-import { validateNames } from "../../stacks/tenants/names";
+import { TenantsConfig } from "../../provider/tenants/model";
+import { validateNames } from "../../provider/tenants/names";
 
 /** A stand-in of the portal's lists: values starting with "bad" are unknown, "boom" fails the read. */
 function fakeRefs() {

@@ -1,8 +1,8 @@
 // validateTenants in-process, message by message: what a user reads when the tenants block is wrong, each with
 // its path and the fix, and what it lets through. (validation.test.ts drives the same checks through deployStack.)
 import assert from "node:assert/strict";
-import { ConfigError, formatProblems, Problem, TenantsConfig } from "../../stacks/tenants/model";
-import { validateTenants, walkBusinessUnits } from "../../stacks/tenants/validate";
+import { ConfigError, formatProblems, Problem, TenantsConfig } from "../../provider/tenants/model";
+import { validateTenants, walkBusinessUnits } from "../../provider/tenants/validate";
 
 const SECRET = "web01-node-password-key";
 const ctx = { hasSecret: (k: string) => k === SECRET };

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { clientFor, Emulator, startEmulator } from "../support/portal";
 import { localTenants, settings } from "./support";
 import { deployStack } from "../../stacks/program";
-import { ConfigError } from "../../stacks/tenants/model";
+import { ConfigError } from "../../provider/tenants/model";
 import { PortalClient } from "../../provider/portal";
 
 type Tenants = ReturnType<typeof localTenants>;

@@ -1,7 +1,7 @@
 // Structural validation of `backup-portal:tenants`: every problem, with its
 // path and the fix, before anything talks to the portal.
-import { tsmNameProblem } from "../../provider/portal/nodes";
-import { fieldProblem, FieldRule, FieldTable, requiredHint, show } from "../../provider/rules/fields";
+import { tsmNameProblem } from "../portal/nodes";
+import { fieldProblem, FieldRule, FieldTable, requiredHint, show } from "../rules/fields";
 import {
   BUSINESS_UNIT_CHILDREN,
   CONSUMER_CHILDREN,
@@ -19,7 +19,7 @@ const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 
 /** Own keys only: a key named `toString` or `__proto__` is data, never something every object inherits. */
 const has = (obj: object, key: string) => Object.prototype.hasOwnProperty.call(obj, key);
 
-/** A rule of the field tables (stacks/tenants/fields.ts) as a check of one stack-config value. */
+/** A rule of the field tables (provider/tenants/fields.ts) as a check of one stack-config value. */
 function fromTable(r: FieldRule): Rule {
   return (v, path, add) => {
     if (v === undefined) {

@@ -1,7 +1,7 @@
 // Checks the names in `backup-portal:tenants` against the portal's reference
 // data (time zones, operating systems, node types, and the default server's
 // domains and client option sets). Reads only.
-import { ReferenceKind, References, UnknownReferenceError } from "../../provider/dynamic/references";
+import { ReferenceKind, References, UnknownReferenceError } from "../dynamic/references";
 import { Problem, TenantsConfig } from "./model";
 import { walkBusinessUnits } from "./validate";
 

@@ -2,7 +2,7 @@
 // (provider/rules/fields.ts) as the stack declares it, plus the keys only stack
 // config has. validate.ts checks with these, schema.ts turns them into the JSON
 // Schema the stack files reference.
-import { BUSINESS_UNIT_FIELDS, CONSUMER_FIELDS, FieldRule, FieldTable, NODE_FIELDS } from "../../provider/rules/fields";
+import { BUSINESS_UNIT_FIELDS, CONSUMER_FIELDS, FieldRule, FieldTable, NODE_FIELDS } from "../rules/fields";
 
 /** Keys become Pulumi resource names: keep them plain so names stay stable and readable. */
 export const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;

@@ -2,10 +2,10 @@
 // in the config, never a position in a list, so reordering or adding entries
 // replaces nothing; `aliases` carry earlier keys across a rename.
 import * as pulumi from "@pulumi/pulumi";
-import { BusinessUnit } from "../../provider/resources/business-unit";
-import { Consumer } from "../../provider/resources/consumer";
-import { Node } from "../../provider/resources/node";
-import { NodeProxy } from "../../provider/resources/node-proxy";
+import { BusinessUnit } from "../resources/business-unit";
+import { Consumer } from "../resources/consumer";
+import { Node } from "../resources/node";
+import { NodeProxy } from "../resources/node-proxy";
 import { BusinessUnitConfig, ConsumerConfig, TenantsConfig } from "./model";
 
 export interface DeclareOptions {

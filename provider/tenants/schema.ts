@@ -4,7 +4,7 @@
 // the committed file differs. The validation at `pulumi preview` still checks what a schema cannot: names
 // against the portal, duplicate tsmNames, proxies, secrets. (String lengths: JSON Schema counts code points,
 // the portal UTF-16 units, so a name of emoji near the limit passes here and is refused at preview.)
-import { FieldRule, FieldTable, REFERENCE_NAME_MAX } from "../../provider/rules/fields";
+import { FieldRule, FieldTable, REFERENCE_NAME_MAX } from "../rules/fields";
 import { KEY_DOC, KEY_PATTERN, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "./fields";
 
 type Schema = Record<string, unknown>;
@@ -78,7 +78,7 @@ export function stackFileSchema(): Schema {
   return {
     $schema: "http://json-schema.org/draft-07/schema#",
     title: "Pulumi stack file of backup-portal-pulumi",
-    description: "Generated from provider/rules/fields.ts and stacks/tenants/fields.ts by `npm run schema`; do not edit.",
+    description: "Generated from provider/rules/fields.ts and provider/tenants/fields.ts by `npm run schema`; do not edit.",
     type: "object",
     properties: {
       config: {
