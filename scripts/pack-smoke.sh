@@ -15,13 +15,14 @@ cd "$root"
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -1)"
 files="$(tar -tzf "$tarball")"
 count=$(printf '%s\n' "$files" | wc -l)
-bad=$(printf '%s\n' "$files" | grep -E '^package/(dist/(test|bench|emulator|stacks)/|test/|bench/|emulator/|stacks/|provider/.*\.ts$|.*\.map$)' | grep -v '\.d\.ts$' || true)
+bad=$(printf '%s\n' "$files" | grep -E '^package/(dist/(test|bench|emulator|stacks)/|test/|bench/|emulator/|stacks/|provider/.*\.ts$|.*\.map$)' | grep -v -e '\.d\.ts$' -e '^package/stacks/tenants\.schema\.json$' || true)
 if [ -n "$bad" ]; then echo "pack-smoke: the tarball holds files users do not need:"; printf '%s\n' "$bad" | head -20; exit 1; fi
 echo "pack-smoke: $(basename "$tarball"): $count files, $(du -k "$tarball" | cut -f1) KB"
 
 mkdir "$work/program"
 cp "$root/scripts/pack-smoke/program.js" "$work/program/index.js"
 cp "$root/scripts/pack-smoke/host.js" "$work/program/host.js"
+cp "$root/scripts/pack-smoke/no-kubernetes.js" "$work/program/no-kubernetes.js"
 cd "$work/program"
 cat > package.json <<JSON
 { "name": "blank-program", "version": "1.0.0", "private": true, "main": "index.js",
@@ -31,6 +32,9 @@ npm install --no-audit --no-fund --loglevel=error >/dev/null
 copies=$(find node_modules -path '*/@pulumi/pulumi/package.json' | wc -l)
 if [ "$copies" != 1 ]; then echo "pack-smoke: $copies copies of @pulumi/pulumi in the program's tree:"; find node_modules -path '*/@pulumi/pulumi/package.json'; exit 1; fi
 echo "pack-smoke: one @pulumi/pulumi in the program's tree ($(node -p "require('@pulumi/pulumi/package.json').version"))"
+node no-kubernetes.js
+k8s_version="$(node -p "require('$root/package.json').peerDependencies['@pulumi/kubernetes']")"
+npm install --no-audit --no-fund --loglevel=error "@pulumi/kubernetes@$k8s_version" >/dev/null
 node index.js
 node host.js
 

@@ -3,7 +3,8 @@
 // PersistentVolumeClaim by default, or an emptyDir), a one-replica Deployment that runs the
 // receiver from this package, and a Service the portal posts to.
 import * as pulumi from "@pulumi/pulumi";
-import * as k8s from "@pulumi/kubernetes";
+import type * as K8s from "@pulumi/kubernetes";
+import { k8s } from "../kubernetes";
 import { DEFAULT_NOTIFY_PATH, HEALTH_PATH } from "./receiver";
 import { SECRET_ENV } from "./main";
 
@@ -64,7 +65,7 @@ export interface BillingReceiverArgs {
   /** Service type; default ClusterIP (the portal must reach the Service: use an Ingress or a LoadBalancer when it is outside the cluster). */
   serviceType?: "ClusterIP" | "NodePort" | "LoadBalancer";
   /** Container resources; default requests 50m CPU and 128Mi, limit 512Mi. */
-  resources?: k8s.types.input.core.v1.ResourceRequirements;
+  resources?: K8s.types.input.core.v1.ResourceRequirements;
   /** Extra labels on every object. */
   labels?: Record<string, string>;
 }
@@ -179,7 +180,7 @@ export class BillingReceiver extends pulumi.ComponentResource {
     );
 
     const storage: ReceiverStorage = args.storage ?? { kind: "persistentVolumeClaim" };
-    let claim: k8s.core.v1.PersistentVolumeClaim | undefined;
+    let claim: K8s.core.v1.PersistentVolumeClaim | undefined;
     if (storage.kind === "persistentVolumeClaim") {
       claim = new k8s.core.v1.PersistentVolumeClaim(
         `${name}-data`,
@@ -194,15 +195,15 @@ export class BillingReceiver extends pulumi.ComponentResource {
         child,
       );
     }
-    const dataVolume: k8s.types.input.core.v1.Volume = claim
+    const dataVolume: K8s.types.input.core.v1.Volume = claim
       ? { name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } }
       : { name: "data", emptyDir: storage.kind === "emptyDir" && storage.sizeLimit ? { sizeLimit: storage.sizeLimit } : {} };
 
-    const fromSecret = (envName: string, key: string): k8s.types.input.core.v1.EnvVar => ({
+    const fromSecret = (envName: string, key: string): K8s.types.input.core.v1.EnvVar => ({
       name: envName,
       valueFrom: { secretKeyRef: { name: secret.metadata.name, key } },
     });
-    const env: k8s.types.input.core.v1.EnvVar[] = [
+    const env: K8s.types.input.core.v1.EnvVar[] = [
       { name: "BACKUP_PORTAL_URL", value: args.portal.url },
       { name: "BACKUP_PORTAL_ORIGIN", value: args.portal.origin },
       fromSecret("BACKUP_PORTAL_CLIENT_ID", "clientId"),

@@ -2,7 +2,8 @@
 // config.json, an optional htpasswd Secret, and a Helm release of the zot chart whose values
 // express the spec's deployment values in the chart's real keys.
 import * as pulumi from "@pulumi/pulumi";
-import * as k8s from "@pulumi/kubernetes";
+import type * as K8s from "@pulumi/kubernetes";
+import { k8s } from "../kubernetes";
 import { buildChartValues, CHART_NAME } from "./chart-values";
 import { buildHtpasswd } from "./htpasswd";
 import { planRegistry, RegistryArgs, RegistryConfigError } from "./plan";
@@ -60,7 +61,7 @@ export class Registry extends pulumi.ComponentResource {
       { parent: this, dependsOn },
     );
 
-    let secret: k8s.core.v1.Secret | undefined;
+    let secret: K8s.core.v1.Secret | undefined;
     const users = args.users ?? [];
     if (users.length > 0) {
       const usernames = plan.usernames;

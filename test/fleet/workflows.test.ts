@@ -52,7 +52,7 @@ function checkSetup(job: Job) {
     "checkout, setup-node, npm ci, npm run build, then pulumi",
   );
   const setup = job.steps[node].with!;
-  assert.equal(String(setup["node-version"]), "20");
+  assert.equal(String(setup["node-version"]), "22", "the oldest supported Node.js");
   assert.equal(setup.cache, "npm");
   return job.steps[pulumi].with!;
 }
@@ -90,10 +90,12 @@ describe("fleet: GitHub Actions workflows", () => {
     assert.equal(wf.on.pull_request["paths-ignore"], undefined);
     assert.deepEqual(wf.permissions, { contents: "read" });
     const test = wf.jobs.test;
-    assert.equal(test.name, "npm test");
+    assert.deepEqual(test.strategy!.matrix.node, [22, 24], "every supported Node.js version");
     const node = stepIndex(test, (s) => /^actions\/setup-node@v\d+$/.test(s.uses ?? ""));
-    assert.equal(String(test.steps[node].with!["node-version"]), "20");
-    assert.ok(node >= 0 && node < stepIndex(test, (s) => s.run?.trim() === "bash .ci/run"), "setup-node, then .ci/run");
+    assert.equal(test.steps[node].with!["node-version"], "${{ matrix.node }}");
+    const run = (cmd: string) => stepIndex(test, (s) => s.run?.trim() === cmd);
+    assert.ok(node >= 0 && node < run("npm ci") && run("npm ci") < run("npm test"), "setup-node, npm ci, then npm test");
+    assert.ok(run("npm run lint") > 0 && run("bash scripts/pack-smoke.sh") > run("npm test"), "lint and the package smoke test too");
     assert.equal(test.needs, undefined);
   });
 
