@@ -21,7 +21,6 @@ let loaded: typeof K8s | undefined;
 
 function load(): typeof K8s {
   try {
-     
     return require(KUBERNETES_PACKAGE) as typeof K8s;
   } catch (err) {
     const missing = (err as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND" && String(err).includes(KUBERNETES_PACKAGE);

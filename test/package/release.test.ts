@@ -9,7 +9,7 @@ import { parse } from "yaml";
 
 const root = join(__dirname, "..", "..");
 const script = join(root, ".github", "scripts", "release-notes.js");
- 
+
 const { releaseNotes, releasedSections } = require(script) as {
   releaseNotes(changelog: string, version: string, tag?: string): string;
   releasedSections(changelog: string): { version: string; body: string }[];
