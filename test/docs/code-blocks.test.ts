@@ -1,0 +1,133 @@
+// The docs are code a user copies: every TypeScript block of the README, docs/ and examples/ is type-checked
+// against this package as a user imports it (`backup-portal-pulumi` and its subpaths, never a path into the
+// repository), and every relative link of that Markdown resolves to a file of the repository.
+import { strict as assert } from "assert";
+import { existsSync, readdirSync, readFileSync } from "fs";
+import { dirname, join, relative } from "path";
+import * as ts from "typescript";
+
+const root = join(__dirname, "..", "..");
+/** Modules a block may import that this package does not depend on: declared as `any` for the check. */
+const OTHER_PACKAGES = ["@pulumi/openstack", "@pulumi/aws", "@pulumi/azure-native", "@pulumi/gcp"];
+
+function markdownFiles(): string[] {
+  const found = ["README.md"];
+  const walk = (dir: string) => {
+    if (!existsSync(join(root, dir))) return;
+    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const rel = join(dir, e.name);
+      if (e.isDirectory() && e.name !== "node_modules") walk(rel);
+      else if (e.name.endsWith(".md")) found.push(rel);
+    }
+  };
+  walk("docs");
+  walk("examples");
+  return found;
+}
+
+interface Block {
+  file: string;
+  line: number;
+  code: string;
+}
+
+/** The ```ts / ```typescript blocks of a Markdown text, with the line each starts on. */
+export function typescriptBlocks(file: string, text: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```(ts|typescript)\s*$/.test(lines[i])) continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
+    blocks.push({ file, line: start + 1, code: lines.slice(start, end).join("\n") });
+    i = end;
+  }
+  return blocks;
+}
+
+function typeCheck(blocks: Block[]): string[] {
+  const names = blocks.map((b, i) => join(root, ".docs-check", `block${i}.ts`));
+  const sources = new Map(names.map((n, i) => [n, `${blocks[i].code}\nexport {};\n`]));
+  const ambient = join(root, ".docs-check", "other-packages.d.ts");
+  sources.set(ambient, OTHER_PACKAGES.map((m) => `declare module "${m}";`).join("\n"));
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ES2022,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    esModuleInterop: true,
+    resolveJsonModule: true,
+    types: ["node"],
+    typeRoots: [join(root, "node_modules", "@types")],
+    baseUrl: root,
+    paths: { "backup-portal-pulumi": ["provider/index.ts"], "backup-portal-pulumi/*": ["provider/*/index.ts"] },
+  };
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile.bind(host);
+  host.readFile = (f) => sources.get(f) ?? read(f);
+  const exists = host.fileExists.bind(host);
+  host.fileExists = (f) => sources.has(f) || exists(f);
+  const program = ts.createProgram([...names, ambient], options, host);
+  const problems: string[] = [];
+  for (const [i, name] of names.entries()) {
+    const sf = program.getSourceFile(name)!;
+    for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
+      const { line } = d.start === undefined ? { line: 0 } : sf.getLineAndCharacterOfPosition(d.start);
+      problems.push(`${blocks[i].file}:${blocks[i].line + line}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
+    }
+    for (const m of blocks[i].code.matchAll(/from\s+"(\.[^"]*)"/g)) {
+      problems.push(`${blocks[i].file}:${blocks[i].line}: imports "${m[1]}": a user imports backup-portal-pulumi or one of its subpaths`);
+    }
+  }
+  return problems;
+}
+
+/** The relative link targets of a Markdown text (outside code), without their #anchor. */
+export function relativeLinks(markdown: string): string[] {
+  const withoutCode = markdown.replace(/^```[\s\S]*?^```/gm, "").replace(/`[^`\n]*`/g, "");
+  return [...withoutCode.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+    .map((m) => m[1])
+    .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith("#"))
+    .map((t) => t.replace(/#.*$/, ""));
+}
+
+describe("docs: the code a user copies", function () {
+  this.timeout(120000);
+  const files = markdownFiles();
+
+  it("every TypeScript block type-checks against the package as a user imports it", () => {
+    const blocks = files.flatMap((f) => typescriptBlocks(f, readFileSync(join(root, f), "utf8")));
+    assert.ok(blocks.length >= 5, `found only ${blocks.length} blocks: the reader is blind`);
+    assert.deepEqual(typeCheck(blocks), []);
+  });
+
+  it("the check fails on a wrong block (it is not blind)", () => {
+    const wrong = [
+      { file: "x.md", line: 1, code: 'import { BusinessUnit } from "backup-portal-pulumi";\nnew BusinessUnit("a", { nope: 1 });' },
+      { file: "y.md", line: 5, code: 'import { readInstanceMetadata } from "./provider/metadata";' },
+    ];
+    const problems = typeCheck(wrong);
+    assert.ok(
+      problems.some((p) => p.startsWith("x.md:2: ") && /nope/.test(p)),
+      problems.join("\n"),
+    );
+    assert.ok(
+      problems.some((p) => p.startsWith('y.md:5: imports "./provider/metadata"')),
+      problems.join("\n"),
+    );
+  });
+
+  it("every relative link resolves to a file of the repository", () => {
+    const dead: string[] = [];
+    for (const f of files) {
+      for (const link of relativeLinks(readFileSync(join(root, f), "utf8"))) {
+        const target = join(root, dirname(f), decodeURI(link));
+        if (!existsSync(target) || relative(root, target).startsWith("..")) dead.push(`${f}: ${link}`);
+      }
+    }
+    assert.deepEqual(dead, []);
+  });
+});
