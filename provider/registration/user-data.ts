@@ -9,6 +9,7 @@
 //   });
 import * as pulumi from "@pulumi/pulumi";
 import { Document, Scalar, visit } from "yaml";
+import { shellQuote } from "../shell/quote";
 
 export const DEFAULT_ENV_FILE = "/etc/backup-portal/portal.env";
 export const DEFAULT_PASSWORD_FILE = "/etc/backup-portal/node-password";
@@ -47,11 +48,7 @@ export interface RegistrationUserDataOptions<S = string> {
   installNode?: string | false;
 }
 
-/** A POSIX shell word: single-quoted unless plainly safe. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote };
 
 function stringValue(what: string, value: unknown, { allowEmpty = false } = {}): string {
   if (typeof value !== "string") throw new TypeError(`registration user data: ${what} must be a string`);
