@@ -7,6 +7,7 @@ import { settings } from "./support";
 import { deployStack } from "../../stacks/program";
 import { ConfigError } from "../../provider/tenants/model";
 
+const RECEIVER_IMAGE = `registry.example.com/backup-portal-receiver@sha256:${"c".repeat(64)}`;
 const SECRETS = { "registryPassword-admin": "Zot-Adm1n-Pass", billingSecret: "billing-shared-secret" };
 const connection = () => ({
   url: "https://portal.example.com",
@@ -28,7 +29,7 @@ describe("stack program: registry and billing receiver on the stack's cluster", 
     const out = await deployStack(
       settings({}, undefined, SECRETS, {
         registry: { enabled: true, users: [{ username: "admin" }] },
-        billingReceiver: { enabled: true, businessUnitId: 1, namespace: "billing", secretKey: "billingSecret" },
+        billingReceiver: { enabled: true, businessUnitId: 1, namespace: "billing", secretKey: "billingSecret", image: RECEIVER_IMAGE },
         connection: connection(),
         kubeconfig: pulumi.secret("apiVersion: v1\nkind: Config\n"),
       }),
