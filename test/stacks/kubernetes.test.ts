@@ -86,6 +86,23 @@ describe("stack program: registry and billing receiver on the stack's cluster", 
     assert.ok(paths.includes("billingReceiver.secretKey"), paths.join());
   });
 
+  it("refuses a receiver block without an image by digest, or with the old packageSpec, saying how to build one", async () => {
+    await installMocks();
+    for (const [block, message] of [
+      [{ enabled: true }, /image is required: build the receiver image from this repository/],
+      [{ enabled: true, image: "node:20-alpine" }, /image must be pinned by digest/],
+      [{ enabled: true, image: RECEIVER_IMAGE, packageSpec: "backup-portal-pulumi@0.1.0" }, /packageSpec is no longer supported/],
+    ] as Array<[Record<string, unknown>, RegExp]>) {
+      const err = await deployStack(settings({}, undefined, SECRETS, { billingReceiver: block, connection: connection() })).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof ConfigError, String(err));
+      const found = err.problems.filter((p) => p.path === "billingReceiver" && message.test(p.message));
+      assert.equal(found.length, 1, JSON.stringify(err.problems));
+    }
+  });
+
   it("declares nothing in the cluster when both are disabled", async () => {
     const recorded = await installMocks();
     const out = await deployStack(settings({}, undefined, {}, { registry: { enabled: false }, billingReceiver: { enabled: false } }));
