@@ -22,6 +22,7 @@ const KEYS = ["enabled", "businessUnitId", "namespace", "image", "packageSpec", 
  *   enabled: true
  *   businessUnitId: 1          # the reseller business unit (default: rootBusinessUnitId)
  *   namespace: billing
+ *   image: registry.example.com/backup-portal-receiver@sha256:<digest>   # built from provider/billing/Dockerfile
  *   secretKey: billingSecret   # secret config key with the Post URL's shared secret
  * ```
  */
@@ -66,8 +67,10 @@ export function billingReceiverFromConfig(
     businessUnitId: (b.businessUnitId as number | undefined) ?? rootBusinessUnitId,
     portal: connection ?? { url: "", origin: "", clientId: "", username: "", password: "" },
     namespace: b.namespace as string | undefined,
-    image: b.image as string | undefined,
-    packageSpec: b.packageSpec as string | undefined,
+    // Missing or not a digest: billingReceiverProblems says how to build and pin it.
+    image: b.image as string,
+    // No longer supported (a package installed at pod start is not verified): passed on so that the rules refuse it by name.
+    ...(b.packageSpec !== undefined ? { packageSpec: b.packageSpec } : {}),
     serviceType: b.serviceType as BillingReceiverArgs["serviceType"],
     port: b.port as number | undefined,
     storage: b.storageSize !== undefined ? { kind: "persistentVolumeClaim", size: String(b.storageSize) } : undefined,

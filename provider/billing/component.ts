@@ -1,29 +1,48 @@
 // The billing notification receiver on Kubernetes, as an option of a stack: a Secret with the
 // portal credentials (and the Post URL secret), a volume for the output directory (a
 // PersistentVolumeClaim by default, or an emptyDir), a one-replica Deployment that runs the
-// receiver from this package, and a Service the portal posts to.
+// receiver from an image given by digest (built from provider/billing/Dockerfile), and a Service
+// the portal posts to. Nothing is installed when the pod starts: whatever ran there would run with
+// the reseller's portal password.
 import * as pulumi from "@pulumi/pulumi";
 import type * as K8s from "@pulumi/kubernetes";
 import { k8s } from "../kubernetes";
 import { DEFAULT_NOTIFY_PATH, HEALTH_PATH } from "./receiver";
 import { SECRET_ENV } from "./main";
+import { receiverSecretProblem } from "./secret";
+
+export { MIN_SECRET_LENGTH, receiverSecretProblem } from "./secret";
 
 export const BILLING_RECEIVER_TYPE = "backup-portal:billing:BillingReceiver";
-export const PACKAGE_NAME = "backup-portal-pulumi";
-export const DEFAULT_IMAGE = "node:20-alpine";
 export const DEFAULT_PORT = 8080;
 export const DATA_DIR = "/data";
-/** Where the container installs the package (an emptyDir; the root filesystem stays read-only). */
-export const INSTALL_DIR = "/opt/receiver";
+/** The receiver's entry in the image provider/billing/Dockerfile builds (its ENTRYPOINT). */
+export const RECEIVER_COMMAND = ["node", "/app/dist/provider/billing/main.js"];
+/** An image reference pinned by digest: `<name>@sha256:<64 hex>` (a tag before the digest is allowed, and ignored by the runtime). */
+export const DIGEST_IMAGE = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
+const IMAGE_FIX =
+  "build the receiver image from this repository (docker build -f provider/billing/Dockerfile -t <registry>/backup-portal-receiver .), " +
+  "push it, and set image to <registry>/backup-portal-receiver@sha256:<digest>";
 
-const PACKAGE_VERSION: string = (() => {
-  try {
-    return (require("../../package.json") as { version: string }).version;
-  } catch {
-    return require("../../../package.json").version as string; // from dist/provider/billing
-  }
-})();
-export const DEFAULT_PACKAGE = `${PACKAGE_NAME}@${PACKAGE_VERSION}`;
+/** Why `image` cannot run the receiver with the portal password; undefined when it is pinned by digest. */
+export function receiverImageProblem(image: unknown): string | undefined {
+  if (image === undefined || image === "") return `image is required: ${IMAGE_FIX}`;
+  if (typeof image !== "string" || !DIGEST_IMAGE.test(image))
+    return `image must be pinned by digest (<name>@sha256:<64 hex digits>), got ${JSON.stringify(image)}: a tag can be moved to other code, which would run with the portal password; ${IMAGE_FIX}`;
+  return undefined;
+}
+
+/**
+ * The secret as an Output that fails when the value breaks receiverSecretProblem: a secret from stack config is
+ * an Output, known at preview, so the preview reports it (the rule runs on the value, never shows it).
+ */
+export function checkedSecret(secret: pulumi.Input<string>): pulumi.Output<string> {
+  return pulumi.output(secret).apply((s) => {
+    const problem = receiverSecretProblem(s);
+    if (problem) throw new BillingReceiverConfigError([problem]);
+    return s;
+  });
+}
 
 export interface PortalConnectionArgs {
   url: pulumi.Input<string>;
@@ -45,18 +64,16 @@ export interface BillingReceiverArgs {
   businessUnitId: number;
   /** How the receiver reaches the portal. */
   portal: PortalConnectionArgs;
-  /** Shared secret the Post URL carries as `secret=` (at least 8 characters); none: no secret checked. */
+  /** Shared secret the Post URL carries as `secret=` (at least 8 characters, also when it is an Output); none: no secret checked. */
   secret?: pulumi.Input<string>;
   /** Namespace to deploy to (must exist); default "default". */
   namespace?: pulumi.Input<string>;
-  /** Container image with Node 20 and npm; default node:20-alpine. */
-  image?: pulumi.Input<string>;
-  /** npm package spec installed at container start; default this package at this version. */
-  packageSpec?: pulumi.Input<string>;
   /**
-   * Command that starts the receiver in an image that has the package already (no install at
-   * start), e.g. ["node", "/app/dist/provider/billing/main.js"]; the receiver's options are appended.
+   * The receiver image, pinned by digest: `<registry>/backup-portal-receiver@sha256:<digest>`, built from
+   * provider/billing/Dockerfile. Required: there is no default that fetches code nobody verified.
    */
+  image: pulumi.Input<string>;
+  /** Command that starts the receiver in the image; default RECEIVER_COMMAND (the Dockerfile's entry). The receiver's options are appended. */
   command?: pulumi.Input<string>[];
   /** Container port; default 8080. */
   port?: number;
@@ -88,7 +105,18 @@ export function billingReceiverProblems(args: BillingReceiverArgs): string[] {
   else
     for (const k of ["url", "origin", "clientId", "username", "password"] as const)
       if (args.portal[k] === undefined || args.portal[k] === "") p.push(`portal.${k} is required`);
-  if (typeof args.secret === "string" && args.secret.length < 8) p.push("secret must have at least 8 characters");
+  if (typeof args.secret === "string") {
+    const secretProblem = receiverSecretProblem(args.secret);
+    if (secretProblem) p.push(secretProblem);
+  }
+  // An Output is checked when it resolves (checkedSecret); a plain value here.
+  if (typeof args.image === "string" || args.image === undefined) {
+    const imageProblem = receiverImageProblem(args.image);
+    if (imageProblem) p.push(imageProblem);
+  }
+  // The package installed at pod start is gone: refuse it by name rather than ignore it (a JS caller has no type check).
+  if ((args as { packageSpec?: unknown }).packageSpec !== undefined)
+    p.push(`packageSpec is no longer supported: a package installed when the pod starts is not verified; ${IMAGE_FIX}`);
   const port = args.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 1 || port > 65535) p.push(`port must be from 1 to 65535, got ${port}`);
   const s = args.storage;
@@ -121,15 +149,7 @@ export function receiverCommand(args: BillingReceiverArgs): { command: pulumi.In
     "--bunit",
     String(args.businessUnitId),
   ];
-  if (args.command) return { command: args.command, args: receiverArgs };
-  // Installs the package (compiled JavaScript in dist/) into the install emptyDir, then runs the
-  // receiver with the arguments appended after the script name ("$@").
-  const script = [
-    "set -e",
-    `npm install --no-save --no-audit --no-fund --omit=dev --prefix ${INSTALL_DIR} "$RECEIVER_PACKAGE"`,
-    `exec node ${INSTALL_DIR}/node_modules/${PACKAGE_NAME}/dist/provider/billing/main.js "$@"`,
-  ].join("; ");
-  return { command: ["sh", "-c", script, "billing-receiver"], args: receiverArgs };
+  return { command: args.command ?? RECEIVER_COMMAND, args: receiverArgs };
 }
 
 /** The billing receiver deployed to Kubernetes. */
@@ -168,7 +188,8 @@ export class BillingReceiver extends pulumi.ComponentResource {
       username: args.portal.username,
       password: args.portal.password,
     };
-    if (args.secret !== undefined) secretData.receiverSecret = args.secret;
+    const secretValue = args.secret !== undefined ? checkedSecret(args.secret) : undefined;
+    if (secretValue) secretData.receiverSecret = secretValue;
     const secret = new k8s.core.v1.Secret(
       `${name}-portal`,
       {
@@ -210,10 +231,6 @@ export class BillingReceiver extends pulumi.ComponentResource {
       fromSecret("BACKUP_PORTAL_USERNAME", "username"),
       fromSecret("BACKUP_PORTAL_PASSWORD", "password"),
       ...(args.secret !== undefined ? [fromSecret(SECRET_ENV, "receiverSecret")] : []),
-      { name: "RECEIVER_PACKAGE", value: args.packageSpec ?? DEFAULT_PACKAGE },
-      { name: "HOME", value: INSTALL_DIR },
-      { name: "npm_config_cache", value: `${INSTALL_DIR}/.npm` },
-      { name: "npm_config_update_notifier", value: "false" },
       { name: "NODE_ENV", value: "production" },
     ];
     const cmd = receiverCommand(args);
@@ -234,17 +251,21 @@ export class BillingReceiver extends pulumi.ComponentResource {
               containers: [
                 {
                   name: "receiver",
-                  image: args.image ?? DEFAULT_IMAGE,
+                  // A digest, checked here too when the image is an Output.
+                  image: pulumi.output(args.image).apply((image) => {
+                    const problem = receiverImageProblem(image);
+                    if (problem) throw new BillingReceiverConfigError([problem]);
+                    return image;
+                  }),
                   command: cmd.command,
                   args: cmd.args,
                   ports: [{ name: "http", containerPort: port }],
                   env,
                   volumeMounts: [
                     { name: "data", mountPath: DATA_DIR },
-                    { name: "install", mountPath: INSTALL_DIR },
                     { name: "tmp", mountPath: "/tmp" },
                   ],
-                  // The install at start may take a while: readiness and liveness wait for the startup probe.
+                  // Readiness and liveness wait for the startup probe.
                   startupProbe: { ...probe, periodSeconds: 5, failureThreshold: 60 },
                   readinessProbe: { ...probe, periodSeconds: 10 },
                   livenessProbe: { ...probe, periodSeconds: 30, failureThreshold: 3 },
@@ -252,7 +273,7 @@ export class BillingReceiver extends pulumi.ComponentResource {
                   securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
                 },
               ],
-              volumes: [dataVolume, { name: "install", emptyDir: {} }, { name: "tmp", emptyDir: {} }],
+              volumes: [dataVolume, { name: "tmp", emptyDir: {} }],
             },
           },
         },
@@ -280,7 +301,7 @@ export class BillingReceiver extends pulumi.ComponentResource {
     this.claimName = claim ? claim.metadata.name : pulumi.output(undefined);
     this.notifyUrl = pulumi.interpolate`http://${service.metadata.name}.${namespace}.svc.cluster.local${DEFAULT_NOTIFY_PATH}?bunit=${args.businessUnitId}`;
     this.postUrl = pulumi.secret(
-      pulumi.all([this.notifyUrl, args.secret]).apply(([u, s]) => (s ? `${u}&secret=${encodeURIComponent(s)}` : u)),
+      pulumi.all([this.notifyUrl, secretValue]).apply(([u, s]) => (s ? `${u}&secret=${encodeURIComponent(s)}` : u)),
     );
     this.registerOutputs({
       namespace: this.namespace,

@@ -9,6 +9,7 @@ import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, runCom
 import { PortalClient } from "../portal/client";
 import { resolveSettings } from "../portal/settings";
 import { BillingReceiverHandle, BillingReceiverOptions, DEFAULT_NOTIFY_PATH, startBillingReceiver } from "./receiver";
+import { receiverSecretProblem } from "./secret";
 
 export const SECRET_ENV = "BILLING_RECEIVER_SECRET";
 
@@ -62,11 +63,13 @@ function receiverArgs(v: Values, env: NodeJS.ProcessEnv): ReceiverArgs {
     port: v.port,
     outDir: v.out,
     businessUnitId: v.bunit,
-    secret: (v.secret as string | undefined) ?? (env[SECRET_ENV] || undefined),
+    // Set but empty is still set: refused below, never taken as "no secret" (which would accept anyone).
+    secret: (v.secret as string | undefined) ?? env[SECRET_ENV],
   });
   if (v.host !== undefined) a.host = v.host as string;
   if (v.path !== undefined) a.path = v.path as string;
-  if (a.secret !== undefined && a.secret.length < 8) throw new UsageError("the secret must have at least 8 characters");
+  const secretProblem = a.secret !== undefined ? receiverSecretProblem(a.secret) : undefined;
+  if (secretProblem) throw new UsageError(`${v.secret !== undefined ? "--secret" : SECRET_ENV}: ${secretProblem}`);
   if (a.path !== undefined && (!a.path.startsWith("/") || a.path.includes("?")))
     throw new UsageError("--path must start with / and carry no query");
   return a;

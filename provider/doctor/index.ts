@@ -20,6 +20,7 @@ import {
   ReadContext,
 } from "./read-checks";
 import { writeTest } from "./write-test";
+import { maskUrl } from "../http/mask-url";
 
 export { formatReport } from "./report";
 export type { Check, CheckStatus, DoctorReport } from "./report";
@@ -55,10 +56,14 @@ function readSettings(env: NodeJS.ProcessEnv, checks: Checks): Partial<Record<Se
     else if (key === "url" && !/^https?:\/\/[^/]/.test(value))
       checks.failed(
         id,
-        `${JSON.stringify(value)} from ${src.env} is not an http(s) URL`,
+        `${JSON.stringify(maskUrl(value))} from ${src.env} is not an http(s) URL`,
         "use e.g. https://portal.example.com, without /v1",
       );
-    else checks.ok(id, `${value}, from ${src.env}${key === "url" && /\/v1\/?$/.test(value) ? " (used without /v1)" : ""}`);
+    else
+      checks.ok(
+        id,
+        `${key === "url" ? maskUrl(value) : value}, from ${src.env}${key === "url" && /\/v1\/?$/.test(value) ? " (used without /v1)" : ""}`,
+      );
   }
   if (out.url) out.url = out.url.replace(/\/+$/, "").replace(/\/v1$/, "");
   return out;

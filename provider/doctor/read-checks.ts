@@ -9,6 +9,7 @@ import { bunitPath, consumerPath } from "../portal/core";
 import { Consumer } from "../portal/types";
 import { Checks } from "./report";
 import { Probe, ProbeAnswer, isHtml, said } from "./probe";
+import { maskUrl } from "../http/mask-url";
 
 const URL_FIX = "set backup-portal:url (or BACKUP_PORTAL_URL) to the portal API's base address, without /v1";
 const FUTURE = "2999-01-01T00:00:00Z";
@@ -43,7 +44,7 @@ export async function checkVersion(c: ReadContext): Promise<boolean> {
   } catch (err) {
     c.checks.failed(
       "version",
-      `no answer from ${c.probe.url}: ${why(err)}`,
+      `no answer from ${maskUrl(c.probe.url)}: ${why(err)}`,
       `${URL_FIX}, and make sure the portal is reachable from here (proxy, firewall)`,
     );
     return false;
@@ -51,14 +52,14 @@ export async function checkVersion(c: ReadContext): Promise<boolean> {
   if (isHtml(a)) {
     c.checks.failed(
       "version",
-      `${c.probe.url}/v1/fullVersion answered an HTML page (HTTP ${a.status}), not the API`,
+      `${maskUrl(c.probe.url)}/v1/fullVersion answered an HTML page (HTTP ${a.status}), not the API`,
       `${URL_FIX}; no login page or proxy may stand in front of it`,
     );
     return false;
   }
   const version = typeof a.json === "string" ? a.json : a.text.trim();
   if (a.status === 200 && /^\d+(\.\d+){3}$/.test(version)) {
-    c.checks.ok("version", `portal ${version} at ${c.probe.url}${typeof a.json === "string" ? "" : " (answered as bare text)"}`);
+    c.checks.ok("version", `portal ${version} at ${maskUrl(c.probe.url)}${typeof a.json === "string" ? "" : " (answered as bare text)"}`);
     return true;
   }
   c.checks.differs(

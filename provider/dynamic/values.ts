@@ -2,6 +2,7 @@
 // check failures, and comparing declared inputs with stored outputs. The rules of
 // each field live in provider/rules/.
 import type * as pulumi from "@pulumi/pulumi";
+import { MAX_INTEGER, portalId, show } from "../rules/fields";
 
 /** How the engine sends a value that is not known yet (preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -19,13 +20,8 @@ export class Failures {
   }
 }
 
-/** A portal id given as a number or a numeric string; undefined when it is neither. */
-export function toId(v: unknown): number | undefined {
-  if (Number.isInteger(v) && (v as number) > 0) return v as number;
-  // Number() itself ignores the white space around the digits.
-  if (typeof v === "string" && /^[1-9][0-9]*$/.test(v.trim())) return Number(v);
-  return undefined;
-}
+/** A portal id given as a number or a numeric string, within the safe integers; undefined when it is neither (rules/fields.ts). */
+export const toId = portalId;
 
 /** Validates an id input; unknown values pass (preview). Returns the normalized id. */
 export function checkId(f: Failures, inputs: Record<string, unknown>, key: string, required = true): void {
@@ -36,7 +32,7 @@ export function checkId(f: Failures, inputs: Record<string, unknown>, key: strin
   }
   if (isUnknown(v)) return;
   const id = toId(v);
-  if (id === undefined) f.add(key, `${key} must be a positive integer id, got ${JSON.stringify(v)}`);
+  if (id === undefined) f.add(key, `${key} must be a positive integer id (at most ${MAX_INTEGER}), got ${show(v)}`);
   else inputs[key] = id;
 }
 

@@ -8,6 +8,7 @@ import { parseRetryAfter } from "../http/retry-after";
 import { MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, MAX_VERSIONS_BYTES, tooLarge } from "./limits";
 import { MetadataError } from "./types";
 import { userDataText } from "./user-data";
+import { maskUrl } from "../http/mask-url";
 
 export const DEFAULT_METADATA_URL = "http://169.254.169.254";
 export const DEFAULT_PLATFORM = "openstack";
@@ -69,7 +70,7 @@ function resolve(opts: NetworkOptions, withVersion: boolean): Resolved {
     const parsed = new URL(url);
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http(s)");
   } catch {
-    throw new RangeError(`metadata service URL must be an http(s) URL, got ${JSON.stringify(opts.url)}`);
+    throw new RangeError(`metadata service URL must be an http(s) URL, got ${JSON.stringify(maskUrl(String(opts.url)))}`);
   }
   let base = `${url}/${segment("platform", opts.platform ?? DEFAULT_PLATFORM)}`;
   if (withVersion) base += `/${segment("version", opts.version ?? DEFAULT_VERSION)}`;

@@ -9,6 +9,7 @@ import { Nodes } from "./nodes";
 import { ReferenceData } from "./reference-data";
 import { PortalSettings, resolveSettings } from "./settings";
 import { TransportStats } from "./transport";
+import { maskUrl } from "../http/mask-url";
 
 export interface ClientOptions {
   /** Receives one line per retry; never a secret. */
@@ -48,8 +49,9 @@ export class PortalClient {
     return this.core.stats;
   }
 
+  /** The portal's URL as it may be shown: credentials in it masked (http/mask-url.ts). */
   get url(): string {
-    return this.core.settings.url;
+    return maskUrl(this.core.settings.url);
   }
 
   /** Removes this client's password and tokens from a text. */

@@ -10,6 +10,7 @@
 // so it is not serialized at all; the name keeps that true if that ever changes.
 import * as http from "http";
 import nodeFetch, { FetchError } from "node-fetch";
+import { maskUrlsIn } from "../http/mask-url";
 
 export { FetchError };
 
@@ -82,6 +83,8 @@ export async function exchange(x: Exchange): Promise<Answer> {
     return { status: res.status, headers, text };
   } catch (err) {
     if (timedOut && !(err instanceof AnswerTooLargeError)) throw new TimeoutError(x.timeoutMs);
+    // node-fetch names the URL in its message ("request to <url> failed"): never with credentials in it.
+    if (err instanceof Error) err.message = maskUrlsIn(err.message);
     throw err;
   } finally {
     clearTimeout(timer);

@@ -6,6 +6,7 @@
 // receiver, the providers) asks this module, not the status.
 import { PortalError } from "./errors";
 import { SETTING_SOURCES } from "./settings";
+import { maskUrl } from "../http/mask-url";
 
 /** Whether the portal refused the token request itself (not a later call). */
 export function isLoginRefused(err: unknown): err is PortalError {
@@ -29,7 +30,7 @@ export function refusedSetting(err: PortalError): string {
 /** One line saying what was refused and what to check. */
 export function loginRefusedMessage(err: PortalError, url: string): string {
   return (
-    `the portal at ${url} refused the login (HTTP ${err.status}${err.code ? ` ${err.code}` : ""}): ${refusedSetting(err)}; ` +
+    `the portal at ${maskUrl(url)} refused the login (HTTP ${err.status}${err.code ? ` ${err.code}` : ""}): ${refusedSetting(err)}; ` +
     `check ${loginSettings()}; the origin must be the one registered with the client ID`
   );
 }

@@ -5,7 +5,9 @@
 import { randomUUID } from "crypto";
 import { PortalError } from "./errors";
 
-const PREFIX = "create-request:";
+/** The prefix of the tags that mark creates; a user's tag must not start with it (rules/fields.ts refuses one). */
+export const MARKER_PREFIX = "create-request:";
+const PREFIX = MARKER_PREFIX;
 
 export function newMarker(): string {
   return PREFIX + randomUUID();

@@ -1,5 +1,6 @@
 // Connection settings of the API client, and where they come from when the
 // caller does not give them: the BACKUP_PORTAL_* environment variables.
+import { maskUrl } from "../http/mask-url";
 
 export interface PortalSettings {
   /** Base URL of the portal, without `/v1` (e.g. https://portal.example.com). */
@@ -71,7 +72,7 @@ export function resolveSettings(
   try {
     new URL(out.url!);
   } catch {
-    throw new Error(`backup-portal:url is not a URL: "${out.url}". Use e.g. https://portal.example.com (without /v1).`);
+    throw new Error(`backup-portal:url is not a URL: "${maskUrl(out.url!)}". Use e.g. https://portal.example.com (without /v1).`);
   }
   const settings: PortalSettings = { ...(out as Record<SettingKey, string>), url: out.url!.replace(/\/+$/, "").replace(/\/v1$/, "") };
   const cap = LIMIT_SOURCES.maxAnswerBytes;

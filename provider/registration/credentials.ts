@@ -5,6 +5,7 @@
 // what was baked into the instance at launch), else from the user data.
 // No message built here ever contains a value of the password.
 import { PortalSettings, SETTING_SOURCES, SettingKey } from "../portal/settings";
+import { maskUrl } from "../http/mask-url";
 
 export type CredentialSource = "environment" | "user data";
 
@@ -117,7 +118,7 @@ export function resolveCredentials(
     }
     if (!ok)
       problems.push(
-        `the portal url from the ${sources.url} is not an http(s) URL: ${JSON.stringify(values.url)}; use e.g. https://portal.example.com`,
+        `the portal url from the ${sources.url} is not an http(s) URL: ${JSON.stringify(maskUrl(values.url))}; use e.g. https://portal.example.com`,
       );
   }
   if (problems.length) return { problems, notes: fromUserData.notes };

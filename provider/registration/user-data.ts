@@ -9,6 +9,8 @@
 //   });
 import * as pulumi from "@pulumi/pulumi";
 import { Document, Scalar, visit } from "yaml";
+import { shellQuote } from "../shell/quote";
+import { maskUrl } from "../http/mask-url";
 
 export const DEFAULT_ENV_FILE = "/etc/backup-portal/portal.env";
 export const DEFAULT_PASSWORD_FILE = "/etc/backup-portal/node-password";
@@ -47,11 +49,7 @@ export interface RegistrationUserDataOptions<S = string> {
   installNode?: string | false;
 }
 
-/** A POSIX shell word: single-quoted unless plainly safe. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote };
 
 function stringValue(what: string, value: unknown, { allowEmpty = false } = {}): string {
   if (typeof value !== "string") throw new TypeError(`registration user data: ${what} must be a string`);
@@ -110,10 +108,10 @@ export function renderRegistrationUserData(opts: RegistrationUserDataOptions): s
     url = new URL(oneLine("portal.url", portal.url));
   } catch (err) {
     if (err instanceof TypeError && /must be a string/.test(err.message)) throw err;
-    throw new Error(`registration user data: portal.url is not a URL: ${JSON.stringify(portal.url)}`);
+    throw new Error(`registration user data: portal.url is not a URL: ${JSON.stringify(maskUrl(String(portal.url)))}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new Error(`registration user data: portal.url must be http(s), got ${JSON.stringify(portal.url)}`);
+    throw new Error(`registration user data: portal.url must be http(s), got ${JSON.stringify(maskUrl(String(portal.url)))}`);
   const envFile = absolutePath("envFile", opts.envFile ?? DEFAULT_ENV_FILE);
   const packageSpec = oneLine("packageSpec", opts.packageSpec ?? DEFAULT_PACKAGE_SPEC);
   const passwordFile = opts.passwordFile === false ? undefined : absolutePath("passwordFile", opts.passwordFile ?? DEFAULT_PASSWORD_FILE);

@@ -14,6 +14,7 @@ import {
 } from "./chart-values";
 import { PINNED_ZOT_VERSION } from "./key-data";
 import { usernamesProblems } from "./htpasswd";
+import { shellQuote } from "../shell/quote";
 import {
   buildZotConfig,
   extensionEnabled,
@@ -129,9 +130,10 @@ export function serviceUrl(serviceName: string, namespace: string, tls = false):
 /** Commands to reach and check the registry; passwords appear only as a placeholder. */
 export function accessCommands(serviceName: string, namespace: string, firstUser?: string, tls = false): string[] {
   const base = tls ? "https://localhost:5000" : "http://localhost:5000";
-  const cred = firstUser !== undefined ? `-u '${firstUser}:<password>' ` : "";
+  // Every word from the user's input is shell-quoted: a username like x';id;' stays one argument.
+  const cred = firstUser !== undefined ? `-u ${shellQuote(`${firstUser}:<password>`)} ` : "";
   return [
-    `kubectl -n ${namespace} port-forward svc/${serviceName} 5000:5000`,
+    `kubectl -n ${shellQuote(namespace)} port-forward ${shellQuote(`svc/${serviceName}`)} 5000:5000`,
     `curl -i ${base}/v2/`,
     `curl -i ${cred}${base}/v2/_catalog`,
     `curl -s ${cred}${base}/metrics | head`,

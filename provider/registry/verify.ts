@@ -1,5 +1,28 @@
 // verifyRegistry(): checks a running zot registry the way spec 001 section 4 describes
 // (typically through `kubectl port-forward svc/<service> 5000:5000`).
+import { redact } from "../portal/errors";
+
+/** The Authorization header verifyRegistry sends with credentials. */
+export function basicAuthorization(c: RegistryCredentials): string {
+  return "Basic " + Buffer.from(`${c.username}:${c.password}`, "utf8").toString("base64");
+}
+
+/**
+ * Every spelling of the credentials a registry or a proxy may echo: the password, and the base64 of `user:password`
+ * (what the Authorization header carries) and of the password alone, each as base64 and base64url, padded or not.
+ * redact() adds the JSON, form and URL encodings of each.
+ */
+export function credentialSpellings(c: RegistryCredentials): string[] {
+  const out = new Set<string>([c.password]);
+  for (const text of [`${c.username}:${c.password}`, c.password]) {
+    const b = Buffer.from(text, "utf8");
+    for (const enc of [b.toString("base64"), b.toString("base64url")]) {
+      out.add(enc);
+      out.add(enc.replace(/=+$/, ""));
+    }
+  }
+  return [...out].filter((x) => x !== "");
+}
 
 export interface RegistryCredentials {
   username: string;
@@ -49,11 +72,9 @@ export async function verifyRegistry(url: string, credentials?: RegistryCredenti
   }
   const base = url.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs ?? 5000;
-  const secret = credentials?.password;
-  const scrub = (s: string): string => (secret ? s.split(secret).join("***") : s);
-  const auth = credentials
-    ? "Basic " + Buffer.from(`${credentials.username}:${credentials.password}`, "utf8").toString("base64")
-    : undefined;
+  const auth = credentials ? basicAuthorization(credentials) : undefined;
+  const secrets = credentials ? credentialSpellings(credentials) : [];
+  const scrub = (s: string): string => redact(s, secrets);
   const results: VerifyCheck[] = [];
   const add = (check: string, ok: boolean, detail: string) => results.push({ check, ok, detail: scrub(detail) });
 
@@ -63,7 +84,8 @@ export async function verifyRegistry(url: string, credentials?: RegistryCredenti
         headers: withAuth && auth ? { authorization: auth } : {},
         signal: AbortSignal.timeout(timeoutMs),
       });
-      const body = await res.text();
+      // Scrubbed before anything cuts it short: a cut credential would no longer be found whole.
+      const body = scrub(await res.text());
       return { status: res.status, headers: res.headers, body };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };

@@ -9,6 +9,7 @@
 // `stricter` says why.
 import type { ReferenceKind } from "../dynamic/references";
 import { tsmNameProblem } from "../portal/nodes";
+import { MARKER_PREFIX } from "../portal/marker";
 
 /**
  * line: one line, no control characters. multiline: newline, carriage return and tab allowed, no other control
@@ -67,6 +68,44 @@ export type FieldTable = Record<string, FieldRule>;
 /** Reference names: at most this long (no portal list holds a longer name). */
 export const REFERENCE_NAME_MAX = 200;
 
+/**
+ * The largest integer (and id) a rule accepts: beyond 2^53 - 1 a number is not exact, so `9007199254740993` reads
+ * as 9007199254740992, another object, and `1e21` is an "integer" no portal stores. Every integer rule and every
+ * id is bounded by it; the schema says so as `maximum`.
+ */
+export const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
+/** Why the integer rules refuse more than the portal (the emulator) does. */
+export const INTEGER_STRICTER = `integers beyond ${MAX_INTEGER} (2^53 - 1) are not exact in JSON: the portal would store another number`;
+
+/**
+ * A portal id given as a number or as a string of digits (white space around it allowed), positive and at most
+ * MAX_INTEGER; undefined when it is not one. Check (parentId, businessUnitId, consumerId, adoptId, NodeProxy ids),
+ * reference ids and the stack validation all read ids through this.
+ */
+export function portalId(v: unknown): number | undefined {
+  if (typeof v === "number") return Number.isSafeInteger(v) && v > 0 ? v : undefined;
+  if (typeof v !== "string" || !/^[1-9][0-9]*$/.test(v.trim())) return undefined;
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** The rule's upper bound: its own, or MAX_INTEGER for an integer without one. */
+export function upperBound(rule: NumberRule): number | undefined {
+  return rule.max ?? (rule.kind === "integer" ? MAX_INTEGER : undefined);
+}
+
+/**
+ * Tags: the provider marks its creates with a tag starting with MARKER_PREFIX and removes such tags when it reads
+ * an object back, so a user's tag with that prefix would vanish on every read and show a diff forever.
+ */
+const TAGS: StringsRule = {
+  kind: "strings",
+  text: "line",
+  itemPattern: new RegExp(`^(?!${MARKER_PREFIX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})`),
+  itemDoc: `a tag that does not start with "${MARKER_PREFIX}", the prefix this provider marks its creates with (it removes such tags on read); rename the tag`,
+  doc: "tags",
+};
+
 export const BUSINESS_UNIT_FIELDS: FieldTable = {
   name: { kind: "string", text: "line", maxLength: 200, nonBlank: true, required: true, doc: "the business unit's name" },
   registrationNumber: {
@@ -93,7 +132,7 @@ export const BUSINESS_UNIT_FIELDS: FieldTable = {
   supportResponsible: { kind: "boolean", doc: "the business unit handles its own support" },
   reportRemotely: { kind: "boolean", doc: "report remotely" },
   useScheduleBindings: { kind: "boolean", doc: "use schedule bindings" },
-  tags: { kind: "strings", text: "line", doc: "tags" },
+  tags: TAGS,
   domainFilter: {
     kind: "references",
     ref: "domain",
@@ -122,7 +161,7 @@ export const CONSUMER_FIELDS: FieldTable = {
     doc: "the consumer's name (not unique on the portal)",
   },
   note: { kind: "string", text: "multiline", maxLength: 4000, doc: "a free-text note" },
-  tags: { kind: "strings", text: "line", doc: "tags" },
+  tags: TAGS,
   limitHighStorage: { kind: "number", min: 0, doc: "high storage limit" },
   allowNoActivity: { kind: "boolean", doc: "no warning when the node has no activity" },
   nodeName: { kind: "string", text: "line", maxLength: 64, local: true, doc: 'the tsmName of the node it carries ("*" before activation)' },
@@ -204,22 +243,27 @@ function stringProblem(v: unknown, rule: StringRule): string | undefined {
 }
 
 function numberProblem(v: unknown, rule: NumberRule): string | undefined {
+  const max = upperBound(rule);
   const ok =
     typeof v === "number" &&
     Number.isFinite(v) &&
-    (rule.kind === "number" || Number.isInteger(v)) &&
+    (rule.kind === "number" || Number.isSafeInteger(v)) &&
     v >= rule.min &&
-    (rule.max === undefined || v <= rule.max);
+    (max === undefined || v <= max);
   if (ok) return undefined;
   if (rule.kind === "number") return `must be a number ≥ ${rule.min}${rule.max === undefined ? "" : ` and ≤ ${rule.max}`}, got ${show(v)}`;
-  const range = rule.max !== undefined ? `an integer from ${rule.min} to ${rule.max}` : `an integer ≥ ${rule.min}`;
+  // The safe-integer bound is named only when it is what the value breaks.
+  const unsafe = rule.max === undefined && typeof v === "number" && Number.isInteger(v) && v > MAX_INTEGER;
+  const range = rule.max !== undefined || unsafe ? `an integer from ${rule.min} to ${max}` : `an integer ≥ ${rule.min}`;
   return `must be ${range}, got ${show(v)}`;
 }
 
 function referenceProblem(v: unknown, what: string): string | undefined {
-  if (typeof v === "number")
-    return Number.isInteger(v) && v > 0 ? undefined : `must name the ${what} or give its id (a positive integer), got ${show(v)}`;
+  const badId = `must name the ${what} or give its id (a positive integer up to ${MAX_INTEGER}), got ${show(v)}`;
+  if (typeof v === "number") return portalId(v) !== undefined ? undefined : badId;
   if (typeof v !== "string" || v.trim() === "") return `must name the ${what} or give its id, got ${show(v)}`;
+  // Digits are read as an id (dynamic/references.ts): one beyond the safe range would resolve to another.
+  if (/^\d+$/.test(v.trim()) && !Number.isSafeInteger(Number(v))) return badId;
   if (v.length > REFERENCE_NAME_MAX) return `is ${v.length} characters long; no ${what} has a name longer than ${REFERENCE_NAME_MAX}`;
   return textProblem(v, "line");
 }

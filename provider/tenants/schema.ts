@@ -4,7 +4,7 @@
 // the committed file differs. The validation at `pulumi preview` still checks what a schema cannot: names
 // against the portal, duplicate tsmNames, proxies, secrets. (String lengths: JSON Schema counts code points,
 // the portal UTF-16 units, so a name of emoji near the limit passes here and is refused at preview.)
-import { FieldRule, FieldTable, REFERENCE_NAME_MAX } from "../rules/fields";
+import { FieldRule, FieldTable, MAX_INTEGER, REFERENCE_NAME_MAX, upperBound } from "../rules/fields";
 import { KEY_DOC, KEY_PATTERN, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "./fields";
 
 type Schema = Record<string, unknown>;
@@ -24,7 +24,7 @@ function textSchema(text: "line" | "multiline" | "tsmName", nonBlank: boolean): 
 const referenceSchema = (what: string): Schema => ({
   anyOf: [
     { type: "string", maxLength: REFERENCE_NAME_MAX, ...textSchema("line", true), description: `the ${what}'s name` },
-    { type: "integer", minimum: 1, description: `the ${what}'s id` },
+    { type: "integer", minimum: 1, maximum: MAX_INTEGER, description: `the ${what}'s id` },
   ],
 });
 
@@ -35,13 +35,18 @@ export function fieldSchema(r: FieldRule): Schema {
     case "string":
       return { ...base, type: "string", maxLength: r.maxLength, ...textSchema(r.text, !!r.nonBlank) };
     case "integer":
-    case "number":
-      return { ...base, type: r.kind, minimum: r.min, ...(r.max !== undefined ? { maximum: r.max } : {}) };
+    case "number": {
+      const max = upperBound(r);
+      return { ...base, type: r.kind, minimum: r.min, ...(max !== undefined ? { maximum: max } : {}) };
+    }
     case "boolean":
       return { ...base, type: "boolean" };
     case "strings": {
-      const items: Schema = { type: "string", ...textSchema(r.text, false) };
-      if (r.itemPattern) Object.assign(items, { pattern: r.itemPattern.source, description: r.itemDoc });
+      const text: Schema = { type: "string", ...textSchema(r.text, false) };
+      // Both patterns hold: the item rule and the character rule.
+      const items: Schema = r.itemPattern
+        ? { allOf: [text, { type: "string", pattern: r.itemPattern.source }], description: r.itemDoc }
+        : text;
       return { ...base, type: "array", items };
     }
     case "reference":

@@ -64,7 +64,13 @@ new Node("web01", { ...node, consumerId: web.id, tsmName: "ACME-WEB01", tsmPassw
 new Node("proxy", { ...node, consumerId: proxy.id, tsmName: "ACME-PROXY" });
 new NodeProxy("proxy>web01", { businessUnitId: acme.id, agentConsumerId: proxy.id, targetConsumerId: web.id });
 new Registry("zot", { users: [{ username: "admin", password: pulumi.secret("smoke-Registry-1") }] });
-new BillingReceiver("billing", { businessUnitId: 1, portal, secret: pulumi.secret("smoke-notify-secret-123456"), namespace: "billing" });
+new BillingReceiver("billing", {
+  businessUnitId: 1,
+  portal,
+  image: "registry.example.com/backup-portal-receiver@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+  secret: pulumi.secret("smoke-notify-secret-123456"),
+  namespace: "billing",
+});
 const userData = registrationUserData({ portal });
 
 // Registration is asynchronous: wait until every resource is in, with a bound.

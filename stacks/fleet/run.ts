@@ -2,6 +2,8 @@
 // the same project (Pulumi.yaml, `main: stacks/index.ts`) as a local program, one stack
 // per group, a bounded number of groups at once. A failing group is reported
 // and never stops the others.
+import { spawn } from "node:child_process";
+import * as path from "node:path";
 import { ConfigMap, stackConfigPath, writePlainConfig } from "./config";
 
 export type FleetCommand = "preview" | "up" | "destroy" | "refresh";
@@ -182,7 +184,10 @@ export async function findPulumiCli(): Promise<import("@pulumi/pulumi/automation
 /** The largest value handed to `pulumi config set-all` as an argument; larger ones go into the stack file. */
 export const MAX_CONFIG_ARG_BYTES = 96 * 1024;
 
-/** Splits a config into values small enough for `pulumi config set-all` arguments and plain values that are not. */
+/**
+ * Splits a config into values small enough for `pulumi config set-all` arguments and plain values that are not.
+ * Secrets stay in `args` whatever their size: the factory sets them one by one through stdin, never as arguments.
+ */
 export function splitConfigForArgs(config: ConfigMap, maxBytes = MAX_CONFIG_ARG_BYTES): { args: ConfigMap; file: Record<string, string> } {
   const file: Record<string, string> = {};
   const args: ConfigMap = {};
@@ -193,17 +198,50 @@ export function splitConfigForArgs(config: ConfigMap, maxBytes = MAX_CONFIG_ARG_
   return { args, file };
 }
 
+/**
+ * Sets one secret config value of a stack with `pulumi config set --secret <key>`, the value on standard input
+ * (which the CLI reads when no value argument is given and stdin is not a terminal, dropping one final newline):
+ * a process's arguments are readable by every user of the machine (`ps`, /proc/<pid>/cmdline), its stdin is not.
+ * The error names the key, never the value.
+ */
+export function setSecretConfig(pulumiPath: string, stackName: string, workDir: string, key: string, value: string): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_AUTOMATION_API: "true" };
+  // As the Automation API does: the CLI's own folder first, for the plugins bundled with it.
+  if (path.isAbsolute(pulumiPath)) env.PATH = `${path.dirname(pulumiPath)}${path.delimiter}${process.env.PATH ?? ""}`;
+  const args = ["config", "set", "--stack", stackName, "--secret", "--non-interactive", "--", key];
+  return new Promise((resolve, reject) => {
+    const child = spawn(pulumiPath, args, { cwd: workDir, env, stdio: ["pipe", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      if (stderr.length < 4000) stderr += d;
+    });
+    child.on("error", (err) => reject(new Error(`pulumi config set ${key} --secret: ${err.message}`)));
+    child.on("close", (code) => {
+      if (code === 0) return resolve();
+      const why = stderr.split(value).join("***").trim().split("\n").filter(Boolean).pop() ?? `exit code ${code}`;
+      reject(new Error(`pulumi config set ${key} --secret failed on stack ${stackName}: ${why}`));
+    });
+    // A closed stdin (the CLI failing early) must not crash the fleet: the close handler reports it.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(`${value}\n`);
+  });
+}
+
 /** The default stack factory: the project in `workDir` as a local program, through the CLI `cmd`. */
 export function localStackFactory(cmd?: import("@pulumi/pulumi/automation").PulumiCommand): CreateStack {
   return async (stackName, workDir) => {
-    const { LocalWorkspace } = await import("@pulumi/pulumi/automation");
-    const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, cmd ? { pulumiCommand: cmd } : {});
+    const { LocalWorkspace, PulumiCommand } = await import("@pulumi/pulumi/automation");
+    const pulumi = cmd ?? (await PulumiCommand.get());
+    const stack = await LocalWorkspace.createOrSelectStack({ stackName, workDir }, { pulumiCommand: pulumi });
     return {
       async setAllConfig(config: ConfigMap) {
-        // Oversized values first, straight into the stack file; set-all then keeps them.
+        // Oversized values first, straight into the stack file; set-all then keeps them. Plain values go
+        // through set-all's arguments; secrets never do: each goes on stdin of its own `config set --secret`.
         const { args, file } = splitConfigForArgs(config);
         if (Object.keys(file).length) writePlainConfig(stackConfigPath(workDir, stackName), file);
-        if (Object.keys(args).length) await stack.setAllConfig(args);
+        const plain = Object.fromEntries(Object.entries(args).filter(([, v]) => !v.secret));
+        if (Object.keys(plain).length) await stack.setAllConfig(plain);
+        for (const [key, v] of Object.entries(args)) if (v.secret) await setSecretConfig(pulumi.command, stackName, workDir, key, v.value);
       },
       preview: (opts) => stack.preview(opts),
       up: (opts) => stack.up(opts),

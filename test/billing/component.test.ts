@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
-import {
-  BILLING_RECEIVER_TYPE,
-  BillingReceiver,
-  BillingReceiverArgs,
-  BillingReceiverConfigError,
-  DEFAULT_IMAGE,
-  DEFAULT_PACKAGE,
-} from "../../provider/billing";
+import { BILLING_RECEIVER_TYPE, BillingReceiver, BillingReceiverArgs, BillingReceiverConfigError } from "../../provider/billing";
+import { RECEIVER_COMMAND } from "../../provider/billing/component";
 import { installMocks, plainPart, Recorded, secretOf, settle, unwrap, valueOf } from "../support/mocks";
 
 const PASSWORD = "Portal-Pa55word!z";
 const SECRET = "Receiver-Secret-9";
+const IMAGE = `registry.example.com/backup-portal-receiver@sha256:${"0123456789abcdef".repeat(4)}`;
 
 let recorded: Recorded[] = [];
 let seq = 0;
@@ -36,6 +31,7 @@ async function deploy(args: Partial<BillingReceiverArgs> = {}, expected = 5): Pr
     },
     secret: pulumi.secret(SECRET),
     namespace: "billing",
+    image: IMAGE,
     ...args,
   });
   await valueOf(receiver.notifyUrl);
@@ -125,21 +121,23 @@ describe("billing: BillingReceiver component under mocks", function () {
     }
     assert.equal(env.get("BACKUP_PORTAL_URL").value, "https://portal.example.com");
     assert.equal(env.get("BACKUP_PORTAL_ORIGIN").value, "https://ops.example.com");
-    assert.equal(env.get("RECEIVER_PACKAGE").value, DEFAULT_PACKAGE);
-    assert.match(DEFAULT_PACKAGE, /^backup-portal-pulumi@\d+\.\d+\.\d+/);
+    assert.deepEqual(
+      [...env.keys()].filter((k) => /PACKAGE|npm_/i.test(k)),
+      [],
+      "nothing to install",
+    );
   });
 
-  it("runs the receiver from the package in node:20-alpine, one replica, on the data volume", async () => {
+  it("runs the receiver from the image given by digest, one replica, on the data volume", async () => {
     const r = await deploy();
     const dep = unwrap(r.one("kubernetes:apps/v1:Deployment").inputs);
     assert.equal(dep.spec.replicas, 1);
     assert.equal(dep.spec.strategy.type, "Recreate");
     const c = container(r);
-    assert.equal(c.image, DEFAULT_IMAGE);
-    assert.equal(DEFAULT_IMAGE, "node:20-alpine");
-    assert.equal(c.command[0], "sh");
-    assert.match(c.command[2], /npm install .*"\$RECEIVER_PACKAGE"/);
-    assert.match(c.command[2], /exec node \/opt\/receiver\/node_modules\/backup-portal-pulumi\/dist\/provider\/billing\/main\.js "\$@"/);
+    assert.equal(c.image, IMAGE);
+    assert.deepEqual(c.command, RECEIVER_COMMAND);
+    assert.deepEqual(RECEIVER_COMMAND, ["node", "/app/dist/provider/billing/main.js"]);
+    assert.equal(dep.spec.template.spec.initContainers, undefined, "nothing runs before the receiver");
     assert.deepEqual(c.args, ["--port", "8080", "--host", "0.0.0.0", "--out", "/data", "--bunit", "1"]);
     assert.ok(!c.args.includes("--secret"), "the secret never goes on the command line");
     assert.deepEqual(c.ports, [{ name: "http", containerPort: 8080 }]);
@@ -178,8 +176,8 @@ describe("billing: BillingReceiver component under mocks", function () {
       {
         storage: { kind: "emptyDir", sizeLimit: "500Mi" },
         secret: undefined,
-        image: "registry.example.com/receiver:1",
-        command: ["node", "/app/dist/provider/billing/main.js"],
+        image: `registry.example.com/receiver:1@sha256:${"f".repeat(64)}`,
+        command: ["node", "/srv/main.js"],
         port: 9000,
         serviceType: "ClusterIP",
       },
@@ -192,8 +190,8 @@ describe("billing: BillingReceiver component under mocks", function () {
       { name: "data", emptyDir: { sizeLimit: "500Mi" } },
     );
     const c = container(r);
-    assert.equal(c.image, "registry.example.com/receiver:1");
-    assert.deepEqual(c.command, ["node", "/app/dist/provider/billing/main.js"]);
+    assert.equal(c.image, `registry.example.com/receiver:1@sha256:${"f".repeat(64)}`);
+    assert.deepEqual(c.command, ["node", "/srv/main.js"]);
     assert.deepEqual(c.args, ["--port", "9000", "--host", "0.0.0.0", "--out", "/data", "--bunit", "1"]);
     assert.equal(envOf(r).has("BILLING_RECEIVER_SECRET"), false);
     assert.equal(unwrap(r.one("kubernetes:core/v1:Secret").inputs).stringData.receiverSecret, undefined);
@@ -212,10 +210,14 @@ describe("billing: BillingReceiver component under mocks", function () {
           secret: "short",
           port: 70000,
           storage: { kind: "persistentVolumeClaim", size: "lots" },
-        }),
+        } as unknown as BillingReceiverArgs),
       (err: unknown) => {
         assert.ok(err instanceof BillingReceiverConfigError);
-        assert.equal(err.problems.length, 5, err.message);
+        assert.equal(err.problems.length, 6, err.message);
+        assert.ok(
+          err.problems.some((p) => /^image is required: build the receiver image/.test(p)),
+          err.message,
+        );
         return true;
       },
     );
@@ -224,10 +226,78 @@ describe("billing: BillingReceiver component under mocks", function () {
         new BillingReceiver("open", {
           businessUnitId: 1,
           portal: { url: "http://p", origin: "o", clientId: "c", username: "u", password: "p" },
+          image: IMAGE,
           serviceType: "LoadBalancer",
         }),
       /serviceType LoadBalancer exposes the receiver outside the cluster: set secret/,
     );
     assert.equal(recorded.length, before);
+  });
+
+  // Issue 28 item 2: every pod start ran `npm install backup-portal-pulumi@0.1.0`, a name nobody owns on npm, with
+  // the portal password in its environment. Now the receiver runs only from an image given by digest.
+  it("refuses a receiver without an image pinned by digest, or with a package to install, naming the fix", () => {
+    const before = recorded.length;
+    const base = {
+      businessUnitId: 1,
+      portal: { url: "http://p", origin: "o", clientId: "c", username: "u", password: "p" },
+      secret: SECRET,
+    };
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ["no image", {}, /^image is required: build the receiver image from this repository \(docker build -f provider\/billing\/Dockerfile/],
+      ["the old default base image", { image: "node:20-alpine" }, /^image must be pinned by digest .*got "node:20-alpine"/],
+      ["a tag", { image: "registry.example.com/backup-portal-receiver:0.1.0" }, /^image must be pinned by digest/],
+      ["a short digest", { image: `r/x@sha256:${"a".repeat(63)}` }, /^image must be pinned by digest/],
+      ["an upper-case digest", { image: `r/x@sha256:${"A".repeat(64)}` }, /^image must be pinned by digest/],
+      ["a package to install", { image: IMAGE, packageSpec: "backup-portal-pulumi@0.1.0" }, /^packageSpec is no longer supported/],
+    ];
+    for (const [what, extra, message] of cases) {
+      assert.throws(
+        () => new BillingReceiver(`img-${what.replace(/\W+/g, "-")}`, { ...base, ...extra } as unknown as BillingReceiverArgs),
+        (err: unknown) => {
+          assert.ok(err instanceof BillingReceiverConfigError, what);
+          assert.equal(err.problems.length, 1, err.message);
+          assert.match(err.problems[0], message, what);
+          assert.ok(!err.problems[0].includes("\n"), "one line");
+          return true;
+        },
+        what,
+      );
+    }
+    assert.equal(recorded.length, before, "nothing created");
+  });
+
+  it("an image given as an Output runs as given, and nothing installs at start", async () => {
+    const r = await deploy({ image: pulumi.output(IMAGE) });
+    assert.equal(container(r).image, IMAGE);
+    assert.ok(!JSON.stringify(unwrap(r.one("kubernetes:apps/v1:Deployment").inputs)).includes("npm"), "no npm in the pod spec");
+  });
+
+  // Issue 28 item 4: a secret from stack config is an Output, so the length rule never saw it: "" passed and the
+  // receiver then accepted unauthenticated notifications. The rule now runs on the value inside the Output.
+  for (const [what, secret] of [
+    ["empty", ""],
+    ["3 characters", "abc"],
+    ["7 characters", "1234567"],
+  ] as const) {
+    it(`a secret Output that is ${what} fails the preview, without showing the value`, async () => {
+      const r = new BillingReceiver(`sec-${++seq}`, {
+        businessUnitId: 1,
+        portal: { url: "http://p", origin: "o", clientId: "c", username: "u", password: pulumi.secret(PASSWORD) },
+        image: IMAGE,
+        secret: pulumi.secret(secret),
+      });
+      await assert.rejects((r.postUrl as unknown as { promise(): Promise<string> }).promise(), (err: unknown) => {
+        assert.ok(err instanceof BillingReceiverConfigError, String(err));
+        assert.match(err.message, new RegExp(`secret must have at least 8 characters \\(it has ${secret.length}\\)`));
+        if (secret) assert.ok(!err.message.includes(secret), "the value is not shown");
+        return true;
+      });
+    });
+  }
+
+  it("a secret Output of 8 characters passes", async () => {
+    const r = await deploy({ secret: pulumi.secret("12345678") });
+    assert.match(await valueOf(r.receiver.postUrl), /&secret=12345678$/);
   });
 });

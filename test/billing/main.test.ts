@@ -83,6 +83,33 @@ describe("billing: the billing-receiver command", function () {
     }
   });
 
+  // Issue 28 item 4: an empty BILLING_RECEIVER_SECRET (a Secret key set to "") was taken as no secret, and the
+  // receiver, behind a LoadBalancer, accepted notifications from anyone. It now refuses to start.
+  for (const [what, env, argv] of [
+    ["an empty BILLING_RECEIVER_SECRET", { BILLING_RECEIVER_SECRET: "" }, []],
+    ["a 3-character BILLING_RECEIVER_SECRET", { BILLING_RECEIVER_SECRET: "abc" }, []],
+    ["a 5-character --secret", {}, ["--secret", "short"]],
+  ] as Array<[string, Record<string, string>, string[]]>) {
+    it(`refuses to start with ${what}: exit 2 before listening, one line naming where the secret came from`, async () => {
+      let err = "";
+      let outText = "";
+      const code = await main(
+        ["--port", "0", "--host", "0.0.0.0", "--out", out, "--bunit", "1", ...argv],
+        { ...envFor(emu), ...env },
+        { out: (t) => void (outText += t), err: (t) => void (err += t) },
+      );
+      assert.equal(code, 2, err);
+      assert.equal(outText, "", "never listening");
+      assert.match(
+        err,
+        argv.length
+          ? /--secret: secret must have at least 8 characters/
+          : /BILLING_RECEIVER_SECRET: secret must have at least 8 characters/,
+      );
+      assert.equal(err.trim().split("\n")[0].includes("secret must have"), true, err);
+    });
+  }
+
   it("main: exit 2 on bad arguments, 0 for help, 1 without a portal connection", async () => {
     const io = () => {
       const o = { out: "", err: "" };

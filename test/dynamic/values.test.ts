@@ -40,8 +40,8 @@ describe("dynamic provider values", () => {
     checkId(f, { parentId: "x1" }, "parentId");
     checkId(f, { adoptId: 0 }, "adoptId", false);
     assert.deepEqual(f.list, [
-      { property: "parentId", reason: 'parentId must be a positive integer id, got "x1"' },
-      { property: "adoptId", reason: "adoptId must be a positive integer id, got 0" },
+      { property: "parentId", reason: 'parentId must be a positive integer id (at most 9007199254740991), got "x1"' },
+      { property: "adoptId", reason: "adoptId must be a positive integer id (at most 9007199254740991), got 0" },
     ]);
     const ok = new Failures();
     const inputs: Record<string, unknown> = { parentId: "42", other: UNKNOWN };

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { AddressInfo } from "node:net";
 import { allPassed, verifyRegistry } from "../../provider/registry";
+import { closeServer, listenLoopback } from "../support/loopback";
 
 const USER = "admin";
 const PASSWORD = "Sup3r-Secret-Value";
@@ -205,4 +206,50 @@ describe("registry: verifyRegistry against a fake zot", function () {
       await h.close();
     }
   });
+});
+
+describe("registry: verifyRegistry against a registry that echoes the credentials (issue 28 item 9)", () => {
+  const PASS = "Echo-Me-Pa55word!";
+  const header = "Basic " + Buffer.from(`${USER}:${PASS}`).toString("base64");
+
+  /** Answers every request 400 with a body that echoes what it got, in the spelling `echo` gives. */
+  async function echoing(echo: (authorization: string) => string): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = http.createServer((req, res) => {
+      res.writeHead(400, { "content-type": "text/plain" }).end(echo(req.headers.authorization ?? "none"));
+    });
+    const url = await listenLoopback(server);
+    return { url, close: () => closeServer(server) };
+  }
+
+  /** Every piece of 8 characters of the base64 credentials: none may be shown, not even cut short. */
+  const pieces = (s: string) => Array.from({ length: s.length - 7 }, (_, i) => s.slice(i, i + 8));
+
+  const spellings: Array<[string, (a: string) => string]> = [
+    ["the header as it came", (a) => `unexpected Authorization: ${a}`],
+    ["the header in JSON", (a) => JSON.stringify({ error: "bad request", headers: { authorization: a } })],
+    ["the header after 100 characters (where the detail is cut)", (a) => `${"x".repeat(100)} ${a} ${"y".repeat(40)}`],
+    ["the header URL-encoded", (a) => `auth=${encodeURIComponent(a)}`],
+    ["the base64url of it", (a) => `token ${Buffer.from(Buffer.from(a.slice(6), "base64").toString("utf8")).toString("base64url")}`],
+    ["the base64 without padding", (a) => `got ${a.slice(6).replace(/=+$/, "")}.`],
+    ["the decoded user:password", (a) => `user ${Buffer.from(a.slice(6), "base64").toString("utf8")}`],
+    ["the password alone in base64", () => `pw ${Buffer.from(PASS).toString("base64")}`],
+  ];
+  for (const [what, echo] of spellings) {
+    it(`shows no credential when the registry echoes ${what}`, async () => {
+      const z = await echoing(echo);
+      try {
+        const report = await verifyRegistry(z.url, { username: USER, password: PASS });
+        const text = JSON.stringify(report);
+        assert.ok(
+          report.some((c) => /got 400/.test(c.detail)),
+          text,
+        );
+        assert.ok(!text.includes(PASS), `the password: ${text}`);
+        const b64 = header.slice(6);
+        for (const p of pieces(b64)) assert.ok(!text.includes(p), `base64 credentials (${p}) in ${text}`);
+      } finally {
+        await z.close();
+      }
+    });
+  }
 });

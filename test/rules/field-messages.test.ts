@@ -92,8 +92,11 @@ describe("field rules: the messages", () => {
     const os = NODE_FIELDS.operatingSystem;
     assert.equal(fieldProblem(3, os), undefined);
     assert.equal(fieldProblem("Linux", os), undefined);
-    assert.equal(fieldProblem(0, os), "must name the operating system or give its id (a positive integer), got 0");
-    assert.equal(fieldProblem(1.5, os), "must name the operating system or give its id (a positive integer), got 1.5");
+    assert.equal(fieldProblem(0, os), "must name the operating system or give its id (a positive integer up to 9007199254740991), got 0");
+    assert.equal(
+      fieldProblem(1.5, os),
+      "must name the operating system or give its id (a positive integer up to 9007199254740991), got 1.5",
+    );
     assert.equal(fieldProblem(" ", NODE_FIELDS.type), 'must name the node type or give its id, got " "');
     assert.equal(fieldProblem(true, BUSINESS_UNIT_FIELDS.timeZone), "must name the time zone or give its id, got true");
     assert.equal(fieldProblem("x".repeat(200), NODE_FIELDS.domain), undefined);
@@ -127,7 +130,7 @@ describe("field rules: the messages", () => {
     assert.equal(fieldProblem("STANDARD", domains), 'must be a list of policy domain names or ids, got "STANDARD"');
     assert.equal(
       fieldProblem(["STANDARD", -2], domains),
-      "must be a list of policy domain names or ids; item 1 (-2) must name the policy domain or give its id (a positive integer), got -2",
+      "must be a list of policy domain names or ids; item 1 (-2) must name the policy domain or give its id (a positive integer up to 9007199254740991), got -2",
     );
     assert.equal(
       fieldProblem([""], BUSINESS_UNIT_FIELDS.clientOptionSetFilter),

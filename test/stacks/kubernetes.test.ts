@@ -7,6 +7,7 @@ import { settings } from "./support";
 import { deployStack } from "../../stacks/program";
 import { ConfigError } from "../../provider/tenants/model";
 
+const RECEIVER_IMAGE = `registry.example.com/backup-portal-receiver@sha256:${"c".repeat(64)}`;
 const SECRETS = { "registryPassword-admin": "Zot-Adm1n-Pass", billingSecret: "billing-shared-secret" };
 const connection = () => ({
   url: "https://portal.example.com",
@@ -28,7 +29,7 @@ describe("stack program: registry and billing receiver on the stack's cluster", 
     const out = await deployStack(
       settings({}, undefined, SECRETS, {
         registry: { enabled: true, users: [{ username: "admin" }] },
-        billingReceiver: { enabled: true, businessUnitId: 1, namespace: "billing", secretKey: "billingSecret" },
+        billingReceiver: { enabled: true, businessUnitId: 1, namespace: "billing", secretKey: "billingSecret", image: RECEIVER_IMAGE },
         connection: connection(),
         kubeconfig: pulumi.secret("apiVersion: v1\nkind: Config\n"),
       }),
@@ -83,6 +84,23 @@ describe("stack program: registry and billing receiver on the stack's cluster", 
     const paths = err.problems.map((p) => p.path);
     assert.ok(paths.includes("kubeconfig"), paths.join());
     assert.ok(paths.includes("billingReceiver.secretKey"), paths.join());
+  });
+
+  it("refuses a receiver block without an image by digest, or with the old packageSpec, saying how to build one", async () => {
+    await installMocks();
+    for (const [block, message] of [
+      [{ enabled: true }, /image is required: build the receiver image from this repository/],
+      [{ enabled: true, image: "node:20-alpine" }, /image must be pinned by digest/],
+      [{ enabled: true, image: RECEIVER_IMAGE, packageSpec: "backup-portal-pulumi@0.1.0" }, /packageSpec is no longer supported/],
+    ] as Array<[Record<string, unknown>, RegExp]>) {
+      const err = await deployStack(settings({}, undefined, SECRETS, { billingReceiver: block, connection: connection() })).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof ConfigError, String(err));
+      const found = err.problems.filter((p) => p.path === "billingReceiver" && message.test(p.message));
+      assert.equal(found.length, 1, JSON.stringify(err.problems));
+    }
   });
 
   it("declares nothing in the cluster when both are disabled", async () => {
