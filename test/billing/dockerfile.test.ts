@@ -21,6 +21,8 @@ describe("billing: the receiver image's Dockerfile", () => {
     assert.ok(arg, "the base image is one build argument");
     const image = arg.slice("ARG NODE_IMAGE=".length);
     assert.match(image, /^node:\d+\.\d+\.\d+-alpine\d+\.\d+$|^node@sha256:[0-9a-f]{64}$/, image);
+    const major = /^node:(\d+)\./.exec(image)?.[1];
+    if (major) assert.ok(Number(major) >= 22, `the receiver runs on a supported Node.js (22 or later), not ${image}`);
     const froms = lines.filter((l) => l.startsWith("FROM "));
     assert.ok(froms.length >= 1);
     for (const f of froms) assert.match(f, /^FROM \$\{NODE_IMAGE\}( AS \w+)?$/, f);
