@@ -251,7 +251,6 @@ function readLayout(l: Layout): {
 /** Reads a config drive from an ISO 9660 image file (or iso9660 device) without mounting it. */
 export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {}): MetadataResult {
   const { platform } = layout(opts);
-  const log = opts.log ?? (() => undefined);
   let iso;
   try {
     iso = openIsoImage(image);
