@@ -8,8 +8,10 @@ import { installMocks, isSecretValue, Recorded, settle, unwrap, valueOf } from "
 const PASSWORD = "S3cret-Pa55word!x";
 const PASSWORD_2 = "An0ther-Secret#y";
 
-// Spec 001, "Registry configuration (config.json)", key by key (realm: our default "zot").
+// Spec 001, "Registry configuration (config.json)", key by key (realm: our default "zot"), and http.compat: the zot
+// image's own default config (build/Dockerfile at v2.1.18), which the ConfigMap replaces.
 const SPEC_TABLE: [string, unknown][] = [
+  ["http.compat", ["docker2s2"]],
   ["distSpecVersion", "1.1.0"],
   ["storage.rootDirectory", "/var/lib/registry"],
   ["storage.dedupe", true],
