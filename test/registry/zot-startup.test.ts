@@ -8,7 +8,9 @@ import {
   JsonObject,
   planRegistry,
   validateZotConfig,
+  ZOT_CREDENTIAL_KEYS,
   ZOT_STARTUP_RULES,
+  zotKeyPaths,
   zotCredentialProblems,
   zotStartupProblems,
   zotStartupWarnings,
@@ -392,6 +394,14 @@ describe("registry: credentials never go into config.json (issue 28 item 6)", ()
       assert.ok(!problems.join("\n").includes(SECRET), "the credential is quoted");
     });
   }
+
+  it("every place a credential rule looks at is a key zot v2.1.18 has (derived key list), so a zot bump that moves one fails here", () => {
+    const paths = zotKeyPaths().map((p) => p.toLowerCase());
+    for (const rule of ZOT_CREDENTIAL_KEYS) {
+      const at = rule.at.toLowerCase();
+      assert.ok(paths.some((p) => p === at || p.startsWith(`${at}.`)), rule.at);
+    }
+  });
 
   it("file references and environment-based credentials pass", () => {
     assert.deepEqual(
