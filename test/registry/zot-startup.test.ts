@@ -399,7 +399,10 @@ describe("registry: credentials never go into config.json (issue 28 item 6)", ()
     const paths = zotKeyPaths().map((p) => p.toLowerCase());
     for (const rule of ZOT_CREDENTIAL_KEYS) {
       const at = rule.at.toLowerCase();
-      assert.ok(paths.some((p) => p === at || p.startsWith(`${at}.`)), rule.at);
+      assert.ok(
+        paths.some((p) => p === at || p.startsWith(`${at}.`)),
+        rule.at,
+      );
     }
   });
 
