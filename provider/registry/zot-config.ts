@@ -40,7 +40,7 @@ export function defaultZotConfig(realm = "zot"): JsonObject {
       auth: { htpasswd: { path: HTPASSWD_PATH } },
       // The zot image's own config.json (build/Dockerfile at v2.1.18) accepts Docker v2 schema 2 manifests, which
       // most CI builders still push; without it zot answers 415. Turn off with config: { http: { compat: [] } }.
-      compat: ["docker2s2"],
+      compat: [...ZOT_KEY_DATA.facts.imageDefaultCompat],
     },
     log: { level: "info", output: "/dev/stdout" },
     extensions: {

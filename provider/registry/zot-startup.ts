@@ -4,19 +4,21 @@
 // config zot would refuse (the pod crash-looping after a green `up`) is refused at preview instead. Where zot only
 // warns or silently changes a value, `zotStartupWarnings` says so. Facts and line references: docs/registry.md
 // ("Reference notes"). Kept by hand (these are code paths, not struct keys): re-read them on a zot bump.
-import { PINNED_ZOT_VERSION } from "./key-data";
+import { PINNED_ZOT_VERSION, ZOT_KEY_DATA } from "./key-data";
 import { getPath, goPathClean, isPlainObject, JsonObject, parseDurationSeconds } from "./zot-config";
 
 /**
- * The distribution-spec version the pinned zot reports (`distspec.Version` of
- * github.com/opencontainers/distribution-spec/specs-go at a139cc423184, zot v2.1.18's go.mod: 1.1.1). zot replaces
- * any other `distSpecVersion` with it at startup (`updateDistSpecVersion`, with a warning).
+ * The distribution-spec version the pinned zot reports: `distspec.Version` of the distribution-spec module its go.mod
+ * pins (ZOT_DIST_SPEC_MODULE; that module's specs-go/version.go at a139cc423184 says 1.1.1, read by hand: it is another
+ * repository). zot replaces any other `distSpecVersion` with it at startup (`updateDistSpecVersion`, with a warning).
  */
 export const ZOT_DIST_SPEC_VERSION = "1.1.1";
+/** The distribution-spec module version ZOT_DIST_SPEC_VERSION was read for; a test fails when the derived one differs. */
+export const ZOT_DIST_SPEC_MODULE = "v0.0.0-20250123160558-a139cc423184";
 /** The shortest `extensions.search.cve.updateInterval` zot keeps (`applyDefaultValues`: shorter becomes 2h). */
 export const ZOT_MIN_CVE_UPDATE_INTERVAL = "2h";
-/** `http.compat` values zot knows (pkg/compat/compat.go: `DockerManifestV2SchemaV2 = "docker2s2"`). */
-export const ZOT_COMPAT_VALUES = ["docker2s2"] as const;
+/** `http.compat` values zot knows (derived from pkg/compat/compat.go: `DockerManifestV2SchemaV2 = "docker2s2"`). */
+export const ZOT_COMPAT_VALUES: readonly string[] = ZOT_KEY_DATA.facts.compatValues;
 
 /** One of zot's startup rules: the function it follows and its check. */
 export interface ZotStartupRule {
@@ -522,7 +524,7 @@ export function zotStartupWarnings(cfg: unknown, path = "registry.config", overr
         `(updateDistSpecVersion: "config dist-spec version differs from version actually used"); set "${ZOT_DIST_SPEC_VERSION}" or leave the default`,
     );
   }
-  const known: readonly string[] = ZOT_COMPAT_VALUES;
+  const known = ZOT_COMPAT_VALUES;
   list(get(cfg, "http", "compat")).forEach((v, i) => {
     if (!known.includes(String(v))) {
       out.push(

@@ -9,6 +9,8 @@ import {
   planRegistry,
   validateZotConfig,
   ZOT_CREDENTIAL_KEYS,
+  ZOT_DIST_SPEC_MODULE,
+  ZOT_KEY_DATA,
   ZOT_STARTUP_RULES,
   zotKeyPaths,
   zotCredentialProblems,
@@ -335,6 +337,13 @@ describe("registry: where zot starts but warns or changes the value", () => {
 });
 
 describe("registry: http.compat docker2s2 (the zot image's own default)", () => {
+  it("comes from the derived facts of zot v2.1.18 (build/Dockerfile, pkg/compat), and the hand-read distSpecVersion matches go.mod", () => {
+    assert.deepEqual(ZOT_KEY_DATA.facts.imageDefaultCompat, ["docker2s2"]);
+    assert.deepEqual(ZOT_KEY_DATA.facts.compatValues, ["docker2s2"]);
+    // ZOT_DIST_SPEC_VERSION was read from this module version: a zot bump that moves it must re-read it.
+    assert.equal(ZOT_KEY_DATA.facts.distSpecModule, ZOT_DIST_SPEC_MODULE);
+  });
+
   it("is on in the written config.json, as in zot's build/Dockerfile at v2.1.18", () => {
     const { plan } = planRegistry({ users: [{ username: "a", password: "x" }] });
     assert.deepEqual(JSON.parse(plan!.configJson).http.compat, ["docker2s2"]);
