@@ -44,6 +44,11 @@ export interface MetadataServiceOptions {
   files?: Record<string, string | Buffer>;
   /** The versions list at /<platform>. Default METADATA_VERSIONS. */
   versions?: readonly string[];
+  /**
+   * Per path under /<platform>/ (`latest/user_data`, `latest/meta_data.json`): answer this status instead
+   * (e.g. 500, 403), or with `delayMs` first wait that long (longer than the reader's timeout: a request that times out).
+   */
+  paths?: Record<string, { status?: number; delayMs?: number }>;
 }
 
 export interface RecordedRequest {
@@ -91,6 +96,8 @@ export async function startMetadataService(opts: MetadataServiceOptions = {}): P
       .split("/")
       .filter((p) => p !== "");
     if (parts[0] !== platform) return send(404, "not found\n");
+    const forced = opts.paths?.[parts.slice(1).join("/")]?.status;
+    if (forced !== undefined) return send(forced, `injected ${forced}\n`);
     if (parts.length === 1) return send(200, (opts.versions ?? METADATA_VERSIONS).join("\n"));
     if (opts.files) {
       const body = opts.files[parts.slice(1).join("/")];
@@ -109,11 +116,13 @@ export async function startMetadataService(opts: MetadataServiceOptions = {}): P
     seen++;
     const entry: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", status: 0 };
     requests.push(entry);
-    if (opts.delayMs && opts.delayMs > 0) {
+    const rel = entry.path.split("?")[0].replace(/^\/+/, "").split("/").slice(1).join("/");
+    const delayMs = opts.paths?.[rel]?.delayMs ?? opts.delayMs;
+    if (delayMs && delayMs > 0) {
       const timer = setTimeout(() => {
         timers.delete(timer);
         if (!res.destroyed && !req.socket.destroyed) answer(req, res, entry);
-      }, opts.delayMs);
+      }, delayMs);
       timers.add(timer);
     } else {
       answer(req, res, entry);

@@ -63,6 +63,24 @@ function hookDecodedTypes(tree: SourceTree): Map<string, string> {
   return open;
 }
 
+/**
+ * Facts beside the keys that the registry's rules follow (zot-startup.ts, zot-config.ts): the `http.compat` values
+ * zot knows (the const block of pkg/compat/compat.go), the compat the zot image's own config.json turns on
+ * (build/Dockerfile), and the distribution-spec module zot reports the version of (go.mod). A file that is not there
+ * gives nothing.
+ */
+function zotFacts(tree: SourceTree) {
+  const read = (file: string): string => (tree.exists(file) ? tree.read(file) : "");
+  const consts = /^const \(([\s\S]*?)^\)/m.exec(read("pkg/compat/compat.go"))?.[1] ?? "";
+  const imageCompat = /"compat":\s*(\[[^\]]*\])/.exec(read("build/Dockerfile"))?.[1];
+  return {
+    compatValues: [...consts.matchAll(/^\s*\w+\s*=\s*"([^"]+)"/gm)].map((m) => m[1]),
+    imageDefaultCompat: imageCompat ? (JSON.parse(imageCompat) as string[]) : [],
+    distSpecModule: /^\s*github\.com\/opencontainers\/distribution-spec\/specs-go\s+(\S+)/m.exec(read("go.mod"))?.[1] ?? "",
+    from: ["pkg/compat/compat.go", "build/Dockerfile", "go.mod"],
+  };
+}
+
 /** zot's config key tree, with where it came from. */
 export function deriveZotKeys(tree: SourceTree, repository = "https://github.com/project-zot/zot") {
   const modulePath = /^module\s+(\S+)/m.exec(tree.read("go.mod"))?.[1];
@@ -79,6 +97,7 @@ export function deriveZotKeys(tree: SourceTree, repository = "https://github.com
       root: "pkg/api/config.Config",
       loader: "viper UnmarshalExact (mapstructure, ErrorUnused): keys match field or mapstructure tag names case-insensitively",
     },
+    facts: zotFacts(tree),
     config: deriver.derive("pkg/api/config", "Config"),
   };
 }

@@ -1,6 +1,7 @@
 // The metadata reader's options, shared by `backup-portal metadata` and `backup-portal register`.
 import {
   DEFAULT_ATTEMPTS,
+  DEFAULT_DEADLINE_MS,
   DEFAULT_METADATA_URL,
   DEFAULT_PLATFORM,
   DEFAULT_TIMEOUT_MS,
@@ -29,12 +30,27 @@ export function metadataOptionSpecs(group?: string): OptionSpecs {
     "no-network": { kind: "flag", description: "do not use the network service" },
     timeout: { kind: "int", min: 1, value: "ms", description: "timeout of each metadata request", default: DEFAULT_TIMEOUT_MS },
     attempts: { kind: "int", min: 1, description: "attempts per metadata request", default: DEFAULT_ATTEMPTS },
+    deadline: {
+      kind: "int",
+      min: 1,
+      value: "ms",
+      description:
+        "give up the whole network read after this long, retries and Retry-After waits included " +
+        "(default: twice cloud-init's worst case for one document, so a slow boot still reads and a Retry-After of an hour does not hold it)",
+      default: DEFAULT_DEADLINE_MS,
+    },
   };
   return group === undefined ? specs : Object.fromEntries(Object.entries(specs).map(([name, s]) => [name, { ...s, group }]));
 }
 
 /** The reader's names for its options, as the command line spells them. */
-const FLAGS: Record<string, string> = { platform: "--platform", version: "--api-version", timeoutMs: "--timeout", attempts: "--attempts" };
+const FLAGS: Record<string, string> = {
+  platform: "--platform",
+  version: "--api-version",
+  timeoutMs: "--timeout",
+  attempts: "--attempts",
+  deadlineMs: "--deadline",
+};
 
 /**
  * The reader's options from the values read, checked by the reader's own rules: a bad one is a
@@ -48,6 +64,7 @@ export function metadataOptions(v: Values): ReadMetadataOptions {
     configDrive: v["config-drive"] as string | undefined,
     timeoutMs: v.timeout as number | undefined,
     attempts: v.attempts as number | undefined,
+    deadlineMs: v.deadline as number | undefined,
     ...(v["no-config-drive"] ? { discoverConfigDrive: false } : {}),
     ...(v["no-network"] ? { network: false } : {}),
   });

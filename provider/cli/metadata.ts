@@ -55,6 +55,7 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
         io.err(
           `backup-portal metadata: warning: meta.dsmode is "disabled" at ${found.location}: cloud-init does not use this source, and register refuses to run\n`,
         );
+      for (const warning of found.warnings) io.err(`backup-portal metadata: warning: ${warning}\n`);
       if (parsed.raw) output.raw = found.raw;
       if (parsed.userData) output.userData = found.userData;
       io.out(`${JSON.stringify(output, null, 2)}\n`);

@@ -13,7 +13,7 @@ import { CommandRunner, defaultCommandRunner } from "./runner";
 import { MetadataError, MetadataResult } from "./types";
 import { parseMetadataDocument, resultOf } from "./validate";
 import { userDataText } from "./user-data";
-import { newestKnownVersion } from "./versions";
+import { knownVersionsNewestFirst } from "./versions";
 
 export const CONFIG_DRIVE_LABELS = ["config-2", "CONFIG-2"] as const;
 export const CONFIG_DRIVE_TYPES = ["iso9660", "vfat"] as const;
@@ -139,38 +139,118 @@ export function readConfigDriveDirectory(dir: string, opts: ConfigDriveOptions =
   }
   if (!st.isDirectory()) throw notADrive(dir, "not a directory");
   const rootReal = fs.realpathSync(dir);
-  const log = opts.log ?? (() => undefined);
-  let version = layout(opts).version;
-  const metaAt = (v: string): Buffer | null =>
-    readDriveFile(dir, rootReal, [platform, v, "meta_data.json"], "meta_data.json", MAX_METADATA_BYTES);
-  let meta = metaAt(version);
-  if (meta === null && opts.version === undefined) {
-    const dated = newestKnownVersion(driveVersions(dir, rootReal, platform));
-    if (dated !== undefined) {
-      log(`config drive ${dir}: no ${platform}/${version}/meta_data.json; using ${platform}/${dated}, the newest version the reader knows`);
+  const read = readLayout({
+    opts,
+    platform,
+    metaAt: (v) => readDriveFile(dir, rootReal, [platform, v, "meta_data.json"], "meta_data.json", MAX_METADATA_BYTES),
+    metaLocation: (v) => path.join(dir, platform, v, "meta_data.json"),
+    versions: () => driveVersions(dir, rootReal, platform),
+    userAt: (v) => readDriveFile(dir, rootReal, [platform, v, "user_data"], "user_data", MAX_USER_DATA_BYTES),
+    userLocation: (v) => path.join(dir, platform, v, "user_data"),
+    where: dir,
+    missing: (v) =>
+      notADrive(
+        path.join(dir, platform, v, "meta_data.json"),
+        `no ${platform}/${v}/meta_data.json in ${dir}${opts.version === undefined ? " (nor a dated version the reader knows)" : ""}`,
+      ),
+  });
+  return resultOf("config-drive", read.location, read.version, read.parsed, read.userData, read.warnings);
+}
+
+interface Layout {
+  opts: ConfigDriveOptions;
+  platform: string;
+  /** meta_data.json of a version, null when it is not there. */
+  metaAt: (version: string) => Buffer | null;
+  metaLocation: (version: string) => string;
+  /** The entries under <platform>/. */
+  versions: () => string[];
+  userAt: (version: string) => Buffer | null;
+  userLocation: (version: string) => string;
+  /** The drive, for messages. */
+  where: string;
+  /** The error for a missing meta_data.json of `version` (the one asked for, or latest). */
+  missing: (version: string) => MetadataError;
+}
+
+/**
+ * The version to read on a drive and what it holds: `latest` (or the version asked for); when `latest` is missing
+ * or its meta_data.json is not a valid document and no version was asked for, the dated folders the reader knows,
+ * newest first, the first valid one winning (as over the network; cloud-init reads the newest known folder). Only
+ * meta_data.json is required: a user_data that cannot be read (EIO) is absent, with a warning (helpers/openstack.py
+ * `read_v2`, optional files).
+ */
+function readLayout(l: Layout): {
+  version: string;
+  location: string;
+  parsed: ReturnType<typeof parseMetadataDocument>;
+  userData: string | null;
+  warnings: string[];
+} {
+  const log = l.opts.log ?? (() => undefined);
+  const warnings: string[] = [];
+  const attempt = (v: string): ReturnType<typeof parseMetadataDocument> | null => {
+    const meta = l.metaAt(v);
+    return meta === null ? null : parseMetadataDocument(meta.toString("utf8"), l.metaLocation(v));
+  };
+  const first = layout(l.opts).version;
+  let version = first;
+  let parsed: ReturnType<typeof parseMetadataDocument> | null = null;
+  let broken: MetadataError | undefined;
+  try {
+    parsed = attempt(first);
+  } catch (err) {
+    if (!(err instanceof MetadataError) || err.kind !== "invalid" || l.opts.version !== undefined) throw err;
+    broken = err;
+  }
+  if (parsed === null && l.opts.version === undefined) {
+    const passed: string[] = [];
+    for (const dated of knownVersionsNewestFirst(l.versions())) {
+      try {
+        parsed = attempt(dated);
+      } catch (err) {
+        if (!(err instanceof MetadataError) || err.kind !== "invalid") throw err;
+        passed.push(`version ${dated} passed over: ${err.message}`);
+        continue;
+      }
+      if (parsed === null) continue;
       version = dated;
-      meta = metaAt(version);
+      const note = broken
+        ? `${broken.message}; using ${l.platform}/${dated} instead, the newest version on the drive the reader knows that reads`
+        : `config drive ${l.where}: no ${l.platform}/${first}/meta_data.json; using ${l.platform}/${dated}, the newest version the reader knows`;
+      log(note);
+      if (broken) warnings.push(note);
+      warnings.push(...passed);
+      break;
+    }
+    if (parsed === null && broken) {
+      throw new MetadataError(
+        "invalid",
+        broken.location,
+        `${broken.message}; no dated version on the drive read either${passed.length ? ` (${passed.join("; ")})` : ""}`,
+      );
     }
   }
-  const metaFile = path.join(dir, platform, version, "meta_data.json");
-  if (meta === null)
-    throw notADrive(
-      metaFile,
-      `no ${platform}/${version}/meta_data.json in ${dir}${opts.version === undefined ? " (nor a dated version the reader knows)" : ""}`,
-    );
-  const parsed = parseMetadataDocument(meta.toString("utf8"), metaFile);
+  if (parsed === null) throw l.missing(first);
   let userData: string | null = null;
-  if (opts.userData !== false) {
-    const bytes = readDriveFile(dir, rootReal, [platform, version, "user_data"], "user_data", MAX_USER_DATA_BYTES);
-    if (bytes) userData = userDataText(bytes, path.join(dir, platform, version, "user_data"));
+  if (l.opts.userData !== false) {
+    let bytes: Buffer | null = null;
+    try {
+      bytes = l.userAt(version);
+    } catch (err) {
+      if (!(err instanceof MetadataError) || err.kind !== "io") throw err;
+      const warning = `user_data treated as absent (only meta_data.json is required, as for cloud-init): ${err.message}`;
+      log(warning);
+      warnings.push(warning);
+    }
+    if (bytes) userData = userDataText(bytes, l.userLocation(version));
   }
-  return resultOf("config-drive", metaFile, version, parsed, userData);
+  return { version, location: l.metaLocation(version), parsed, userData, warnings };
 }
 
 /** Reads a config drive from an ISO 9660 image file (or iso9660 device) without mounting it. */
 export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {}): MetadataResult {
   const { platform } = layout(opts);
-  const log = opts.log ?? (() => undefined);
   let iso;
   try {
     iso = openIsoImage(image);
@@ -194,25 +274,22 @@ export function readConfigDriveImage(image: string, opts: ConfigDriveOptions = {
     }
   };
   try {
-    let version = layout(opts).version;
-    const metaAt = (v: string): Buffer | null => readFile(`/${platform}/${v}/meta_data.json`, "meta_data.json", MAX_METADATA_BYTES);
-    let meta = metaAt(version);
-    if (meta === null && opts.version === undefined) {
-      const dated = newestKnownVersion(iso.listDirectory(`/${platform}`) ?? []);
-      if (dated !== undefined) {
-        log(
-          `config drive ${image}: no ${platform}/${version}/meta_data.json; using ${platform}/${dated}, the newest version the reader knows`,
-        );
-        version = dated;
-        meta = metaAt(version);
-      }
-    }
-    const inner = `/${platform}/${version}`;
-    const location = `${image}:${inner}/meta_data.json`;
-    if (!meta) throw notADrive(location, `no ${inner.slice(1)}/meta_data.json in the image (label ${JSON.stringify(iso.label)})`);
-    const parsed = parseMetadataDocument(meta.toString("utf8"), location);
-    const user = opts.userData === false ? null : readFile(`${inner}/user_data`, "user_data", MAX_USER_DATA_BYTES);
-    return resultOf("config-drive", location, version, parsed, user ? userDataText(user, `${image}:${inner}/user_data`) : null);
+    const read = readLayout({
+      opts,
+      platform,
+      metaAt: (v) => readFile(`/${platform}/${v}/meta_data.json`, "meta_data.json", MAX_METADATA_BYTES),
+      metaLocation: (v) => `${image}:/${platform}/${v}/meta_data.json`,
+      versions: () => iso.listDirectory(`/${platform}`) ?? [],
+      userAt: (v) => readFile(`/${platform}/${v}/user_data`, "user_data", MAX_USER_DATA_BYTES),
+      userLocation: (v) => `${image}:/${platform}/${v}/user_data`,
+      where: image,
+      missing: (v) =>
+        notADrive(
+          `${image}:/${platform}/${v}/meta_data.json`,
+          `no ${platform}/${v}/meta_data.json in the image (label ${JSON.stringify(iso.label)})`,
+        ),
+    });
+    return resultOf("config-drive", read.location, read.version, read.parsed, read.userData, read.warnings);
   } finally {
     iso.close();
   }

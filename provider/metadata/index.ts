@@ -8,16 +8,17 @@
 // Sources in order: an explicit config drive path (no fallback when it fails);
 // else block devices that look like a config drive; else the network service.
 import { ConfigDriveOptions, discoverConfigDrive, readConfigDrivePath } from "./config-drive";
-import { DEFAULT_VERSION, fetchMetadataText, fetchUserData, listMetadataVersions, NetworkOptions } from "./network";
+import { DEFAULT_VERSION, fetchMetadataText, fetchUserData, listMetadataVersions, NetworkOptions, withDeadline } from "./network";
 import { MetadataError, MetadataResult } from "./types";
 import { parseMetadataDocument, resultOf } from "./validate";
-import { newestKnownVersion } from "./versions";
+import { knownVersionsNewestFirst } from "./versions";
 
 export * from "./types";
 export { parseMetadataDocument } from "./validate";
 export {
   DEFAULT_ATTEMPTS,
   DEFAULT_BACKOFF_MS,
+  DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_RETRY_AFTER_MS,
   DEFAULT_METADATA_URL,
   DEFAULT_PLATFORM,
@@ -48,7 +49,7 @@ export { createCommandRunner, defaultCommandRunner } from "./runner";
 export type { CommandResult, CommandRunner } from "./runner";
 export { IsoFileTooLargeError, openIsoImage, readIsoFile } from "./iso9660";
 export { MAX_DECOMPRESSED_USER_DATA_BYTES, MAX_METADATA_BYTES, MAX_USER_DATA_BYTES, MAX_VERSIONS_BYTES } from "./limits";
-export { KNOWN_VERSIONS, LATEST_VERSION, newestKnownVersion } from "./versions";
+export { KNOWN_VERSIONS, knownVersionsNewestFirst, LATEST_VERSION, newestKnownVersion } from "./versions";
 export type { IsoImage } from "./iso9660";
 
 export interface ReadMetadataOptions extends NetworkOptions, ConfigDriveOptions {
@@ -65,51 +66,89 @@ export interface ReadMetadataOptions extends NetworkOptions, ConfigDriveOptions 
 }
 
 /**
- * The version to read when `latest/meta_data.json` answered 404 (`notFound`): the newest dated version the
- * reader knows from the service's list (as cloud-init). Throws `notFound`, with why, when there is none.
+ * True when `latest` is broken in a way a dated version may not be: missing (404), failing on the server's side
+ * (5xx after the retries) or not a valid document. Not for a timeout or a refused connection (the service itself
+ * is not there) nor a 403 (something else answers on that address).
  */
-async function fallbackVersion(opts: NetworkOptions, notFound: MetadataError): Promise<string> {
-  let offered: string[];
-  try {
-    offered = await listMetadataVersions(opts);
-  } catch (err) {
-    throw new MetadataError(
-      "http",
-      notFound.location,
-      `${notFound.message}; the versions list could not be read either: ${(err as Error).message}`,
-      { status: notFound.status, attempts: notFound.attempts, cause: err },
-    );
-  }
-  const dated = newestKnownVersion(offered);
-  if (dated === undefined) {
-    throw new MetadataError(
-      "http",
-      notFound.location,
-      `${notFound.message}; the versions list offers ${offered.length} version${offered.length === 1 ? "" : "s"}, none of them one the reader knows`,
-      { status: notFound.status, attempts: notFound.attempts, cause: notFound },
-    );
-  }
-  opts.log?.(`${notFound.location} is missing; using version ${dated}, the newest the service lists that the reader knows`);
-  return dated;
+function latestIsBroken(err: unknown): err is MetadataError {
+  if (err instanceof MetadataError && err.deadlineReached) return false; // no time left to try another version
+  return (
+    err instanceof MetadataError && (err.kind === "invalid" || (err.kind === "http" && (err.status === 404 || (err.status ?? 0) >= 500)))
+  );
 }
 
 /**
- * Reads meta_data.json and user_data from the network service: under `latest`, or when that answers 404
- * and no version was given, under the newest dated version listed at <url>/<platform> that the reader knows.
+ * `latest` is broken (`broken`): walk the dated versions the service lists that the reader knows, newest first,
+ * and read the first whose meta_data.json is a valid document. cloud-init (helpers/openstack.py
+ * `_find_working_version`) reads the newest listed version it knows; this reader reads `latest` first (spec 001)
+ * and the listed ones after it, each in turn. Throws `broken`, with why, when none can be read.
+ */
+async function readDatedVersion(
+  opts: NetworkOptions,
+  broken: MetadataError,
+  warnings: string[],
+): Promise<{ version: string; url: string; parsed: ReturnType<typeof parseMetadataDocument> }> {
+  const fail = (why: string, cause: unknown): never => {
+    throw new MetadataError(broken.kind, broken.location, `${broken.message}; ${why}`, {
+      status: broken.status,
+      attempts: broken.attempts,
+      cause,
+    });
+  };
+  let offered: string[] = [];
+  try {
+    offered = await listMetadataVersions(opts);
+  } catch (err) {
+    fail(`the versions list could not be read either: ${(err as Error).message}`, err);
+  }
+  const dated = knownVersionsNewestFirst(offered);
+  if (dated.length === 0) {
+    fail(`the versions list offers ${offered.length} version${offered.length === 1 ? "" : "s"}, none of them one the reader knows`, broken);
+  }
+  const passed: string[] = [];
+  for (const version of dated) {
+    try {
+      const fetched = await fetchMetadataText({ ...opts, version });
+      const parsed = parseMetadataDocument(fetched.text, fetched.url);
+      const warning =
+        broken.status === 404
+          ? `${broken.location} is missing; using version ${version}, the newest the service lists that the reader knows`
+          : `${broken.message}; using version ${version} instead, the newest listed version the reader knows that reads`;
+      opts.log?.(warning);
+      if (broken.status !== 404) warnings.push(warning);
+      warnings.push(...passed);
+      return { version, url: fetched.url, parsed };
+    } catch (err) {
+      if (!latestIsBroken(err)) throw err;
+      passed.push(`version ${version} passed over: ${err.message}`);
+      opts.log?.(passed[passed.length - 1]);
+    }
+  }
+  return fail(`no dated version read either (${passed.join("; ")})`, broken);
+}
+
+/**
+ * Reads meta_data.json and user_data from the network service: under `latest`, or when that is broken (missing,
+ * a 5xx, not a valid document) and no version was given, under the dated versions listed at <url>/<platform> that
+ * the reader knows, newest first. Only meta_data.json is required: a user_data that cannot be read is null, with a
+ * warning. The whole read keeps within `deadlineMs`.
  */
 export async function readNetworkMetadata(opts: NetworkOptions & { userData?: boolean } = {}): Promise<MetadataResult> {
+  opts = withDeadline(opts);
+  const warnings: string[] = [];
   let version = opts.version ?? DEFAULT_VERSION;
-  let fetched: { url: string; text: string };
+  let url: string;
+  let parsed: ReturnType<typeof parseMetadataDocument>;
   try {
-    fetched = await fetchMetadataText({ ...opts, version });
+    const fetched = await fetchMetadataText({ ...opts, version });
+    url = fetched.url;
+    parsed = parseMetadataDocument(fetched.text, fetched.url);
   } catch (err) {
-    if (opts.version !== undefined || !(err instanceof MetadataError) || err.status !== 404) throw err;
-    version = await fallbackVersion(opts, err);
-    fetched = await fetchMetadataText({ ...opts, version });
+    if (opts.version !== undefined || !latestIsBroken(err)) throw err;
+    ({ version, url, parsed } = await readDatedVersion(opts, err, warnings));
   }
-  const parsed = parseMetadataDocument(fetched.text, fetched.url);
-  const userData = opts.userData === false ? null : await fetchUserData({ ...opts, version });
-  return resultOf("network", fetched.url, version, parsed, userData);
+  const userData = opts.userData === false ? null : await fetchUserData({ ...opts, version }, warnings);
+  return resultOf("network", url, version, parsed, userData, warnings);
 }
 
 /**

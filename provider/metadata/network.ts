@@ -19,6 +19,13 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_ATTEMPTS = 6;
 export const DEFAULT_BACKOFF_MS = 1000;
 export const DEFAULT_MAX_RETRY_AFTER_MS = 5000;
+/**
+ * The whole network read (meta_data.json, user_data, the versions list and dated versions when `latest` is broken),
+ * every attempt and wait included. 130 s: twice the worst case of one document under cloud-init's own policy
+ * (6 attempts × 10 s + 5 waits × 1 s = 65 s), so it never cuts short a read cloud-init would finish, while a
+ * `Retry-After: 3600` (or a service that keeps failing slowly) cannot hold a boot for longer than that.
+ */
+export const DEFAULT_DEADLINE_MS = 130_000;
 
 /** Statuses worth another attempt. Every other status >= 400 stops at once. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
@@ -38,6 +45,13 @@ export interface NetworkOptions {
   backoffMs?: number;
   /** Cap on a Retry-After wait (429/503), ms. Default 5000. */
   maxRetryAfterMs?: number;
+  /**
+   * The overall deadline of a read, ms (see DEFAULT_DEADLINE_MS): no request, wait or Retry-After goes beyond it.
+   * Default 130000.
+   */
+  deadlineMs?: number;
+  /** The instant (Date.now() ms) the deadline falls, once a read has started; set by the reader, wins over deadlineMs. */
+  deadlineAt?: number;
   /** Diagnostics (one line per event), e.g. `console.error` for --verbose. */
   log?: (message: string) => void;
 }
@@ -48,6 +62,8 @@ interface Resolved {
   attempts: number;
   backoffMs: number;
   maxRetryAfterMs: number;
+  deadlineMs: number;
+  deadlineAt: number;
   log: (message: string) => void;
 }
 
@@ -80,8 +96,20 @@ function resolve(opts: NetworkOptions, withVersion: boolean): Resolved {
     attempts: Math.floor(positive("attempts", opts.attempts, DEFAULT_ATTEMPTS, 1)),
     backoffMs: positive("backoffMs", opts.backoffMs, DEFAULT_BACKOFF_MS, 0),
     maxRetryAfterMs: positive("maxRetryAfterMs", opts.maxRetryAfterMs, DEFAULT_MAX_RETRY_AFTER_MS, 0),
+    ...deadlineOf(opts),
     log: opts.log ?? (() => undefined),
   };
+}
+
+/** The deadline of a read: `deadlineAt` when a read has one already, else `deadlineMs` from now. */
+function deadlineOf(opts: NetworkOptions): { deadlineMs: number; deadlineAt: number } {
+  const deadlineMs = positive("deadlineMs", opts.deadlineMs, DEFAULT_DEADLINE_MS, 1);
+  return { deadlineMs, deadlineAt: opts.deadlineAt ?? Date.now() + deadlineMs };
+}
+
+/** `opts` with its deadline fixed from now on, so every request of one read shares it. */
+export function withDeadline<T extends NetworkOptions>(opts: T): T {
+  return opts.deadlineAt !== undefined ? opts : { ...opts, deadlineAt: deadlineOf(opts).deadlineAt };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
@@ -131,15 +159,24 @@ async function readCapped(res: Response, url: string, what: string, maxBytes: nu
 /** GET with the retry policy, the body as bytes, at most `maxBytes` (a larger answer is refused, not retried; see getText). */
 async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean, what: string, maxBytes: number): Promise<Buffer | null> {
   let last: { kind: "timeout" | "connection" | "http"; text: string; status?: number; cause?: unknown } | undefined;
+  let made = 0;
+  let stop = "";
   for (let attempt = 1; attempt <= r.attempts; attempt++) {
     let waitMs = r.backoffMs;
+    const left = r.deadlineAt - Date.now();
+    if (left <= 0) {
+      stop = `; the overall deadline of ${r.deadlineMs} ms (--deadline) has passed`;
+      break;
+    }
+    made = attempt;
     try {
       const res = await fetch(url, {
         method: "GET",
         headers: { accept: "*/*" },
         // A redirect is an answer, not a connection failure: "manual" hands it back as a 3xx (not followed, not retried).
         redirect: "manual",
-        signal: AbortSignal.timeout(r.timeoutMs),
+        // Never beyond the overall deadline.
+        signal: AbortSignal.timeout(Math.min(r.timeoutMs, left)),
       });
       if (res.ok) {
         const body = await readCapped(res, url, what, maxBytes); // still under the request's timeout signal
@@ -165,7 +202,14 @@ async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean, what:
       }
       if (res.status === 503 || res.status === 429) {
         const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
-        if (retryAfter !== undefined) waitMs = Math.min(retryAfter, r.maxRetryAfterMs);
+        if (retryAfter !== undefined) {
+          // Honoured only within the overall deadline: a wait that would end beyond it is not started.
+          if (attempt < r.attempts && Date.now() + Math.min(retryAfter, r.maxRetryAfterMs) >= r.deadlineAt) {
+            stop = `; its Retry-After of ${Math.round(retryAfter / 1000)} s reaches beyond the overall deadline of ${r.deadlineMs} ms (--deadline), so no further attempt`;
+            break;
+          }
+          waitMs = Math.min(retryAfter, r.maxRetryAfterMs);
+        }
       }
     } catch (err) {
       if (err instanceof MetadataError) throw err;
@@ -173,16 +217,19 @@ async function getBytes(url: string, r: Resolved, notFoundIsNull: boolean, what:
       last = { ...cause, cause: err };
       r.log(`GET ${url}: ${cause.text} (attempt ${attempt})`);
     }
-    if (attempt < r.attempts) await sleep(waitMs);
+    if (attempt < r.attempts) await sleep(Math.max(0, Math.min(waitMs, r.deadlineAt - Date.now())));
   }
-  const l = last!;
+  if (last === undefined) {
+    throw new MetadataError("timeout", url, `metadata service: GET ${url} not attempted${stop}`, { attempts: 0, deadlineReached: true });
+  }
+  const l = last;
   const outcome = l.kind === "timeout" ? `timed out after ${r.timeoutMs} ms` : l.kind === "http" ? `answered ${l.text}` : l.text;
-  throw new MetadataError(
-    l.kind,
-    url,
-    `metadata service: GET ${url} ${outcome}, ${r.attempts} attempt${r.attempts === 1 ? "" : "s"} made`,
-    { status: l.status, attempts: r.attempts, cause: l.cause },
-  );
+  throw new MetadataError(l.kind, url, `metadata service: GET ${url} ${outcome}, ${made} attempt${made === 1 ? "" : "s"} made${stop}`, {
+    status: l.status,
+    attempts: made,
+    cause: l.cause,
+    deadlineReached: stop !== "",
+  });
 }
 
 /** URL of meta_data.json for these options. */
@@ -198,11 +245,26 @@ export async function fetchMetadataText(opts: NetworkOptions = {}): Promise<{ ur
   return { url, text };
 }
 
-/** GET user_data: its text (gunzipped when compressed), or null on 404 (no user data; never retried). */
-export async function fetchUserData(opts: NetworkOptions = {}): Promise<string | null> {
+/**
+ * GET user_data: its text (gunzipped when compressed), or null on 404 (no user data; never retried). Only
+ * meta_data.json is required (cloud-init, helpers/openstack.py `read_v2`: user_data, vendor_data.json,
+ * vendor_data2.json and network_data.json are optional and an IOError reading one leaves it out): an error status
+ * (500 after the retries, 403...), a timeout or a failed connection is null too, with a line in `warnings`.
+ * A body over the cap or gzip that does not decompress is still an error: the data is there and wrong.
+ */
+export async function fetchUserData(opts: NetworkOptions = {}, warnings: string[] = []): Promise<string | null> {
   const r = resolve(opts, true);
   const url = `${r.base}/user_data`;
-  const bytes = await getBytes(url, r, true, "user_data", MAX_USER_DATA_BYTES);
+  let bytes: Buffer | null;
+  try {
+    bytes = await getBytes(url, r, true, "user_data", MAX_USER_DATA_BYTES);
+  } catch (err) {
+    if (!(err instanceof MetadataError) || !["http", "timeout", "connection"].includes(err.kind)) throw err;
+    const warning = `user_data treated as absent (only meta_data.json is required, as for cloud-init): ${err.message}`;
+    r.log(warning);
+    warnings.push(warning);
+    return null;
+  }
   return bytes === null ? null : userDataText(bytes, url);
 }
 

@@ -22,15 +22,26 @@ export interface InstanceMetadata {
   launchIndex?: number;
   availabilityZone?: string;
   projectId?: string;
-  /** Key name → public key; `{}` when no key pair was given. */
+  /**
+   * Key name → public key, when `public_keys` is a map (Nova's form; a name holding a list has its keys joined by
+   * newlines); `{}` when no key pair was given or `public_keys` is a list.
+   */
   publicKeys: Record<string, string>;
+  /**
+   * Every public key, whatever form `public_keys` took (a map, a list, or one string of lines), empty entries dropped:
+   * cloud-init's `normalize_pubkey_data` (cloudinit/sources/__init__.py).
+   */
+  sshKeys: string[];
   /** `[]` when no key pair was given. */
   keys: MetadataKey[];
   /** Element shape not fixed by the spec; kept as given. `[]` when absent. */
   devices: unknown[];
   /** Element shape not fixed by the spec; kept as given. `[]` when absent. */
   dedicatedCpus: unknown[];
-  /** Custom metadata; `{}` when `meta` is absent or null. */
+  /**
+   * Custom metadata; `{}` when `meta` is absent or null. Nova serves strings only; a number or boolean (which
+   * cloud-init keeps, no type check) is turned into text as cloud-init's Python does: `str()` (`True`, `12`).
+   */
   meta: Record<string, string>;
   /**
    * `meta.dsmode` when set: cloud-init's switch for the source (`local`, `net`, `pass`, `disabled`).
@@ -53,6 +64,11 @@ export interface MetadataResult {
   version: string;
   /** True when `meta.dsmode` is `disabled` (cloud-init turns the source off). */
   disabled: boolean;
+  /**
+   * What was passed over without failing the read, one line each: an optional document (user_data) that answered an
+   * error or timed out and is treated as absent, a broken `latest` replaced by a dated version. Printed as warnings.
+   */
+  warnings: string[];
 }
 
 export type MetadataErrorKind =
@@ -77,12 +93,14 @@ export class MetadataError extends Error {
   readonly attempts?: number;
   /** For kind "unavailable": what each source tried said. */
   readonly causes: Error[];
+  /** True when the overall deadline (or a Retry-After beyond it) ended the attempts: nothing more is tried. */
+  readonly deadlineReached: boolean;
 
   constructor(
     kind: MetadataErrorKind,
     location: string,
     message: string,
-    extra: { status?: number; attempts?: number; causes?: Error[]; cause?: unknown } = {},
+    extra: { status?: number; attempts?: number; causes?: Error[]; cause?: unknown; deadlineReached?: boolean } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = "MetadataError";
@@ -91,5 +109,6 @@ export class MetadataError extends Error {
     if (extra.status !== undefined) this.status = extra.status;
     if (extra.attempts !== undefined) this.attempts = extra.attempts;
     this.causes = extra.causes ?? [];
+    this.deadlineReached = extra.deadlineReached === true;
   }
 }

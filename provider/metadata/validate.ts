@@ -50,16 +50,43 @@ export function parseMetadataDocument(text: string, location: string): { metadat
     if (!Array.isArray(raw[key])) fail(`"${key}" must be an array, got ${describe(raw[key])}`);
     return raw[key] as unknown[];
   };
-  const stringMap = (key: string): Record<string, string> => {
-    if (!present(key)) return {};
-    const value = raw[key];
-    if (!isObject(value)) return fail(`"${key}" must be an object of strings, got ${describe(value)}`);
+  // meta: strings, and the scalars cloud-init keeps as given (helpers/openstack.py read_v2 checks no type), as text.
+  const meta = (): Record<string, string> => {
+    if (!present("meta")) return {};
+    const value = raw.meta;
+    if (!isObject(value)) return fail(`"meta" must be an object of strings, got ${describe(value)}`);
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (typeof v !== "string") fail(`"${key}.${k}" must be a string, got ${describe(v)}`);
-      out[k] = v as string;
+      const text = metaText(v);
+      if (text === undefined) fail(`"meta.${k}" must be a string (or a number or boolean), got ${describe(v)}`);
+      out[k] = text as string;
     }
     return out;
+  };
+  // public_keys: a map (name → key, or name → list of keys), a list of keys, or one string of lines, as cloud-init's
+  // normalize_pubkey_data takes them; anything else is refused.
+  const publicKeys = (): { byName: Record<string, string>; all: string[] } => {
+    if (!present("public_keys")) return { byName: {}, all: [] };
+    const value = raw.public_keys;
+    const where = (k: string | number): string => (typeof k === "number" ? `"public_keys[${k}]"` : `"public_keys.${k}"`);
+    const keyList = (v: unknown, at: string | number): string[] => {
+      const list = Array.isArray(v) ? v : [v];
+      return list.map((item, i) => {
+        if (typeof item !== "string") fail(`${where(at)}${Array.isArray(v) ? `[${i}]` : ""} must be a string, got ${describe(item)}`);
+        return item as string;
+      });
+    };
+    if (typeof value === "string") return { byName: {}, all: value.split(/\r?\n/).filter((l) => l !== "") };
+    if (Array.isArray(value)) return { byName: {}, all: value.flatMap((v, i) => keyList(v, i)).filter((k) => k !== "") };
+    if (!isObject(value)) return fail(`"public_keys" must be an object, a list or a string, got ${describe(value)}`);
+    const byName: Record<string, string> = {};
+    const all: string[] = [];
+    for (const [k, v] of Object.entries(value)) {
+      const keys = keyList(v, k);
+      byName[k] = keys.join("\n");
+      all.push(...keys.filter((key) => key !== ""));
+    }
+    return { byName, all };
   };
 
   let launchIndex: number | undefined;
@@ -78,15 +105,17 @@ export function parseMetadataDocument(text: string, location: string): { metadat
     return { name: entry.name as string, type: entry.type as string, data: entry.data as string };
   });
 
+  const pk = publicKeys();
   const metadata: InstanceMetadata = {
     uuid: raw.uuid as string,
     name: str("name") ?? "",
     hostname: str("hostname") ?? "",
-    publicKeys: stringMap("public_keys"),
+    publicKeys: pk.byName,
+    sshKeys: pk.all,
     keys,
     devices: arr("devices"),
     dedicatedCpus: arr("dedicated_cpus"),
-    meta: stringMap("meta"),
+    meta: meta(),
   };
   if (metadata.meta.dsmode !== undefined) metadata.dsmode = metadata.meta.dsmode;
   if (launchIndex !== undefined) metadata.launchIndex = launchIndex;
@@ -97,6 +126,18 @@ export function parseMetadataDocument(text: string, location: string): { metadat
   return { metadata, raw };
 }
 
+/**
+ * A `meta` value as text, the way cloud-init's Python writes it with `str()`: strings as they are, booleans
+ * `True`/`False`, whole numbers in decimal, other numbers as their shortest form (`1.5`). Undefined for what has
+ * no such form here (null, objects, lists).
+ */
+export function metaText(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (typeof v === "boolean") return v ? "True" : "False";
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return undefined;
+}
+
 /** A reader's result from a parsed document; `disabled` from `meta.dsmode`. */
 export function resultOf(
   source: MetadataSource,
@@ -104,6 +145,7 @@ export function resultOf(
   version: string,
   parsed: { metadata: InstanceMetadata; raw: Record<string, unknown> },
   userData: string | null,
+  warnings: string[] = [],
 ): MetadataResult {
   return {
     source,
@@ -113,5 +155,6 @@ export function resultOf(
     userData,
     version,
     disabled: parsed.metadata.dsmode === "disabled",
+    warnings,
   };
 }

@@ -19,9 +19,13 @@ export const KNOWN_VERSIONS: readonly string[] = [
   "2020-10-14", // Victoria: dedicated_cpus
 ];
 
+/** The versions of `available` this reader knows, newest first (the order cloud-init tries them in). */
+export function knownVersionsNewestFirst(available: readonly string[]): string[] {
+  const offered = new Set(available.map((v) => v.trim().replace(/\/$/, "")));
+  return KNOWN_VERSIONS.filter((v) => offered.has(v)).reverse();
+}
+
 /** The newest of `available` this reader knows, or undefined when it knows none of them. */
 export function newestKnownVersion(available: readonly string[]): string | undefined {
-  const offered = new Set(available.map((v) => v.trim().replace(/\/$/, "")));
-  for (let i = KNOWN_VERSIONS.length - 1; i >= 0; i--) if (offered.has(KNOWN_VERSIONS[i])) return KNOWN_VERSIONS[i];
-  return undefined;
+  return knownVersionsNewestFirst(available)[0];
 }

@@ -282,6 +282,8 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   }
   const md = found.metadata;
   progress(`instance ${JSON.stringify(md.name)} (${md.uuid}) from ${found.location}`);
+  // What the reader passed over without failing (user_data that answered 500, a broken latest): said, not fatal.
+  for (const warning of found.warnings) progress(`warning: ${warning}`);
   if (found.disabled) {
     // cloud-init's off switch for the metadata source: whoever set it does not want the instance configured from it.
     throw configurationError(

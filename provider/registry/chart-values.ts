@@ -29,6 +29,12 @@ export interface ChartValuesInput<N> {
   htpasswdSecretName?: N;
   /** sha256 of config.json, as a pod annotation so a config change rolls the pod. */
   configChecksum: string;
+  /**
+   * sha256 of the htpasswd file (its bcrypt lines), as a pod annotation so a password change rolls the pod: zot
+   * does not see a Secret update (htpasswd.go watches the file for fsnotify Write events, and the kubelet swaps a
+   * `..data` symlink instead of writing the file). A string, or an Output of one.
+   */
+  htpasswdChecksum?: N;
   /** zot serves TLS (http.tls set): the probes must use HTTPS. */
   tls?: boolean;
   /**
@@ -57,7 +63,9 @@ export function buildChartValues<N>(input: ChartValuesInput<N>): Record<string, 
       name: HTPASSWD_VOLUME,
       secret: { secretName: input.htpasswdSecretName, items: [{ key: "htpasswd", path: "htpasswd" }] },
     });
-    // A directory mount (no subPath): the kubelet updates the file and zot reloads it.
+    // A directory mount (no subPath): the kubelet does update the file on a Secret change, but by swapping the
+    // `..data` symlink, which zot's fsnotify watch (Write events on the file) does not see. The htpasswd checksum
+    // annotation rolls the pod instead.
     extraVolumeMounts.push({ name: HTPASSWD_VOLUME, mountPath: "/secret", readOnly: true });
   }
   const pvc: Record<string, unknown> = { create: true, storage: input.storageSize, accessModes: ["ReadWriteOnce"] };
@@ -84,7 +92,10 @@ export function buildChartValues<N>(input: ChartValuesInput<N>): Record<string, 
     httpGet: { scheme: input.tls ? "HTTPS" : "HTTP", port: 5000 },
     // Opening a large dedupe store can take a while: allow up to 5 minutes to start.
     startupProbe: { initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 30 },
-    podAnnotations: { "checksum/config": input.configChecksum },
+    podAnnotations: {
+      "checksum/config": input.configChecksum,
+      ...(input.htpasswdChecksum !== undefined ? { "checksum/htpasswd": input.htpasswdChecksum } : {}),
+    },
   };
   if (!input.extra) return base;
   const { extraVolumes: userVolumes, extraVolumeMounts: userMounts, ...rest } = input.extra;

@@ -1,6 +1,7 @@
 // The zot registry of spec 001 part B as a Pulumi component: a Namespace, a ConfigMap with
 // config.json, an optional htpasswd Secret, and a Helm release of the zot chart whose values
 // express the spec's deployment values in the chart's real keys.
+import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import type * as K8s from "@pulumi/kubernetes";
 import { k8s } from "../kubernetes";
@@ -16,6 +17,8 @@ export * from "./chart-schema";
 export * from "./key-data";
 export * from "./verify";
 export * from "./from-config";
+export * from "./zot-startup";
+export * from "./zot-credentials";
 
 export const REGISTRY_TYPE = "backup-portal:registry:Registry";
 
@@ -62,6 +65,7 @@ export class Registry extends pulumi.ComponentResource {
     );
 
     let secret: K8s.core.v1.Secret | undefined;
+    let htpasswdChecksum: pulumi.Output<string> | undefined;
     const users = args.users ?? [];
     if (users.length > 0) {
       const usernames = plan.usernames;
@@ -76,6 +80,11 @@ export class Registry extends pulumi.ComponentResource {
           ),
         ),
       );
+      // Rolls the pod when a password changes (zot does not see a Secret update; chart-values.ts). The hash is of the
+      // bcrypt lines, which are themselves one-way (cost 10, salt derived by scrypt from the password; htpasswd.ts):
+      // testing a guess against it costs a scrypt and a bcrypt, as against the Secret, so it may be plain (unsecret)
+      // in the release values and state, and it says no more than that some line changed.
+      htpasswdChecksum = pulumi.unsecret(htpasswd.apply((file) => createHash("sha256").update(file).digest("hex")));
       secret = new k8s.core.v1.Secret(
         `${name}-htpasswd`,
         { metadata: { namespace: nsName, labels: LABELS }, type: "Opaque", stringData: pulumi.secret({ htpasswd }) },
@@ -90,6 +99,7 @@ export class Registry extends pulumi.ComponentResource {
       configMapName: configMap.metadata.name,
       htpasswdSecretName: secret?.metadata.name,
       configChecksum: plan.configChecksum,
+      htpasswdChecksum,
       tls: plan.tls,
       extra: args.values,
     });

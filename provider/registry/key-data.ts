@@ -45,6 +45,8 @@ export interface ChartKeyData {
 }
 export interface ZotKeyData {
   source: { repository: string; module: string; version: string; ref: string; commit: string; root: string; loader: string };
+  /** Facts the rules follow, derived beside the keys (scripts/derive-zot-keys.ts `zotFacts`). */
+  facts: { compatValues: string[]; imageDefaultCompat: string[]; distSpecModule: string; from: string[] };
   config: ZotKeyNode;
 }
 

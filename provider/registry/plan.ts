@@ -13,6 +13,8 @@ import {
   volumeConflicts,
 } from "./chart-values";
 import { PINNED_ZOT_VERSION } from "./key-data";
+import { zotCredentialProblems } from "./zot-credentials";
+import { zotStartupProblems, zotStartupWarnings } from "./zot-startup";
 import { usernamesProblems } from "./htpasswd";
 import { shellQuote } from "../shell/quote";
 import {
@@ -226,7 +228,11 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
     cve: cveOk as RegistryCveOptions,
   });
   const cfgPath = `${path}.config`;
-  problems.push(...validateZotConfig(zotConfig, cfgPath));
+  const keyProblems = validateZotConfig(zotConfig, cfgPath);
+  problems.push(...zotCredentialProblems(zotConfig, cfgPath));
+  problems.push(...keyProblems);
+  // zot's validateConfiguration: only meaningful once the keys and types are right.
+  if (keyProblems.length === 0) problems.push(...zotStartupProblems(zotConfig, cfgPath));
   // What this deployment needs beyond zot's own checks.
   const port = getPath(zotConfig, ["http", "port"]);
   if (port !== undefined && /^\d{1,5}$/.test(String(port)) && Number(port) <= 65535 && String(port) !== ZOT_PORT) {
@@ -288,13 +294,18 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
     configMapName: "<configmap>",
     htpasswdSecretName: withHtpasswd ? "<secret>" : undefined,
     configChecksum,
+    htpasswdChecksum: withHtpasswd ? "<htpasswd-checksum>" : undefined,
     tls,
     extra: extraOk,
   });
   problems.push(...validateChartValues(values, `${path}.values`, ownEntries(values, extraOk as JsonObject | undefined)));
   if (values.persistence !== true) problems.push(`${path}.values.persistence: must stay true (the registry's data lives on the PVC)`);
 
-  const warnings = [...versionWarnings(chartVersion, extraOk, path), ...zotConfigWarnings(zotConfig, cfgPath)];
+  const warnings = [
+    ...versionWarnings(chartVersion, extraOk, path),
+    ...zotConfigWarnings(zotConfig, cfgPath),
+    ...zotStartupWarnings(zotConfig, cfgPath, isPlainObject(overrides) ? overrides : {}),
+  ];
   if (problems.length > 0) return { problems, warnings };
   const serviceName = typeof values.fullnameOverride === "string" && values.fullnameOverride !== "" ? values.fullnameOverride : releaseName;
   return {

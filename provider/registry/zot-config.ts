@@ -38,6 +38,9 @@ export function defaultZotConfig(realm = "zot"): JsonObject {
       port: ZOT_PORT,
       realm,
       auth: { htpasswd: { path: HTPASSWD_PATH } },
+      // The zot image's own config.json (build/Dockerfile at v2.1.18) accepts Docker v2 schema 2 manifests, which
+      // most CI builders still push; without it zot answers 415. Turn off with config: { http: { compat: [] } }.
+      compat: [...ZOT_KEY_DATA.facts.imageDefaultCompat],
     },
     log: { level: "info", output: "/dev/stdout" },
     extensions: {
@@ -234,7 +237,8 @@ export function goPathClean(p: string): string {
 /** Go's time.ParseDuration grammar (a sign, then one or more number+unit pairs, or "0"). */
 const GO_DURATION = /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
 
-function parseDurationSeconds(s: string): number | undefined {
+/** Seconds of a Go duration string (time.ParseDuration's grammar), undefined when it is not one. */
+export function parseDurationSeconds(s: string): number | undefined {
   if (s === "0" || s === "+0" || s === "-0") return 0;
   if (!GO_DURATION.test(s)) return undefined;
   const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };

@@ -117,6 +117,21 @@ describe("metadata: backup-portal metadata CLI", () => {
     assert.match(io.stderr, /metadata: GET .*meta_data\.json: 503 \(attempt 1\)\nmetadata: GET .*meta_data\.json: 200 \(attempt 2\)/);
   });
 
+  it("user_data answering 500 is a warning on stderr, not a failure (--user-data prints null); --help states the deadline's reason", async () => {
+    svc = await startMetadataService({ paths: { "latest/user_data": { status: 500 } }, userData: "x" });
+    const io = capture();
+    assert.equal(
+      await run(["--url", svc.url, "--no-config-drive", "--user-data", "--attempts", "1", "--deadline", "5000"], io),
+      0,
+      io.stderr,
+    );
+    assert.equal(JSON.parse(io.stdout).userData, null);
+    assert.match(io.stderr, /^backup-portal metadata: warning: user_data treated as absent .*answered HTTP 500/m);
+    const help = capture();
+    assert.equal(await run(["--help"], help), 0);
+    assert.match(help.stdout.replace(/\s+/g, " "), /--deadline <ms>.*twice cloud-init's worst case for one document/);
+  });
+
   it("--help prints usage; bad arguments exit 2", async () => {
     const help = capture();
     assert.equal(await run(["--help"], help), 0);
@@ -130,6 +145,8 @@ describe("metadata: backup-portal metadata CLI", () => {
       ["--platform", "a/b", "--no-config-drive"],
       ["--api-version", "..", "--no-config-drive"],
       ["--attempts", "9".repeat(400), "--no-config-drive"],
+      ["--deadline", "0", "--no-config-drive"],
+      ["--deadline", "9".repeat(400), "--no-config-drive"],
     ]) {
       const io = capture();
       assert.equal(await run(argv, io), 2, `${argv.join(" ")}: ${io.stderr}`);

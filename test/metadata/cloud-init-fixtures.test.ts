@@ -29,6 +29,10 @@ interface Expect {
   meta?: Record<string, string>;
   userData?: string | null;
   disabled?: boolean;
+  /** Every public key (cloud-init's normalize_pubkey_data), when the case checks them. */
+  sshKeys?: string[];
+  /** A warning the read must give (a regular expression), when it passes something over. */
+  warning?: string;
   /** What cloud-init does where this reader deliberately differs. */
   cloudInit?: string;
   differs?: string;
@@ -44,6 +48,10 @@ interface Case {
   files: Record<string, FileBody> | null;
   /** Paths at the drive's root. */
   outside?: Record<string, FileBody>;
+  /** Network answers other than the files' (a status for a path under openstack/). */
+  answers?: Record<string, { status?: number; delayMs?: number }>;
+  /** Only this way of reading applies (an HTTP status has no drive form). */
+  only?: "network" | "drive";
   expect: Expect;
 }
 
@@ -99,7 +107,11 @@ async function expectCase(c: Case, read: () => Promise<MetadataResult>, bodies: 
       disabled: r.disabled,
     };
     if (e.projectId !== undefined) got.projectId = r.metadata.projectId;
+    if (e.sshKeys !== undefined) got.sshKeys = r.metadata.sshKeys;
+    if (e.warning !== undefined) assert.match(r.warnings.join("\n"), new RegExp(e.warning), c.name);
+    else assert.deepEqual(r.warnings, [], c.name);
     const want = { ...e };
+    delete want.warning;
     delete want.cloudInit;
     delete want.differs;
     delete want.cloudInitVersion;
@@ -130,11 +142,13 @@ for (const fixture of ["openstack.json", "configdrive.json"]) {
       const bodies = Object.values({ ...c.files, ...c.outside }).map(text);
       const fast = { attempts: 1, timeoutMs: 5000, backoffMs: 0 };
 
-      it(`${c.name} (${c.cloudInitTest}), over loopback`, async () => {
-        const files = Object.fromEntries(Object.entries(c.files ?? {}).map(([p, b]) => [p, text(b)]));
-        svc = await startMetadataService({ files, versions: versionsOf(c) });
-        await expectCase(c, () => readNetworkMetadata({ url: svc!.url, ...fast }), bodies);
-      });
+      if (c.only !== "drive")
+        it(`${c.name} (${c.cloudInitTest}), over loopback`, async () => {
+          const files = Object.fromEntries(Object.entries(c.files ?? {}).map(([p, b]) => [p, text(b)]));
+          svc = await startMetadataService({ files, versions: versionsOf(c), paths: c.answers });
+          await expectCase(c, () => readNetworkMetadata({ url: svc!.url, ...fast }), bodies);
+        });
+      if (c.only === "network") continue;
 
       it(`${c.name} (${c.cloudInitTest}), as a config drive directory`, async () => {
         const dir = layDrive(c);

@@ -2,6 +2,9 @@ import * as zlib from "zlib";
 import assert from "node:assert/strict";
 import {
   DEFAULT_ATTEMPTS,
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_TIMEOUT_MS,
   fetchUserData,
   listMetadataVersions,
   MetadataError,
@@ -164,14 +167,16 @@ describe("metadata: network source", () => {
       assert.equal(err.status, 500);
       assert.equal(err.attempts, DEFAULT_ATTEMPTS, "cloud-init's: the first and 5 retries");
       assert.match(err.message, new RegExp(`meta_data\\.json answered HTTP 500.*${DEFAULT_ATTEMPTS} attempts made`));
+      assert.match(err.message, /the versions list could not be read either/);
     });
-    assert.equal(svc.requests.length, DEFAULT_ATTEMPTS);
+    // latest/meta_data.json, then the versions list (to walk the dated versions): each to exhaustion.
+    assert.equal(svc.requests.length, 2 * DEFAULT_ATTEMPTS);
   });
 
   it("attempts is configurable", async () => {
     svc = await startMetadataService({ failFirst: { count: 100, status: 502 } });
     await rejectsWith(readInstanceMetadata({ url: svc.url, attempts: 5, ...fast }), (err) => assert.equal(err.attempts, 5));
-    assert.equal(svc.requests.length, 5);
+    assert.equal(svc.requests.length, 2 * 5, "latest, then the versions list");
   });
 
   it("a delayed server with a short timeout: a timeout error after bounded attempts", async () => {
@@ -221,6 +226,50 @@ describe("metadata: network source", () => {
     assert.ok(elapsed >= 140 && elapsed < 2000, `took ${elapsed} ms`);
   });
 
+  it("a Retry-After of 3600 is honoured only within the overall deadline: no wait that ends beyond it, at once", async () => {
+    // The cap alone must not be what saves the boot: it is raised far above the deadline here.
+    svc = await startMetadataService({ failFirst: { count: 100, status: 503, retryAfter: 3600 } });
+    const started = Date.now();
+    await rejectsWith(readNetworkMetadata({ url: svc.url, maxRetryAfterMs: 10_000_000, deadlineMs: 2000, ...fast }), (err) => {
+      assert.equal(err.kind, "http");
+      assert.equal(err.status, 503);
+      assert.match(err.message, /Retry-After of 3600 s reaches beyond the overall deadline of 2000 ms \(--deadline\)/);
+    });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed < 1500, `gave up at once, not at the deadline: took ${elapsed} ms`);
+    assert.equal(svc.requests.length, 1, "no second attempt");
+  });
+
+  it("the overall deadline bounds every attempt of a slow service, whatever --timeout and --attempts allow", async () => {
+    svc = await startMetadataService({ delayMs: 5000 });
+    const started = Date.now();
+    await rejectsWith(readNetworkMetadata({ url: svc.url, timeoutMs: 10_000, attempts: 6, deadlineMs: 600, ...fast }), (err) => {
+      assert.equal(err.kind, "timeout");
+      assert.match(err.message, /deadline of 600 ms/);
+    });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 550 && elapsed < 2500, `took ${elapsed} ms`);
+  });
+
+  it("the default deadline is twice cloud-init's worst case for one document (6 × 10 s + 5 × 1 s)", () => {
+    assert.equal(DEFAULT_DEADLINE_MS, 2 * (DEFAULT_ATTEMPTS * DEFAULT_TIMEOUT_MS + (DEFAULT_ATTEMPTS - 1) * DEFAULT_BACKOFF_MS));
+    assert.equal(DEFAULT_DEADLINE_MS, 130_000);
+  });
+
+  it("user_data that times out is absent, with a warning; meta_data.json alone is required", async () => {
+    svc = await startMetadataService({ paths: { "latest/user_data": { delayMs: 3000 } }, userData: "never seen" });
+    const found = await readNetworkMetadata({ url: svc.url, timeoutMs: 150, attempts: 2, ...fast });
+    assert.equal(found.userData, null);
+    assert.equal(found.metadata.uuid, SAMPLE_METADATA.uuid);
+    assert.equal(found.warnings.length, 1);
+    assert.match(found.warnings[0], /^user_data treated as absent .*user_data timed out after 150 ms, 2 attempts made/);
+  });
+
+  it("user_data whose gzip is broken is still an error: the data is there and wrong", async () => {
+    svc = await startMetadataService({ userData: Buffer.from([0x1f, 0x8b, 1, 2, 3]) });
+    await rejectsWith(readNetworkMetadata({ url: svc.url, ...fast }), (err) => assert.equal(err.kind, "invalid"));
+  });
+
   it("honours Retry-After on 429 below the cap", async () => {
     svc = await startMetadataService({ failFirst: { count: 1, status: 429, retryAfter: 1 } });
     const started = Date.now();
@@ -245,8 +294,17 @@ describe("metadata: network source", () => {
         assert.equal(err.location, url);
         assert.ok(err.message.includes(url));
         assert.match(err.message, pattern);
+        assert.match(err.message, /no dated version read either/);
       });
-      assert.equal(svc.requests.length, 1, "a broken document is not retried");
+      // Not retried; each listed known version tried once after latest, newest first.
+      assert.deepEqual(
+        svc.requests.map((r) => r.path),
+        [
+          "/openstack/latest/meta_data.json",
+          "/openstack",
+          ...["2018-08-27", "2016-06-30", "2015-10-15", "2013-04-04", "2012-08-10"].map((v) => `/openstack/${v}/meta_data.json`),
+        ],
+      );
       await svc.close();
       svc = undefined;
     }

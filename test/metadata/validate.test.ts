@@ -29,6 +29,7 @@ describe("metadata: meta_data.json validation", () => {
       availabilityZone: "nova",
       projectId: SAMPLE_METADATA.project_id,
       publicKeys: SAMPLE_METADATA.public_keys,
+      sshKeys: [SAMPLE_METADATA.public_keys.mykey],
       keys: SAMPLE_METADATA.keys,
       devices: [],
       dedicatedCpus: [2, 3],
@@ -40,7 +41,17 @@ describe("metadata: meta_data.json validation", () => {
 
   it("a minimal document (uuid only, as an old Nova version) gets defaults", () => {
     const { metadata } = parseMetadataDocument('{"uuid":"u-1"}', where);
-    assert.deepEqual(metadata, { uuid: "u-1", name: "", hostname: "", publicKeys: {}, keys: [], devices: [], dedicatedCpus: [], meta: {} });
+    assert.deepEqual(metadata, {
+      uuid: "u-1",
+      name: "",
+      hostname: "",
+      publicKeys: {},
+      sshKeys: [],
+      keys: [],
+      devices: [],
+      dedicatedCpus: [],
+      meta: {},
+    });
   });
 
   it("meta absent and meta null both mean no custom metadata", () => {
@@ -59,9 +70,9 @@ describe("metadata: meta_data.json validation", () => {
     invalid('{"uuid":""}', /"uuid" must be a non-empty string, got an empty string/);
   });
 
-  it("rejects meta values that are not strings, naming the key", () => {
-    invalid('{"uuid":"u","meta":{"a":"1","count":2}}', /"meta\.count" must be a string, got a number/);
-    invalid('{"uuid":"u","meta":{"a":null}}', /"meta\.a" must be a string, got null/);
+  it("rejects meta values that are neither strings nor numbers nor booleans, naming the key", () => {
+    invalid('{"uuid":"u","meta":{"a":"1","list":[2]}}', /"meta\.list" must be a string \(or a number or boolean\), got an array/);
+    invalid('{"uuid":"u","meta":{"a":null}}', /"meta\.a" must be a string \(or a number or boolean\), got null/);
     invalid('{"uuid":"u","meta":["a"]}', /"meta" must be an object of strings, got an array/);
   });
 

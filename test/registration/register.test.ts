@@ -680,6 +680,20 @@ describe("registration: backup-portal register", function () {
     );
   });
 
+  it("dsmode disabled on a config drive (cloud-init's DataSourceConfigDrive returns no source): exit 3, nothing read from the portal", async () => {
+    // The meta of cloud-init's own case (tests/unittests/sources/test_openstack.py test_disabled_datasource), on a drive.
+    const meta = { backup_bunit: String(BUNIT), dsmode: "disabled" };
+    const d = tempDir();
+    fs.mkdirSync(path.join(d, "openstack", "latest"), { recursive: true });
+    fs.writeFileSync(path.join(d, "openstack", "latest", "meta_data.json"), JSON.stringify(instanceDocument(meta)));
+    emu.clearRequests();
+    const outcome = await run([...files(), "--config-drive", d], meta);
+    assert.equal(outcome.code, 3, outcome.stderr);
+    assert.match(outcome.stderr, /dsmode=disabled, cloud-init's switch that turns this metadata source off/);
+    assert.deepEqual(emu.requests(), [], "not even a portal read");
+    assert.ok(!fs.existsSync(optionFile), "nothing written");
+  });
+
   it("registerInstance (the API) answers a typed result and throws RegistrationError", async () => {
     const svc = await startMetadataService({ metadata: instanceDocument({ backup_bunit: String(BUNIT), backup_node_type: "2" }) });
     try {

@@ -31,6 +31,7 @@ function md(meta: Record<string, string>, extra: Partial<InstanceMetadata> = {})
     name: "web01",
     hostname: "web01.novalocal",
     publicKeys: {},
+    sshKeys: [],
     keys: [],
     devices: [],
     dedicatedCpus: [],

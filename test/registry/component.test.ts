@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import bcrypt from "bcryptjs";
 import Ajv from "ajv";
@@ -8,8 +9,10 @@ import { installMocks, isSecretValue, Recorded, settle, unwrap, valueOf } from "
 const PASSWORD = "S3cret-Pa55word!x";
 const PASSWORD_2 = "An0ther-Secret#y";
 
-// Spec 001, "Registry configuration (config.json)", key by key (realm: our default "zot").
+// Spec 001, "Registry configuration (config.json)", key by key (realm: our default "zot"), and http.compat: the zot
+// image's own default config (build/Dockerfile at v2.1.18), which the ConfigMap replaces.
 const SPEC_TABLE: [string, unknown][] = [
+  ["http.compat", ["docker2s2"]],
   ["distSpecVersion", "1.1.0"],
   ["storage.rootDirectory", "/var/lib/registry"],
   ["storage.dedupe", true],
@@ -151,6 +154,39 @@ describe("registry: Registry component under mocks", function () {
     assert.equal(a, b);
     assert.notEqual(a.split("\n")[0], c.split("\n")[0]);
     assert.equal(a.split("\n")[1], c.split("\n")[1], "the unchanged user's line stays");
+  });
+
+  it("a password change changes the pod's checksum/htpasswd annotation and nothing else of the release or the ConfigMap", async () => {
+    // zot (pkg/api/htpasswd.go, v2.1.18) reloads on an fsnotify Write of the file; a Secret update swaps the ..data
+    // symlink instead, so only a rolled pod sees the new password.
+    const shape = (r: Run) => {
+      const release = r.byType("kubernetes:helm.sh/v3:Release")[0].inputs;
+      const htpasswd = unwrap(r.byType("kubernetes:core/v1:Secret")[0].inputs.stringData).htpasswd as string;
+      const configJson = r.byType("kubernetes:core/v1:ConfigMap")[0].inputs.data["config.json"];
+      return { release, htpasswd, configJson };
+    };
+    const a = shape(await run({ users: USERS() }, 5));
+    const same = shape(await run({ users: USERS() }, 5));
+    const b = shape(await run({ users: USERS("a-changed-password") }, 5));
+    const sha = (t: string) => createHash("sha256").update(t).digest("hex");
+    const annotation = (x: typeof a) => x.release.values.podAnnotations["checksum/htpasswd"];
+    assert.equal(annotation(a), sha(a.htpasswd), "sha256 of the bcrypt lines");
+    assert.ok(!isSecretValue(annotation(a)), "plain: it is a hash of one-way bcrypt lines (see index.ts)");
+    assert.equal(annotation(same), annotation(a), "unchanged passwords: no roll");
+    assert.equal(annotation(b), sha(b.htpasswd));
+    assert.notEqual(annotation(b), annotation(a));
+    const without = (x: typeof a) => {
+      // Each run is its own component (reg1, reg2...): the auto-names differ by that alone.
+      const copy = JSON.parse(JSON.stringify(unwrap(x.release)).replace(/"reg\d+-/g, '"reg-'));
+      delete copy.values.podAnnotations["checksum/htpasswd"];
+      return copy;
+    };
+    assert.deepEqual(without(b), without(a), "nothing else of the release changes");
+    assert.equal(b.configJson, a.configJson);
+    assert.ok(!JSON.stringify(a.release).includes(PASSWORD) && !JSON.stringify(b.release).includes("a-changed-password"));
+    // Without users there is no htpasswd and no annotation.
+    const none = await run({}, 4);
+    assert.deepEqual(Object.keys(none.byType("kubernetes:helm.sh/v3:Release")[0].inputs.values.podAnnotations), ["checksum/config"]);
   });
 
   it("Helm values pass the chart schema; PVC 100Gi of class large; mounts and service as intended", async () => {

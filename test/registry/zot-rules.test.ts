@@ -78,12 +78,13 @@ describe("registry: zot config.json rules", () => {
 
   it("without users only htpasswd goes: other auth settings and the realm stay", () => {
     const cfg = buildZotConfig({ withHtpasswd: false, realm: "corp", overrides: { http: { auth: { failDelay: 5 } } } });
-    assert.deepEqual(cfg.http, { address: "0.0.0.0", port: "5000", realm: "corp", auth: { failDelay: 5 } });
+    assert.deepEqual(cfg.http, { address: "0.0.0.0", port: "5000", realm: "corp", auth: { failDelay: 5 }, compat: ["docker2s2"] });
     assert.deepEqual(buildZotConfig({ withHtpasswd: false, overrides: { http: { auth: "x" } } }).http, {
       address: "0.0.0.0",
       port: "5000",
       realm: "zot",
       auth: "x",
+      compat: ["docker2s2"],
     });
   });
 
