@@ -13,6 +13,7 @@ import {
   Progress,
   progressWanted,
   runCommand,
+  terminalIo,
 } from "./output";
 
 export const COMMAND = dataCommand(
@@ -44,7 +45,8 @@ export const COMMAND = dataCommand(
 
 const TYPE_NAMES = new Map<number, string>(Object.entries(AuditLogType).map(([k, v]) => [v, k]));
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const b = o.bunit as number;
     const c = o.consumer as number;

@@ -11,6 +11,7 @@ import {
   printTable,
   processIo,
   runCommand,
+  terminalIo,
   UNIT_OPTIONS,
   UsageError,
 } from "./output";
@@ -60,7 +61,8 @@ function printLines(io: CliIo, periods: BillingData[]): void {
   for (const p of periods) if (p.total !== undefined) io.out(`total ${p.period?.slice(0, 10)}: ${formatAmount(p.total)}\n`);
 }
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const b = o.bunit as number;
     if (typeof o.period === "string") {

@@ -13,6 +13,7 @@ import {
   printTable,
   processIo,
   runCommand,
+  terminalIo,
   UNIT_OPTIONS,
   UsageError,
 } from "./output";
@@ -60,7 +61,8 @@ const FILE_COLUMNS = [
   "UPLOADED",
 ];
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const b = o.bunit as number;
     const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);

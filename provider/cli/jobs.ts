@@ -1,7 +1,7 @@
 // `backup-portal jobs`: backup and restore jobs of a consumer.
 import { getFirstJobDate, getRecentJobs, jobsSinceDetailed } from "../data/activity";
 import { Job } from "../portal/types";
-import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand } from "./output";
+import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand, terminalIo } from "./output";
 
 export const COMMAND = dataCommand(
   "jobs",
@@ -19,7 +19,8 @@ before the consumer's first job, so an earlier --from starts at the first job.`,
   },
 );
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const b = o.bunit as number;
     const c = o.consumer as number;

@@ -2,6 +2,7 @@
 import { MetadataError, readInstanceMetadata, ReadMetadataOptions } from "../metadata";
 import { CommandIo, CommandSpec, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
+import { formatJson, terminalIo } from "./output";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal metadata",
@@ -35,7 +36,8 @@ function prepare(v: Values): Parsed {
   return { userData: v["user-data"] === true, raw: v.raw === true, verbose: v.verbose === true, options: metadataOptions(v) };
 }
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, prepare, async (parsed) => {
     const options: ReadMetadataOptions = {
       ...parsed.options,
@@ -57,7 +59,7 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
         );
       if (parsed.raw) output.raw = found.raw;
       if (parsed.userData) output.userData = found.userData;
-      io.out(`${JSON.stringify(output, null, 2)}\n`);
+      io.out(formatJson(output));
       return 0;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

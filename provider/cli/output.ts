@@ -20,6 +20,8 @@ import {
 export { processIo, UsageError };
 
 export interface CliIo extends CommandIo {
+  /** The io before terminalIo wrapped it: only for the progress line's own control sequences. */
+  raw?: CommandIo;
   /** Environment with the BACKUP_PORTAL_* connection; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Whether stderr is a terminal (progress on by default); default process.stderr.isTTY. */
@@ -81,6 +83,32 @@ export function dataCommand(name: string, usage: string, about: string, options:
 // ---------------------------------------------------------------------------------------------
 // Output
 
+/**
+ * C0 controls, DEL and C1 controls: a terminal acts on them instead of showing them (a consumer name holding
+ * `ESC]0;...BEL` retitles the window, `ESC[2J` clears it, U+009B is an 8-bit CSI). Portal data is set by tenants.
+ */
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** `text` with every control character but those in `keep` written as `\xNN`, so it is shown, not obeyed. */
+export function escapeControls(text: string, keep: readonly string[] = []): string {
+  return text.replace(CONTROLS, (c) => (keep.includes(c) ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
+}
+
+/**
+ * The io every command prints through: whatever reaches stdout or stderr has its control characters escaped
+ * (line breaks kept), so portal data cannot steer the operator's terminal whichever path prints it. `raw` is the
+ * io as given, for the progress line's own `\r ESC[K`.
+ */
+export function terminalIo<T extends CommandIo & { raw?: CommandIo }>(io: T): T {
+  if (io.raw) return io;
+  return {
+    ...io,
+    out: (text: string) => io.out(escapeControls(text, ["\n"])),
+    err: (text: string) => io.err(escapeControls(text, ["\n"])),
+    raw: io,
+  };
+}
+
 export interface Column {
   header: string;
   /** Numbers read better right-aligned. */
@@ -93,7 +121,7 @@ export function formatTable(columns: Array<Column | string>, rows: Array<Array<s
   const cells = rows.map((r) =>
     cols.map((_, i) => {
       const v = r[i];
-      return v === undefined || v === null ? "" : String(v).replace(/[\r\n\t]+/g, " ");
+      return v === undefined || v === null ? "" : escapeControls(String(v).replace(/[\r\n\t]+/g, " "));
     }),
   );
   const widths = cols.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i].length)));
@@ -109,11 +137,16 @@ export function formatTable(columns: Array<Column | string>, rows: Array<Array<s
 export function formatRecord(pairs: Array<[string, string | number | boolean | undefined | null]>): string {
   const shown = pairs.filter(([, v]) => v !== undefined && v !== null && v !== "");
   const width = Math.max(0, ...shown.map(([k]) => k.length));
-  return shown.map(([k, v]) => `${`${k}:`.padEnd(width + 1)}  ${String(v)}`).join("\n") + "\n";
+  return shown.map(([k, v]) => `${`${k}:`.padEnd(width + 1)}  ${escapeControls(String(v))}`).join("\n") + "\n";
 }
 
+/**
+ * JSON text; JSON.stringify escapes C0 controls in strings but leaves DEL and C1 as they are: those are written
+ * as `\u00XX` (still the same JSON value).
+ */
 export function formatJson(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
+  const text = JSON.stringify(value, null, 2) ?? "null";
+  return `${text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
 }
 
 const UNITS = ["B", "kB", "MB", "GB", "TB", "PB"];
@@ -181,14 +214,14 @@ export class Progress {
     this.last = now;
     const pct = total ? ` (${Math.min(100, Math.floor((seen / total) * 100))}%)` : "";
     const text = `${this.label}: ${seen}${total !== undefined ? `/${total}` : ""} entries${pct}`;
-    if (this.tty) this.io.err(`\r\x1b[K${text}`);
+    if (this.tty) (this.io.raw ?? this.io).err(`\r\x1b[K${text}`);
     else this.io.err(`${text}\n`);
     this.shown = true;
   }
 
   /** Ends the progress line (a terminal's line is cleared). */
   done(): void {
-    if (this.enabled && this.tty && this.shown) this.io.err("\r\x1b[K");
+    if (this.enabled && this.tty && this.shown) (this.io.raw ?? this.io).err("\r\x1b[K");
     this.shown = false;
   }
 }

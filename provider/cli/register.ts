@@ -8,7 +8,7 @@ import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
 import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
-import { TIMEOUT_OPTION } from "./output";
+import { formatJson, terminalIo, TIMEOUT_OPTION } from "./output";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal register",
@@ -110,7 +110,8 @@ function exitOnStopSignals(io: CommandIo): () => void {
   };
 }
 
-export function run(argv: string[], io: RegisterIo = processIo): Promise<number> {
+export function run(argv: string[], given: RegisterIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, prepare, async (parsed) => {
     const line =
       (prefix: string) =>
@@ -127,7 +128,7 @@ export function run(argv: string[], io: RegisterIo = processIo): Promise<number>
         log: parsed.verbose ? line("register (detail)") : undefined,
       });
       for (const w of result.warnings) io.err(`backup-portal register: warning: ${w}\n`);
-      if (parsed.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+      if (parsed.json) io.out(formatJson(result));
       else io.out(`${summarize(result)}\n`);
       return 0;
     } catch (err) {
@@ -135,9 +136,7 @@ export function run(argv: string[], io: RegisterIo = processIo): Promise<number>
       io.err(`backup-portal register: ${msg}\n`);
       if (parsed.json) {
         const e = err instanceof RegistrationError ? err : undefined;
-        io.out(
-          `${JSON.stringify({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }, null, 2)}\n`,
-        );
+        io.out(formatJson({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }));
       }
       if (err instanceof RegistrationError && err.kind === "configuration") return 3;
       if (err instanceof RegistrationError && err.kind === "usage") return 2;

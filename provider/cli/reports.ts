@@ -1,7 +1,7 @@
 // `backup-portal reports`: node reports of a consumer, or its latest report.
 import { getLatestReport, getReports } from "../data/activity";
 import { NodeReport } from "../portal/types";
-import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand } from "./output";
+import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand, terminalIo } from "./output";
 
 export const COMMAND = dataCommand(
   "reports",
@@ -25,7 +25,8 @@ function warningText(r: NodeReport): string {
     .join("; ");
 }
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const b = o.bunit as number;
     const c = o.consumer as number;
