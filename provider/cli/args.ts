@@ -9,6 +9,7 @@
 // here, where the documented behaviour (exit 2 with the usage, typed values) is kept. Node 20's
 // parseArgs has no `--no-<flag>` negation (allowNegative is node 22+): the declaration layer adds it.
 import { parseArgs } from "util";
+import { suggest } from "../rules/suggest";
 
 /** Bad arguments: the command prints the message and its usage and exits with 2. */
 export class UsageError extends Error {}
@@ -112,7 +113,7 @@ export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
     const negated = !spec(t.name) && t.name.startsWith("no-") && spec(t.name.slice(3))?.negation !== undefined;
     const name = negated ? t.name.slice(3) : t.name;
     const s = spec(name);
-    if (!s) throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
+    if (!s) throw new UsageError(`unknown option ${JSON.stringify(flag)}${didYouMean(flag, specs)}`);
     if (s.kind === "flag" || negated) {
       if (t.value !== undefined) throw new UsageError(`${flag} takes no value`);
       values[name] = !negated;
@@ -129,6 +130,14 @@ export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
     if (missing.length > 0) throw new UsageError(`missing ${missing.map(([name, s]) => optionText(name, s)).join(", ")}`);
   }
   return values;
+}
+
+/** `; did you mean --x?` for an unknown option near a declared one (its `--no-` form included), else "". */
+function didYouMean(flag: string, specs: OptionSpecs): string {
+  if (!flag.startsWith("--")) return "";
+  const names = Object.entries(specs).flatMap(([n, s]) => (s.negation !== undefined ? [n, `no-${n}`] : [n]));
+  const near = suggest(flag.slice(2).split("=")[0], names);
+  return near === undefined ? "" : `; did you mean --${near}?`;
 }
 
 function typedValue(s: OptionSpec, flag: string, text: string, before: Values[string]): Values[string] {

@@ -5,6 +5,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../dynamic/specifier";
+import { suggest } from "../rules/suggest";
 import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, usageFailure, UsageError } from "./args";
 
 const commands: Record<string, { module: string; summary: string }> = {
@@ -57,7 +58,8 @@ export function packageVersion(from: string = __filename): string {
 }
 
 function unknownCommand(io: CommandIo, name: string): number {
-  return usageFailure(io, TOP, `unknown command ${JSON.stringify(name)}`);
+  const near = suggest(name, [...COMMAND_NAMES, "help"]);
+  return usageFailure(io, TOP, `unknown command ${JSON.stringify(name)}${near ? `; did you mean ${near}?` : ""}`);
 }
 
 export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
