@@ -5,6 +5,7 @@
 // progress and stop it. The portal connection comes from the BACKUP_PORTAL_* environment
 // variables; the secret may also come from BILLING_RECEIVER_SECRET (better than the command
 // line, where other users of the machine can read it).
+import * as fs from "fs";
 import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, runCommand, UsageError, Values } from "../cli/args";
 import { PortalClient } from "../portal/client";
 import { resolveSettings } from "../portal/settings";
@@ -66,6 +67,8 @@ function receiverArgs(v: Values, env: NodeJS.ProcessEnv): ReceiverArgs {
   });
   if (v.host !== undefined) a.host = v.host as string;
   if (v.path !== undefined) a.path = v.path as string;
+  const out = a.outDir === undefined ? undefined : fs.statSync(a.outDir as string, { throwIfNoEntry: false });
+  if (out && !out.isDirectory()) throw new UsageError(`--out ${JSON.stringify(a.outDir)} is not a directory`);
   if (a.secret !== undefined && a.secret.length < 8) throw new UsageError("the secret must have at least 8 characters");
   if (a.path !== undefined && (!a.path.startsWith("/") || a.path.includes("?")))
     throw new UsageError("--path must start with / and carry no query");

@@ -1,6 +1,6 @@
 // `backup-portal audit`: the audit log of a consumer, every page (or up to --limit entries),
 // with a progress indicator on stderr while paging.
-import { DEFAULT_AUDIT_PAGE, getAuditLog, MAX_AUDIT_PAGE } from "../data/activity";
+import { auditTypes, DEFAULT_AUDIT_PAGE, getAuditLog, MAX_AUDIT_PAGE } from "../data/activity";
 import { AuditLogType } from "../portal/types";
 import {
   CliIo,
@@ -14,6 +14,7 @@ import {
   progressWanted,
   runCommand,
   terminalIo,
+  UsageError,
 } from "./output";
 
 export const COMMAND = dataCommand(
@@ -50,6 +51,13 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const b = o.bunit as number;
     const c = o.consumer as number;
+    if (Array.isArray(o.type)) {
+      try {
+        auditTypes(o.type);
+      } catch (err) {
+        throw new UsageError(`--type: ${(err as Error).message}`);
+      }
+    }
     const want = progressWanted(o, io);
     const progress = new Progress(io, want.enabled, "audit log", want.tty);
     let entries;

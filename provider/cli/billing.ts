@@ -1,5 +1,5 @@
 // `backup-portal billing`: billing data of a reseller business unit, per period or one period's lines.
-import { getBillingData, getBillingDataFor } from "../data/billing";
+import { getBillingData, getBillingDataFor, MAX_INCLUDE_NEXT } from "../data/billing";
 import { BillingData } from "../portal/types";
 import {
   CliIo,
@@ -24,10 +24,15 @@ export const COMMAND = dataCommand(
   {
     ...UNIT_OPTIONS,
     bunit: { ...UNIT_OPTIONS.bunit, description: "reseller business unit" },
-    from: { ...UNIT_OPTIONS.from, value: "day", description: "first period (YYYY-MM-DD)" },
-    to: { ...UNIT_OPTIONS.to, value: "day", description: "last period" },
-    period: { kind: "string", value: "day", description: "only this period, line by line" },
-    "include-next": { kind: "int", min: 0, description: "also the next n forecast periods (not generated yet)" },
+    from: { ...UNIT_OPTIONS.from, kind: "day", value: "day", description: "first period (YYYY-MM-DD)" },
+    to: { ...UNIT_OPTIONS.to, kind: "day", value: "day", description: "last period" },
+    period: { kind: "day", value: "day", description: "only this period, line by line" },
+    "include-next": {
+      kind: "int",
+      min: 0,
+      max: MAX_INCLUDE_NEXT,
+      description: `also the next n forecast periods (not generated yet), 0 to ${MAX_INCLUDE_NEXT}`,
+    },
     lines: { kind: "flag", description: "the lines of every period shown" },
     limit: { ...UNIT_OPTIONS.limit, description: "at most n periods (the latest n)" },
   },

@@ -1,6 +1,16 @@
 // `backup-portal invoices`: invoices, the contract and invoice files of a business unit, and
 // uploading an invoice file.
-import { getContract, getInvoice, getInvoiceFiles, getInvoices, uploadInvoiceFile } from "../data/billing";
+import * as fs from "fs";
+import * as path from "path";
+import {
+  getContract,
+  getInvoice,
+  getInvoiceFiles,
+  getInvoices,
+  invoiceFileProblem,
+  MAX_INVOICE_FILE_BYTES,
+  uploadInvoiceFile,
+} from "../data/billing";
 import { InvoiceFile } from "../portal/types";
 import {
   CliIo,
@@ -25,12 +35,16 @@ export const COMMAND = dataCommand(
 uploaded invoice files, with --upload a new invoice file, with --contract the contract.`,
   {
     ...UNIT_OPTIONS,
-    from: { ...UNIT_OPTIONS.from, value: "day", description: "first invoice date (YYYY-MM-DD)" },
-    to: { ...UNIT_OPTIONS.to, value: "day", description: "last invoice date" },
-    date: { kind: "string", value: "day", description: "only the invoice of this date" },
+    from: { ...UNIT_OPTIONS.from, kind: "day", value: "day", description: "first invoice date (YYYY-MM-DD)" },
+    to: { ...UNIT_OPTIONS.to, kind: "day", value: "day", description: "last invoice date" },
+    date: { kind: "day", value: "day", description: "only the invoice of this date" },
     contract: { kind: "flag", description: "the business unit's contract" },
     files: { kind: "flag", description: "the uploaded invoice files" },
-    upload: { kind: "string", value: "file", description: "upload this file (usually a PDF)" },
+    upload: {
+      kind: "string",
+      value: "file",
+      description: `upload this file (usually a PDF): a regular file of at most ${MAX_INVOICE_FILE_BYTES / 1024 / 1024} MiB`,
+    },
     name: { kind: "string", value: "name", description: "with --upload: its name in the portal", default: "the file's name" },
     "erp-reference": { kind: "string", value: "ref", description: "with --upload: ERP code of the invoice" },
     "send-to-billing-address": { kind: "flag", description: "with --upload: have the portal send it to the billing address" },
@@ -61,6 +75,20 @@ const FILE_COLUMNS = [
   "UPLOADED",
 ];
 
+/** The file to upload and its name in the portal, checked before any request (and before reading a byte). */
+function checkUpload(file: string, name: string | undefined): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch (err) {
+    throw new UsageError(`--upload ${JSON.stringify(file)}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`);
+  }
+  const problem = invoiceFileProblem(st);
+  if (problem) throw new UsageError(`--upload ${JSON.stringify(file)} ${problem}`);
+  if (name !== undefined && (name !== path.basename(name) || /[\\/]/.test(name) || name === "." || name === ".."))
+    throw new UsageError(`--name needs a plain file name (no directory), got ${JSON.stringify(name)}`);
+}
+
 export function run(argv: string[], given: CliIo = processIo): Promise<number> {
   const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
@@ -76,6 +104,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
     ) {
       throw new UsageError("--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload");
     }
+    if (typeof o.upload === "string") checkUpload(o.upload, o.name as string | undefined);
     const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
 
     if (o.contract) {

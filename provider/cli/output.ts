@@ -5,6 +5,7 @@ import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
 import { UnknownReferenceError } from "../dynamic/references";
+import { toTimestamp } from "../data/dates";
 import {
   CommandIo,
   CommandSpec,
@@ -48,8 +49,8 @@ export const TIMEOUT_OPTION: OptionSpec = {
 /** The options every data command takes: the business unit, a time span, a row limit, JSON. */
 export const UNIT_OPTIONS: OptionSpecs = {
   bunit: { kind: "int", min: 1, value: "id", required: true, description: "business unit" },
-  from: { kind: "string", value: "date", description: "first moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
-  to: { kind: "string", value: "date", description: "last moment (a day includes all of it)" },
+  from: { kind: "date", value: "date", description: "first moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
+  to: { kind: "date", value: "date", description: "last moment (a day includes all of it)" },
   limit: { kind: "int", min: 0, description: "at most n rows (the latest n)" },
   json: { kind: "flag", description: "JSON instead of a table" },
 };
@@ -236,6 +237,14 @@ export function progressWanted(p: Values, io: CliIo): { enabled: boolean; tty: b
 // ---------------------------------------------------------------------------------------------
 // Running a command
 
+/** --from after --to is refused before any request, naming both (each was checked alone by the parser). */
+function checkRange(values: Values): Values {
+  const { from, to } = values;
+  if (typeof from === "string" && typeof to === "string" && Date.parse(toTimestamp(from, "start")) > Date.parse(toTimestamp(to, "end")))
+    throw new UsageError(`--from ${from} lies after --to ${to}`);
+  return values;
+}
+
 export interface CommandContext {
   client: PortalClient;
   io: CliIo;
@@ -257,7 +266,7 @@ export function runCommand(
     command,
     argv,
     io,
-    (values) => values,
+    checkRange,
     async (options) => {
       let client: PortalClient | undefined = io.client;
       const own = !client;

@@ -6,7 +6,7 @@ import { constants } from "os";
 import { DEFAULT_LOCK_WAIT_MS, releaseHeldLocks } from "../registration/lock";
 import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
-import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, Values } from "./args";
+import { CommandIo, CommandSpec, definedOnly, fileToWrite, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
 import { formatJson, terminalIo, TIMEOUT_OPTION } from "./output";
 
@@ -77,6 +77,9 @@ interface Parsed {
 }
 
 function prepare(v: Values): Parsed {
+  for (const flag of ["option-file", "password-file", "lock-file"]) {
+    if (typeof v[flag] === "string") fileToWrite(`--${flag}`, v[flag] as string);
+  }
   const register: Parsed["register"] = definedOnly({
     optionFile: v["option-file"] as string | false | undefined,
     passwordFile: v["password-file"] as string | undefined,

@@ -18,9 +18,9 @@ export function editDistance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-/** How far a guess may be: 2 edits, or a third of the word's length for longer words. */
+/** How far a guess may be: 1 edit in a word under 6 letters (2 would turn `nope` into `type`), else 2 or a third. */
 function reach(word: string): number {
-  return Math.max(2, Math.floor(word.length / 3));
+  return word.length < 6 ? 1 : Math.max(2, Math.floor(word.length / 3));
 }
 
 /**
