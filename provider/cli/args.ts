@@ -13,6 +13,7 @@ import * as path from "path";
 import { parseArgs } from "util";
 import { suggest } from "../rules/suggest";
 import { toDay, toTimestamp } from "../data/dates";
+import { failureText } from "./failure";
 
 /** Bad arguments: the command prints the message and its usage and exits with 2. */
 export class UsageError extends Error {}
@@ -202,7 +203,9 @@ export function dateText(flag: string, text: string, kind: "date" | "day"): stri
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     const form = kind === "day" ? "a day YYYY-MM-DD" : "a date: YYYY-MM-DD, ISO 8601, or a duration ago (7d, 24h)";
-    throw new UsageError(`${flag} needs ${form}, got ${JSON.stringify(text)}${/before the earliest/.test(err.message) ? " (too far back)" : ""}`);
+    throw new UsageError(
+      `${flag} needs ${form}, got ${JSON.stringify(text)}${/before the earliest/.test(err.message) ? " (too far back)" : ""}`,
+    );
   }
   return text;
 }
@@ -352,5 +355,12 @@ export async function runCommand<P, R>(
     if (!(err instanceof UsageError)) throw err;
     return usageFailure(io, command, err.message);
   }
-  return body(prepared);
+  try {
+    return await body(prepared);
+  } catch (err) {
+    // What a body does not report itself: a usage error found late, a user error in one line, a bug with its trace.
+    if (err instanceof UsageError) return usageFailure(io, command, err.message);
+    io.err(failureText(command.label, err));
+    return 1;
+  }
 }

@@ -16,6 +16,7 @@ import {
   terminalIo,
   UsageError,
 } from "./output";
+import { Values } from "./args";
 
 export const COMMAND = dataCommand(
   "audit",
@@ -48,51 +49,60 @@ const TYPE_NAMES = new Map<number, string>(Object.entries(AuditLogType).map(([k,
 
 export function run(argv: string[], given: CliIo = processIo): Promise<number> {
   const io = terminalIo(given);
-  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
-    const b = o.bunit as number;
-    const c = o.consumer as number;
-    if (Array.isArray(o.type)) {
+  return runCommand(
+    COMMAND,
+    argv,
+    io,
+    async ({ client, options: o }) => {
+      const b = o.bunit as number;
+      const c = o.consumer as number;
+      const want = progressWanted(o, io);
+      const progress = new Progress(io, want.enabled, "audit log", want.tty);
+      let entries;
       try {
-        auditTypes(o.type);
-      } catch (err) {
-        throw new UsageError(`--type: ${(err as Error).message}`);
+        entries = await getAuditLog(client, b, c, {
+          from: o.from as string | undefined,
+          to: o.to as string | undefined,
+          types: o.type as string[] | undefined,
+          includeDescendants: o.descendants === true,
+          orderDesc: o.desc === true,
+          limit: o.limit as number | undefined,
+          pageSize: o["page-size"] as number | undefined,
+          onProgress: (seen, total) =>
+            progress.update(seen, total === undefined || o.limit === undefined ? total : Math.min(total, o.limit as number)),
+        });
+      } finally {
+        progress.done();
       }
-    }
-    const want = progressWanted(o, io);
-    const progress = new Progress(io, want.enabled, "audit log", want.tty);
-    let entries;
-    try {
-      entries = await getAuditLog(client, b, c, {
-        from: o.from as string | undefined,
-        to: o.to as string | undefined,
-        types: o.type as string[] | undefined,
-        includeDescendants: o.descendants === true,
-        orderDesc: o.desc === true,
-        limit: o.limit as number | undefined,
-        pageSize: o["page-size"] as number | undefined,
-        onProgress: (seen, total) =>
-          progress.update(seen, total === undefined || o.limit === undefined ? total : Math.min(total, o.limit as number)),
-      });
-    } finally {
-      progress.done();
-    }
-    if (o.json) {
-      io.out(formatJson(entries));
+      if (o.json) {
+        io.out(formatJson(entries));
+        return 0;
+      }
+      printTable(
+        io,
+        ["TIME", "TYPE", "ACTION", "OBJECT", "USER", "MESSAGE"],
+        entries.map((e) => [
+          formatTime(e.time),
+          e.type === undefined ? "" : (TYPE_NAMES.get(e.type) ?? String(e.type)),
+          e.action,
+          [e.objectType, e.objectId].filter((x) => x !== undefined).join(" "),
+          e.user,
+          e.message,
+        ]),
+        "no audit log entries",
+      );
       return 0;
-    }
-    printTable(
-      io,
-      ["TIME", "TYPE", "ACTION", "OBJECT", "USER", "MESSAGE"],
-      entries.map((e) => [
-        formatTime(e.time),
-        e.type === undefined ? "" : (TYPE_NAMES.get(e.type) ?? String(e.type)),
-        e.action,
-        [e.objectType, e.objectId].filter((x) => x !== undefined).join(" "),
-        e.user,
-        e.message,
-      ]),
-      "no audit log entries",
-    );
-    return 0;
-  });
+    },
+    check,
+  );
+}
+
+function check(o: Values): void {
+  if (!Array.isArray(o.type)) return;
+  try {
+    auditTypes(o.type);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    throw new UsageError(`--type: ${err.message}`);
+  }
 }

@@ -15,6 +15,7 @@ import {
   UNIT_OPTIONS,
   UsageError,
 } from "./output";
+import { Values } from "./args";
 
 export const COMMAND = dataCommand(
   "billing",
@@ -68,42 +69,52 @@ function printLines(io: CliIo, periods: BillingData[]): void {
 
 export function run(argv: string[], given: CliIo = processIo): Promise<number> {
   const io = terminalIo(given);
-  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
-    const b = o.bunit as number;
-    if (typeof o.period === "string") {
-      if (o.from !== undefined || o.to !== undefined || o["include-next"] !== undefined)
-        throw new UsageError("--period takes no --from, --to or --include-next");
-      const one = await getBillingDataFor(client, b, o.period);
-      if (o.json) io.out(formatJson(one));
-      else printLines(io, [one]);
+  return runCommand(
+    COMMAND,
+    argv,
+    io,
+    async ({ client, options: o }) => {
+      const b = o.bunit as number;
+      if (typeof o.period === "string") {
+        const one = await getBillingDataFor(client, b, o.period);
+        if (o.json) io.out(formatJson(one));
+        else printLines(io, [one]);
+        return 0;
+      }
+      let periods = await getBillingData(client, b, {
+        from: o.from as string | undefined,
+        to: o.to as string | undefined,
+        includeNext: o["include-next"] as number | undefined,
+      });
+      if (typeof o.limit === "number") periods = o.limit === 0 ? [] : periods.slice(-o.limit);
+      if (o.json) {
+        io.out(formatJson(periods));
+        return 0;
+      }
+      if (o.lines) {
+        printLines(io, periods);
+        return 0;
+      }
+      const right = "right" as const;
+      printTable(
+        io,
+        ["PERIOD", "GENERATED", { header: "LINES", align: right }, { header: "TOTAL", align: right }],
+        periods.map((p) => [
+          p.period?.slice(0, 10),
+          p.generatedDate ? formatTime(p.generatedDate) : "(forecast)",
+          (p.lines ?? []).length,
+          formatAmount(p.total),
+        ]),
+        "no billing data",
+      );
       return 0;
-    }
-    let periods = await getBillingData(client, b, {
-      from: o.from as string | undefined,
-      to: o.to as string | undefined,
-      includeNext: o["include-next"] as number | undefined,
-    });
-    if (typeof o.limit === "number") periods = o.limit === 0 ? [] : periods.slice(-o.limit);
-    if (o.json) {
-      io.out(formatJson(periods));
-      return 0;
-    }
-    if (o.lines) {
-      printLines(io, periods);
-      return 0;
-    }
-    const right = "right" as const;
-    printTable(
-      io,
-      ["PERIOD", "GENERATED", { header: "LINES", align: right }, { header: "TOTAL", align: right }],
-      periods.map((p) => [
-        p.period?.slice(0, 10),
-        p.generatedDate ? formatTime(p.generatedDate) : "(forecast)",
-        (p.lines ?? []).length,
-        formatAmount(p.total),
-      ]),
-      "no billing data",
-    );
-    return 0;
-  });
+    },
+    check,
+  );
+}
+
+/** --period goes alone: it is one period's lines. */
+function check(o: Values): void {
+  if (typeof o.period === "string" && (o.from !== undefined || o.to !== undefined || o["include-next"] !== undefined))
+    throw new UsageError("--period takes no --from, --to or --include-next");
 }

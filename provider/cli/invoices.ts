@@ -27,6 +27,7 @@ import {
   UNIT_OPTIONS,
   UsageError,
 } from "./output";
+import { Values } from "./args";
 
 export const COMMAND = dataCommand(
   "invoices",
@@ -43,7 +44,7 @@ uploaded invoice files, with --upload a new invoice file, with --contract the co
     upload: {
       kind: "string",
       value: "file",
-      description: `upload this file (usually a PDF): a regular file of at most ${MAX_INVOICE_FILE_BYTES / 1024 / 1024} MiB`,
+      description: `upload this file (usually a PDF): a regular file, ${MAX_INVOICE_FILE_BYTES / 1024 / 1024} MiB or less`,
     },
     name: { kind: "string", value: "name", description: "with --upload: its name in the portal", default: "the file's name" },
     "erp-reference": { kind: "string", value: "ref", description: "with --upload: ERP code of the invoice" },
@@ -81,7 +82,9 @@ function checkUpload(file: string, name: string | undefined): void {
   try {
     st = fs.statSync(file);
   } catch (err) {
-    throw new UsageError(`--upload ${JSON.stringify(file)}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`);
+    throw new UsageError(
+      `--upload ${JSON.stringify(file)}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`,
+    );
   }
   const problem = invoiceFileProblem(st);
   if (problem) throw new UsageError(`--upload ${JSON.stringify(file)} ${problem}`);
@@ -91,70 +94,80 @@ function checkUpload(file: string, name: string | undefined): void {
 
 export function run(argv: string[], given: CliIo = processIo): Promise<number> {
   const io = terminalIo(given);
-  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
-    const b = o.bunit as number;
-    const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
-    if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
-    if (
-      o.upload === undefined &&
-      (o.name !== undefined ||
-        o["erp-reference"] !== undefined ||
-        o["send-to-billing-address"] !== undefined ||
-        o["raw-upload"] !== undefined)
-    ) {
-      throw new UsageError("--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload");
-    }
-    if (typeof o.upload === "string") checkUpload(o.upload, o.name as string | undefined);
-    const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
+  return runCommand(
+    COMMAND,
+    argv,
+    io,
+    async ({ client, options: o }) => {
+      const b = o.bunit as number;
+      const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
 
-    if (o.contract) {
-      const contract = await getContract(client, b);
-      io.out(
-        o.json
-          ? formatJson(contract)
-          : formatRecord([
-              ["id", contract.id],
-              ["name", contract.name],
-              ["start", formatTime(contract.startDate)],
-              ["currency", contract.currency],
-            ]),
+      if (o.contract) {
+        const contract = await getContract(client, b);
+        io.out(
+          o.json
+            ? formatJson(contract)
+            : formatRecord([
+                ["id", contract.id],
+                ["name", contract.name],
+                ["start", formatTime(contract.startDate)],
+                ["currency", contract.currency],
+              ]),
+        );
+        return 0;
+      }
+      if (o.files) {
+        const files = limit(await getInvoiceFiles(client, b)) as InvoiceFile[];
+        if (o.json) io.out(formatJson(files));
+        else printTable(io, FILE_COLUMNS, fileRows(files), "no invoice files");
+        return 0;
+      }
+      if (typeof o.upload === "string") {
+        const stored = await uploadInvoiceFile(client, b, {
+          path: o.upload,
+          fileName: o.name as string | undefined,
+          erpReference: o["erp-reference"] as string | undefined,
+          sendToBillingAddress: o["send-to-billing-address"] === true,
+          form: o["raw-upload"] === true ? "raw" : "multipart",
+        });
+        if (o.json) io.out(formatJson(stored));
+        else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");
+        return 0;
+      }
+      const invoices =
+        typeof o.date === "string"
+          ? [await getInvoice(client, b, o.date)]
+          : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<
+              ReturnType<typeof getInvoices>
+            >);
+      if (o.json) {
+        io.out(formatJson(typeof o.date === "string" ? invoices[0] : invoices));
+        return 0;
+      }
+      printTable(
+        io,
+        ["DATE", { header: "ID", align: "right" }, { header: "AMOUNT", align: "right" }, "CURRENCY"],
+        invoices.map((i) => [i.date, i.id, formatAmount(i.amount), i.currency]),
+        "no invoices",
       );
       return 0;
-    }
-    if (o.files) {
-      const files = limit(await getInvoiceFiles(client, b)) as InvoiceFile[];
-      if (o.json) io.out(formatJson(files));
-      else printTable(io, FILE_COLUMNS, fileRows(files), "no invoice files");
-      return 0;
-    }
-    if (typeof o.upload === "string") {
-      const stored = await uploadInvoiceFile(client, b, {
-        path: o.upload,
-        fileName: o.name as string | undefined,
-        erpReference: o["erp-reference"] as string | undefined,
-        sendToBillingAddress: o["send-to-billing-address"] === true,
-        form: o["raw-upload"] === true ? "raw" : "multipart",
-      });
-      if (o.json) io.out(formatJson(stored));
-      else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");
-      return 0;
-    }
-    const invoices =
-      typeof o.date === "string"
-        ? [await getInvoice(client, b, o.date)]
-        : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<
-            ReturnType<typeof getInvoices>
-          >);
-    if (o.json) {
-      io.out(formatJson(typeof o.date === "string" ? invoices[0] : invoices));
-      return 0;
-    }
-    printTable(
-      io,
-      ["DATE", { header: "ID", align: "right" }, { header: "AMOUNT", align: "right" }, "CURRENCY"],
-      invoices.map((i) => [i.date, i.id, formatAmount(i.amount), i.currency]),
-      "no invoices",
-    );
-    return 0;
-  });
+    },
+    check,
+  );
+}
+
+/** One mode at a time; the upload's options only with --upload, and its file checked. */
+function check(o: Values): void {
+  const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
+  if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
+  if (
+    o.upload === undefined &&
+    (o.name !== undefined ||
+      o["erp-reference"] !== undefined ||
+      o["send-to-billing-address"] !== undefined ||
+      o["raw-upload"] !== undefined)
+  ) {
+    throw new UsageError("--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload");
+  }
+  if (typeof o.upload === "string") checkUpload(o.upload, o.name as string | undefined);
 }

@@ -6,6 +6,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../dynamic/specifier";
 import { suggest } from "../rules/suggest";
+import { failureText } from "./failure";
 import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, usageFailure, UsageError } from "./args";
 
 const commands: Record<string, { module: string; summary: string }> = {
@@ -99,7 +100,7 @@ if (require.main === module || process.argv[1]?.endsWith("backup-portal.js") || 
       process.exitCode = code;
     },
     (err: unknown) => {
-      console.error(`backup-portal: ${err instanceof Error ? err.message : String(err)}`);
+      process.stderr.write(failureText("backup-portal", err));
       process.exitCode = 1;
     },
   );

@@ -2,6 +2,7 @@
 import { MetadataError, readInstanceMetadata, ReadMetadataOptions } from "../metadata";
 import { CommandIo, CommandSpec, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
+import { failureText } from "./failure";
 import { formatJson, terminalIo } from "./output";
 
 export const COMMAND: CommandSpec = {
@@ -62,8 +63,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
       io.out(formatJson(output));
       return 0;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      io.err(`backup-portal metadata: ${message}\n`);
+      io.err(failureText("backup-portal metadata", err));
       if (err instanceof MetadataError && err.kind === "timeout") {
         io.err("hint: not on an instance, or the service is unreachable from here; try --config-drive or a larger --timeout\n");
       }

@@ -6,6 +6,7 @@ import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
 import { UnknownReferenceError } from "../dynamic/references";
 import { toTimestamp } from "../data/dates";
+import { failureText } from "./failure";
 import {
   CommandIo,
   CommandSpec,
@@ -252,7 +253,8 @@ export interface CommandContext {
 }
 
 /**
- * Parses the options, shows help, builds the client from the environment and runs the body.
+ * Parses the options, shows help, runs `check` (the command's checks across its flags, UsageError), builds the
+ * client from the environment and runs the body.
  * Exit codes: 0 done, 1 error (reason on stderr), 2 bad arguments.
  */
 export function runCommand(
@@ -260,13 +262,18 @@ export function runCommand(
   argv: string[],
   io: CliIo,
   body: (ctx: CommandContext) => Promise<number | void>,
+  check: (values: Values) => void = () => undefined,
 ): Promise<number> {
   const { label } = command;
   return runParsed(
     command,
     argv,
     io,
-    checkRange,
+    (values) => {
+      // Every flag before the connection settings and the first request: a bad argument is exit 2 whatever else is wrong.
+      check(checkRange(values));
+      return values;
+    },
     async (options) => {
       let client: PortalClient | undefined = io.client;
       const own = !client;
@@ -283,8 +290,7 @@ export function runCommand(
         return (await body({ client, io, options })) ?? 0;
       } catch (err) {
         if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, command, err.message);
-        const message = err instanceof Error ? err.message : String(err);
-        io.err(`${label}: ${client ? client.redact(message) : message}\n`);
+        io.err(failureText(label, err, (text) => (client ? client.redact(text) : text)));
         if (err instanceof PortalError && err.code === "NotReseller")
           io.err("hint: billing data exists only for a reseller business unit\n");
         if (err instanceof UnknownReferenceError) return 2;

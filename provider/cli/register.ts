@@ -8,6 +8,7 @@ import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
 import { CommandIo, CommandSpec, definedOnly, fileToWrite, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
+import { failureText } from "./failure";
 import { formatJson, terminalIo, TIMEOUT_OPTION } from "./output";
 
 export const COMMAND: CommandSpec = {
@@ -136,7 +137,7 @@ export function run(argv: string[], given: RegisterIo = processIo): Promise<numb
       return 0;
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
-      io.err(`backup-portal register: ${msg}\n`);
+      io.err(failureText("backup-portal register", err));
       if (parsed.json) {
         const e = err instanceof RegistrationError ? err : undefined;
         io.out(formatJson({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }));

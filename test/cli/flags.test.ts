@@ -72,6 +72,7 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
 
   const B = ["--bunit", "1"];
   const C = ["--bunit", "1", "--consumer", "1"];
+
   const bad: Record<string, Array<[string[], RegExp]>> = {
     reports: [
       [[...C, "--from", "99999999999d"], /--from needs a date.*"99999999999d" \(too far back\)/],
@@ -164,6 +165,18 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
       for (const [argv, message] of cases) await refused([command, ...meta, ...files(argv)], message);
     });
   }
+
+  it("a bad flag is named even when the connection settings are missing too", async () => {
+    const saved = env;
+    env = {};
+    try {
+      for (const command of ["reports", "jobs", "audit"]) await refused([command, ...C, "--from", "99999999999d"], /--from needs a date/);
+      await refused(["invoices", ...B, "--upload", "/dev/zero"], /--upload "\/dev\/zero" is not a regular file/);
+      await refused(["billing", ...B, "--include-next", "25"], /--include-next needs an integer from 0 to 24/);
+    } finally {
+      env = saved;
+    }
+  });
 
   it("dates: a duration too far back is a RangeError naming the input, never 'Invalid time value'", () => {
     assert.throws(() => toTimestamp("99999999999d"), (e: Error) => e instanceof RangeError && /"99999999999d".*earliest/.test(e.message));
