@@ -9,6 +9,7 @@ import * as fs from "fs";
 import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, runCommand, UsageError, Values } from "../cli/args";
 import { PortalClient } from "../portal/client";
 import { resolveSettings } from "../portal/settings";
+import { cliHints } from "../portal/hints";
 import { BillingReceiverHandle, BillingReceiverOptions, DEFAULT_NOTIFY_PATH, startBillingReceiver } from "./receiver";
 
 export const SECRET_ENV = "BILLING_RECEIVER_SECRET";
@@ -85,7 +86,10 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
  * same for the read) past the 10 s the portal waits for an answer.
  */
 export function receiverClient(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): PortalClient {
-  return new PortalClient({ timeoutMs: 3000, maxAttempts: 1, ...resolveSettings(undefined, env) }, { log });
+  return new PortalClient(
+    { timeoutMs: 3000, maxAttempts: 1, ...resolveSettings(undefined, env, "cli"), hintContext: cliHints(["--bunit"]) },
+    { log },
+  );
 }
 
 export interface MainIo extends CommandIo {

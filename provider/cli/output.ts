@@ -4,6 +4,7 @@
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
+import { cliHints } from "../portal/hints";
 import { UnknownReferenceError } from "../dynamic/references";
 import { toTimestamp } from "../data/dates";
 import { failureText } from "./failure";
@@ -282,7 +283,9 @@ export function runCommand(
         const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
         client ??= new PortalClient(
           {
-            ...resolveSettings(undefined, io.env ?? process.env),
+            ...resolveSettings(undefined, io.env ?? process.env, "cli"),
+            // A not-found names the flags that named the object, not `pulumi refresh`.
+            hintContext: cliHints(["--bunit", "--consumer"].filter((f) => Object.hasOwn(command.options, f.slice(2)))),
             deadlineMs: (options.timeout as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS * 1000,
           },
           { log: tty ? (line) => io.err(`${label}: ${line}\n`) : undefined },

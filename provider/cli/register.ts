@@ -9,6 +9,7 @@ import { RegisterOptions, RegistrationError, registerInstance, summarize } from 
 import { CommandIo, CommandSpec, definedOnly, fileToWrite, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
 import { failureText } from "./failure";
+import { cliHints } from "../portal/hints";
 import { formatJson, terminalIo, TIMEOUT_OPTION } from "./output";
 
 export const COMMAND: CommandSpec = {
@@ -87,7 +88,11 @@ function prepare(v: Values): Parsed {
     rotatePassword: v["rotate-password"] as boolean | undefined,
     dryRun: v["dry-run"] as boolean | undefined,
     lockFile: v["lock-file"] as string | undefined,
-    portal: { deadlineMs: v["portal-timeout"] as number },
+    portal: {
+      deadlineMs: v["portal-timeout"] as number,
+      // The command's own words: no stack config, no `pulumi refresh`.
+      hintContext: cliHints([], "--portal-timeout", "BACKUP_PORTAL_URL (or the user data's backupPortal.url)"),
+    },
   });
   return { json: v.json === true, quiet: v.quiet === true, verbose: v.verbose === true, metadata: metadataOptions(v), register };
 }

@@ -179,7 +179,10 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
   });
 
   it("dates: a duration too far back is a RangeError naming the input, never 'Invalid time value'", () => {
-    assert.throws(() => toTimestamp("99999999999d"), (e: Error) => e instanceof RangeError && /"99999999999d".*earliest/.test(e.message));
+    assert.throws(
+      () => toTimestamp("99999999999d"),
+      (e: Error) => e instanceof RangeError && /"99999999999d".*earliest/.test(e.message),
+    );
     assert.equal(toTimestamp("1d", "start", Date.UTC(2025, 0, 2)), "2025-01-01T00:00:00Z");
   });
 

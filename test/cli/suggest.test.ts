@@ -71,7 +71,10 @@ describe("did you mean: unknown commands and options (27.10)", function () {
         assert.ok(editDistance(typo.toLowerCase(), got.toLowerCase()) <= editDistance(typo, c));
         // The first of the nearest.
         const nearest = Math.min(...cands.map((x) => editDistance(typo, x)));
-        assert.equal(got, cands.find((x) => editDistance(typo, x) === nearest));
+        assert.equal(
+          got,
+          cands.find((x) => editDistance(typo, x) === nearest),
+        );
       }),
       { numRuns: 300 },
     );

@@ -230,7 +230,7 @@ describe("backup-portal doctor", function () {
     try {
       const page = await doctorText({ ...base, BACKUP_PORTAL_URL: `http://127.0.0.1:${(html.address() as AddressInfo).port}` });
       assert.equal(page.code, 1);
-      assert.match(page.out, /failed +version +.*HTML page.*fix: set backup-portal:url \(or BACKUP_PORTAL_URL\)/);
+      assert.match(page.out, /failed +version +.*HTML page.*fix: set BACKUP_PORTAL_URL to the portal API's base address/);
     } finally {
       await new Promise((r) => html.close(r));
     }
