@@ -17,7 +17,8 @@ import { envFor, Emulator, startEmulator } from "../support/portal";
 import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
 
 /** What belongs to the stack, not to a command. */
-const STACK_WORDS = /pulumi (config|refresh|up --parallel)|backup-portal:(url|origin|clientId|username|password|maxAnswerBytes)|stack config/;
+const STACK_WORDS =
+  /pulumi (config|refresh|up --parallel)|backup-portal:(url|origin|clientId|username|password|maxAnswerBytes)|stack config/;
 
 /** The doctor's fix for a missing setting also names the stack's key for it ("in a stack, backup-portal:url"). */
 const stackPointer = (text: string) => text.replace(/in a stack, backup-portal:\w+/g, "");

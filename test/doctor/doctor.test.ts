@@ -174,7 +174,7 @@ describe("backup-portal doctor", function () {
       const left = em.state().consumers.filter((c) => c.name.startsWith("doctor-"));
       assert.equal(left.length, 1);
       assert.match(stuck.out, new RegExp(`left behind: consumer ${left[0].id} "${left[0].name}" in business unit 2`));
-      assert.match(stuck.out, /failed +cleanup .*fix: remove it in the portal/);
+      assert.match(stuck.out, /failed +cleanup .*fix: delete it in the portal .*DELETE \/v1\/bunits\/2\/consumers\/\d+/);
     });
   });
 
