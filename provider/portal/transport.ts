@@ -266,7 +266,9 @@ export class Transport {
         status: cause.status,
         code: "AnswerTooLarge",
         message: `${cause.message} and was dropped`,
-        hint: `if the portal really sends answers this large, raise the cap: ${settingName("maxAnswerBytes", this.hints)}`,
+        hint:
+          `if the portal really sends answers this large, raise the cap: ${settingName("maxAnswerBytes", this.hints)}` +
+          (this.hints.tool === "stack" ? ", or the client's maxAnswerBytes setting" : ""),
       });
     }
     if (spec.path === TOKEN_PATH && status) {
