@@ -20,12 +20,14 @@ export interface FaultConfig {
   dropBeforeRate?: number;
   /** Share (0 to 1) of requests processed (state changed) whose connection is destroyed before the answer. */
   dropAfterRate?: number;
-  /** Only requests matching this method and/or path prefix (path without query) are affected. */
-  match?: { method?: string; pathPrefix?: string };
+  /** Only requests matching this method, path prefix and/or exact path (paths without query) are affected. */
+  match?: { method?: string; pathPrefix?: string; path?: string };
   /** PRNG seed; default 1. */
   seed?: number;
   /** Faults apply to the next `count` matching requests only, then switch off. */
   count?: number;
+  /** The first `skip` matching requests pass untouched (a fault at the n-th step of a sequence); default 0. */
+  skip?: number;
 }
 
 export interface FaultPlan {
@@ -49,7 +51,18 @@ function prng(seed: number): () => number {
 }
 
 const STATUSES: FaultStatus[] = [500, 503, 429];
-const KEYS = ["latencyMs", "errorRate", "statuses", "retryAfterSeconds", "dropBeforeRate", "dropAfterRate", "match", "seed", "count"];
+const KEYS = [
+  "latencyMs",
+  "errorRate",
+  "statuses",
+  "retryAfterSeconds",
+  "dropBeforeRate",
+  "dropAfterRate",
+  "match",
+  "seed",
+  "count",
+  "skip",
+];
 
 /** Validates a fault configuration from the control API or a test (400 on any bad field). */
 export function parseFaults(input: unknown): FaultConfig {
@@ -71,6 +84,7 @@ export function parseFaults(input: unknown): FaultConfig {
     dropAfterRate: num("dropAfterRate", 0, 1),
     seed: num("seed", 0, 2 ** 32 - 1, true),
     count: num("count", 0, Number.MAX_SAFE_INTEGER, true),
+    skip: num("skip", 0, Number.MAX_SAFE_INTEGER, true),
   };
   if (input.statuses !== undefined && input.statuses !== null) {
     const s = input.statuses;
@@ -81,13 +95,15 @@ export function parseFaults(input: unknown): FaultConfig {
   }
   if (input.match !== undefined && input.match !== null) {
     const m = input.match;
-    if (!isObject(m)) throw validation("match must be an object {method?, pathPrefix?}");
-    for (const k of Object.keys(m)) if (k !== "method" && k !== "pathPrefix") throw validation(`Unknown match setting "${k}"`);
+    if (!isObject(m)) throw validation("match must be an object {method?, pathPrefix?, path?}");
+    for (const k of Object.keys(m)) if (!["method", "pathPrefix", "path"].includes(k)) throw validation(`Unknown match setting "${k}"`);
     if (m.method !== undefined && typeof m.method !== "string") throw validation("match.method must be a string");
     if (m.pathPrefix !== undefined && typeof m.pathPrefix !== "string") throw validation("match.pathPrefix must be a string");
+    if (m.path !== undefined && typeof m.path !== "string") throw validation("match.path must be a string");
     out.match = {};
     if (typeof m.method === "string") out.match.method = m.method.toUpperCase();
     if (typeof m.pathPrefix === "string") out.match.pathPrefix = m.pathPrefix;
+    if (typeof m.path === "string") out.match.path = m.path;
   }
   for (const k of Object.keys(out) as Array<keyof FaultConfig>) if (out[k] === undefined) delete out[k];
   return out;
@@ -97,12 +113,14 @@ export class Faults {
   private config?: FaultConfig;
   private random: () => number = prng(1);
   private remaining?: number;
+  private skipping = 0;
 
   set(input: unknown): FaultConfig {
     const config = parseFaults(input);
     this.config = config;
     this.random = prng(config.seed ?? 1);
     this.remaining = config.count;
+    this.skipping = config.skip ?? 0;
     return this.current() as FaultConfig;
   }
 
@@ -123,6 +141,11 @@ export class Faults {
     if (!c) return undefined;
     if (c.match?.method && c.match.method !== method.toUpperCase()) return undefined;
     if (c.match?.pathPrefix && !path.startsWith(c.match.pathPrefix)) return undefined;
+    if (c.match?.path !== undefined && path !== c.match.path) return undefined;
+    if (this.skipping > 0) {
+      this.skipping--;
+      return undefined;
+    }
     if (this.remaining !== undefined) {
       if (this.remaining <= 0) return undefined;
       this.remaining--;

@@ -5,9 +5,11 @@
 // progress and stop it. The portal connection comes from the BACKUP_PORTAL_* environment
 // variables; the secret may also come from BILLING_RECEIVER_SECRET (better than the command
 // line, where other users of the machine can read it).
+import * as fs from "fs";
 import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, runCommand, UsageError, Values } from "../cli/args";
 import { PortalClient } from "../portal/client";
 import { resolveSettings } from "../portal/settings";
+import { cliHints } from "../portal/hints";
 import { BillingReceiverHandle, BillingReceiverOptions, DEFAULT_NOTIFY_PATH, startBillingReceiver } from "./receiver";
 import { receiverSecretProblem } from "./secret";
 
@@ -68,6 +70,8 @@ function receiverArgs(v: Values, env: NodeJS.ProcessEnv): ReceiverArgs {
   });
   if (v.host !== undefined) a.host = v.host as string;
   if (v.path !== undefined) a.path = v.path as string;
+  const out = a.outDir === undefined ? undefined : fs.statSync(a.outDir as string, { throwIfNoEntry: false });
+  if (out && !out.isDirectory()) throw new UsageError(`--out ${JSON.stringify(a.outDir)} is not a directory`);
   const secretProblem = a.secret !== undefined ? receiverSecretProblem(a.secret) : undefined;
   if (secretProblem) throw new UsageError(`${v.secret !== undefined ? "--secret" : SECRET_ENV}: ${secretProblem}`);
   if (a.path !== undefined && (!a.path.startsWith("/") || a.path.includes("?")))
@@ -85,7 +89,10 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
  * same for the read) past the 10 s the portal waits for an answer.
  */
 export function receiverClient(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): PortalClient {
-  return new PortalClient({ timeoutMs: 3000, maxAttempts: 1, ...resolveSettings(undefined, env) }, { log });
+  return new PortalClient(
+    { timeoutMs: 3000, maxAttempts: 1, ...resolveSettings(undefined, env, "cli"), hintContext: cliHints(["--bunit"]) },
+    { log },
+  );
 }
 
 export interface MainIo extends CommandIo {

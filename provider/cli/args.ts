@@ -8,7 +8,12 @@
 // install), and it only reads argv, which leaves the exit codes, the messages and the help layout
 // here, where the documented behaviour (exit 2 with the usage, typed values) is kept. Node 20's
 // parseArgs has no `--no-<flag>` negation (allowNegative is node 22+): the declaration layer adds it.
+import * as fs from "fs";
+import * as path from "path";
 import { parseArgs } from "util";
+import { suggest } from "../rules/suggest";
+import { toDay, toTimestamp } from "../data/dates";
+import { failureText } from "./failure";
 
 /** Bad arguments: the command prints the message and its usage and exits with 2. */
 export class UsageError extends Error {}
@@ -33,9 +38,10 @@ export const processIo: CommandIo = {
 /**
  * How an option's value is read: `flag` takes none; `int` a whole number (`min`, `max`); `url` an
  * http(s) URL; `seconds` a duration (read as milliseconds); `list` may repeat and takes
- * comma-separated values; `string` any non-empty text.
+ * comma-separated values; `date` a moment (YYYY-MM-DD, ISO 8601, or ago like 7d) and `day` a
+ * YYYY-MM-DD, both checked here and kept as written; `string` any non-empty text.
  */
-export type OptionKind = "flag" | "string" | "int" | "url" | "seconds" | "list";
+export type OptionKind = "flag" | "string" | "int" | "url" | "seconds" | "list" | "date" | "day";
 
 export interface OptionSpec {
   kind: OptionKind;
@@ -112,7 +118,7 @@ export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
     const negated = !spec(t.name) && t.name.startsWith("no-") && spec(t.name.slice(3))?.negation !== undefined;
     const name = negated ? t.name.slice(3) : t.name;
     const s = spec(name);
-    if (!s) throw new UsageError(`unknown option ${JSON.stringify(flag)}`);
+    if (!s) throw new UsageError(`unknown option ${JSON.stringify(flag)}${didYouMean(flag, specs)}`);
     if (s.kind === "flag" || negated) {
       if (t.value !== undefined) throw new UsageError(`${flag} takes no value`);
       values[name] = !negated;
@@ -131,6 +137,14 @@ export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
   return values;
 }
 
+/** `; did you mean --x?` for an unknown option near a declared one (its `--no-` form included), else "". */
+function didYouMean(flag: string, specs: OptionSpecs): string {
+  if (!flag.startsWith("--")) return "";
+  const names = Object.entries(specs).flatMap(([n, s]) => (s.negation !== undefined ? [n, `no-${n}`] : [n]));
+  const near = suggest(flag.slice(2).split("=")[0], names);
+  return near === undefined ? "" : `; did you mean --${near}?`;
+}
+
 function typedValue(s: OptionSpec, flag: string, text: string, before: Values[string]): Values[string] {
   switch (s.kind) {
     case "int":
@@ -139,6 +153,9 @@ function typedValue(s: OptionSpec, flag: string, text: string, before: Values[st
       return httpUrl(flag, text);
     case "seconds":
       return seconds(flag, text);
+    case "date":
+    case "day":
+      return dateText(flag, text, s.kind);
     case "list": {
       const items = text
         .split(",")
@@ -176,6 +193,59 @@ export function seconds(flag: string, text: string): number {
     throw new UsageError(`${flag} needs a number of seconds above 0 and at most 86400, got ${JSON.stringify(text)}`);
   }
   return Math.round(n * 1000);
+}
+
+/** A date as written, checked as the data functions will read it (a bad one names the flag, not "Invalid time value"). */
+export function dateText(flag: string, text: string, kind: "date" | "day"): string {
+  try {
+    if (kind === "day") toDay(text);
+    else toTimestamp(text);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const form = kind === "day" ? "a day YYYY-MM-DD" : "a date: YYYY-MM-DD, ISO 8601, or a duration ago (7d, 24h)";
+    throw new UsageError(
+      `${flag} needs ${form}, got ${JSON.stringify(text)}${/before the earliest/.test(err.message) ? " (too far back)" : ""}`,
+    );
+  }
+  return text;
+}
+
+/** The path's status, or undefined when nothing is there (a missing entry, or a file where a directory would be). */
+function statIfAny(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new UsageError(`${p}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * A file the command will write (or create): not an existing directory or device, and its nearest existing
+ * ancestor a directory (missing directories are made). Checked before the first request, not after the portal
+ * has changed.
+ */
+export function fileToWrite(flag: string, file: string): string {
+  const at = path.resolve(file);
+  const st = statIfAny(at);
+  if (st?.isDirectory()) throw new UsageError(`${flag} ${JSON.stringify(file)} is a directory, not a file`);
+  if (st && !st.isFile()) throw new UsageError(`${flag} ${JSON.stringify(file)} is not a regular file`);
+  for (let dir = path.dirname(at), up = 0; up < 256; dir = path.dirname(dir), up++) {
+    const d = statIfAny(dir);
+    if (d) {
+      if (!d.isDirectory()) throw new UsageError(`${flag} ${JSON.stringify(file)}: ${dir} is not a directory`);
+      break;
+    }
+    if (dir === path.dirname(dir)) break;
+  }
+  return file;
+}
+
+/** A path that must exist (a directory, file or device the command reads). */
+export function existingPath(flag: string, file: string): string {
+  if (!fs.existsSync(file)) throw new UsageError(`${flag} ${JSON.stringify(file)}: no such file or directory`);
+  return file;
 }
 
 /** An http: or https: URL, as given. */
@@ -285,5 +355,12 @@ export async function runCommand<P, R>(
     if (!(err instanceof UsageError)) throw err;
     return usageFailure(io, command, err.message);
   }
-  return body(prepared);
+  try {
+    return await body(prepared);
+  } catch (err) {
+    // What a body does not report itself: a usage error found late, a user error in one line, a bug with its trace.
+    if (err instanceof UsageError) return usageFailure(io, command, err.message);
+    io.err(failureText(command.label, err));
+    return 1;
+  }
 }

@@ -1,6 +1,6 @@
 // `backup-portal audit`: the audit log of a consumer, every page (or up to --limit entries),
 // with a progress indicator on stderr while paging.
-import { DEFAULT_AUDIT_PAGE, getAuditLog, MAX_AUDIT_PAGE } from "../data/activity";
+import { auditTypes, DEFAULT_AUDIT_PAGE, getAuditLog, MAX_AUDIT_PAGE } from "../data/activity";
 import { AuditLogType } from "../portal/types";
 import {
   CliIo,
@@ -13,7 +13,10 @@ import {
   Progress,
   progressWanted,
   runCommand,
+  terminalIo,
+  UsageError,
 } from "./output";
+import { Values } from "./args";
 
 export const COMMAND = dataCommand(
   "audit",
@@ -44,45 +47,62 @@ export const COMMAND = dataCommand(
 
 const TYPE_NAMES = new Map<number, string>(Object.entries(AuditLogType).map(([k, v]) => [v, k]));
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
-    const b = o.bunit as number;
-    const c = o.consumer as number;
-    const want = progressWanted(o, io);
-    const progress = new Progress(io, want.enabled, "audit log", want.tty);
-    let entries;
-    try {
-      entries = await getAuditLog(client, b, c, {
-        from: o.from as string | undefined,
-        to: o.to as string | undefined,
-        types: o.type as string[] | undefined,
-        includeDescendants: o.descendants === true,
-        orderDesc: o.desc === true,
-        limit: o.limit as number | undefined,
-        pageSize: o["page-size"] as number | undefined,
-        onProgress: (seen, total) =>
-          progress.update(seen, total === undefined || o.limit === undefined ? total : Math.min(total, o.limit as number)),
-      });
-    } finally {
-      progress.done();
-    }
-    if (o.json) {
-      io.out(formatJson(entries));
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
+  return runCommand(
+    COMMAND,
+    argv,
+    io,
+    async ({ client, options: o }) => {
+      const b = o.bunit as number;
+      const c = o.consumer as number;
+      const want = progressWanted(o, io);
+      const progress = new Progress(io, want.enabled, "audit log", want.tty);
+      let entries;
+      try {
+        entries = await getAuditLog(client, b, c, {
+          from: o.from as string | undefined,
+          to: o.to as string | undefined,
+          types: o.type as string[] | undefined,
+          includeDescendants: o.descendants === true,
+          orderDesc: o.desc === true,
+          limit: o.limit as number | undefined,
+          pageSize: o["page-size"] as number | undefined,
+          onProgress: (seen, total) =>
+            progress.update(seen, total === undefined || o.limit === undefined ? total : Math.min(total, o.limit as number)),
+        });
+      } finally {
+        progress.done();
+      }
+      if (o.json) {
+        io.out(formatJson(entries));
+        return 0;
+      }
+      printTable(
+        io,
+        ["TIME", "TYPE", "ACTION", "OBJECT", "USER", "MESSAGE"],
+        entries.map((e) => [
+          formatTime(e.time),
+          e.type === undefined ? "" : (TYPE_NAMES.get(e.type) ?? String(e.type)),
+          e.action,
+          [e.objectType, e.objectId].filter((x) => x !== undefined).join(" "),
+          e.user,
+          e.message,
+        ]),
+        "no audit log entries",
+      );
       return 0;
-    }
-    printTable(
-      io,
-      ["TIME", "TYPE", "ACTION", "OBJECT", "USER", "MESSAGE"],
-      entries.map((e) => [
-        formatTime(e.time),
-        e.type === undefined ? "" : (TYPE_NAMES.get(e.type) ?? String(e.type)),
-        e.action,
-        [e.objectType, e.objectId].filter((x) => x !== undefined).join(" "),
-        e.user,
-        e.message,
-      ]),
-      "no audit log entries",
-    );
-    return 0;
-  });
+    },
+    check,
+  );
+}
+
+function check(o: Values): void {
+  if (!Array.isArray(o.type)) return;
+  try {
+    auditTypes(o.type);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    throw new UsageError(`--type: ${err.message}`);
+  }
 }

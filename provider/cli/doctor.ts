@@ -2,7 +2,7 @@
 // there; this file only reads arguments and prints the report).
 import { formatReport, runDoctor, DoctorOptions } from "../doctor";
 import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, UsageError, Values } from "./args";
-import { TIMEOUT_OPTION } from "./output";
+import { formatJson, terminalIo, TIMEOUT_OPTION } from "./output";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal doctor",
@@ -53,10 +53,11 @@ export interface DoctorIo extends CommandIo {
   env?: NodeJS.ProcessEnv;
 }
 
-export function run(argv: string[], io: DoctorIo = processIo): Promise<number> {
+export function run(argv: string[], given: DoctorIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, prepare, async (a) => {
     const report = await runDoctor({ ...a.options, env: io.env ?? process.env });
-    io.out(a.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    io.out(a.json ? formatJson(report) : formatReport(report));
     return report.ok ? 0 : 1;
   });
 }

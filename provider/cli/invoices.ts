@@ -1,6 +1,16 @@
 // `backup-portal invoices`: invoices, the contract and invoice files of a business unit, and
 // uploading an invoice file.
-import { getContract, getInvoice, getInvoiceFiles, getInvoices, uploadInvoiceFile } from "../data/billing";
+import * as fs from "fs";
+import * as path from "path";
+import {
+  getContract,
+  getInvoice,
+  getInvoiceFiles,
+  getInvoices,
+  invoiceFileProblem,
+  MAX_INVOICE_FILE_BYTES,
+  uploadInvoiceFile,
+} from "../data/billing";
 import { InvoiceFile } from "../portal/types";
 import {
   CliIo,
@@ -13,9 +23,11 @@ import {
   printTable,
   processIo,
   runCommand,
+  terminalIo,
   UNIT_OPTIONS,
   UsageError,
 } from "./output";
+import { Values } from "./args";
 
 export const COMMAND = dataCommand(
   "invoices",
@@ -24,12 +36,16 @@ export const COMMAND = dataCommand(
 uploaded invoice files, with --upload a new invoice file, with --contract the contract.`,
   {
     ...UNIT_OPTIONS,
-    from: { ...UNIT_OPTIONS.from, value: "day", description: "first invoice date (YYYY-MM-DD)" },
-    to: { ...UNIT_OPTIONS.to, value: "day", description: "last invoice date" },
-    date: { kind: "string", value: "day", description: "only the invoice of this date" },
+    from: { ...UNIT_OPTIONS.from, kind: "day", value: "day", description: "first invoice date (YYYY-MM-DD)" },
+    to: { ...UNIT_OPTIONS.to, kind: "day", value: "day", description: "last invoice date" },
+    date: { kind: "day", value: "day", description: "only the invoice of this date" },
     contract: { kind: "flag", description: "the business unit's contract" },
     files: { kind: "flag", description: "the uploaded invoice files" },
-    upload: { kind: "string", value: "file", description: "upload this file (usually a PDF)" },
+    upload: {
+      kind: "string",
+      value: "file",
+      description: `upload this file (usually a PDF): a regular file, ${MAX_INVOICE_FILE_BYTES / 1024 / 1024} MiB or less`,
+    },
     name: { kind: "string", value: "name", description: "with --upload: its name in the portal", default: "the file's name" },
     "erp-reference": { kind: "string", value: "ref", description: "with --upload: ERP code of the invoice" },
     "send-to-billing-address": { kind: "flag", description: "with --upload: have the portal send it to the billing address" },
@@ -60,70 +76,98 @@ const FILE_COLUMNS = [
   "UPLOADED",
 ];
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
-    const b = o.bunit as number;
-    const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
-    if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
-    if (
-      o.upload === undefined &&
-      (o.name !== undefined ||
-        o["erp-reference"] !== undefined ||
-        o["send-to-billing-address"] !== undefined ||
-        o["raw-upload"] !== undefined)
-    ) {
-      throw new UsageError("--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload");
-    }
-    const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
+/** The file to upload and its name in the portal, checked before any request (and before reading a byte). */
+function checkUpload(file: string, name: string | undefined): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch (err) {
+    throw new UsageError(
+      `--upload ${JSON.stringify(file)}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`,
+    );
+  }
+  const problem = invoiceFileProblem(st);
+  if (problem) throw new UsageError(`--upload ${JSON.stringify(file)} ${problem}`);
+  if (name !== undefined && (name !== path.basename(name) || /[\\/]/.test(name) || name === "." || name === ".."))
+    throw new UsageError(`--name needs a plain file name (no directory), got ${JSON.stringify(name)}`);
+}
 
-    if (o.contract) {
-      const contract = await getContract(client, b);
-      io.out(
-        o.json
-          ? formatJson(contract)
-          : formatRecord([
-              ["id", contract.id],
-              ["name", contract.name],
-              ["start", formatTime(contract.startDate)],
-              ["currency", contract.currency],
-            ]),
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
+  return runCommand(
+    COMMAND,
+    argv,
+    io,
+    async ({ client, options: o }) => {
+      const b = o.bunit as number;
+      const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
+
+      if (o.contract) {
+        const contract = await getContract(client, b);
+        io.out(
+          o.json
+            ? formatJson(contract)
+            : formatRecord([
+                ["id", contract.id],
+                ["name", contract.name],
+                ["start", formatTime(contract.startDate)],
+                ["currency", contract.currency],
+              ]),
+        );
+        return 0;
+      }
+      if (o.files) {
+        const files = limit(await getInvoiceFiles(client, b)) as InvoiceFile[];
+        if (o.json) io.out(formatJson(files));
+        else printTable(io, FILE_COLUMNS, fileRows(files), "no invoice files");
+        return 0;
+      }
+      if (typeof o.upload === "string") {
+        const stored = await uploadInvoiceFile(client, b, {
+          path: o.upload,
+          fileName: o.name as string | undefined,
+          erpReference: o["erp-reference"] as string | undefined,
+          sendToBillingAddress: o["send-to-billing-address"] === true,
+          form: o["raw-upload"] === true ? "raw" : "multipart",
+        });
+        if (o.json) io.out(formatJson(stored));
+        else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");
+        return 0;
+      }
+      const invoices =
+        typeof o.date === "string"
+          ? [await getInvoice(client, b, o.date)]
+          : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<
+              ReturnType<typeof getInvoices>
+            >);
+      if (o.json) {
+        io.out(formatJson(typeof o.date === "string" ? invoices[0] : invoices));
+        return 0;
+      }
+      printTable(
+        io,
+        ["DATE", { header: "ID", align: "right" }, { header: "AMOUNT", align: "right" }, "CURRENCY"],
+        invoices.map((i) => [i.date, i.id, formatAmount(i.amount), i.currency]),
+        "no invoices",
       );
       return 0;
-    }
-    if (o.files) {
-      const files = limit(await getInvoiceFiles(client, b)) as InvoiceFile[];
-      if (o.json) io.out(formatJson(files));
-      else printTable(io, FILE_COLUMNS, fileRows(files), "no invoice files");
-      return 0;
-    }
-    if (typeof o.upload === "string") {
-      const stored = await uploadInvoiceFile(client, b, {
-        path: o.upload,
-        fileName: o.name as string | undefined,
-        erpReference: o["erp-reference"] as string | undefined,
-        sendToBillingAddress: o["send-to-billing-address"] === true,
-        form: o["raw-upload"] === true ? "raw" : "multipart",
-      });
-      if (o.json) io.out(formatJson(stored));
-      else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");
-      return 0;
-    }
-    const invoices =
-      typeof o.date === "string"
-        ? [await getInvoice(client, b, o.date)]
-        : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<
-            ReturnType<typeof getInvoices>
-          >);
-    if (o.json) {
-      io.out(formatJson(typeof o.date === "string" ? invoices[0] : invoices));
-      return 0;
-    }
-    printTable(
-      io,
-      ["DATE", { header: "ID", align: "right" }, { header: "AMOUNT", align: "right" }, "CURRENCY"],
-      invoices.map((i) => [i.date, i.id, formatAmount(i.amount), i.currency]),
-      "no invoices",
-    );
-    return 0;
-  });
+    },
+    check,
+  );
+}
+
+/** One mode at a time; the upload's options only with --upload, and its file checked. */
+function check(o: Values): void {
+  const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
+  if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
+  if (
+    o.upload === undefined &&
+    (o.name !== undefined ||
+      o["erp-reference"] !== undefined ||
+      o["send-to-billing-address"] !== undefined ||
+      o["raw-upload"] !== undefined)
+  ) {
+    throw new UsageError("--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload");
+  }
+  if (typeof o.upload === "string") checkUpload(o.upload, o.name as string | undefined);
 }

@@ -1,7 +1,20 @@
 // `backup-portal jobs`: backup and restore jobs of a consumer.
 import { getFirstJobDate, getRecentJobs, jobsSinceDetailed } from "../data/activity";
 import { Job } from "../portal/types";
-import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand } from "./output";
+import {
+  CliIo,
+  CONSUMER_OPTIONS,
+  dataCommand,
+  formatBytes,
+  formatJson,
+  formatTime,
+  printTable,
+  processIo,
+  runCommand,
+  terminalIo,
+  UsageError,
+} from "./output";
+import { Values } from "./args";
 
 export const COMMAND = dataCommand(
   "jobs",
@@ -19,49 +32,67 @@ before the consumer's first job, so an earlier --from starts at the first job.`,
   },
 );
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
-    const b = o.bunit as number;
-    const c = o.consumer as number;
-    const from = o.from as string | undefined;
-    const to = o.to as string | undefined;
-    if (o.first) {
-      if (from !== undefined || to !== undefined || o.all) throw new RangeError("--first takes no --from, --to or --all");
-      const first = await getFirstJobDate(client, b, c);
-      if (o.json) io.out(formatJson({ firstJobCompleted: first ?? null }));
-      else io.out(first ? `first job completed: ${first}\n` : "(no jobs)\n");
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
+  return runCommand(
+    COMMAND,
+    argv,
+    io,
+    async ({ client, options: o }) => {
+      const b = o.bunit as number;
+      const c = o.consumer as number;
+      const from = o.from as string | undefined;
+      const to = o.to as string | undefined;
+      if (o.first) {
+        const first = await getFirstJobDate(client, b, c);
+        if (o.json) io.out(formatJson({ firstJobCompleted: first ?? null }));
+        else io.out(first ? `first job completed: ${first}\n` : "(no jobs)\n");
+        return 0;
+      }
+      let jobs: Job[];
+      if (from === undefined && to === undefined && !o.all) {
+        jobs = await getRecentJobs(client, b, c);
+        if (!o.json) io.err("jobs of the latest 24 hours (use --from, --to or --all for others)\n");
+      } else {
+        const r = await jobsSinceDetailed(client, b, c, from, to);
+        if (r.clamped) io.err(`--from lies before the first job; starting at the first job (${r.firstJob})\n`);
+        jobs = r.jobs;
+      }
+      if (typeof o.limit === "number") jobs = o.limit === 0 ? [] : jobs.slice(-o.limit);
+      if (o.json) {
+        io.out(formatJson(jobs));
+        return 0;
+      }
+      const right = "right" as const;
+      printTable(
+        io,
+        [
+          { header: "ID", align: right },
+          "TYPE",
+          "STATUS",
+          "STARTED",
+          "COMPLETED",
+          { header: "TRANSFERRED", align: right },
+          { header: "OBJECTS", align: right },
+        ],
+        jobs.map((j) => [
+          j.id,
+          j.type,
+          j.status,
+          formatTime(j.started),
+          formatTime(j.completed),
+          formatBytes(j.bytesTransferred),
+          j.objects,
+        ]),
+        "no jobs",
+      );
       return 0;
-    }
-    if (o.all && from !== undefined) throw new RangeError("--all and --from exclude each other");
-    let jobs: Job[];
-    if (from === undefined && to === undefined && !o.all) {
-      jobs = await getRecentJobs(client, b, c);
-      if (!o.json) io.err("jobs of the latest 24 hours (use --from, --to or --all for others)\n");
-    } else {
-      const r = await jobsSinceDetailed(client, b, c, from, to);
-      if (r.clamped) io.err(`--from lies before the first job; starting at the first job (${r.firstJob})\n`);
-      jobs = r.jobs;
-    }
-    if (typeof o.limit === "number") jobs = o.limit === 0 ? [] : jobs.slice(-o.limit);
-    if (o.json) {
-      io.out(formatJson(jobs));
-      return 0;
-    }
-    const right = "right" as const;
-    printTable(
-      io,
-      [
-        { header: "ID", align: right },
-        "TYPE",
-        "STATUS",
-        "STARTED",
-        "COMPLETED",
-        { header: "TRANSFERRED", align: right },
-        { header: "OBJECTS", align: right },
-      ],
-      jobs.map((j) => [j.id, j.type, j.status, formatTime(j.started), formatTime(j.completed), formatBytes(j.bytesTransferred), j.objects]),
-      "no jobs",
-    );
-    return 0;
-  });
+    },
+    check,
+  );
+}
+
+function check(o: Values): void {
+  if (o.first && (o.from !== undefined || o.to !== undefined || o.all)) throw new UsageError("--first takes no --from, --to or --all");
+  if (o.all && o.from !== undefined) throw new UsageError("--all and --from exclude each other");
 }

@@ -5,6 +5,8 @@
 import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../dynamic/specifier";
+import { suggest } from "../rules/suggest";
+import { failureText } from "./failure";
 import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, usageFailure, UsageError } from "./args";
 
 const commands: Record<string, { module: string; summary: string }> = {
@@ -57,7 +59,8 @@ export function packageVersion(from: string = __filename): string {
 }
 
 function unknownCommand(io: CommandIo, name: string): number {
-  return usageFailure(io, TOP, `unknown command ${JSON.stringify(name)}`);
+  const near = suggest(name, [...COMMAND_NAMES, "help"]);
+  return usageFailure(io, TOP, `unknown command ${JSON.stringify(name)}${near ? `; did you mean ${near}?` : ""}`);
 }
 
 export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
@@ -97,7 +100,7 @@ if (require.main === module || process.argv[1]?.endsWith("backup-portal.js") || 
       process.exitCode = code;
     },
     (err: unknown) => {
-      console.error(`backup-portal: ${err instanceof Error ? err.message : String(err)}`);
+      process.stderr.write(failureText("backup-portal", err));
       process.exitCode = 1;
     },
   );

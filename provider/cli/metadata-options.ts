@@ -9,7 +9,7 @@ import {
   metadataUrl,
   ReadMetadataOptions,
 } from "../metadata";
-import { definedOnly, OptionSpecs, UsageError, Values } from "./args";
+import { definedOnly, existingPath, OptionSpecs, UsageError, Values } from "./args";
 
 /** The reader's options as `backup-portal metadata` declares them; register lists them under `group`. */
 export function metadataOptionSpecs(group?: string): OptionSpecs {
@@ -57,6 +57,7 @@ const FLAGS: Record<string, string> = {
  * UsageError (exit 2), never a failure to read.
  */
 export function metadataOptions(v: Values): ReadMetadataOptions {
+  if (typeof v["config-drive"] === "string") existingPath("--config-drive", v["config-drive"]);
   const o: ReadMetadataOptions = definedOnly({
     url: v.url as string | undefined,
     platform: v.platform as string | undefined,

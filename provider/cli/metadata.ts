@@ -2,6 +2,8 @@
 import { MetadataError, readInstanceMetadata, ReadMetadataOptions } from "../metadata";
 import { CommandIo, CommandSpec, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
+import { failureText } from "./failure";
+import { formatJson, terminalIo } from "./output";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal metadata",
@@ -35,7 +37,8 @@ function prepare(v: Values): Parsed {
   return { userData: v["user-data"] === true, raw: v.raw === true, verbose: v.verbose === true, options: metadataOptions(v) };
 }
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, prepare, async (parsed) => {
     const options: ReadMetadataOptions = {
       ...parsed.options,
@@ -58,11 +61,10 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
       for (const warning of found.warnings) io.err(`backup-portal metadata: warning: ${warning}\n`);
       if (parsed.raw) output.raw = found.raw;
       if (parsed.userData) output.userData = found.userData;
-      io.out(`${JSON.stringify(output, null, 2)}\n`);
+      io.out(formatJson(output));
       return 0;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      io.err(`backup-portal metadata: ${message}\n`);
+      io.err(failureText("backup-portal metadata", err));
       if (err instanceof MetadataError && err.kind === "timeout") {
         io.err("hint: not on an instance, or the service is unreachable from here; try --config-drive or a larger --timeout\n");
       }

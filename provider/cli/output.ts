@@ -4,7 +4,10 @@
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
+import { cliHints } from "../portal/hints";
 import { UnknownReferenceError } from "../dynamic/references";
+import { toTimestamp } from "../data/dates";
+import { failureText } from "./failure";
 import {
   CommandIo,
   CommandSpec,
@@ -20,6 +23,8 @@ import {
 export { processIo, UsageError };
 
 export interface CliIo extends CommandIo {
+  /** The io before terminalIo wrapped it: only for the progress line's own control sequences. */
+  raw?: CommandIo;
   /** Environment with the BACKUP_PORTAL_* connection; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Whether stderr is a terminal (progress on by default); default process.stderr.isTTY. */
@@ -46,8 +51,8 @@ export const TIMEOUT_OPTION: OptionSpec = {
 /** The options every data command takes: the business unit, a time span, a row limit, JSON. */
 export const UNIT_OPTIONS: OptionSpecs = {
   bunit: { kind: "int", min: 1, value: "id", required: true, description: "business unit" },
-  from: { kind: "string", value: "date", description: "first moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
-  to: { kind: "string", value: "date", description: "last moment (a day includes all of it)" },
+  from: { kind: "date", value: "date", description: "first moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
+  to: { kind: "date", value: "date", description: "last moment (a day includes all of it)" },
   limit: { kind: "int", min: 0, description: "at most n rows (the latest n)" },
   json: { kind: "flag", description: "JSON instead of a table" },
 };
@@ -81,6 +86,32 @@ export function dataCommand(name: string, usage: string, about: string, options:
 // ---------------------------------------------------------------------------------------------
 // Output
 
+/**
+ * C0 controls, DEL and C1 controls: a terminal acts on them instead of showing them (a consumer name holding
+ * `ESC]0;...BEL` retitles the window, `ESC[2J` clears it, U+009B is an 8-bit CSI). Portal data is set by tenants.
+ */
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** `text` with every control character but those in `keep` written as `\xNN`, so it is shown, not obeyed. */
+export function escapeControls(text: string, keep: readonly string[] = []): string {
+  return text.replace(CONTROLS, (c) => (keep.includes(c) ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
+}
+
+/**
+ * The io every command prints through: whatever reaches stdout or stderr has its control characters escaped
+ * (line breaks kept), so portal data cannot steer the operator's terminal whichever path prints it. `raw` is the
+ * io as given, for the progress line's own `\r ESC[K`.
+ */
+export function terminalIo<T extends CommandIo & { raw?: CommandIo }>(io: T): T {
+  if (io.raw) return io;
+  return {
+    ...io,
+    out: (text: string) => io.out(escapeControls(text, ["\n"])),
+    err: (text: string) => io.err(escapeControls(text, ["\n"])),
+    raw: io,
+  };
+}
+
 export interface Column {
   header: string;
   /** Numbers read better right-aligned. */
@@ -93,7 +124,7 @@ export function formatTable(columns: Array<Column | string>, rows: Array<Array<s
   const cells = rows.map((r) =>
     cols.map((_, i) => {
       const v = r[i];
-      return v === undefined || v === null ? "" : String(v).replace(/[\r\n\t]+/g, " ");
+      return v === undefined || v === null ? "" : escapeControls(String(v).replace(/[\r\n\t]+/g, " "));
     }),
   );
   const widths = cols.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i].length)));
@@ -109,11 +140,16 @@ export function formatTable(columns: Array<Column | string>, rows: Array<Array<s
 export function formatRecord(pairs: Array<[string, string | number | boolean | undefined | null]>): string {
   const shown = pairs.filter(([, v]) => v !== undefined && v !== null && v !== "");
   const width = Math.max(0, ...shown.map(([k]) => k.length));
-  return shown.map(([k, v]) => `${`${k}:`.padEnd(width + 1)}  ${String(v)}`).join("\n") + "\n";
+  return shown.map(([k, v]) => `${`${k}:`.padEnd(width + 1)}  ${escapeControls(String(v))}`).join("\n") + "\n";
 }
 
+/**
+ * JSON text; JSON.stringify escapes C0 controls in strings but leaves DEL and C1 as they are: those are written
+ * as `\u00XX` (still the same JSON value).
+ */
 export function formatJson(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
+  const text = JSON.stringify(value, null, 2) ?? "null";
+  return `${text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
 }
 
 const UNITS = ["B", "kB", "MB", "GB", "TB", "PB"];
@@ -181,14 +217,14 @@ export class Progress {
     this.last = now;
     const pct = total ? ` (${Math.min(100, Math.floor((seen / total) * 100))}%)` : "";
     const text = `${this.label}: ${seen}${total !== undefined ? `/${total}` : ""} entries${pct}`;
-    if (this.tty) this.io.err(`\r\x1b[K${text}`);
+    if (this.tty) (this.io.raw ?? this.io).err(`\r\x1b[K${text}`);
     else this.io.err(`${text}\n`);
     this.shown = true;
   }
 
   /** Ends the progress line (a terminal's line is cleared). */
   done(): void {
-    if (this.enabled && this.tty && this.shown) this.io.err("\r\x1b[K");
+    if (this.enabled && this.tty && this.shown) (this.io.raw ?? this.io).err("\r\x1b[K");
     this.shown = false;
   }
 }
@@ -203,6 +239,14 @@ export function progressWanted(p: Values, io: CliIo): { enabled: boolean; tty: b
 // ---------------------------------------------------------------------------------------------
 // Running a command
 
+/** --from after --to is refused before any request, naming both (each was checked alone by the parser). */
+function checkRange(values: Values): Values {
+  const { from, to } = values;
+  if (typeof from === "string" && typeof to === "string" && Date.parse(toTimestamp(from, "start")) > Date.parse(toTimestamp(to, "end")))
+    throw new UsageError(`--from ${from} lies after --to ${to}`);
+  return values;
+}
+
 export interface CommandContext {
   client: PortalClient;
   io: CliIo;
@@ -210,7 +254,8 @@ export interface CommandContext {
 }
 
 /**
- * Parses the options, shows help, builds the client from the environment and runs the body.
+ * Parses the options, shows help, runs `check` (the command's checks across its flags, UsageError), builds the
+ * client from the environment and runs the body.
  * Exit codes: 0 done, 1 error (reason on stderr), 2 bad arguments.
  */
 export function runCommand(
@@ -218,13 +263,18 @@ export function runCommand(
   argv: string[],
   io: CliIo,
   body: (ctx: CommandContext) => Promise<number | void>,
+  check: (values: Values) => void = () => undefined,
 ): Promise<number> {
   const { label } = command;
   return runParsed(
     command,
     argv,
     io,
-    (values) => values,
+    (values) => {
+      // Every flag before the connection settings and the first request: a bad argument is exit 2 whatever else is wrong.
+      check(checkRange(values));
+      return values;
+    },
     async (options) => {
       let client: PortalClient | undefined = io.client;
       const own = !client;
@@ -233,7 +283,9 @@ export function runCommand(
         const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
         client ??= new PortalClient(
           {
-            ...resolveSettings(undefined, io.env ?? process.env),
+            ...resolveSettings(undefined, io.env ?? process.env, "cli"),
+            // A not-found names the flags that named the object, not `pulumi refresh`.
+            hintContext: cliHints(["--bunit", "--consumer"].filter((f) => Object.hasOwn(command.options, f.slice(2)))),
             deadlineMs: (options.timeout as number | undefined) ?? DEFAULT_TIMEOUT_SECONDS * 1000,
           },
           { log: tty ? (line) => io.err(`${label}: ${line}\n`) : undefined },
@@ -241,8 +293,7 @@ export function runCommand(
         return (await body({ client, io, options })) ?? 0;
       } catch (err) {
         if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, command, err.message);
-        const message = err instanceof Error ? err.message : String(err);
-        io.err(`${label}: ${client ? client.redact(message) : message}\n`);
+        io.err(failureText(label, err, (text) => (client ? client.redact(text) : text)));
         if (err instanceof PortalError && err.code === "NotReseller")
           io.err("hint: billing data exists only for a reseller business unit\n");
         if (err instanceof UnknownReferenceError) return 2;

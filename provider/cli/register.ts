@@ -6,9 +6,11 @@ import { constants } from "os";
 import { DEFAULT_LOCK_WAIT_MS, releaseHeldLocks } from "../registration/lock";
 import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
-import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, Values } from "./args";
+import { CommandIo, CommandSpec, definedOnly, fileToWrite, processIo, runCommand, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
-import { TIMEOUT_OPTION } from "./output";
+import { failureText } from "./failure";
+import { cliHints } from "../portal/hints";
+import { formatJson, terminalIo, TIMEOUT_OPTION } from "./output";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal register",
@@ -77,13 +79,20 @@ interface Parsed {
 }
 
 function prepare(v: Values): Parsed {
+  for (const flag of ["option-file", "password-file", "lock-file"]) {
+    if (typeof v[flag] === "string") fileToWrite(`--${flag}`, v[flag] as string);
+  }
   const register: Parsed["register"] = definedOnly({
     optionFile: v["option-file"] as string | false | undefined,
     passwordFile: v["password-file"] as string | undefined,
     rotatePassword: v["rotate-password"] as boolean | undefined,
     dryRun: v["dry-run"] as boolean | undefined,
     lockFile: v["lock-file"] as string | undefined,
-    portal: { deadlineMs: v["portal-timeout"] as number },
+    portal: {
+      deadlineMs: v["portal-timeout"] as number,
+      // The command's own words: no stack config, no `pulumi refresh`.
+      hintContext: cliHints([], "--portal-timeout", "BACKUP_PORTAL_URL (or the user data's backupPortal.url)"),
+    },
   });
   return { json: v.json === true, quiet: v.quiet === true, verbose: v.verbose === true, metadata: metadataOptions(v), register };
 }
@@ -110,7 +119,8 @@ function exitOnStopSignals(io: CommandIo): () => void {
   };
 }
 
-export function run(argv: string[], io: RegisterIo = processIo): Promise<number> {
+export function run(argv: string[], given: RegisterIo = processIo): Promise<number> {
+  const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, prepare, async (parsed) => {
     const line =
       (prefix: string) =>
@@ -127,17 +137,15 @@ export function run(argv: string[], io: RegisterIo = processIo): Promise<number>
         log: parsed.verbose ? line("register (detail)") : undefined,
       });
       for (const w of result.warnings) io.err(`backup-portal register: warning: ${w}\n`);
-      if (parsed.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
+      if (parsed.json) io.out(formatJson(result));
       else io.out(`${summarize(result)}\n`);
       return 0;
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
-      io.err(`backup-portal register: ${msg}\n`);
+      io.err(failureText("backup-portal register", err));
       if (parsed.json) {
         const e = err instanceof RegistrationError ? err : undefined;
-        io.out(
-          `${JSON.stringify({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }, null, 2)}\n`,
-        );
+        io.out(formatJson({ status: "failed", kind: e?.kind ?? "internal", error: msg, problems: e?.problems ?? [], done: e?.done ?? [] }));
       }
       if (err instanceof RegistrationError && err.kind === "configuration") return 3;
       if (err instanceof RegistrationError && err.kind === "usage") return 2;

@@ -1,7 +1,20 @@
 // `backup-portal reports`: node reports of a consumer, or its latest report.
 import { getLatestReport, getReports } from "../data/activity";
 import { NodeReport } from "../portal/types";
-import { CliIo, CONSUMER_OPTIONS, dataCommand, formatBytes, formatJson, formatTime, printTable, processIo, runCommand } from "./output";
+import {
+  CliIo,
+  CONSUMER_OPTIONS,
+  dataCommand,
+  formatBytes,
+  formatJson,
+  formatTime,
+  printTable,
+  processIo,
+  runCommand,
+  terminalIo,
+  UsageError,
+} from "./output";
+import { Values } from "./args";
 
 export const COMMAND = dataCommand(
   "reports",
@@ -25,45 +38,55 @@ function warningText(r: NodeReport): string {
     .join("; ");
 }
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
-  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
-    const b = o.bunit as number;
-    const c = o.consumer as number;
-    let reports: NodeReport[];
-    let status = o.status === true;
-    let warnings = o.warnings === true;
-    if (o.latest) {
-      if (o.from !== undefined || o.to !== undefined) throw new RangeError("--latest takes no --from/--to");
-      const latest = await getLatestReport(client, b, c);
-      if (o.json) {
-        io.out(formatJson(latest ?? null));
-        return 0;
+export function run(argv: string[], given: CliIo = processIo): Promise<number> {
+  const io = terminalIo(given);
+  return runCommand(
+    COMMAND,
+    argv,
+    io,
+    async ({ client, options: o }) => {
+      const b = o.bunit as number;
+      const c = o.consumer as number;
+      let reports: NodeReport[];
+      let status = o.status === true;
+      let warnings = o.warnings === true;
+      if (o.latest) {
+        const latest = await getLatestReport(client, b, c);
+        if (o.json) {
+          io.out(formatJson(latest ?? null));
+          return 0;
+        }
+        reports = latest ? [latest] : [];
+        status = warnings = true;
+      } else {
+        reports = await getReports(client, b, c, { from: o.from as string | undefined, to: o.to as string | undefined, status, warnings });
+        if (typeof o.limit === "number") reports = o.limit === 0 ? [] : reports.slice(-o.limit);
+        if (o.json) {
+          io.out(formatJson(reports));
+          return 0;
+        }
       }
-      reports = latest ? [latest] : [];
-      status = warnings = true;
-    } else {
-      reports = await getReports(client, b, c, { from: o.from as string | undefined, to: o.to as string | undefined, status, warnings });
-      if (typeof o.limit === "number") reports = o.limit === 0 ? [] : reports.slice(-o.limit);
-      if (o.json) {
-        io.out(formatJson(reports));
-        return 0;
-      }
-    }
-    const columns = [
-      { header: "DATE" },
-      { header: "STORAGE USED", align: "right" as const },
-      { header: "TRANSFERRED", align: "right" as const },
-      ...(status ? [{ header: "STATUS" }] : []),
-      ...(warnings ? [{ header: "WARNINGS" }] : []),
-    ];
-    const rows = reports.map((r) => [
-      formatTime(r.date),
-      formatBytes(r.storageUsedBytes),
-      formatBytes(r.transferredBytes),
-      ...(status ? [r.status === undefined ? "" : String(r.status)] : []),
-      ...(warnings ? [warningText(r)] : []),
-    ]);
-    printTable(io, columns, rows, "no reports");
-    return 0;
-  });
+      const columns = [
+        { header: "DATE" },
+        { header: "STORAGE USED", align: "right" as const },
+        { header: "TRANSFERRED", align: "right" as const },
+        ...(status ? [{ header: "STATUS" }] : []),
+        ...(warnings ? [{ header: "WARNINGS" }] : []),
+      ];
+      const rows = reports.map((r) => [
+        formatTime(r.date),
+        formatBytes(r.storageUsedBytes),
+        formatBytes(r.transferredBytes),
+        ...(status ? [r.status === undefined ? "" : String(r.status)] : []),
+        ...(warnings ? [warningText(r)] : []),
+      ]);
+      printTable(io, columns, rows, "no reports");
+      return 0;
+    },
+    check,
+  );
+}
+
+function check(o: Values): void {
+  if (o.latest && (o.from !== undefined || o.to !== undefined)) throw new UsageError("--latest takes no --from/--to");
 }

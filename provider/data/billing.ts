@@ -1,5 +1,6 @@
 // Billing of a business unit for programs and scripts: contract, invoices, invoice files
 // (listing and upload) and reseller billing data.
+import * as fs from "fs";
 import { promises as fsp } from "fs";
 import * as path from "path";
 import { PortalClient } from "../portal/client";
@@ -87,7 +88,7 @@ export async function uploadInvoiceFile(
   bunit(bunitId);
   let upload: InvoiceUpload;
   if ("path" in file) {
-    const content = await fsp.readFile(file.path);
+    const content = await readInvoiceFile(file.path);
     const fileName = file.fileName ?? path.basename(file.path);
     upload = {
       fileName,
@@ -123,6 +124,51 @@ export async function uploadInvoiceFile(
   }
 }
 
+/** The most forecast periods the portal computes (`includeNext` 0 to 24). */
+export const MAX_INCLUDE_NEXT = 24;
+
+/**
+ * The largest invoice file uploaded: IIS refuses a request over 30,000,000 bytes by default
+ * (maxAllowedContentLength), and the multipart envelope and headers must fit beside the file.
+ */
+export const MAX_INVOICE_FILE_BYTES = 25 * 1024 * 1024;
+
+/** Why a file cannot be an invoice file (not a regular file, empty, too large), or undefined when it can. */
+export function invoiceFileProblem(st: fs.Stats): string | undefined {
+  if (!st.isFile()) return "is not a regular file (a device, pipe or directory is never read)";
+  if (st.size === 0) return "is empty";
+  if (st.size > MAX_INVOICE_FILE_BYTES)
+    return `has ${st.size} bytes, more than the ${MAX_INVOICE_FILE_BYTES} bytes (25 MiB) an upload may carry`;
+  return undefined;
+}
+
+/**
+ * The content of an invoice file, its type and size checked before a byte is read, and the read bounded by
+ * that size (a file that grows meanwhile is refused, never read without end). Opened non-blocking, so that a
+ * pipe swapped in after the check cannot hang the open.
+ */
+export async function readInvoiceFile(file: string): Promise<Buffer> {
+  const before = invoiceFileProblem(await fsp.stat(file));
+  if (before) throw new RangeError(`${file} ${before}`);
+  const handle = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const st = await handle.stat();
+    const problem = invoiceFileProblem(st);
+    if (problem) throw new RangeError(`${file} ${problem}`);
+    const buf = Buffer.alloc(st.size + 1);
+    let n = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, n, buf.length - n, n);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+      if (n > st.size) throw new RangeError(`${file} grew while it was read; upload it when it is complete`);
+    }
+    return buf.subarray(0, n);
+  } finally {
+    await handle.close();
+  }
+}
+
 export interface BillingDataQuery {
   /** First period (inclusive, YYYY-MM-DD). */
   from?: DateInput;
@@ -134,8 +180,8 @@ export interface BillingDataQuery {
 
 /** Billing data periods of a reseller business unit, oldest first. */
 export async function getBillingData(client: PortalClient, bunitId: number, q: BillingDataQuery = {}): Promise<BillingData[]> {
-  if (q.includeNext !== undefined && (!Number.isSafeInteger(q.includeNext) || q.includeNext < 0))
-    throw new RangeError(`includeNext must be a non-negative integer, got ${q.includeNext}`);
+  if (q.includeNext !== undefined && (!Number.isSafeInteger(q.includeNext) || q.includeNext < 0 || q.includeNext > MAX_INCLUDE_NEXT))
+    throw new RangeError(`includeNext must be an integer from 0 to ${MAX_INCLUDE_NEXT}, got ${q.includeNext}`);
   const from = q.from !== undefined ? toDay(q.from) : undefined;
   const to = q.to !== undefined ? toDay(q.to) : undefined;
   const list = await client.billing.billingData(bunit(bunitId), q.includeNext || undefined);

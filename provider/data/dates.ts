@@ -31,7 +31,12 @@ export function toTimestamp(input: DateInput, edge: "start" | "end" = "start", n
     return edge === "start" ? formatTimestamp(d) : formatTimestamp(new Date(d.getTime() + 86_400_000 - 1));
   }
   const ago = AGO.exec(text);
-  if (ago) return formatTimestamp(new Date(now - Number(ago[1]) * UNIT_MS[ago[2].toLowerCase()]));
+  if (ago) {
+    // A Date holds ±8.64e15 ms around 1970: `99999999999d` ago is none (toISOString would throw "Invalid time value").
+    const at = new Date(now - Number(ago[1]) * UNIT_MS[ago[2].toLowerCase()]);
+    if (Number.isNaN(at.getTime())) throw new RangeError(`not a date: ${JSON.stringify(input)} lies before the earliest date there is`);
+    return formatTimestamp(at);
+  }
   // ISO 8601 with a time; a time without a zone is read as UTC.
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(text)) {
     throw new RangeError(`not a date: ${JSON.stringify(input)} (use YYYY-MM-DD, an ISO 8601 timestamp, or a duration ago like 24h or 7d)`);

@@ -6,6 +6,7 @@
 import { PortalClient } from "../portal/client";
 import { redact } from "../portal/errors";
 import { SETTING_SOURCES, SettingKey } from "../portal/settings";
+import { cliHints } from "../portal/hints";
 import { Checks, DoctorReport } from "./report";
 import { Probe } from "./probe";
 import {
@@ -98,6 +99,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
     maxAttempts: 2,
     retryBaseMs: 200,
     retryMaxMs: 2000,
+    hintContext: cliHints(["--bunit"]),
   });
   Object.assign(live, { probe, client });
   const c: ReadContext = { client, probe, checks, username: s.username!, clientId: s.clientId!, password, bunitId: o.bunitId };

@@ -11,7 +11,7 @@ import { Checks } from "./report";
 import { Probe, ProbeAnswer, isHtml, said } from "./probe";
 import { maskUrl } from "../http/mask-url";
 
-const URL_FIX = "set backup-portal:url (or BACKUP_PORTAL_URL) to the portal API's base address, without /v1";
+const URL_FIX = "set BACKUP_PORTAL_URL to the portal API's base address, without /v1";
 const FUTURE = "2999-01-01T00:00:00Z";
 
 export interface ReadContext {
@@ -101,7 +101,7 @@ export async function checkLogin(c: ReadContext): Promise<boolean> {
       c.checks.failed(
         "login",
         `the portal refused the login (HTTP ${a.status}: ${said(a)}): ${which}`,
-        `check ${loginSettings()}; the origin must be the one registered with the client ID (portal: Settings, API access)`,
+        `check ${loginSettings("cli")}; the origin must be the one registered with the client ID (portal: Settings, API access)`,
       );
     }
     return false;

@@ -39,7 +39,10 @@ export async function writeTest(w: WriteContext): Promise<string[]> {
       `could not make a consumer in business unit ${b}: ${why(err)}`,
       "use --bunit with a business unit the account may write to",
     );
-    return [];
+    // The portal may have made it all the same (its answer lost): the name is random, so one by that name is ours.
+    const made = await findByName(w, name);
+    if (made === "unknown") return [`perhaps a consumer named ${JSON.stringify(name)} in business unit ${b}: ${removal(b)}`];
+    return made === undefined ? [] : cleanup(w, made, name);
   }
   try {
     await nodeChecks(w, consumerId, name, suffix);
@@ -202,21 +205,62 @@ async function nodeChecks(w: WriteContext, consumerId: number, name: string, suf
   }
 }
 
-/** Removes the consumer (and its node) if still there; answers what is left behind. */
+/** The id of the consumer named `name` in the business unit, undefined when there is none, "unknown" when the list failed. */
+async function findByName(w: WriteContext, name: string): Promise<number | undefined | "unknown"> {
+  try {
+    return (await w.client.consumers.list(w.bunitId)).find((c) => c.name === name)?.id;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** How to remove what the write test left, by hand. */
+function removal(b: number, consumerId?: number): string {
+  const where = consumerId === undefined ? `/v1/bunits/${b}/consumers/<id>` : `/v1/bunits/${b}/consumers/${consumerId}`;
+  return `delete it in the portal (business unit ${b}, consumption units; its node goes with it), or with the API: DELETE ${where}?deleteAssociations=true`;
+}
+
+/**
+ * Whether the consumer is there: false on a 404, undefined when the portal did not say. Asked twice, the second
+ * time through the list: a portal that just failed a DELETE may fail the next read too.
+ */
+async function present(w: WriteContext, consumerId: number): Promise<boolean | undefined> {
+  const one = await w.client.consumers.get(w.bunitId, consumerId).then(
+    () => true,
+    (e: unknown) => (e instanceof PortalError && e.status === 404 ? false : undefined),
+  );
+  if (one !== undefined) return one;
+  return w.client.consumers.list(w.bunitId).then(
+    (all) => all.some((c) => c.id === consumerId),
+    () => undefined,
+  );
+}
+
+/**
+ * Removes the consumer (and its node) if still there; answers what is left behind. Whatever the DELETE
+ * answered, the portal is asked afterwards: an answer lost after the removal is no failure, and a DELETE that
+ * succeeded but left the consumer is one.
+ */
 async function cleanup(w: WriteContext, consumerId: number, name: string): Promise<string[]> {
   const { client, checks, bunitId: b } = w;
+  let refused: unknown;
+  let removed = false;
   try {
-    const removed = await client.consumers.delete(b, consumerId, { deletionComment: "backup-portal doctor --write-test" });
-    const still = await client.consumers.get(b, consumerId).then(
-      () => true,
-      (e: unknown) => !(e instanceof PortalError && e.status === 404),
-    );
-    if (still) throw new Error("it is still there after DELETE");
-    checks.ok("cleanup", removed ? `removed consumer ${consumerId} ${JSON.stringify(name)} and its node` : "nothing left to remove");
-    return [];
+    removed = await client.consumers.delete(b, consumerId, { deletionComment: "backup-portal doctor --write-test" });
   } catch (err) {
-    const what = `consumer ${consumerId} ${JSON.stringify(name)} in business unit ${b} (with its node, if any)`;
-    checks.failed("cleanup", `could not remove ${what}: ${why(err)}`, "remove it in the portal");
-    return [what];
+    refused = err;
   }
+  const there = await present(w, consumerId);
+  if (there === false || (there === undefined && refused === undefined)) {
+    checks.ok(
+      "cleanup",
+      removed || refused ? `removed consumer ${consumerId} ${JSON.stringify(name)} and its node` : "nothing left to remove",
+    );
+    return [];
+  }
+  // Still there, or the DELETE failed and the portal would not say: named either way, with how to remove it.
+  const what = `${there ? "" : "perhaps "}consumer ${consumerId} ${JSON.stringify(name)} in business unit ${b} (with its node, if any)`;
+  const reason = refused !== undefined ? why(refused) : "it is still there after DELETE";
+  checks.failed("cleanup", `could not remove ${what}: ${reason}`, removal(b, consumerId));
+  return [`${what}: ${removal(b, consumerId)}`];
 }

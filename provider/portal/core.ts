@@ -3,6 +3,7 @@
 import { redact } from "./errors";
 import { DEFAULT_MAX_ANSWER_BYTES, PortalSettings } from "./settings";
 import { TokenManager } from "./tokens";
+import { STACK_HINTS } from "./hints";
 import { RequestSpec, Transport, TransportStats } from "./transport";
 
 export type Call = Omit<RequestSpec, "auth" | "retry"> & Partial<Pick<RequestSpec, "auth" | "retry">>;
@@ -30,6 +31,7 @@ export class PortalCore {
       retryBaseMs: settings.retryBaseMs ?? 200,
       retryMaxMs: settings.retryMaxMs ?? 10_000,
       maxSockets: settings.maxSockets ?? 32,
+      hints: settings.hintContext ?? STACK_HINTS,
       secrets: () => this.secrets(),
       log,
       sleep,

@@ -1,5 +1,8 @@
 // The one error type of the API client. Its text says what failed and what to
 // check; it never carries a password, a token or an Authorization header.
+import { HintContext, STACK_HINTS } from "./hints";
+
+export type { HintContext } from "./hints";
 
 export interface PortalErrorDetails {
   method: string;
@@ -17,17 +20,9 @@ export interface PortalErrorDetails {
   hint?: string;
   /** Said after the portal's words, e.g. that the deadline over all tries passed. */
   note?: string;
+  /** Who reads the hint: the stack's (stack config and `pulumi` commands, the default) or a CLI command's. */
+  context?: HintContext;
 }
-
-const HINTS: Record<number, string> = {
-  0: "the portal did not answer: check the portal URL (backup-portal:url or BACKUP_PORTAL_URL) and that it is reachable",
-  400: "the portal rejected the request: check the field it names",
-  401: "authentication failed: check the client ID, the origin (it must match the one registered with the client ID), the username and the password (stack config backup-portal:clientId/origin/username/password, or BACKUP_PORTAL_CLIENT_ID/ORIGIN/USERNAME/PASSWORD)",
-  403: "the account may not reach this object: use an account whose business unit is an ancestor of it",
-  404: "the object does not exist on the portal (removed by someone else?); with Pulumi, `pulumi refresh` brings state in line",
-  409: "the portal refused because of the object's current state",
-  429: "the portal is rate limiting: lower the parallelism (pulumi up --parallel)",
-};
 
 /**
  * Whether an answer to the token request (transport.ts's TOKEN_PATH) refuses the login itself: the real portal
@@ -37,10 +32,11 @@ function refusedLogin(status: number, path: string): boolean {
   return path.split("?")[0] === "/v1/oauth" && status >= 400 && status < 500 && status !== 429;
 }
 
-function hintFor(status: number, path: string): string {
+function hintFor(status: number, path: string, context: HintContext): string {
+  const hints = context.hints;
   // A refused login is about the settings, whatever status the portal chose for it.
-  if (refusedLogin(status, path)) return HINTS[401];
-  return HINTS[status] ?? (status >= 500 ? "the portal failed: try again later" : "");
+  if (refusedLogin(status, path)) return hints[401];
+  return hints[status] ?? (status >= 500 ? "the portal failed: try again later" : "");
 }
 
 export class PortalError extends Error {
@@ -57,7 +53,7 @@ export class PortalError extends Error {
 
   constructor(d: PortalErrorDetails) {
     const said = [d.code, d.developerMessage || d.message, d.note].filter(Boolean).join(": ");
-    const hint = d.hint ?? hintFor(d.status, d.path);
+    const hint = d.hint ?? hintFor(d.status, d.path, d.context ?? STACK_HINTS);
     const what = d.status ? `HTTP ${d.status}` : "no answer";
     super(`${d.method} ${d.path} failed (${what})${said ? `: ${said}` : ""}${hint ? `. Hint: ${hint}` : ""}`);
     this.#details = d;

@@ -13,10 +13,12 @@ export function isLoginRefused(err: unknown): err is PortalError {
   return err instanceof PortalError && err.loginRefused;
 }
 
-/** The settings a refused login points at, as `config key (or ENV)`, for one message. */
-export function loginSettings(): string {
+/** The settings a refused login points at, for one message: `config key (or ENV)` for the stack, `ENV` for a command. */
+export function loginSettings(tool: "stack" | "cli" = "stack"): string {
   const keys = ["clientId", "origin", "username", "password"] as const;
-  return keys.map((k) => `${SETTING_SOURCES[k].config} (or ${SETTING_SOURCES[k].env})`).join(", ");
+  return keys
+    .map((k) => (tool === "cli" ? SETTING_SOURCES[k].env : `${SETTING_SOURCES[k].config} (or ${SETTING_SOURCES[k].env})`))
+    .join(", ");
 }
 
 /** Which setting the portal's answer points at, when it says: a client ID it does not know, or the account. */

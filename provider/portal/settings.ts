@@ -1,6 +1,7 @@
 // Connection settings of the API client, and where they come from when the
 // caller does not give them: the BACKUP_PORTAL_* environment variables.
 import { maskUrl } from "../http/mask-url";
+import type { HintContext } from "./hints";
 
 export interface PortalSettings {
   /** Base URL of the portal, without `/v1` (e.g. https://portal.example.com). */
@@ -27,6 +28,8 @@ export interface PortalSettings {
   retryMaxMs?: number;
   /** Concurrent connections to the portal (default 32). */
   maxSockets?: number;
+  /** Who reads the errors' hints (portal/hints.ts): the stack's by default; a CLI command gives its own. */
+  hintContext?: HintContext;
 }
 
 /** The settings keys, with the stack config key and environment variable of each. */
@@ -49,19 +52,28 @@ export const LIMIT_SOURCES = {
 
 /**
  * Completes settings from a lookup (stack config) and then the environment.
- * Throws one error naming every missing key and both places to set it.
+ * Throws one error naming every missing key and where to set it: both places for the stack, the environment
+ * variable for a CLI command (`tool: "cli"`).
  */
 export function resolveSettings(
   lookup: (configKey: string) => string | undefined = () => undefined,
   env: NodeJS.ProcessEnv = process.env,
+  tool: "stack" | "cli" = "stack",
 ): PortalSettings {
+  const cli = tool === "cli";
   const out: Partial<Record<SettingKey, string>> = {};
   const missing: string[] = [];
   for (const key of Object.keys(SETTING_SOURCES) as SettingKey[]) {
     const src = SETTING_SOURCES[key];
     const value = lookup(src.config) ?? env[src.env];
-    if (value === undefined || value === "") missing.push(`${src.config} (or ${src.env})`);
+    if (value === undefined || value === "") missing.push(cli ? src.env : `${src.config} (or ${src.env})`);
     else out[key] = value;
+  }
+  if (missing.length && cli) {
+    throw new Error(
+      `the portal connection is not configured: export ${missing.join(", ")} ` +
+        "(the password in the environment too, never as an argument other users can read)",
+    );
   }
   if (missing.length) {
     throw new Error(
@@ -72,7 +84,8 @@ export function resolveSettings(
   try {
     new URL(out.url!);
   } catch {
-    throw new Error(`backup-portal:url is not a URL: "${maskUrl(out.url!)}". Use e.g. https://portal.example.com (without /v1).`);
+    const name = cli ? SETTING_SOURCES.url.env : SETTING_SOURCES.url.config;
+    throw new Error(`${name} is not a URL: "${maskUrl(out.url!)}". Use e.g. https://portal.example.com (without /v1).`);
   }
   const settings: PortalSettings = { ...(out as Record<SettingKey, string>), url: out.url!.replace(/\/+$/, "").replace(/\/v1$/, "") };
   const cap = LIMIT_SOURCES.maxAnswerBytes;
@@ -80,7 +93,8 @@ export function resolveSettings(
   if (capText !== undefined && capText !== "") {
     const n = Number(capText);
     if (!/^\d+$/.test(String(capText).trim()) || !Number.isSafeInteger(n) || n < 1) {
-      throw new Error(`${cap.config} (or ${cap.env}) must be a whole number of bytes, at least 1, got ${JSON.stringify(String(capText))}`);
+      const name = cli ? cap.env : `${cap.config} (or ${cap.env})`;
+      throw new Error(`${name} must be a whole number of bytes, at least 1, got ${JSON.stringify(String(capText))}`);
     }
     settings.maxAnswerBytes = n;
   }

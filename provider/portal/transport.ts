@@ -7,6 +7,7 @@ import * as https from "https";
 import { setTimeout as wait } from "timers/promises";
 import { parseRetryAfter } from "../http/retry-after";
 import { PortalError, redact } from "./errors";
+import { HintContext, settingName, STACK_HINTS } from "./hints";
 import { Answer, AnswerTooLargeError, exchange, FetchError, TimeoutError } from "./exchange";
 
 /**
@@ -50,6 +51,8 @@ export interface TransportOptions {
   maxSockets: number;
   /** Values that must never appear in an error or log line. */
   secrets: () => Iterable<string | undefined>;
+  /** Who reads the errors' hints (portal/hints.ts); default the stack's. */
+  hints?: HintContext;
   log?: (line: string) => void;
   /** Waits the pause before a retry; tests give one that records the pause instead of waiting it. */
   sleep?: (ms: number) => Promise<unknown>;
@@ -97,11 +100,11 @@ const TLS_CERTIFICATE = /CERT|SIGNATURE|HOSTNAME_MISMATCH|INVALID_CA|PATH_LENGTH
  * A host name that does not resolve (ENOTFOUND) is retried: at boot, or on a VPN's split DNS, a resolver
  * may answer "no such host" for a while before it knows the portal's name.
  */
-function permanent(err: unknown): string | undefined {
+function permanent(err: unknown, hints: HintContext): string | undefined {
   if (err instanceof TypeError) {
     return /header/i.test(err.message)
       ? "a header value HTTP does not allow (a line break in a token or file name?)"
-      : "the portal URL must be http:// or https:// and a host: check backup-portal:url (or BACKUP_PORTAL_URL)";
+      : `the portal URL must be http:// or https:// and a host: check ${settingName("url", hints)}`;
   }
   if (err instanceof AnswerTooLargeError) return "the answer will be as large again";
   if (err instanceof FetchError && TLS_CERTIFICATE.test(String(err.code))) {
@@ -142,6 +145,10 @@ export class Transport {
   private readonly agent: http.Agent;
   tokens?: TokenSource;
 
+  private get hints(): HintContext {
+    return this.opts.hints ?? STACK_HINTS;
+  }
+
   constructor(private readonly opts: TransportOptions) {
     const Agent = opts.url.startsWith("https:") ? https.Agent : http.Agent;
     this.agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets });
@@ -163,7 +170,14 @@ export class Transport {
       const token = spec.auth ? (spec.bearer ?? (await this.tokens!.token(deadline))) : spec.bearer;
       if (Date.now() >= deadline) {
         throw this.pastDeadline(
-          last ?? new PortalError({ method: spec.method, path: this.clean(spec.path, spec.secrets), status: 0, timedOut: true }),
+          last ??
+            new PortalError({
+              context: this.hints,
+              method: spec.method,
+              path: this.clean(spec.path, spec.secrets),
+              status: 0,
+              timedOut: true,
+            }),
           attempt - 1,
         );
       }
@@ -172,7 +186,7 @@ export class Transport {
         res = await this.send(spec, token, deadline);
       } catch (err) {
         last = this.failure(spec, 0, undefined, err);
-        if (spec.retry !== "safe" || attempt >= this.opts.maxAttempts || permanent(err)) throw last;
+        if (spec.retry !== "safe" || attempt >= this.opts.maxAttempts || permanent(err, this.hints)) throw last;
         await this.pause(spec, attempt, last, undefined, deadline);
         continue;
       }
@@ -181,11 +195,12 @@ export class Transport {
         // An HTML page is never an API answer: a login page, a proxy, or a URL that is not the portal's.
         if (/html/.test(res.headers["content-type"])) {
           throw new PortalError({
+            context: this.hints,
             method: spec.method,
             path: this.clean(spec.path, spec.secrets),
             status: res.status,
             message:
-              "answered with an HTML page, not the API's JSON: check that backup-portal:url (or BACKUP_PORTAL_URL) " +
+              `answered with an HTML page, not the API's JSON: check that ${settingName("url", this.hints)} ` +
               "is the portal's address, without /v1, and that no login page or proxy stands in front of it",
           });
         }
@@ -245,14 +260,15 @@ export class Transport {
     const path = clean(spec.path);
     if (cause instanceof AnswerTooLargeError) {
       return new PortalError({
+        context: this.hints,
         method: spec.method,
         path,
         status: cause.status,
         code: "AnswerTooLarge",
         message: `${cause.message} and was dropped`,
         hint:
-          "if the portal really sends answers this large, raise the cap: backup-portal:maxAnswerBytes " +
-          "(or BACKUP_PORTAL_MAX_ANSWER_BYTES, or the client's maxAnswerBytes setting)",
+          `if the portal really sends answers this large, raise the cap: ${settingName("maxAnswerBytes", this.hints)}` +
+          (this.hints.tool === "stack" ? ", or the client's maxAnswerBytes setting" : ""),
       });
     }
     if (spec.path === TOKEN_PATH && status) {
@@ -260,12 +276,20 @@ export class Transport {
       // never quoted. Only a known OAuth error code is kept, with our own words for it.
       const code = (body as { error?: unknown } | null | undefined)?.error;
       const known = Object.keys(OAUTH_ERRORS).find((k) => k === code);
-      return new PortalError({ method: spec.method, path, status, code: known, message: known && OAUTH_ERRORS[known] });
+      return new PortalError({
+        context: this.hints,
+        method: spec.method,
+        path,
+        status,
+        code: known,
+        message: known && OAUTH_ERRORS[known],
+      });
     }
     const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === "string" ? this.quote(v, 2000, spec.secrets) : undefined);
     const reason = reasonOf(cause);
     return new PortalError({
+      context: this.hints,
       method: spec.method,
       path,
       status,
@@ -276,7 +300,7 @@ export class Transport {
       developerMessage: str(b.developerMessage) ?? (reason ? clean(reason) : undefined),
       outcomeUnknown: status === 0 || RETRY_IF_SAFE.has(status),
       timedOut: cause instanceof TimeoutError,
-      hint: permanent(cause),
+      hint: permanent(cause, this.hints),
     });
   }
 

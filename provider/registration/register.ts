@@ -73,7 +73,7 @@ export interface RegisterOptions {
   /** CPU count when `backup_cpu_count` is absent; default os.cpus().length. */
   cpuCount?: () => number;
   /** Transport tuning of the portal client: `deadlineMs` from `--portal-timeout`; the rest for tests. */
-  portal?: Partial<Pick<PortalSettings, "timeoutMs" | "deadlineMs" | "maxAttempts" | "retryBaseMs" | "retryMaxMs">>;
+  portal?: Partial<Pick<PortalSettings, "timeoutMs" | "deadlineMs" | "maxAttempts" | "retryBaseMs" | "retryMaxMs" | "hintContext">>;
   /** One line per step (no secrets). */
   progress?: (line: string) => void;
   /** Details: metadata reader decisions, portal retries (no secrets). */

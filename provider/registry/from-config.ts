@@ -15,7 +15,8 @@ export function defaultPasswordKey(username: string): string {
 /** The default lookup: `new pulumi.Config("backup-portal").requireSecret(key)`. */
 export const stackSecretLookup: PasswordLookup = (key) => new pulumi.Config("backup-portal").requireSecret(key);
 
-const KEYS = [
+/** The keys of the registry block, each one a RegistryArgs input (test/registry/config-keys.test.ts follows each). */
+export const REGISTRY_CONFIG_KEYS = [
   "enabled",
   "namespace",
   "createNamespace",
@@ -30,6 +31,7 @@ const KEYS = [
   "cve",
   "values",
 ] as const;
+const KEYS = REGISTRY_CONFIG_KEYS;
 const STRING_KEYS = ["namespace", "releaseName", "chartVersion", "chartRepository", "storageSize", "storageClass", "realm"] as const;
 const USER_KEYS = ["username", "passwordSecretKey"];
 const CVE_KEYS = ["enabled", "dbRepository", "javaDbRepository"];

@@ -306,8 +306,9 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
           ["invoice-2025-03-01.pdf", "march.pdf", "2025-03.pdf"],
         );
         const missing = await cli(invoices, ["--bunit", "1", "--upload", path.join(dir, "nope.pdf")]);
-        assert.equal(missing.code, 1);
-        assert.match(missing.err, /ENOENT/);
+        // A bad argument, refused before any request.
+        assert.equal(missing.code, 2);
+        assert.match(missing.err, /--upload ".*nope\.pdf": no such file/);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }

@@ -174,7 +174,7 @@ describe("backup-portal doctor", function () {
       const left = em.state().consumers.filter((c) => c.name.startsWith("doctor-"));
       assert.equal(left.length, 1);
       assert.match(stuck.out, new RegExp(`left behind: consumer ${left[0].id} "${left[0].name}" in business unit 2`));
-      assert.match(stuck.out, /failed +cleanup .*fix: remove it in the portal/);
+      assert.match(stuck.out, /failed +cleanup .*fix: delete it in the portal .*DELETE \/v1\/bunits\/2\/consumers\/\d+/);
     });
   });
 
@@ -230,7 +230,7 @@ describe("backup-portal doctor", function () {
     try {
       const page = await doctorText({ ...base, BACKUP_PORTAL_URL: `http://127.0.0.1:${(html.address() as AddressInfo).port}` });
       assert.equal(page.code, 1);
-      assert.match(page.out, /failed +version +.*HTML page.*fix: set backup-portal:url \(or BACKUP_PORTAL_URL\)/);
+      assert.match(page.out, /failed +version +.*HTML page.*fix: set BACKUP_PORTAL_URL to the portal API's base address/);
     } finally {
       await new Promise((r) => html.close(r));
     }

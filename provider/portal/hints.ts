@@ -1,0 +1,60 @@
+// Who reads a client error's hint decides what it may tell them to do. The stack (providers, components) is
+// configured with stack config and mended with `pulumi` commands; a `backup-portal` command reads only its
+// flags and the BACKUP_PORTAL_* variables, and has no state to refresh. Each hint names only what its reader has.
+import { LIMIT_SOURCES, SETTING_SOURCES, SettingKey } from "./settings";
+
+export interface HintContext {
+  /** `stack`: stack config and the environment; `cli`: a command's environment. */
+  readonly tool: "stack" | "cli";
+  /** The hints by HTTP status (0: no answer). */
+  readonly hints: Readonly<Record<number, string>>;
+}
+
+type Source = { config: string; env: string };
+
+/** How a reader sets a setting: `backup-portal:url (or BACKUP_PORTAL_URL)` for the stack, `BACKUP_PORTAL_URL` for the CLI. */
+export function settingName(key: SettingKey | "maxAnswerBytes", context: Pick<HintContext, "tool">): string {
+  const src: Source = key === "maxAnswerBytes" ? LIMIT_SOURCES.maxAnswerBytes : SETTING_SOURCES[key];
+  return context.tool === "cli" ? src.env : `${src.config} (or ${src.env})`;
+}
+
+const login = (tool: HintContext["tool"]): string =>
+  tool === "cli"
+    ? "authentication failed: check BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_ORIGIN (it must match the origin registered with the client ID), BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD"
+    : "authentication failed: check the client ID, the origin (it must match the one registered with the client ID), the username and the password (stack config backup-portal:clientId/origin/username/password, or BACKUP_PORTAL_CLIENT_ID/ORIGIN/USERNAME/PASSWORD)";
+
+const COMMON: Record<number, string> = {
+  400: "the portal rejected the request: check the field it names",
+  403: "the account may not reach this object: use an account whose business unit is an ancestor of it",
+  409: "the portal refused because of the object's current state",
+};
+
+/** The stack's hints: stack config, `pulumi refresh`, `pulumi up --parallel`. */
+export const STACK_HINTS: HintContext = {
+  tool: "stack",
+  hints: {
+    ...COMMON,
+    0: "the portal did not answer: check the portal URL (backup-portal:url or BACKUP_PORTAL_URL) and that it is reachable",
+    401: login("stack"),
+    404: "the object does not exist on the portal (removed by someone else?); with Pulumi, `pulumi refresh` brings state in line",
+    429: "the portal is rate limiting: lower the parallelism (pulumi up --parallel)",
+  },
+};
+
+/**
+ * A command's hints: its environment variables, and for a missing object the flags that named it (`--bunit`,
+ * `--consumer`), or none for a command that finds its objects itself.
+ */
+export function cliHints(idFlags: readonly string[] = [], timeoutFlag = "--timeout", url = "BACKUP_PORTAL_URL"): HintContext {
+  const ids = idFlags.length ? `: check ${idFlags.join(" and ")}` : "";
+  return {
+    tool: "cli",
+    hints: {
+      ...COMMON,
+      0: `the portal did not answer: check ${url} and that the portal is reachable from here; ${timeoutFlag} gives it longer`,
+      401: login("cli"),
+      404: `the object does not exist on the portal, or the account cannot see it${ids}`,
+      429: "the portal is rate limiting: wait a minute and run the command again",
+    },
+  };
+}
