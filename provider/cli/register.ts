@@ -6,7 +6,7 @@ import { constants } from "os";
 import { DEFAULT_LOCK_WAIT_MS, releaseHeldLocks } from "../registration/lock";
 import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
-import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, Values } from "./args";
+import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, UsageError, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
 import { TIMEOUT_OPTION } from "./output";
 
@@ -77,6 +77,9 @@ interface Parsed {
 }
 
 function prepare(v: Values): Parsed {
+  // A new password kept nowhere locks the working backup client out: refused before any request.
+  if (v["rotate-password"] === true && v["password-file"] === undefined)
+    throw new UsageError("--rotate-password needs --password-file <path>: the new node password must be kept where the backup client reads it");
   const register: Parsed["register"] = definedOnly({
     optionFile: v["option-file"] as string | false | undefined,
     passwordFile: v["password-file"] as string | undefined,

@@ -267,6 +267,11 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   const env = opts.env ?? process.env;
   const optionFile = opts.optionFile === false ? undefined : (opts.optionFile ?? DEFAULT_OPTION_FILE);
 
+  if (opts.rotatePassword && !opts.passwordFile)
+    throw new RegistrationError(
+      "usage",
+      "rotatePassword needs passwordFile: a new node password kept nowhere locks the backup client out; nothing was changed",
+    );
   progress("reading instance metadata");
   let found;
   try {
@@ -441,7 +446,7 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
         throw new RegistrationError(
           "files",
           `the node password was set on the portal but the password file ${opts.passwordFile} could not be written ` +
-            `(${clean(message(err))}); run again with --rotate-password`,
+            `(${clean(message(err))}); run \`backup-portal register --rotate-password --password-file ${opts.passwordFile}\` once it can be written`,
           [],
           done,
         );
