@@ -79,7 +79,9 @@ interface Parsed {
 function prepare(v: Values): Parsed {
   // A new password kept nowhere locks the working backup client out: refused before any request.
   if (v["rotate-password"] === true && v["password-file"] === undefined)
-    throw new UsageError("--rotate-password needs --password-file <path>: the new node password must be kept where the backup client reads it");
+    throw new UsageError(
+      "--rotate-password needs --password-file <path>: the new node password must be kept where the backup client reads it",
+    );
   const register: Parsed["register"] = definedOnly({
     optionFile: v["option-file"] as string | false | undefined,
     passwordFile: v["password-file"] as string | undefined,

@@ -30,7 +30,19 @@ export {
   PortalAccount,
   DEFAULT_ENV_FILE,
   DEFAULT_PASSWORD_FILE,
-  DEFAULT_PACKAGE_SPEC,
-  DEFAULT_INSTALL_NODE,
+  DEFAULT_TOKEN_FILE,
+  DEFAULT_SCRIPT_FILE,
+  defaultPackageSpec,
   REGISTER_ATTEMPTS,
+  BrokerAccess,
 } from "./user-data";
+export {
+  renderBootScript,
+  tarballIntegrity,
+  isPinnedSpec,
+  DEFAULT_NODE_BUILD,
+  NODE_MIN_MAJOR,
+  BOOT_DRY_RUN_ENV,
+  BootScriptOptions,
+  NodeBuild,
+} from "./boot-script";

@@ -50,9 +50,10 @@ describe("registration: the node password file", function () {
     });
 
     it("the API refuses it too (kind usage), before reading anything", async () => {
-      const err = await registerInstance({ rotatePassword: true, metadata: { url: "http://127.0.0.1:9", configDrive: false } }).catch(
-        (e: unknown) => e,
-      );
+      const err = await registerInstance({
+        rotatePassword: true,
+        metadata: { url: "http://127.0.0.1:9", discoverConfigDrive: false },
+      }).catch((e: unknown) => e);
       assert.ok(err instanceof RegistrationError);
       assert.equal(err.kind, "usage");
       assert.match(err.message, /rotatePassword needs passwordFile/);
@@ -65,7 +66,11 @@ describe("registration: the node password file", function () {
       const before = fs.readFileSync(passwordFile);
       const hashBefore = node()!.passwordHash;
       const listing = entries();
-      emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/${consumer()!.id}/node${PASSWORD_PATH}` } });
+      emu.setFaults({
+        errorRate: 1,
+        statuses: [500],
+        match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/${consumer()!.id}/node${PASSWORD_PATH}` },
+      });
       const rotated = await run([...files(), "--rotate-password"]);
       assert.equal(rotated.code, 1, rotated.stderr);
       assert.deepEqual(fs.readFileSync(passwordFile), before);
@@ -77,7 +82,11 @@ describe("registration: the node password file", function () {
 
     it("no file before: still none after (and no temp file)", async () => {
       // The new consumer is the emulator's 4th (seed holds 1 to 3): creation passes, the password is refused.
-      emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/4/node${PASSWORD_PATH}` } });
+      emu.setFaults({
+        errorRate: 1,
+        statuses: [500],
+        match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/4/node${PASSWORD_PATH}` },
+      });
       const outcome = await run(files());
       assert.equal(outcome.code, 1, outcome.stderr);
       assert.match(outcome.stderr, /created consumer 4, created node/);
