@@ -77,8 +77,9 @@ export function verifyRegistrationToken(secret: string, token: string, now = Dat
   const parts = typeof token === "string" ? token.trim().split(".") : [];
   if (parts.length !== 3 || parts[0] !== PREFIX || !/^[A-Za-z0-9_-]+$/.test(parts[1]) || !/^[A-Za-z0-9_-]{43}$/.test(parts[2]))
     throw new TokenRefused("malformed");
-  const expected = mac(key, `${parts[0]}.${parts[1]}`);
-  const given = Buffer.from(parts[2], "base64url");
+  // Compared as text: decoding would ignore the spare bits of the last character, so two spellings would pass.
+  const expected = Buffer.from(mac(key, `${parts[0]}.${parts[1]}`).toString("base64url"));
+  const given = Buffer.from(parts[2]);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TokenRefused("signature");
   let claims: unknown;
   try {
