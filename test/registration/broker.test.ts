@@ -8,6 +8,7 @@ import { parse as parseYaml } from "yaml";
 import { hashSecret } from "../../emulator/util";
 import { PortalClient } from "../../provider/portal/client";
 import { BrokerHandle, mintRegistrationToken, startRegistrationBroker } from "../../provider/broker";
+import { main as brokerMain, SECRET_ENV } from "../../provider/broker/main";
 import { renderRegistrationUserData } from "../../provider/registration/user-data";
 import { Emulator, envFor, ORIGIN, startEmulator, writes } from "../support/portal";
 import { CPU_COUNT, instanceDocument, modeOf, Outcome, register, removeTempDirs, tempDir, TSM_NAME, UUID } from "./helpers";
@@ -214,5 +215,27 @@ describe("registration: through the registration broker", function () {
     const none = await register([...files(), "--broker", broker.url], { doc, env: {} });
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--broker needs the registration token: --token-file <path> or BACKUP_PORTAL_REGISTRATION_TOKEN/);
+  });
+
+  it("backup-portal registration-broker: the portal account and the secret only from the environment", async () => {
+    const io = { out: "", err: "" };
+    const capture = { out: (t: string) => void (io.out += t), err: (t: string) => void (io.err += t) };
+    const env = { ...envFor(emu, "admin"), [SECRET_ENV]: SECRET };
+    assert.equal(await brokerMain(["--port", "0"], { ...env, [SECRET_ENV]: "too-short" }, capture), 2);
+    assert.match(io.err, /REGISTRATION_BROKER_SECRET must hold at least 32 bytes/);
+    const started = await brokerMain(["--port", "0", "--quiet"], env, capture);
+    assert.ok(typeof started !== "number", io.err);
+    try {
+      assert.match(io.out, /^registration broker listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+      fs.writeFileSync(tokenFile, mint());
+      const outcome = await register([...files(), "--broker", started.url, "--token-file", tokenFile], {
+        doc: instanceDocument({ backup_bunit: String(BUNIT) }),
+        env: {},
+      });
+      assert.equal(outcome.code, 0, outcome.stderr);
+    } finally {
+      await started.close();
+    }
+    assert.ok(!io.out.includes(SECRET) && !io.err.includes(SECRET));
   });
 });
