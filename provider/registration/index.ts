@@ -46,3 +46,6 @@ export {
   BootScriptOptions,
   NodeBuild,
 } from "./boot-script";
+// The token the user data carries in broker mode (minted by the stack with the broker's secret).
+export { mintRegistrationToken, MAX_TOKEN_TTL_SECONDS } from "../broker/token";
+export { registerThroughBroker, BrokerRegisterOptions } from "./through-broker";
