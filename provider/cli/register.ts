@@ -34,7 +34,7 @@ metadata keys (openstack server set --property KEY=VALUE <instance>):
   ${META_KEYS.tsmName.padEnd(18)} node name (default: from the instance name and uuid)
 
 portal account: with --broker, none on the instance (the broker holds it; the
-instance presents a one-time token from --token-file or ${"BACKUP_PORTAL_REGISTRATION_TOKEN"});
+instance presents a one-time token from --token-file or ${TOKEN_ENV});
 else BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME, _PASSWORD in the
 environment, else JSON user data {"backupPortal": {url, origin, clientId,
 username, password}}; a variable set in the environment wins. Never the
