@@ -177,6 +177,28 @@ describe("registration: through the registration broker", function () {
     assert.equal(tagged().length, 1);
   });
 
+  it("the password file moves into place only after the portal took the password; a failed move names the command", async () => {
+    // The portal refuses the password: no file, no temp file.
+    emu.setFaults({
+      errorRate: 1,
+      statuses: [500],
+      match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/4/node/password` },
+    });
+    const refused = await run(mint());
+    emu.clearFaults();
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.deepEqual(fs.readdirSync(path.dirname(passwordFile)), [], "no password file, no temp file");
+    // The portal took it, the file cannot be moved in place (a directory there).
+    fs.mkdirSync(path.join(passwordFile, "blocker"), { recursive: true });
+    const blocked = await run(mint(), { uuid: OTHER_UUID });
+    assert.equal(blocked.code, 1, blocked.stderr);
+    assert.match(
+      blocked.stderr,
+      /the node password was set on the portal but the password file .* could not be written .*run `backup-portal register --rotate-password --password-file /,
+    );
+    assert.deepEqual(fs.readdirSync(path.dirname(passwordFile)), ["node-password"], "the temp file is removed");
+  });
+
   it("a bad backup_* key is reported by the instance before the token is spent", async () => {
     const token = mint();
     fs.writeFileSync(tokenFile, token);
