@@ -12,3 +12,11 @@ export {
 } from "./token";
 export { startRegistrationBroker, BrokerOptions, BrokerHandle, REGISTER_PATH, HEALTH_PATH, MAX_PENDING } from "./server";
 export type { BrokerAnswer } from "./protocol";
+export {
+  RegistrationBroker,
+  RegistrationBrokerArgs,
+  RegistrationBrokerConfigError,
+  registrationBrokerProblems,
+  REGISTRATION_BROKER_TYPE,
+  DEFAULT_BROKER_PORT,
+} from "./component";
