@@ -77,6 +77,17 @@ describe("registration: the RegistrationBroker component under mocks", function 
     assert.match(await valueOf(broker.url), /^http:\/\/rb\d+-svc-a1b2c3d4\.billing\.svc\.cluster\.local$/);
   });
 
+  it("a password and a secret given as plain strings still travel only as secrets", async () => {
+    const { resources } = await deploy({
+      portal: { url: "https://p", origin: "https://o", clientId: "c", username: "u", password: PASSWORD },
+      secret: SECRET,
+    });
+    for (const r of resources) {
+      const plain = JSON.stringify(plainPart(r.inputs));
+      assert.ok(!plain.includes(PASSWORD) && !plain.includes(SECRET), `plain secret in ${r.type}`);
+    }
+  });
+
   it("refuses an image by tag, a short secret and a missing password, all at once", () => {
     assert.throws(
       () =>
