@@ -12,8 +12,10 @@ export { Registry, RegistryArgs, verifyRegistry } from "./registry";
 // The billing notification receiver on Kubernetes.
 export { BillingReceiver } from "./billing";
 
-// Instance self-registration: the cloud-init user data for new instances.
-export { registrationUserData } from "./registration";
+// Instance self-registration: the cloud-init user data for new instances, the one-time token it carries, and
+// the broker (on Kubernetes) that registers an instance presenting one.
+export { registrationUserData, mintRegistrationToken } from "./registration";
+export { RegistrationBroker } from "./broker/component";
 
 // Everything else, by capability.
 export * as portal from "./portal";
@@ -22,4 +24,5 @@ export * as billing from "./billing";
 export * as data from "./data";
 export * as metadata from "./metadata";
 export * as registration from "./registration";
+export * as broker from "./broker";
 export { PortalClient, PortalError, PortalSettings } from "./portal";

@@ -19,6 +19,7 @@ const commands: Record<string, { module: string; summary: string }> = {
   invoices: { module: "./invoices", summary: "invoices of a business unit" },
   billing: { module: "./billing", summary: "billing data of a reseller business unit" },
   "billing-receiver": { module: "../billing/main", summary: "receive the portal's billing notifications" },
+  "registration-broker": { module: "../broker/main", summary: "register instances that present a one-time token" },
 };
 
 interface CommandModule {

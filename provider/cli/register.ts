@@ -6,11 +6,16 @@ import { constants } from "os";
 import { DEFAULT_LOCK_WAIT_MS, releaseHeldLocks } from "../registration/lock";
 import { META_KEYS, REGISTRATION_DEFAULTS } from "../registration/keys";
 import { RegisterOptions, RegistrationError, registerInstance, summarize } from "../registration/register";
-import { CommandIo, CommandSpec, definedOnly, fileToWrite, processIo, runCommand, Values } from "./args";
+import { registerThroughBroker } from "../registration/through-broker";
+import { readFile } from "fs/promises";
+import { CommandIo, CommandSpec, definedOnly, fileToWrite, processIo, runCommand, UsageError, Values } from "./args";
 import { metadataOptions, metadataOptionSpecs } from "./metadata-options";
 import { failureText } from "./failure";
 import { cliHints } from "../portal/hints";
 import { formatJson, terminalIo, TIMEOUT_OPTION } from "./output";
+
+/** The one-time registration token for --broker, when not in a file. */
+export const TOKEN_ENV = "BACKUP_PORTAL_REGISTRATION_TOKEN";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal register",
@@ -30,9 +35,12 @@ metadata keys (openstack server set --property KEY=VALUE <instance>):
   ${META_KEYS.cpuCount.padEnd(18)} CPU count (default: this machine's)
   ${META_KEYS.tsmName.padEnd(18)} node name (default: from the instance name and uuid)
 
-portal account: BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME, _PASSWORD in
-the environment, else JSON user data {"backupPortal": {url, origin, clientId,
-username, password}}; a variable set in the environment wins.`,
+portal account: with --broker, none on the instance (the broker holds it; the
+instance presents a one-time token from --token-file or ${TOKEN_ENV});
+else BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME, _PASSWORD in the
+environment, else JSON user data {"backupPortal": {url, origin, clientId,
+username, password}}; a variable set in the environment wins. Never the
+reseller's account on an instance: see docs/security.md.`,
   options: {
     "option-file": {
       kind: "string",
@@ -44,6 +52,12 @@ username, password}}; a variable set in the environment wins.`,
     "password-file": { kind: "string", value: "path", description: "keep the node password in this 0600 file when one is set" },
     "rotate-password": { kind: "flag", description: "set a new node password even if the node is registered" },
     "dry-run": { kind: "flag", description: "check everything and print what would be done" },
+    broker: {
+      kind: "url",
+      value: "url",
+      description: `register through this registration broker, which holds the portal account; needs --token-file (or ${TOKEN_ENV})`,
+    },
+    "token-file": { kind: "string", value: "path", description: "file holding the one-time registration token for --broker" },
     "lock-file": {
       kind: "string",
       value: "path",
@@ -76,9 +90,15 @@ interface Parsed {
   verbose: boolean;
   metadata: ReadMetadataOptions;
   register: Pick<RegisterOptions, "optionFile" | "passwordFile" | "rotatePassword" | "dryRun" | "lockFile" | "portal">;
+  broker?: { url: string; tokenFile?: string };
 }
 
 function prepare(v: Values): Parsed {
+  // A new password kept nowhere locks the working backup client out: refused before any request.
+  if (v["rotate-password"] === true && v["password-file"] === undefined)
+    throw new UsageError(
+      "--rotate-password needs --password-file <path>: the new node password must be kept where the backup client reads it",
+    );
   for (const flag of ["option-file", "password-file", "lock-file"]) {
     if (typeof v[flag] === "string") fileToWrite(`--${flag}`, v[flag] as string);
   }
@@ -94,7 +114,29 @@ function prepare(v: Values): Parsed {
       hintContext: cliHints([], "--portal-timeout", "BACKUP_PORTAL_URL (or the user data's backupPortal.url)"),
     },
   });
-  return { json: v.json === true, quiet: v.quiet === true, verbose: v.verbose === true, metadata: metadataOptions(v), register };
+  if (v["token-file"] !== undefined && v.broker === undefined) throw new UsageError("--token-file goes with --broker <url>");
+  const broker = v.broker !== undefined ? { url: v.broker as string, tokenFile: v["token-file"] as string | undefined } : undefined;
+  return { json: v.json === true, quiet: v.quiet === true, verbose: v.verbose === true, metadata: metadataOptions(v), register, broker };
+}
+
+/** The token from --token-file, else from the environment; RegistrationError (usage) when neither has one. */
+async function brokerToken(file: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+  if (file === undefined) {
+    const t = env[TOKEN_ENV]?.trim();
+    if (t) return t;
+    throw new RegistrationError("usage", `--broker needs the registration token: --token-file <path> or ${TOKEN_ENV}; nothing was changed`);
+  }
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new RegistrationError(
+      "configuration",
+      `cannot read the token file ${file} (${(err as NodeJS.ErrnoException).code ?? "error"}); nothing was changed`,
+    );
+  }
+  if (!text.trim()) throw new RegistrationError("configuration", `the token file ${file} is empty; nothing was changed`);
+  return text.trim();
 }
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
@@ -128,14 +170,20 @@ export function run(argv: string[], given: RegisterIo = processIo): Promise<numb
         io.err(`${prefix}: ${text}\n`);
     const uninstall = exitOnStopSignals(io);
     try {
-      const result = await registerInstance({
+      const common = {
         ...parsed.register,
         metadata: parsed.metadata,
-        env: io.env ?? process.env,
         cpuCount: io.cpuCount,
         progress: parsed.quiet ? undefined : line("register"),
         log: parsed.verbose ? line("register (detail)") : undefined,
-      });
+      };
+      const result = parsed.broker
+        ? await registerThroughBroker({
+            ...common,
+            brokerUrl: parsed.broker.url,
+            token: await brokerToken(parsed.broker.tokenFile, io.env ?? process.env),
+          })
+        : await registerInstance({ ...common, env: io.env ?? process.env });
       for (const w of result.warnings) io.err(`backup-portal register: warning: ${w}\n`);
       if (parsed.json) io.out(formatJson(result));
       else io.out(`${summarize(result)}\n`);

@@ -30,7 +30,22 @@ export {
   PortalAccount,
   DEFAULT_ENV_FILE,
   DEFAULT_PASSWORD_FILE,
-  DEFAULT_PACKAGE_SPEC,
-  DEFAULT_INSTALL_NODE,
+  DEFAULT_TOKEN_FILE,
+  DEFAULT_SCRIPT_FILE,
+  defaultPackageSpec,
   REGISTER_ATTEMPTS,
+  BrokerAccess,
 } from "./user-data";
+export {
+  renderBootScript,
+  tarballIntegrity,
+  isPinnedSpec,
+  DEFAULT_NODE_BUILD,
+  NODE_MIN_MAJOR,
+  BOOT_DRY_RUN_ENV,
+  BootScriptOptions,
+  NodeBuild,
+} from "./boot-script";
+// The token the user data carries in broker mode (minted by the stack with the broker's secret).
+export { mintRegistrationToken, MAX_TOKEN_TTL_SECONDS } from "../broker/token";
+export { registerThroughBroker, BrokerRegisterOptions } from "./through-broker";

@@ -13,7 +13,7 @@
 //    password (new or not yet activated node, or rotatePassword), activation.
 // 6. Write the option file (and the password file) atomically with mode 0600.
 // A second run finds everything in place and writes nothing to the portal.
-import { MetadataError, MetadataSource, readInstanceMetadata, ReadMetadataOptions } from "../metadata";
+import { MetadataError, MetadataResult, MetadataSource, readInstanceMetadata, ReadMetadataOptions } from "../metadata";
 import { PortalClient } from "../portal/client";
 import { PortalError, redact } from "../portal/errors";
 import { isLoginRefused } from "../portal/login";
@@ -78,6 +78,12 @@ export interface RegisterOptions {
   progress?: (line: string) => void;
   /** Details: metadata reader decisions, portal retries (no secrets). */
   log?: (line: string) => void;
+  /** The instance's metadata as already read (the registration broker gets it from the instance); then nothing is read. */
+  found?: Pick<MetadataResult, "source" | "location" | "metadata" | "disabled">;
+  /** The portal client to use (the broker's own account); then no credentials are resolved from env or user data. */
+  client?: PortalClient;
+  /** The node password to set when one is needed (the instance chose it and keeps it); default a new random one. */
+  nodePassword?: string;
 }
 
 export interface RegistrationResult {
@@ -95,8 +101,12 @@ export interface RegistrationResult {
   optionFile?: { path: string; written: boolean };
   passwordFile?: { path: string; written: boolean };
   warnings: string[];
-  /** Where each portal setting came from. */
-  credentialSources: Record<SettingKey, CredentialSource>;
+  /** Where each portal setting came from (empty when a client was given). */
+  credentialSources: Partial<Record<SettingKey, CredentialSource>>;
+  /** Whether a node password was set on the portal by this run. */
+  passwordSet: boolean;
+  /** The business unit's default backup server, as the option file names it. */
+  server?: { name?: string; address?: string; port?: number };
 }
 
 interface Resolved {
@@ -258,17 +268,18 @@ function drift(node: Node, spec: RegistrationSpec, r: Resolved): { fields: NodeF
   return { fields, names };
 }
 
-/**
- * Makes sure this instance is registered as a backup node; see the file header.
- * Throws RegistrationError; its message never contains a password.
- */
-export async function registerInstance(opts: RegisterOptions = {}): Promise<RegistrationResult> {
-  const progress = opts.progress ?? (() => undefined);
-  const env = opts.env ?? process.env;
-  const optionFile = opts.optionFile === false ? undefined : (opts.optionFile ?? DEFAULT_OPTION_FILE);
+type Found = Pick<MetadataResult, "source" | "location" | "metadata" | "disabled" | "userData"> & Partial<Pick<MetadataResult, "warnings">>;
 
+/**
+ * Reads the instance metadata (and user data) for a registration; RegistrationError when it cannot, or when the
+ * metadata turns cloud-init's source off (dsmode=disabled).
+ */
+export async function readForRegistration(
+  opts: Pick<RegisterOptions, "metadata" | "log">,
+  progress: (line: string) => void,
+): Promise<Found> {
   progress("reading instance metadata");
-  let found;
+  let found: Found;
   try {
     found = await readInstanceMetadata({ ...opts.metadata, userData: true, log: opts.log ?? opts.metadata?.log });
   } catch (err) {
@@ -283,7 +294,7 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   const md = found.metadata;
   progress(`instance ${JSON.stringify(md.name)} (${md.uuid}) from ${found.location}`);
   // What the reader passed over without failing (user_data that answered 500, a broken latest): said, not fatal.
-  for (const warning of found.warnings) progress(`warning: ${warning}`);
+  for (const warning of found.warnings ?? []) progress(`warning: ${warning}`);
   if (found.disabled) {
     // cloud-init's off switch for the metadata source: whoever set it does not want the instance configured from it.
     throw configurationError(
@@ -294,11 +305,29 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
       found.source,
     );
   }
+  return found;
+}
 
+/**
+ * Makes sure this instance is registered as a backup node; see the file header.
+ * Throws RegistrationError; its message never contains a password.
+ */
+export async function registerInstance(opts: RegisterOptions = {}): Promise<RegistrationResult> {
+  const progress = opts.progress ?? (() => undefined);
+  const env = opts.env ?? process.env;
+  const optionFile = opts.optionFile === false ? undefined : (opts.optionFile ?? DEFAULT_OPTION_FILE);
+
+  if (opts.rotatePassword && !opts.passwordFile && !opts.nodePassword)
+    throw new RegistrationError(
+      "usage",
+      "rotatePassword needs passwordFile: a new node password kept nowhere locks the backup client out; nothing was changed",
+    );
+  const found: Found = opts.found ? { ...opts.found, userData: null } : await readForRegistration(opts, progress);
+  const md = found.metadata;
   const parsed = parseRegistrationMetadata(md, { cpuCount: opts.cpuCount });
-  const creds = resolveCredentials(env, found.userData);
+  const creds = opts.client ? { problems: [], credentials: undefined } : resolveCredentials(env, found.userData);
   const local = [...parsed.problems.map((p) => p.message), ...creds.problems];
-  if (local.length || !parsed.spec || !creds.credentials) throw configurationError(local, found.source);
+  if (local.length || !parsed.spec || (!creds.credentials && !opts.client)) throw configurationError(local, found.source);
   const spec = parsed.spec;
   const credentials = creds.credentials;
   const warnings: string[] = [];
@@ -309,9 +338,10 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
     );
   }
 
-  const settings: PortalSettings = { ...credentials.settings, ...opts.portal };
-  const client = new PortalClient(settings, { log: opts.log });
-  const secrets: string[] = [settings.password];
+  const settings: PortalSettings | undefined = credentials ? { ...credentials.settings, ...opts.portal } : undefined;
+  const client = opts.client ?? new PortalClient(settings!, { log: opts.log });
+  const username = settings?.username ?? "of the registration broker";
+  const secrets: string[] = settings ? [settings.password] : [];
   const clean = (text: string): string => client.redact(redact(text, secrets));
   const done: string[] = [];
   let lock: HeldLock | undefined;
@@ -321,7 +351,7 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
     progress(`checking business unit ${spec.businessUnitId} and the requested names on ${client.url}`);
     let check;
     try {
-      check = await validateOnPortal(client, new References(client), spec, settings.username, optionFile !== undefined);
+      check = await validateOnPortal(client, new References(client), spec, username, optionFile !== undefined);
     } catch (err) {
       if (err instanceof RegistrationError) throw err;
       throw new RegistrationError("portal", `cannot check the registration on the portal; nothing was changed: ${clean(message(err))}`);
@@ -365,7 +395,9 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
       tsmName,
       actions: [],
       warnings,
-      credentialSources: credentials.sources,
+      credentialSources: credentials?.sources ?? {},
+      passwordSet: false,
+      server: { name: r.server.name, address: r.server.address, port: r.server.port },
     };
 
     if (opts.dryRun) {
@@ -413,7 +445,7 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
     result.nodeId = node.id;
 
     if (needPassword) {
-      const password = generateNodePassword();
+      const password = opts.nodePassword ?? generateNodePassword();
       secrets.push(password);
       // The password file is prepared first and moved in place only once the portal took the password,
       // so neither side ever holds a password the other does not know.
@@ -443,14 +475,15 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
         throw new RegistrationError(
           "files",
           `the node password was set on the portal but the password file ${opts.passwordFile} could not be written ` +
-            `(${clean(message(err))}); run again with --rotate-password`,
+            `(${clean(message(err))}); run \`backup-portal register --rotate-password --password-file ${opts.passwordFile}\` once it can be written`,
           [],
           done,
         );
       }
+      result.passwordSet = true;
       done.push(pending ? `set node password (saved to ${pending.path})` : "set node password");
       if (pending) result.passwordFile = { path: pending.path, written: true };
-      else
+      else if (!opts.nodePassword)
         warnings.push(
           "the node password was set on the portal but kept nowhere (no --password-file): the backup client cannot log in " +
             "until you run again with --rotate-password --password-file <path>",
@@ -501,27 +534,7 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
     result.status = done.length ? "registered" : "unchanged";
 
     if (optionFile) {
-      const content = renderOptionFile({
-        serverName: r.server.name!,
-        serverAddress: r.server.address!,
-        serverPort: r.server.port,
-        nodeName: result.tsmName,
-        comments: [
-          `Backup client options of node ${result.tsmName}, written by \`backup-portal register\`.`,
-          `Instance ${md.uuid}, business unit ${bu}, consumer ${consumerId}. Changes are overwritten by the next run.`,
-        ],
-      });
-      try {
-        result.optionFile = { path: optionFile, written: await writeSecretFile(optionFile, content) };
-        progress(`option file ${optionFile}: ${result.optionFile.written ? "written" : "up to date"}`);
-      } catch (err) {
-        throw new RegistrationError(
-          "files",
-          `the node is registered as ${result.tsmName} but the option file ${optionFile} could not be written: ${clean(message(err))}`,
-          [],
-          done,
-        );
-      }
+      await writeOptionFile(optionFile, result, progress, clean);
     }
     return result;
   } catch (err) {
@@ -537,8 +550,39 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
       done,
     );
   } finally {
-    client.close();
+    if (!opts.client) client.close();
     lock?.release();
+  }
+}
+
+/** Writes the backup client's option file of a registered node (result.server, result.tsmName); RegistrationError when it cannot. */
+export async function writeOptionFile(
+  file: string,
+  result: RegistrationResult,
+  progress: (line: string) => void,
+  clean: (text: string) => string = (t) => t,
+): Promise<void> {
+  let content: string;
+  try {
+    content = renderOptionFile({
+      serverName: result.server?.name ?? "",
+      serverAddress: result.server?.address ?? "",
+      serverPort: result.server?.port,
+      nodeName: result.tsmName,
+      comments: [
+        `Backup client options of node ${result.tsmName}, written by \`backup-portal register\`.`,
+        `Instance ${result.instance.uuid}, business unit ${result.businessUnit.id}, consumer ${result.consumerId}. Changes are overwritten by the next run.`,
+      ],
+    });
+    result.optionFile = { path: file, written: await writeSecretFile(file, content) };
+    progress(`option file ${file}: ${result.optionFile.written ? "written" : "up to date"}`);
+  } catch (err) {
+    throw new RegistrationError(
+      "files",
+      `the node is registered as ${result.tsmName} but the option file ${file} could not be written: ${clean(message(err))}`,
+      [],
+      result.actions,
+    );
   }
 }
 

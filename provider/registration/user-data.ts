@@ -1,25 +1,42 @@
-// Cloud-init user data that makes an instance register itself at first boot:
-// a `#cloud-config` whose write_files puts the portal account into a 0600 env
-// file, and whose runcmd runs `backup-portal register` with that file sourced.
+// Cloud-init user data that makes an instance register itself at first boot: a `#cloud-config` whose
+// write_files puts either a one-time broker token (broker mode) or a tenant's own registration account (portal
+// mode) into a 0600 file, and the boot script (boot-script.ts), which installs the pinned, verified package and
+// runs `backup-portal register`. User data is readable by every process on the instance (the metadata service
+// serves it without login): nothing in it may be the reseller's credential. See docs/security.md.
 //
 //   new openstack.compute.Instance("web01", {
-//     userData: registrationUserData({ portal: { url, origin, clientId, username, password } }),
+//     userData: registrationUserData({ broker: { url: brokerUrl, token: mintRegistrationToken(secret, { businessUnitId: 2 }) } }),
 //     metadata: { backup_bunit: "2" },
 //     ...
 //   });
 import * as pulumi from "@pulumi/pulumi";
 import { Document, Scalar, visit } from "yaml";
+import {
+  checkIntegrity,
+  DEFAULT_NODE_BUILD,
+  DEFAULT_WORK_DIR,
+  isPinnedSpec,
+  NodeBuild,
+  ownPackage,
+  registryIntegrity,
+  renderBootScript,
+  tarballIntegrity,
+} from "./boot-script";
 import { shellQuote } from "../shell/quote";
 import { maskUrl } from "../http/mask-url";
 
+export { shellQuote };
+
 export const DEFAULT_ENV_FILE = "/etc/backup-portal/portal.env";
 export const DEFAULT_PASSWORD_FILE = "/etc/backup-portal/node-password";
-export const DEFAULT_PACKAGE_SPEC = "backup-portal-pulumi";
-/** Installs Node.js and npm from the distribution when `npx` is missing (apt, dnf or yum). */
-export const DEFAULT_INSTALL_NODE =
-  "command -v npx >/dev/null 2>&1 || { if command -v apt-get >/dev/null 2>&1; then apt-get update -q && apt-get install -y -q nodejs npm; " +
-  "elif command -v dnf >/dev/null 2>&1; then dnf install -y -q nodejs npm; elif command -v yum >/dev/null 2>&1; then yum install -y -q nodejs npm; " +
-  "else echo 'backup-portal: no npx and no known package manager; install Node.js 20' >&2; exit 1; fi; }";
+export const DEFAULT_TOKEN_FILE = "/etc/backup-portal/registration-token";
+export const SCRIPT_NAME = "register.sh";
+export const DEFAULT_SCRIPT_FILE = `${DEFAULT_WORK_DIR}/${SCRIPT_NAME}`;
+/** The package the boot script installs: this package, at the exact version that rendered the user data. */
+export function defaultPackageSpec(): string {
+  const own = ownPackage();
+  return `${own.name}@${own.version}`;
+}
 /**
  * Attempts of the registration at boot (the network or the portal may not be ready yet). Every failure is
  * retried except exit codes 2 (bad arguments) and 3 (configuration to fix): they fail the same way every time.
@@ -34,22 +51,42 @@ export interface PortalAccount<S = string> {
   password: S;
 }
 
-export interface RegistrationUserDataOptions<S = string> {
-  /** The account the instance registers itself with (its password ends up on the instance, in a 0600 file). */
-  portal: PortalAccount<S>;
-  /** npm package spec that provides `backup-portal`, e.g. `backup-portal-pulumi@0.1.0` (pin it). Default `backup-portal-pulumi`. */
-  packageSpec?: string;
-  /** More arguments for `backup-portal register`, e.g. `["--option-file", "/opt/tivoli/tsm/client/ba/bin/dsm.sys"]`. */
-  extraArgs?: string[];
-  /** Where the env file goes. Default /etc/backup-portal/portal.env. */
-  envFile?: string;
-  /** `--password-file` for the node password; default /etc/backup-portal/node-password; `false`: none. */
-  passwordFile?: string | false;
-  /** Shell command that makes `npx` available; default DEFAULT_INSTALL_NODE; `false`: assume the image has Node.js 20. */
-  installNode?: string | false;
+/** A registration broker (provider/broker) and a one-time token bound to one business unit (mintRegistrationToken). */
+export interface BrokerAccess<S = string> {
+  url: S;
+  token: S;
 }
 
-export { shellQuote };
+export interface RegistrationUserDataOptions<S = string> {
+  /**
+   * A portal account the instance registers itself with, its password in a 0600 file on the instance. Only an
+   * account limited to the tenant's own business unit belongs here (docs/security.md), never the reseller's.
+   * Exactly one of `portal` and `broker`.
+   */
+  portal?: PortalAccount<S>;
+  /** Register through the registration broker with a one-time token: no portal credential reaches the instance. */
+  broker?: BrokerAccess<S>;
+  /** npm spec that provides `backup-portal`; default this package at the version that renders (`name@x.y.z`). */
+  packageSpec?: string;
+  /** The spec's sha512 integrity (`npm view <spec> dist.integrity`); else taken from `packageTarball`, else asked of npm. */
+  integrity?: string;
+  /** A local tarball of the spec (`npm pack`): its integrity is recorded. */
+  packageTarball?: string;
+  /** Accept a spec that is not `name@x.y.z` (a range, a tag, a bare name): then nothing is verified. Default false. */
+  allowUnpinned?: boolean;
+  /** More arguments for `backup-portal register`, e.g. `["--option-file", "/opt/tivoli/tsm/client/ba/bin/dsm.sys"]`. */
+  extraArgs?: string[];
+  /** Where the env file goes (portal mode). Default /etc/backup-portal/portal.env. */
+  envFile?: string;
+  /** Where the token file goes (broker mode). Default /etc/backup-portal/registration-token. */
+  tokenFile?: string;
+  /** `--password-file` for the node password; default /etc/backup-portal/node-password; `false`: none. */
+  passwordFile?: string | false;
+  /** The Node.js build installed when the image has no Node.js 22 or newer; default DEFAULT_NODE_BUILD; `false`: fail then. */
+  node?: NodeBuild | false;
+  /** Where the boot script, Node.js and the package go; default /var/lib/backup-portal. */
+  workDir?: string;
+}
 
 function stringValue(what: string, value: unknown, { allowEmpty = false } = {}): string {
   if (typeof value !== "string") throw new TypeError(`registration user data: ${what} must be a string`);
@@ -95,42 +132,82 @@ export function renderEnvFile(portal: PortalAccount): string {
   return ["# Backup Portal account for `backup-portal register` (written by cloud-init; keep it 0600).", ...lines, ""].join("\n");
 }
 
-/**
- * The `#cloud-config` user data, as a string. Holds the portal password:
- * treat it as a secret (registrationUserData does).
- */
-export function renderRegistrationUserData(opts: RegistrationUserDataOptions): string {
-  const portal = opts.portal;
-  if (!portal || typeof portal !== "object")
-    throw new TypeError("registration user data: portal {url, origin, clientId, username, password} is required");
+function httpUrl(what: string, value: unknown): string {
   let url: URL;
   try {
-    url = new URL(oneLine("portal.url", portal.url));
+    url = new URL(oneLine(what, value));
   } catch (err) {
     if (err instanceof TypeError && /must be a string/.test(err.message)) throw err;
-    throw new Error(`registration user data: portal.url is not a URL: ${JSON.stringify(maskUrl(String(portal.url)))}`);
+    throw new Error(`registration user data: ${what} is not a URL: ${JSON.stringify(maskUrl(String(value)))}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new Error(`registration user data: portal.url must be http(s), got ${JSON.stringify(maskUrl(String(portal.url)))}`);
-  const envFile = absolutePath("envFile", opts.envFile ?? DEFAULT_ENV_FILE);
-  const packageSpec = oneLine("packageSpec", opts.packageSpec ?? DEFAULT_PACKAGE_SPEC);
+    throw new Error(`registration user data: ${what} must be http(s), got ${JSON.stringify(maskUrl(String(value)))}`);
+  return value as string;
+}
+
+/** The package to install and the integrity to check it against, or why not (an unpinned spec needs allowUnpinned). */
+function resolvePackage(opts: RegistrationUserDataOptions): { packageSpec: string; integrity?: string } {
+  const packageSpec = oneLine("packageSpec", opts.packageSpec ?? defaultPackageSpec());
+  const pinned = isPinnedSpec(packageSpec);
+  if (!pinned && opts.allowUnpinned !== true)
+    throw new Error(
+      `registration user data: packageSpec ${JSON.stringify(packageSpec)} is not pinned to one version (name@x.y.z): the boot script ` +
+        "runs it as root, so whoever publishes a newer match would get root on every new instance. Pin it, or set allowUnpinned: true to accept that",
+    );
+  if (opts.integrity !== undefined) return { packageSpec, integrity: checkIntegrity("integrity", opts.integrity) };
+  if (opts.packageTarball !== undefined)
+    return { packageSpec, integrity: checkIntegrity("packageTarball's integrity", tarballIntegrity(opts.packageTarball)) };
+  if (!pinned) return { packageSpec };
+  let integrity: string;
+  try {
+    integrity = registryIntegrity(packageSpec);
+  } catch {
+    throw new Error(
+      `registration user data: cannot read the integrity of ${packageSpec} from the npm registry (npm view ${packageSpec} dist.integrity); ` +
+        "pass integrity (sha512-...) or packageTarball (a tarball made by npm pack)",
+    );
+  }
+  return { packageSpec, integrity: checkIntegrity(`the registry's integrity of ${packageSpec}`, integrity) };
+}
+
+/**
+ * The `#cloud-config` user data, as a string. In portal mode it holds the (tenant's registration) account's
+ * password; in broker mode a one-time token: treat it as a secret either way (registrationUserData does).
+ */
+export function renderRegistrationUserData(opts: RegistrationUserDataOptions): string {
+  const { portal, broker } = opts;
+  if ((portal === undefined) === (broker === undefined))
+    throw new TypeError(
+      "registration user data: give exactly one of broker {url, token} and portal {url, origin, clientId, username, password}",
+    );
+  if (portal !== undefined && (!portal || typeof portal !== "object"))
+    throw new TypeError("registration user data: portal {url, origin, clientId, username, password} is required");
+  if (broker !== undefined && (!broker || typeof broker !== "object"))
+    throw new TypeError("registration user data: broker must be {url, token}");
+  if (portal) httpUrl("portal.url", portal.url);
   const passwordFile = opts.passwordFile === false ? undefined : absolutePath("passwordFile", opts.passwordFile ?? DEFAULT_PASSWORD_FILE);
   const extraArgs = (opts.extraArgs ?? []).map((a, i) => oneLine(`extraArgs[${i}]`, a, { allowEmpty: true }));
-  const installNode = opts.installNode === false ? undefined : oneLine("installNode", opts.installNode ?? DEFAULT_INSTALL_NODE);
+  const { packageSpec, integrity } = resolvePackage(opts);
+  const node = opts.node === false ? false : (opts.node ?? DEFAULT_NODE_BUILD);
 
-  const args = ["register", ...(passwordFile ? ["--password-file", passwordFile] : []), ...extraArgs];
-  const command = ["npx", "--yes", `--package=${packageSpec}`, "--", "backup-portal", ...args].map(shellQuote).join(" ");
-  const register = [
-    `export HOME="\${HOME:-/root}"`,
-    `set -a && . ${shellQuote(envFile)} && set +a || exit 1`,
-    `n=0; until ${command}; do rc=$?; n=$((n+1)); if [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || [ "$n" -ge ${REGISTER_ATTEMPTS} ]; then exit "$rc"; fi; sleep 20; done`,
-  ].join("; ");
-
-  const runcmd = [...(installNode ? [installNode] : []), register].map((c) => ["sh", "-c", c]);
-  const config = {
-    write_files: [{ path: envFile, owner: "root:root", permissions: "0600", content: renderEnvFile(portal) }],
-    runcmd,
-  };
+  const files: Array<{ path: string; owner: string; permissions: string; content: string }> = [];
+  const args = ["register", ...(passwordFile ? ["--password-file", passwordFile] : [])];
+  let envFile: string | undefined;
+  if (portal) {
+    envFile = absolutePath("envFile", opts.envFile ?? DEFAULT_ENV_FILE);
+    files.push({ path: envFile, owner: "root:root", permissions: "0600", content: renderEnvFile(portal) });
+  } else {
+    const tokenFile = absolutePath("tokenFile", opts.tokenFile ?? DEFAULT_TOKEN_FILE);
+    const token = oneLine("broker.token", broker!.token);
+    files.push({ path: tokenFile, owner: "root:root", permissions: "0600", content: `${token}\n` });
+    args.push("--broker", httpUrl("broker.url", broker!.url), "--token-file", tokenFile);
+  }
+  args.push(...extraArgs);
+  const workDir = absolutePath("workDir", opts.workDir ?? DEFAULT_WORK_DIR).replace(/(.)\/+$/, "$1");
+  const scriptFile = `${workDir === "/" ? "" : workDir}/${SCRIPT_NAME}`;
+  const script = renderBootScript({ packageSpec, integrity, args, envFile, node, attempts: REGISTER_ATTEMPTS, workDir });
+  files.push({ path: scriptFile, owner: "root:root", permissions: "0700", content: script });
+  const config = { write_files: files, runcmd: [["sh", scriptFile]] };
   return (
     "#cloud-config\n" +
     "# Registers this instance for backup at first boot (backup-portal register; see docs/registration.md).\n" +
@@ -158,17 +235,23 @@ export function toYaml11(value: unknown): string {
   return text.replace(/[\u0085\u2028\u2029]/g, (c) => YAML11_ESCAPES[c]);
 }
 
-export interface RegistrationUserDataArgs extends Omit<RegistrationUserDataOptions, "portal"> {
-  portal: PortalAccount<pulumi.Input<string>>;
+export interface RegistrationUserDataArgs extends Omit<RegistrationUserDataOptions, "portal" | "broker"> {
+  portal?: PortalAccount<pulumi.Input<string>>;
+  broker?: BrokerAccess<pulumi.Input<string>>;
 }
 
-/** The user data as a secret Output (it carries the portal password), for an instance's `userData`. */
+/** The user data as a secret Output (it carries a token or an account), for an instance's `userData`. */
 export function registrationUserData(opts: RegistrationUserDataArgs): pulumi.Output<string> {
   const p = opts.portal;
+  const b = opts.broker;
   const rendered = pulumi
-    .all([p.url, p.origin, p.clientId, p.username, p.password])
-    .apply(([url, origin, clientId, username, password]) =>
-      renderRegistrationUserData({ ...opts, portal: { url, origin, clientId, username, password } }),
+    .all([p?.url, p?.origin, p?.clientId, p?.username, p?.password, b?.url, b?.token])
+    .apply(([url, origin, clientId, username, password, brokerUrl, token]) =>
+      renderRegistrationUserData({
+        ...opts,
+        portal: p ? { url: url!, origin: origin!, clientId: clientId!, username: username!, password: password! } : undefined,
+        broker: b ? { url: brokerUrl!, token: token! } : undefined,
+      }),
     );
   return pulumi.secret(rendered);
 }

@@ -44,7 +44,7 @@ function binary(argv: string[]): Outcome {
 describe("cli: backup-portal help, --version, bad arguments", function () {
   this.timeout(60000);
 
-  it("lists the nine commands", () => {
+  it("lists the ten commands", () => {
     assert.deepEqual([...COMMAND_NAMES].sort(), [
       "audit",
       "billing",
@@ -54,6 +54,7 @@ describe("cli: backup-portal help, --version, bad arguments", function () {
       "jobs",
       "metadata",
       "register",
+      "registration-broker",
       "reports",
     ]);
   });

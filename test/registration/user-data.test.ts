@@ -7,11 +7,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { isScalar, parse as parseYaml, parseDocument, visit } from "yaml";
 import { resolveCredentials } from "../../provider/registration/credentials";
 import {
-  DEFAULT_INSTALL_NODE,
-  REGISTER_ATTEMPTS,
+  RegistrationUserDataOptions,
   registrationUserData,
   renderEnvFile,
-  renderRegistrationUserData,
+  renderRegistrationUserData as renderAny,
   shellQuote,
 } from "../../provider/registration/user-data";
 import { removeTempDirs, tempDir } from "./helpers";
@@ -19,6 +18,14 @@ import { removeTempDirs, tempDir } from "./helpers";
 // js-yaml comes with @pulumi/pulumi (no types installed): used only to check that the output parses.
 
 const yaml = require("js-yaml") as { load(text: string): unknown };
+
+/** A well-formed sha512 integrity (the boot script compares; rendering only records it). */
+export const INTEGRITY = `sha512-${"A".repeat(86)}==`;
+
+/** The renderer with an integrity given, as a caller without registry access passes it. */
+function renderRegistrationUserData(opts: RegistrationUserDataOptions): string {
+  return renderAny({ integrity: INTEGRITY, ...opts });
+}
 
 interface CloudConfig {
   write_files: Array<{ path: string; owner: string; permissions: string; content: string }>;
@@ -89,42 +96,16 @@ describe("registration: cloud-init user data", () => {
     );
   });
 
-  it("renders exactly this document for plain values (what the instance receives)", () => {
-    const portal = { url: "http://portal.example.com", origin: "o", clientId: "c", username: "u", password: "Plain-Pa55word-for-text" };
-    assert.equal(
-      renderRegistrationUserData({ portal }),
-      [
-        "#cloud-config",
-        "# Registers this instance for backup at first boot (backup-portal register; see docs/registration.md).",
-        "write_files:",
-        "  - path: /etc/backup-portal/portal.env",
-        "    owner: root:root",
-        '    permissions: "0600"',
-        '    content: "# Backup Portal account for `backup-portal register` (written by cloud-init; keep it 0600).\\n' +
-          "BACKUP_PORTAL_URL='http://portal.example.com'\\nBACKUP_PORTAL_ORIGIN='o'\\nBACKUP_PORTAL_CLIENT_ID='c'\\n" +
-          "BACKUP_PORTAL_USERNAME='u'\\nBACKUP_PORTAL_PASSWORD='Plain-Pa55word-for-text'\\n\"",
-        "runcmd:",
-        "  - - sh",
-        "    - -c",
-        `    - ${JSON.stringify(DEFAULT_INSTALL_NODE)}`,
-        "  - - sh",
-        "    - -c",
-        '    - export HOME="${HOME:-/root}"; set -a && . /etc/backup-portal/portal.env && set +a || exit 1; n=0; until npx --yes ' +
-          "--package=backup-portal-pulumi -- backup-portal register --password-file /etc/backup-portal/node-password; do rc=$?; " +
-          `n=$((n+1)); if [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ] || [ "$n" -ge ${REGISTER_ATTEMPTS} ]; then exit "$rc"; fi; sleep 20; done`,
-        "",
-      ].join("\n"),
-    );
-  });
-
-  it("renders a #cloud-config with a 0600 env file and the register command", () => {
+  it("renders a #cloud-config: a 0600 env file, the 0700 boot script, and one runcmd that runs it", () => {
     const cfg = parse(renderRegistrationUserData({ portal: PORTAL }));
-    assert.equal(cfg.write_files.length, 1);
-    const file = cfg.write_files[0];
-    assert.equal(file.path, "/etc/backup-portal/portal.env");
-    assert.equal(file.permissions, "0600");
-    assert.equal(file.owner, "root:root");
-    const vars = sourced(file.content);
+    assert.deepEqual(
+      cfg.write_files.map((f) => [f.path, f.owner, f.permissions]),
+      [
+        ["/etc/backup-portal/portal.env", "root:root", "0600"],
+        ["/var/lib/backup-portal/register.sh", "root:root", "0700"],
+      ],
+    );
+    const vars = sourced(cfg.write_files[0].content);
     assert.deepEqual(
       [
         vars.BACKUP_PORTAL_URL,
@@ -136,66 +117,34 @@ describe("registration: cloud-init user data", () => {
       [PORTAL.url, PORTAL.origin, PORTAL.clientId, PORTAL.username, PORTAL.password],
       "the env file gives back the exact values when sourced",
     );
-    assert.equal(cfg.runcmd.length, 2);
-    for (const cmd of cfg.runcmd) assert.deepEqual(cmd.slice(0, 2), ["sh", "-c"]);
-    assert.match(cfg.runcmd[0][2], /command -v npx/);
-    const register = cfg.runcmd[1][2];
-    assert.match(register, /set -a && \. \/etc\/backup-portal\/portal\.env && set \+a/);
-    assert.match(
-      register,
-      /npx --yes --package=backup-portal-pulumi -- backup-portal register --password-file \/etc\/backup-portal\/node-password/,
-    );
-    assert.match(register, /"\$rc" -eq 3/, "configuration errors are not retried");
-    assert.ok(!register.includes("w0rd"), "the password is only in the env file");
-    assert.equal(cfg.runcmd.flat().join(" ").includes(PORTAL.password), false);
+    assert.deepEqual(cfg.runcmd, [["sh", "/var/lib/backup-portal/register.sh"]]);
+    const script = cfg.write_files[1].content;
+    assert.match(script, /^ENV_FILE=\/etc\/backup-portal\/portal\.env$/m);
+    assert.match(script, /"\$PACKAGE_PREFIX\/bin\/backup-portal" register --password-file \/etc\/backup-portal\/node-password; do$/m);
+    assert.match(script, /^PACKAGE_SPEC=backup-portal-pulumi@\d+\.\d+\.\d+$/m);
+    assert.ok(!script.includes("w0rd"), "the password is only in the env file");
+    assert.ok(!script.includes("npx"), "nothing runs an unverified package");
   });
 
-  it("the boot loop retries failures, but not bad arguments (2) or configuration errors (3)", () => {
-    // Runs the real runcmd with a fake npx (exits with $FAKE_RC, counts its runs) and a sleep that returns at once.
-    const dir = tempDir();
-    const bin = path.join(dir, "bin");
-    fs.mkdirSync(bin);
-    fs.writeFileSync(path.join(bin, "npx"), '#!/bin/sh\necho run >> "$FAKE_COUNT"\nexit "$FAKE_RC"\n', { mode: 0o755 });
-    fs.writeFileSync(path.join(bin, "sleep"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
-    const envFile = path.join(dir, "portal.env");
-    fs.writeFileSync(envFile, renderEnvFile({ ...PORTAL, password: "plain" }), { mode: 0o600 });
-    const register = parse(renderRegistrationUserData({ portal: PORTAL, envFile, installNode: false })).runcmd[0][2];
-    const runs = (rc: number): { code: number | null; runs: number } => {
-      const count = path.join(dir, `count-${rc}`);
-      const res = spawnSync("sh", ["-c", register], {
-        env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, FAKE_RC: String(rc), FAKE_COUNT: count },
-        encoding: "utf8",
-        timeout: 3000, // the five runs take milliseconds; a loop that does not end fails fast
-      });
-      return { code: res.status, runs: fs.existsSync(count) ? fs.readFileSync(count, "utf8").split("\n").filter(Boolean).length : 0 };
-    };
-    assert.deepEqual(runs(0), { code: 0, runs: 1 });
-    assert.deepEqual(runs(1), { code: 1, runs: REGISTER_ATTEMPTS });
-    assert.deepEqual(runs(2), { code: 2, runs: 1 }, "bad arguments are not retried");
-    assert.deepEqual(runs(3), { code: 3, runs: 1 }, "configuration errors are not retried");
-  });
-
-  it("takes a package spec, extra arguments, paths, and no Node install", () => {
+  it("takes a package spec, extra arguments, paths", () => {
     const text = renderRegistrationUserData({
       portal: { ...PORTAL, password: "plain" },
       packageSpec: "backup-portal-pulumi@0.1.0",
       extraArgs: ["--option-file", "/opt/tivoli/tsm/client/ba/bin/dsm.sys", "--verbose", "it's"],
       envFile: "/root/portal env",
       passwordFile: false,
-      installNode: false,
+      node: false,
     });
     const cfg = parse(text);
     assert.equal(cfg.write_files[0].path, "/root/portal env");
-    assert.equal(cfg.runcmd.length, 1);
-    const register = cfg.runcmd[0][2];
-    assert.match(register, /\. '\/root\/portal env'/);
+    const script = cfg.write_files[1].content;
+    assert.match(script, /^ENV_FILE='\/root\/portal env'$/m);
     assert.match(
-      register,
-      /--package=backup-portal-pulumi@0\.1\.0 -- backup-portal register --option-file \/opt\/tivoli\/tsm\/client\/ba\/bin\/dsm\.sys --verbose 'it'\\''s'/,
+      script,
+      /"\$PACKAGE_PREFIX\/bin\/backup-portal" register --option-file \/opt\/tivoli\/tsm\/client\/ba\/bin\/dsm\.sys --verbose 'it'\\''s'; do/,
     );
-    assert.ok(!register.includes("--password-file"));
-    // The command line is valid shell (parsed without running anything).
-    execFileSync("sh", ["-n", "-c", register]);
+    assert.ok(!script.includes("--password-file"));
+    execFileSync("sh", ["-n", "-c", script]);
   });
 
   it("refuses values that cannot be written, without echoing a password", () => {
@@ -228,14 +177,16 @@ describe("registration: cloud-init user data", () => {
     });
     assert.ok(scalars > 8);
     const expected = {
-      write_files: [{ path: "/etc/backup-portal/portal.env", owner: "root:root", permissions: "0600", content: renderEnvFile(HOSTILE) }],
-      runcmd: parse(text).runcmd,
+      write_files: [
+        { path: "/etc/backup-portal/portal.env", owner: "root:root", permissions: "0600", content: renderEnvFile(HOSTILE) },
+        parse(text).write_files[1],
+      ],
+      runcmd: [["sh", "/var/lib/backup-portal/register.sh"]],
     };
     const cfg = parseYaml(text, { version: "1.1" }) as CloudConfig;
     assert.deepEqual(Object.keys(cfg), ["write_files", "runcmd"]);
     assert.deepEqual(cfg, expected);
-    assert.equal(cfg.runcmd.length, 2);
-    assert.match(cfg.runcmd[1][2], /--contact 'caf\u00e9 # x: y'/);
+    assert.match(cfg.write_files[1].content, /--contact 'caf\u00e9 # x: y'/);
     assert.ok(isScalar(doc.getIn(["write_files", 0, "permissions"], true)));
     // cloud-init's own parser, when installed here.
     const py = pyyamlLoad(text);
@@ -251,34 +202,15 @@ describe("registration: cloud-init user data", () => {
     );
   });
 
-  it("the default Node.js install uses apt-get, else dnf, else yum, else fails saying so; nothing when npx is there", () => {
-    const dir = tempDir();
-    const run = (tools: string[]): { code: number | null; calls: string; stderr: string } => {
-      const bin = fs.mkdtempSync(path.join(dir, "bin-"));
-      const calls = path.join(bin, "calls");
-      for (const t of tools) fs.writeFileSync(path.join(bin, t), `#!/bin/sh\necho "${t} $*" >> "${calls}"\n`, { mode: 0o755 });
-      const res = spawnSync("/bin/sh", ["-c", DEFAULT_INSTALL_NODE], { env: { PATH: bin }, encoding: "utf8", timeout: 3000 });
-      return { code: res.status, calls: fs.existsSync(calls) ? fs.readFileSync(calls, "utf8") : "", stderr: res.stderr };
-    };
-    assert.deepEqual(run(["npx", "apt-get", "dnf"]), { code: 0, calls: "", stderr: "" });
-    assert.deepEqual(run(["apt-get", "dnf", "yum"]), {
-      code: 0,
-      calls: "apt-get update -q\napt-get install -y -q nodejs npm\n",
-      stderr: "",
-    });
-    assert.deepEqual(run(["dnf", "yum"]), { code: 0, calls: "dnf install -y -q nodejs npm\n", stderr: "" });
-    assert.deepEqual(run(["yum"]), { code: 0, calls: "yum install -y -q nodejs npm\n", stderr: "" });
-    assert.deepEqual(run([]), {
-      code: 1,
-      calls: "",
-      stderr: "backup-portal: no npx and no known package manager; install Node.js 20\n",
-    });
-  });
-
   it("names the field and what is wrong with it, for every value it refuses", () => {
     const lineBreaks = "must be a single line (no line break characters: CR, LF, U+0085, U+2028, U+2029)";
     const refused: Array<[string, unknown, string, (new (...a: any[]) => Error)?]> = [
-      ["no portal", { portal: undefined }, "portal {url, origin, clientId, username, password} is required", TypeError],
+      [
+        "neither portal nor broker",
+        { portal: undefined },
+        "give exactly one of broker {url, token} and portal {url, origin, clientId, username, password}",
+        TypeError,
+      ],
       ["portal not an object", { portal: "https://x" }, "portal {url, origin, clientId, username, password} is required", TypeError],
       ["url not a string", { portal: { ...PORTAL, url: 42 } }, "portal.url must be a string", TypeError],
       ["url not a URL", { portal: { ...PORTAL, url: "portal.example.com" } }, 'portal.url is not a URL: "portal.example.com"'],
@@ -300,8 +232,6 @@ describe("registration: cloud-init user data", () => {
       ["packageSpec on two lines", { portal: PORTAL, packageSpec: "x\u2029y" }, `packageSpec ${lineBreaks}`],
       ["extraArgs not a string", { portal: PORTAL, extraArgs: ["--verbose", 3] }, "extraArgs[1] must be a string", TypeError],
       ["extraArgs on two lines", { portal: PORTAL, extraArgs: ["a\rb"] }, `extraArgs[0] ${lineBreaks}`],
-      ["installNode empty", { portal: PORTAL, installNode: "" }, "installNode must not be empty"],
-      ["installNode on two lines", { portal: PORTAL, installNode: "a\nb" }, `installNode ${lineBreaks}`],
     ];
     for (const [name, opts, message, type] of refused) {
       assert.throws(
@@ -318,25 +248,9 @@ describe("registration: cloud-init user data", () => {
     assert.match(renderEnvFile({ ...PORTAL, origin: "a\nb" }), /^BACKUP_PORTAL_ORIGIN='a\nb'$/m);
   });
 
-  it("a value YAML 1.1 reads as a boolean or a number (yes, on, 1:20) stays a string for cloud-init", () => {
-    // The yaml package in YAML 1.1 mode reads these as PyYAML does (true, true, false, 80).
-    for (const command of ["yes", "on", "off", "1:20"]) {
-      const text = renderRegistrationUserData({ portal: PORTAL, installNode: command });
-      assert.deepEqual((parseYaml(text, { version: "1.1" }) as CloudConfig).runcmd[0], ["sh", "-c", command], command);
-    }
-  });
-
-  it("an empty extra argument is kept, quoted; a custom Node.js install runs first", () => {
-    const cfg = parse(
-      renderRegistrationUserData({
-        portal: PORTAL,
-        extraArgs: ["--contact", ""],
-        installNode: "apk add nodejs npm",
-        passwordFile: "/run/pw",
-      }),
-    );
-    assert.deepEqual(cfg.runcmd[0], ["sh", "-c", "apk add nodejs npm"]);
-    assert.match(cfg.runcmd[1][2], / -- backup-portal register --password-file \/run\/pw --contact ''; do /);
+  it("an empty extra argument is kept, quoted", () => {
+    const cfg = parse(renderRegistrationUserData({ portal: PORTAL, extraArgs: ["--contact", ""], passwordFile: "/run/pw" }));
+    assert.match(cfg.write_files[1].content, / register --password-file \/run\/pw --contact ''; do$/m);
   });
 
   it("quotes shell words", () => {
@@ -347,7 +261,10 @@ describe("registration: cloud-init user data", () => {
   });
 
   it("registrationUserData is a secret Output with the same text, from Input values", async () => {
-    const out = registrationUserData({ portal: { ...PORTAL, password: pulumi.secret(PORTAL.password), url: pulumi.output(PORTAL.url) } });
+    const out = registrationUserData({
+      integrity: INTEGRITY,
+      portal: { ...PORTAL, password: pulumi.secret(PORTAL.password), url: pulumi.output(PORTAL.url) },
+    });
     assert.equal(await pulumi.isSecret(out), true);
     const text = await new Promise<string>((resolve) =>
       out.apply((t) => {
@@ -357,6 +274,6 @@ describe("registration: cloud-init user data", () => {
     );
     assert.equal(text, renderRegistrationUserData({ portal: PORTAL }));
     // Secret even when the password is a plain string.
-    assert.equal(await pulumi.isSecret(registrationUserData({ portal: { ...PORTAL, password: "plain" } })), true);
+    assert.equal(await pulumi.isSecret(registrationUserData({ integrity: INTEGRITY, portal: { ...PORTAL, password: "plain" } })), true);
   });
 });
