@@ -11,7 +11,18 @@ import { BrokerHandle, mintRegistrationToken, startRegistrationBroker } from "..
 import { main as brokerMain, SECRET_ENV } from "../../provider/broker/main";
 import { renderRegistrationUserData } from "../../provider/registration/user-data";
 import { Emulator, envFor, ORIGIN, startEmulator, writes } from "../support/portal";
-import { CPU_COUNT, instanceDocument, modeOf, Outcome, register, removeTempDirs, tempDir, TSM_NAME, UUID } from "./helpers";
+import {
+  blockWhenTempAppears,
+  CPU_COUNT,
+  instanceDocument,
+  modeOf,
+  Outcome,
+  register,
+  removeTempDirs,
+  tempDir,
+  TSM_NAME,
+  UUID,
+} from "./helpers";
 
 const SECRET = "broker-secret-0123456789-abcdefghijklmnop";
 const BUNIT = 2;
@@ -189,8 +200,10 @@ describe("registration: through the registration broker", function () {
     assert.equal(refused.code, 1, refused.stderr);
     assert.deepEqual(fs.readdirSync(path.dirname(passwordFile)), [], "no password file, no temp file");
     // The portal took it, the file cannot be moved in place (a directory there).
-    fs.mkdirSync(path.join(passwordFile, "blocker"), { recursive: true });
-    const blocked = await run(mint(), { uuid: OTHER_UUID });
+    // Put there after the flag check, while the portal (delayed) takes the password.
+    emu.setFaults({ latencyMs: 800, match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/` } });
+    const [blocked] = await Promise.all([run(mint(), { uuid: OTHER_UUID }), blockWhenTempAppears(passwordFile)]);
+    emu.clearFaults();
     assert.equal(blocked.code, 1, blocked.stderr);
     assert.match(
       blocked.stderr,

@@ -135,3 +135,22 @@ export async function startPortalProxy(
       }),
   };
 }
+
+/**
+ * Puts a directory where `file` should go as soon as the command has written its temp file beside it (before the
+ * portal call, which the caller delays with a latency fault), so the flag check at start finds the path free and
+ * the move after the portal accepted fails. Resolves when placed; bounded to 20 s.
+ */
+export async function blockWhenTempAppears(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const deadline = Date.now() + 20000;
+  while (Date.now() < deadline) {
+    const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+    if (names.some((n) => n !== path.basename(file))) {
+      fs.mkdirSync(path.join(file, "blocker"), { recursive: true });
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`no temp file appeared beside ${file} in 20 s`);
+}

@@ -7,7 +7,7 @@ import * as path from "path";
 import { hashSecret } from "../../emulator/util";
 import { registerInstance, RegistrationError } from "../../provider/registration";
 import { Emulator, envFor, startEmulator, writes } from "../support/portal";
-import { instanceDocument, modeOf, Outcome, register, removeTempDirs, tempDir, UUID } from "./helpers";
+import { blockWhenTempAppears, instanceDocument, modeOf, Outcome, register, removeTempDirs, tempDir, UUID } from "./helpers";
 
 const BUNIT = 2;
 const META = { backup_bunit: String(BUNIT) };
@@ -101,9 +101,11 @@ describe("registration: the node password file", function () {
   });
 
   it("the file cannot be moved into place after the portal accepted: the message says what to run", async () => {
-    // A directory where the file should go: the temp file beside it is written, the rename onto it fails.
-    fs.mkdirSync(path.join(passwordFile, "blocker"), { recursive: true });
-    const outcome = await run(files());
+    // A directory where the file should go, put there after the flag check and while the portal (delayed) takes
+    // the password: the temp file beside it is written, the rename onto it fails.
+    emu.setFaults({ latencyMs: 800, match: { method: "POST", path: `/v1/bunits/${BUNIT}/consumers/4/node/password` } });
+    const [outcome] = await Promise.all([run(files()), blockWhenTempAppears(passwordFile)]);
+    emu.clearFaults();
     assert.equal(outcome.code, 1, outcome.stderr);
     assert.match(
       outcome.stderr,
