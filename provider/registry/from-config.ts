@@ -2,7 +2,9 @@
 // `backup-portal:registry` into RegistryArgs, reporting every problem with its path and fix.
 import * as pulumi from "@pulumi/pulumi";
 import { planRegistry, RegistryArgs, RegistryUser } from "./plan";
-import { isPlainObject, JsonObject, suggest } from "./zot-config";
+import { keysOf, REGISTRY_CVE_KEYS, REGISTRY_KEYS, REGISTRY_USER_KEYS } from "../rules/stack-config";
+import { unknownKeyHint } from "../rules/suggest";
+import { isPlainObject, JsonObject } from "./zot-config";
 
 /** Looks up a password by its secret config key. */
 export type PasswordLookup = (key: string) => pulumi.Input<string>;
@@ -15,30 +17,17 @@ export function defaultPasswordKey(username: string): string {
 /** The default lookup: `new pulumi.Config("backup-portal").requireSecret(key)`. */
 export const stackSecretLookup: PasswordLookup = (key) => new pulumi.Config("backup-portal").requireSecret(key);
 
-const KEYS = [
-  "enabled",
-  "namespace",
-  "createNamespace",
-  "releaseName",
-  "chartVersion",
-  "chartRepository",
-  "storageSize",
-  "storageClass",
-  "realm",
-  "users",
-  "config",
-  "cve",
-  "values",
-] as const;
-const STRING_KEYS = ["namespace", "releaseName", "chartVersion", "chartRepository", "storageSize", "storageClass", "realm"] as const;
-const USER_KEYS = ["username", "passwordSecretKey"];
-const CVE_KEYS = ["enabled", "dbRepository", "javaDbRepository"];
+// The keys of the block, its users and its cve map: the table of provider/rules/stack-config.ts.
+const KEYS = keysOf(REGISTRY_KEYS);
+const STRING_KEYS = KEYS.filter((k) => REGISTRY_KEYS[k].kind === "string") as Array<
+  "namespace" | "releaseName" | "chartVersion" | "chartRepository" | "storageSize" | "storageClass" | "realm"
+>;
+const USER_KEYS = keysOf(REGISTRY_USER_KEYS);
+const CVE_KEYS = keysOf(REGISTRY_CVE_KEYS);
 
 function unknownKeys(obj: JsonObject, known: readonly string[], at: string, problems: string[]): void {
   for (const k of Object.keys(obj)) {
-    if (known.includes(k)) continue;
-    const s = suggest(k, [...known]);
-    problems.push(`${at}.${k}: unknown key; ${s ? `did you mean "${s}"?` : `known keys: ${known.join(", ")}`}`);
+    if (!known.includes(k)) problems.push(`${at}.${k}: unknown key; ${unknownKeyHint(k, known)}`);
   }
 }
 
