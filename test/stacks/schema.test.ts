@@ -8,7 +8,8 @@ import fc from "fast-check";
 import { parse } from "yaml";
 import { fieldProblem, FieldRule } from "../../provider/rules/fields";
 import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "../../provider/tenants/fields";
-import { fieldSchema, schemaText, stackFileSchema } from "../../provider/tenants/schema";
+import { fieldSchema } from "../../provider/tenants/schema";
+import { schemaText, stackFileSchema } from "../../provider/stack-config/schema";
 import { validateTenants } from "../../provider/tenants/validate";
 
 const STACKS = join(__dirname, "..", "..", "stacks");
