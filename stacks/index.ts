@@ -28,7 +28,9 @@ function portalForChecks(): PortalClient | undefined {
   }
 }
 
-export = (async () => {
+// A function, not a promise made at load: the SDK awaits what it returns, so a refused config is one handled
+// error (a rejected promise made at load is first "unhandled" and then handled late, and Node warns about it).
+export = async () => {
   const read = readStackConfig({ config: all, isSecret });
   if (!read.config) throw fail(read.problems);
   const portal = portalForChecks();
@@ -41,4 +43,4 @@ export = (async () => {
   } finally {
     portal?.close();
   }
-})();
+};
