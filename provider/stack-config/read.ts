@@ -15,6 +15,11 @@ export interface ConfigSource {
   config: Record<string, string>;
   /** Whether the (namespaced) key is stored as a secret: the runtime's `isConfigSecret`. */
   isSecret(key: string): boolean;
+  /**
+   * Whether the value is the ciphertext, not the secret (a stack file read as it is, as the fleet reads its base
+   * stack): its value is not checked, only where it is stored.
+   */
+  encrypted?(key: string): boolean;
 }
 
 /** The stack's config, checked: what the stack program declares from. */
@@ -107,8 +112,17 @@ function unknownKeyMessage(key: string, candidates: string[], secret: boolean): 
   return `unknown key; known keys: ${Object.keys(STACK_CONFIG_KEYS).join(", ")}`;
 }
 
-/** Reads and checks the whole `backup-portal:` namespace of `src`. */
-export function readStackConfig(src: ConfigSource): ReadResult {
+export interface NamespaceCheck {
+  problems: Problem[];
+  /** The values of the table's keys that passed, parsed by their rule. */
+  values: Record<string, unknown>;
+}
+
+/**
+ * The namespace itself: every `backup-portal:` key against the table (unknown ones with a did-you-mean), the
+ * single values by their rule, tenants required. The blocks' own rules are not run here (readStackConfig runs them).
+ */
+export function checkNamespace(src: ConfigSource): NamespaceCheck {
   const problems: Problem[] = [];
   const raw = new Map<string, string>();
   for (const [k, v] of Object.entries(src.config)) if (k.startsWith(PREFIX)) raw.set(k.slice(PREFIX.length), v);
@@ -117,8 +131,10 @@ export function readStackConfig(src: ConfigSource): ReadResult {
   for (const [key, rule] of Object.entries(STACK_CONFIG_KEYS)) {
     const text = raw.get(key);
     if (text === undefined) continue;
+    const secret = src.isSecret(qualified(key));
+    if (secret && src.encrypted?.(qualified(key))) continue; // ciphertext: nothing to check but where it is stored
     const v = parse(text, rule);
-    const problem = scalarProblem(key, v, rule, { secret: src.isSecret(qualified(key)) });
+    const problem = scalarProblem(key, v, rule, { secret });
     if (problem) problems.push({ path: key, message: problem });
     else values[key] = v;
   }
@@ -134,10 +150,14 @@ export function readStackConfig(src: ConfigSource): ReadResult {
   const named = namedSecretKeys(values.tenants, values.registry, values.billingReceiver);
   const known = [...Object.keys(STACK_CONFIG_KEYS), ...named];
   for (const key of raw.keys()) {
-    if (!known.includes(key))
-      problems.push({ path: key, message: unknownKeyMessage(key, known, src.isSecret(qualified(key))) });
+    if (!known.includes(key)) problems.push({ path: key, message: unknownKeyMessage(key, known, src.isSecret(qualified(key))) });
   }
+  return { problems, values };
+}
 
+/** Reads and checks the whole `backup-portal:` namespace of `src`, and hands each block to its rules. */
+export function readStackConfig(src: ConfigSource): ReadResult {
+  const { problems, values } = checkNamespace(src);
   const text = (key: string) => (typeof values[key] === "string" ? (values[key] as string) : undefined);
   const hasSecret = (key: string) => src.isSecret(qualified(key)) && src.config[qualified(key)] !== undefined;
   const secret = (key: string): pulumi.Output<string> => {
@@ -184,10 +204,10 @@ export function formatConfigProblems(file: string, problems: Problem[]): string[
 }
 
 /** The message of a failed read: a count, then one line per problem; no stack trace belongs to it. */
-export function configProblemsText(file: string, problems: Problem[]): string {
+export function configProblemsText(file: string, problems: Problem[], outcome = "nothing was changed"): string {
   const n = problems.length;
   return [
-    `the stack config has ${n} problem${n === 1 ? "" : "s"}; nothing was changed:`,
+    `the stack config has ${n} problem${n === 1 ? "" : "s"}; ${outcome}:`,
     ...formatConfigProblems(file, problems),
   ].join("\n");
 }

@@ -68,8 +68,9 @@ export function stackFileSchema(): Schema {
         type: "object",
         properties: Object.fromEntries(Object.entries(STACK_CONFIG_KEYS).map(([k, r]) => [qualified(k), ruleSchema(r, true)])),
         // Other namespaces: whatever their owners allow.
-        patternProperties: { [`^(?!${NAMESPACE}:)`]: {} },
-        // A backup-portal: key not in the table: only a secret a block names (the program checks that it does).
+        patternProperties: { [`^(?!${NAMESPACE}:)[^:]+:`]: {} },
+        // A key of this project's namespace (`backup-portal:x`, or `x` without one) that is not in the table: only a
+        // secret a block names (the program checks that it does).
         additionalProperties: {
           ...SECURE,
           description: `not a key of ${NAMESPACE}: (a typo?), unless it is a secret that a passwordSecret, passwordSecretKey or secretKey names`,

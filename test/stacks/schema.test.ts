@@ -151,6 +151,7 @@ describe("stack file schema", () => {
       ["a misspelt registry key", { "backup-portal:registry": { storgeSize: "1Gi" } }],
       ["a misspelt registry user key", { "backup-portal:registry": { users: [{ username: "a", passwordSecretkey: "k" }] } }],
       ["a misspelt receiver key", { "backup-portal:billingReceiver": { namespce: "billing" } }],
+      ["a misspelt key without its namespace (the project's)", { tennants: {} }],
     ];
     for (const [what, extra] of bad) assert.equal(validate(file(extra)), false, what);
     assert.equal(validate({ config: { "backup-portal:url": "https://x" } }), false, "tenants is required");
