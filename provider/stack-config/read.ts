@@ -206,8 +206,5 @@ export function formatConfigProblems(file: string, problems: Problem[]): string[
 /** The message of a failed read: a count, then one line per problem; no stack trace belongs to it. */
 export function configProblemsText(file: string, problems: Problem[], outcome = "nothing was changed"): string {
   const n = problems.length;
-  return [
-    `the stack config has ${n} problem${n === 1 ? "" : "s"}; ${outcome}:`,
-    ...formatConfigProblems(file, problems),
-  ].join("\n");
+  return [`the stack config has ${n} problem${n === 1 ? "" : "s"}; ${outcome}:`, ...formatConfigProblems(file, problems)].join("\n");
 }

@@ -36,7 +36,9 @@ export function typeText(rule: ConfigRule | FieldRule): string {
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 function table(rows: Array<[string, ConfigRule | FieldRule]>, withSecret: boolean): string[] {
-  const head = withSecret ? ["| Key | Type | Secret | Default | Description |", "|---|---|---|---|---|"] : ["| Key | Type | Required | Description |", "|---|---|---|---|"];
+  const head = withSecret
+    ? ["| Key | Type | Secret | Default | Description |", "|---|---|---|---|---|"]
+    : ["| Key | Type | Required | Description |", "|---|---|---|---|"];
   return [
     ...head,
     ...rows.map(([k, r]) => {

@@ -217,7 +217,9 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     // The base file's own keys first, as the program checks them: a misspelt tenants key would otherwise give every
     // group stack no tenant, which deletes them all.
     const ciphertext = (k: string) => isSecure(Object.entries(base).find(([raw]) => normalizeKey(raw) === k)?.[1]);
-    const config = Object.fromEntries(Object.entries(base).map(([k, v]) => [normalizeKey(k), typeof v === "string" ? v : JSON.stringify(v)]));
+    const config = Object.fromEntries(
+      Object.entries(base).map(([k, v]) => [normalizeKey(k), typeof v === "string" ? v : JSON.stringify(v)]),
+    );
     const problems = [
       ...checkNamespace({ config, isSecret: ciphertext, encrypted: ciphertext }).problems,
       ...validateTenants(tenants, { hasSecret: () => true }),

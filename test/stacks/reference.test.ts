@@ -9,7 +9,10 @@ const PAGE = join(__dirname, "..", "..", "docs", "reference", "stack-config.md")
 
 describe("stack config reference page", () => {
   it("is committed exactly as `npm run reference:stack-config` generates it", () => {
-    assert.ok(readFileSync(PAGE, "utf8") === stackConfigReference(), "docs/reference/stack-config.md is stale: run `npm run reference:stack-config`");
+    assert.ok(
+      readFileSync(PAGE, "utf8") === stackConfigReference(),
+      "docs/reference/stack-config.md is stale: run `npm run reference:stack-config`",
+    );
   });
 
   it("has a row for every key of the namespace and of the blocks, with its default", () => {

@@ -165,7 +165,12 @@ describe("stack file schema", () => {
       "backup-portal:url": secure,
       "backup-portal:rootBusinessUnitId": 1000,
       "backup-portal:protectBusinessUnits": false,
-      "backup-portal:registry": { enabled: true, users: [{ username: "admin" }], cve: { enabled: true }, config: { log: { level: "debug" } } },
+      "backup-portal:registry": {
+        enabled: true,
+        users: [{ username: "admin" }],
+        cve: { enabled: true },
+        config: { log: { level: "debug" } },
+      },
       "backup-portal:billingReceiver": { businessUnitId: 1, port: 8080, secretKey: "billingSecret" },
     });
     assert.ok(validate(good), ajv.errorsText(validate.errors));
@@ -181,7 +186,10 @@ describe("stack file schema", () => {
         fc.pre(!keys.includes(typo));
         assert.equal(validate({ config: { "backup-portal:tenants": {}, [qualified(typo)]: "1" } }), false, typo);
         const read = readStackConfig({ config: { "backup-portal:tenants": "{}", [qualified(typo)]: "1" }, isSecret: () => false });
-        assert.ok(read.problems.some((p) => p.path === typo), `the program refuses ${typo} too`);
+        assert.ok(
+          read.problems.some((p) => p.path === typo),
+          `the program refuses ${typo} too`,
+        );
       }),
       { numRuns: 150, seed: 17 },
     );

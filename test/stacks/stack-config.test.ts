@@ -39,7 +39,10 @@ describe("stack config reader: every backup-portal: key", () => {
   it("an absent tenants key is an error that says how to declare none on purpose", () => {
     const r = read({ "backup-portal:rootBusinessUnitId": 1 });
     assert.equal(r.problems.length, 1);
-    assert.match(lines(r)[0], /^Pulumi\.prod\.yaml: backup-portal:tenants: is not set; .*`backup-portal:tenants: \{\}` to declare none on purpose/);
+    assert.match(
+      lines(r)[0],
+      /^Pulumi\.prod\.yaml: backup-portal:tenants: is not set; .*`backup-portal:tenants: \{\}` to declare none on purpose/,
+    );
   });
 
   it("`tenants: {}` declares none, with protection on, root 1 and the default deletion comment", () => {
@@ -52,7 +55,11 @@ describe("stack config reader: every backup-portal: key", () => {
   });
 
   it("values arrive as text: numbers and booleans parsed, wrong ones named with their key", () => {
-    const ok = read({ "backup-portal:tenants": ACME, "backup-portal:rootBusinessUnitId": "1000", "backup-portal:protectBusinessUnits": "false" });
+    const ok = read({
+      "backup-portal:tenants": ACME,
+      "backup-portal:rootBusinessUnitId": "1000",
+      "backup-portal:protectBusinessUnits": "false",
+    });
     assert.deepEqual(ok.problems, []);
     assert.equal(ok.config!.rootBusinessUnitId, 1000);
     assert.equal(ok.config!.protectBusinessUnits, false);
@@ -64,7 +71,7 @@ describe("stack config reader: every backup-portal: key", () => {
       "backup-portal:maxAnswerBytes": "many",
     });
     assert.deepEqual(lines(bad), [
-      "Pulumi.prod.yaml: backup-portal:maxAnswerBytes: must be an integer ≥ 1, got \"many\"",
+      'Pulumi.prod.yaml: backup-portal:maxAnswerBytes: must be an integer ≥ 1, got "many"',
       'Pulumi.prod.yaml: backup-portal:protectBusinessUnits: must be true or false, got "yes"',
       "Pulumi.prod.yaml: backup-portal:rootBusinessUnitId: must be an integer ≥ 1, got 0",
       'Pulumi.prod.yaml: backup-portal:url: must be an http:// or https:// URL, got "portal.example.com"; e.g. https://portal.example.com',
@@ -86,7 +93,11 @@ describe("stack config reader: every backup-portal: key", () => {
     const node = { operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1, passwordSecret: "web01Password" };
     const tenants = { acme: { registrationNumber: "1", timeZone: "UTC", consumers: { web: { node } } } };
     const secrets = ["backup-portal:web01Password", "backup-portal:retiredNodeSecret", "backup-portal:web01Pasword"];
-    const values = { "backup-portal:web01Password": "s3cret-node", "backup-portal:retiredNodeSecret": "s3cret-old", "backup-portal:web01Pasword": "s3cret-typo" };
+    const values = {
+      "backup-portal:web01Password": "s3cret-node",
+      "backup-portal:retiredNodeSecret": "s3cret-old",
+      "backup-portal:web01Pasword": "s3cret-typo",
+    };
     const r = read({ "backup-portal:tenants": tenants, ...values, "backup-portal:password": "s3cret-portal" }, secrets);
     assert.deepEqual(lines(r), [
       "Pulumi.prod.yaml: backup-portal:password: is stored in plain text in the stack's config file; set it again as a secret: " +
@@ -112,7 +123,7 @@ describe("stack config reader: every backup-portal: key", () => {
       ["backup-portal:kubeconfig", "backup-portal:registryPassword-admin", "backup-portal:zotCi", "backup-portal:billingSecret"],
     );
     assert.deepEqual(lines(r), [
-      'Pulumi.prod.yaml: backup-portal:billingReceiver: the receiver needs the portal connection in stack config: set backup-portal:url, origin, clientId, username and (--secret) password',
+      "Pulumi.prod.yaml: backup-portal:billingReceiver: the receiver needs the portal connection in stack config: set backup-portal:url, origin, clientId, username and (--secret) password",
       'Pulumi.prod.yaml: backup-portal:billingReceiver.namespce: unknown key; did you mean "namespace"?',
       'Pulumi.prod.yaml: backup-portal:registry.storgeSize: unknown key; did you mean "storageSize"?',
     ]);
@@ -129,7 +140,10 @@ describe("stack config reader: every backup-portal: key", () => {
       "Pulumi.prod.yaml: backup-portal:rootBusinesUnitId: unknown key; did you mean backup-portal:rootBusinessUnitId?",
       'Pulumi.prod.yaml: backup-portal:tenants.acme.invoiceDya: unknown key; did you mean "invoiceDay"?',
     ]);
-    assert.equal(configProblemsText("Pulumi.prod.yaml", r.problems).split("\n")[0], "the stack config has 3 problems; nothing was changed:");
+    assert.equal(
+      configProblemsText("Pulumi.prod.yaml", r.problems).split("\n")[0],
+      "the stack config has 3 problems; nothing was changed:",
+    );
   });
 });
 
@@ -141,7 +155,8 @@ describe("stack config reader: properties", () => {
     .tuple(fc.constantFrom(...KEYS), fc.constantFrom("insert", "delete", "replace"), fc.nat(), letter)
     .map(([key, op, at, ch]) => {
       const i = at % (key.length + (op === "insert" ? 1 : 0));
-      const typo = op === "insert" ? key.slice(0, i) + ch + key.slice(i) : key.slice(0, i) + (op === "replace" ? ch : "") + key.slice(i + 1);
+      const typo =
+        op === "insert" ? key.slice(0, i) + ch + key.slice(i) : key.slice(0, i) + (op === "replace" ? ch : "") + key.slice(i + 1);
       return { key, typo };
     })
     .filter(({ typo }) => typo !== "" && !KEYS.includes(typo));
