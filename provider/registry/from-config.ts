@@ -14,8 +14,6 @@ export function defaultPasswordKey(username: string): string {
   return `registryPassword-${username}`;
 }
 
-/** The default lookup: `new pulumi.Config("backup-portal").requireSecret(key)`. */
-export const stackSecretLookup: PasswordLookup = (key) => new pulumi.Config("backup-portal").requireSecret(key);
 
 // The keys of the block, its users and its cve map: the table of provider/rules/stack-config.ts.
 const KEYS = keysOf(REGISTRY_KEYS);
@@ -33,7 +31,7 @@ function unknownKeys(obj: JsonObject, known: readonly string[], at: string, prob
 
 /**
  * Validates the registry block of a stack config, as Pulumi hands it over from YAML
- * (`new pulumi.Config("backup-portal").getObject("registry")`):
+ * (the stack program's config reader, provider/stack-config/read.ts, hands it over):
  *
  * ```yaml
  * backup-portal:registry:
@@ -50,9 +48,8 @@ function unknownKeys(obj: JsonObject, known: readonly string[], at: string, prob
  *
  * Passwords never appear in this block (a `password` key is a problem): each user names a
  * secret config key (`passwordSecretKey`, default `registryPassword-<username>`), and the
- * password is obtained through `lookupPassword(key)`, by default
- * `new pulumi.Config("backup-portal").requireSecret(key)` (a secret Output). Tests and other
- * callers can pass their own lookup. The lookup is called only when the block has no other
+ * password is obtained through `lookupPassword(key)`: the stack program's is the config reader's
+ * `secret(key)` (a secret Output, refusing a key stored in plain text). The lookup is called only when the block has no other
  * problem; a lookup that throws (missing key) becomes a problem too.
  *
  * Returns every problem (path + fix), and `args` only when there are none. `enabled: false`
@@ -60,8 +57,8 @@ function unknownKeys(obj: JsonObject, known: readonly string[], at: string, prob
  */
 export function registryArgsFromConfig(
   raw: unknown,
-  path = "registry",
-  lookupPassword: PasswordLookup = stackSecretLookup,
+  path: string,
+  lookupPassword: PasswordLookup,
 ): { args?: RegistryArgs; problems: string[]; enabled: boolean } {
   const problems: string[] = [];
   if (raw === undefined || raw === null) return { problems, enabled: false };
