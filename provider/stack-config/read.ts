@@ -4,6 +4,7 @@
 // config or every problem at once. Keys of other namespaces are left alone. Nothing here talks to the portal.
 import * as pulumi from "@pulumi/pulumi";
 import type { PortalConnection } from "../billing/from-config";
+import { defaultPasswordKey } from "../registry/from-config";
 import { fieldProblem } from "../rules/fields";
 import { ConfigRule, NAMESPACE, qualified, STACK_CONFIG_KEYS } from "../rules/stack-config";
 import { suggest } from "../rules/suggest";
@@ -53,12 +54,15 @@ function parse(text: string, rule: ConfigRule): unknown {
   }
 }
 
+/** What a secret stored in plain text gets: the command that stores it as one (never its value). */
+const PLAIN_SECRET = (key: string) =>
+  `is stored in plain text in the stack's config file; set it again as a secret: \`pulumi config set --secret ${key} <value>\``;
+
 /** The problem of a single value (not a block: those have their own rules); never shows a secret's value. */
 function scalarProblem(key: string, v: unknown, rule: ConfigRule, stored: { secret: boolean }): string | undefined {
   if (rule.kind === "map" || rule.kind === "block" || rule.kind === "blocks" || rule.kind === "tenants") return undefined;
   if (rule.secret) {
-    if (!stored.secret)
-      return `is stored in plain text in the stack's config file; set it again as a secret: \`pulumi config set --secret ${key} <value>\``;
+    if (!stored.secret) return PLAIN_SECRET(key);
     return typeof v === "string" && v.trim() === "" ? `is empty; set it: \`pulumi config set --secret ${key} <value>\`` : undefined;
   }
   const problem = fieldProblem(v, rule);
@@ -93,7 +97,7 @@ export function namedSecretKeys(tenants: unknown, registry: unknown, billingRece
     for (const u of registry.users) {
       if (!isMap(u)) continue;
       if (u.passwordSecretKey !== undefined) add(u.passwordSecretKey);
-      else if (typeof u.username === "string") add(`registryPassword-${u.username}`);
+      else if (typeof u.username === "string") add(defaultPasswordKey(u.username));
     }
   }
   if (isMap(billingReceiver)) add(billingReceiver.secretKey);
@@ -163,12 +167,7 @@ export function readStackConfig(src: ConfigSource): ReadResult {
   const secret = (key: string): pulumi.Output<string> => {
     const value = src.config[qualified(key)];
     if (value === undefined) throw new Error(`${qualified(key)} is not set`);
-    if (!src.isSecret(qualified(key))) {
-      throw new Error(
-        `${qualified(key)} is stored in plain text in the stack's config file; set it again as a secret: ` +
-          `\`pulumi config set --secret ${key} <value>\``,
-      );
-    }
+    if (!src.isSecret(qualified(key))) throw new Error(`${qualified(key)} ${PLAIN_SECRET(key)}`);
     return pulumi.secret(value);
   };
   const [url, origin, clientId, username] = ["url", "origin", "clientId", "username"].map(text);
