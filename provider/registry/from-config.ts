@@ -14,7 +14,6 @@ export function defaultPasswordKey(username: string): string {
   return `registryPassword-${username}`;
 }
 
-
 // The keys of the block, its users and its cve map: the table of provider/rules/stack-config.ts.
 const KEYS = keysOf(REGISTRY_KEYS);
 const STRING_KEYS = KEYS.filter((k) => REGISTRY_KEYS[k].kind === "string") as Array<
