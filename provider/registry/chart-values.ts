@@ -4,7 +4,8 @@
 import Ajv, { ErrorObject } from "ajv";
 import { CHART_KEY_HINTS, chartKeyAt, chartValuesSchema } from "./chart-schema";
 import { CHART_KEY_DATA, PINNED_CHART_VERSION } from "./key-data";
-import { deepMerge, JsonObject, suggest } from "./zot-config";
+import { suggest } from "../rules/suggest";
+import { deepMerge, JsonObject } from "./zot-config";
 
 export const CHART_NAME = CHART_KEY_DATA.source.chart;
 export const CHART_REPOSITORY = "https://zotregistry.dev/helm-charts";

@@ -2,7 +2,9 @@
 // `backup-portal:registry` into RegistryArgs, reporting every problem with its path and fix.
 import * as pulumi from "@pulumi/pulumi";
 import { planRegistry, RegistryArgs, RegistryUser } from "./plan";
-import { isPlainObject, JsonObject, suggest } from "./zot-config";
+import { keysOf, REGISTRY_CVE_KEYS, REGISTRY_KEYS, REGISTRY_USER_KEYS } from "../rules/stack-config";
+import { unknownKeyHint } from "../rules/suggest";
+import { isPlainObject, JsonObject } from "./zot-config";
 
 /** Looks up a password by its secret config key. */
 export type PasswordLookup = (key: string) => pulumi.Input<string>;
@@ -12,41 +14,25 @@ export function defaultPasswordKey(username: string): string {
   return `registryPassword-${username}`;
 }
 
-/** The default lookup: `new pulumi.Config("backup-portal").requireSecret(key)`. */
-export const stackSecretLookup: PasswordLookup = (key) => new pulumi.Config("backup-portal").requireSecret(key);
-
-/** The keys of the registry block, each one a RegistryArgs input (test/registry/config-keys.test.ts follows each). */
-export const REGISTRY_CONFIG_KEYS = [
-  "enabled",
-  "namespace",
-  "createNamespace",
-  "releaseName",
-  "chartVersion",
-  "chartRepository",
-  "storageSize",
-  "storageClass",
-  "realm",
-  "users",
-  "config",
-  "cve",
-  "values",
-] as const;
+// The keys of the block, its users and its cve map: the table of provider/rules/stack-config.ts. Each one is a
+// RegistryArgs input (test/registry/config-keys.test.ts follows each).
+export const REGISTRY_CONFIG_KEYS = keysOf(REGISTRY_KEYS);
 const KEYS = REGISTRY_CONFIG_KEYS;
-const STRING_KEYS = ["namespace", "releaseName", "chartVersion", "chartRepository", "storageSize", "storageClass", "realm"] as const;
-const USER_KEYS = ["username", "passwordSecretKey"];
-const CVE_KEYS = ["enabled", "dbRepository", "javaDbRepository"];
+const STRING_KEYS = KEYS.filter((k) => REGISTRY_KEYS[k].kind === "string") as Array<
+  "namespace" | "releaseName" | "chartVersion" | "chartRepository" | "storageSize" | "storageClass" | "realm"
+>;
+const USER_KEYS = keysOf(REGISTRY_USER_KEYS);
+const CVE_KEYS = keysOf(REGISTRY_CVE_KEYS);
 
 function unknownKeys(obj: JsonObject, known: readonly string[], at: string, problems: string[]): void {
   for (const k of Object.keys(obj)) {
-    if (known.includes(k)) continue;
-    const s = suggest(k, [...known]);
-    problems.push(`${at}.${k}: unknown key; ${s ? `did you mean "${s}"?` : `known keys: ${known.join(", ")}`}`);
+    if (!known.includes(k)) problems.push(`${at}.${k}: unknown key; ${unknownKeyHint(k, known)}`);
   }
 }
 
 /**
  * Validates the registry block of a stack config, as Pulumi hands it over from YAML
- * (`new pulumi.Config("backup-portal").getObject("registry")`):
+ * (the stack program's config reader, provider/stack-config/read.ts, hands it over):
  *
  * ```yaml
  * backup-portal:registry:
@@ -63,9 +49,8 @@ function unknownKeys(obj: JsonObject, known: readonly string[], at: string, prob
  *
  * Passwords never appear in this block (a `password` key is a problem): each user names a
  * secret config key (`passwordSecretKey`, default `registryPassword-<username>`), and the
- * password is obtained through `lookupPassword(key)`, by default
- * `new pulumi.Config("backup-portal").requireSecret(key)` (a secret Output). Tests and other
- * callers can pass their own lookup. The lookup is called only when the block has no other
+ * password is obtained through `lookupPassword(key)`: the stack program's is the config reader's
+ * `secret(key)` (a secret Output, refusing a key stored in plain text). The lookup is called only when the block has no other
  * problem; a lookup that throws (missing key) becomes a problem too.
  *
  * Returns every problem (path + fix), and `args` only when there are none. `enabled: false`
@@ -73,8 +58,8 @@ function unknownKeys(obj: JsonObject, known: readonly string[], at: string, prob
  */
 export function registryArgsFromConfig(
   raw: unknown,
-  path = "registry",
-  lookupPassword: PasswordLookup = stackSecretLookup,
+  path: string,
+  lookupPassword: PasswordLookup,
 ): { args?: RegistryArgs; problems: string[]; enabled: boolean } {
   const problems: string[] = [];
   if (raw === undefined || raw === null) return { problems, enabled: false };

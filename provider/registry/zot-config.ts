@@ -7,6 +7,7 @@
 // those of zot's config structs at the pinned version (ZOT_KEY_DATA, derived by
 // scripts/derive-zot-keys.ts); zot's startup checks of values are kept by hand below.
 import { PINNED_ZOT_VERSION, ZOT_KEY_DATA, ZotKeyNode } from "./key-data";
+import { suggest } from "../rules/suggest";
 
 /** A JSON object as it appears in config.json. */
 export type JsonObject = { [key: string]: unknown };
@@ -253,39 +254,6 @@ export function parseDurationSeconds(s: string): number | undefined {
 function show(v: unknown): string {
   const s = JSON.stringify(v);
   return s === undefined ? String(v) : s.length > 80 ? s.slice(0, 77) + "..." : s;
-}
-
-function levenshtein(a: string, b: string): number {
-  const d: number[] = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0];
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = d[j];
-      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return d[b.length];
-}
-
-/** The closest of `candidates` to `key`, if close enough to be a likely typo. */
-export function suggest(key: string, candidates: string[]): string | undefined {
-  const k = key.toLowerCase();
-  if (k.length >= 3) {
-    const prefixed = candidates.find((c) => c.toLowerCase().startsWith(k) || k.startsWith(c.toLowerCase()));
-    if (prefixed !== undefined) return prefixed;
-  }
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const c of candidates) {
-    const d = levenshtein(key.toLowerCase(), c.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = c;
-    }
-  }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
 }
 
 const TYPE_NAMES: Record<string, string> = {

@@ -1,9 +1,10 @@
-// "Did you mean ...?": the nearest of a set of known words to a word nobody knows, for every place that
-// refuses an unknown name (command, flag, config key). One rule for the whole product.
+// The one "did you mean" of the product: every unknown name (a command, a flag, a stack-config key, a tenant
+// field, the registry block, zot's config, the zot chart's values) is answered with the closest known one, so a
+// typo is named the same way wherever it is made.
 
 /**
- * Edit distance with adjacent transpositions (optimal string alignment): `regsiter` is one edit from
- * `register`, as a typist's swap should be.
+ * Edit distance with adjacent transpositions (optimal string alignment): `regsiter` is one edit from `register`,
+ * as a typist's swap should be.
  */
 export function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
@@ -18,14 +19,15 @@ export function editDistance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-/** How far a guess may be: 1 edit in a word under 6 letters (2 would turn `nope` into `type`), else 2 or a third. */
-function reach(word: string): number {
+/** The most edits a typo of `word` may have: 1 under 6 letters (2 would turn `nope` into `type`), else 2 or a third. */
+export function maxEdits(word: string): number {
   return word.length < 6 ? 1 : Math.max(2, Math.floor(word.length / 3));
 }
 
 /**
- * The candidate nearest to `word` (case ignored) within a small distance, or undefined when none is near
- * enough to be a typo. Ties go to the candidate listed first.
+ * The closest of `candidates` to `word`, case ignored, when it is a likely typo: within maxEdits(word) (of equally
+ * close candidates, the first listed); else the first candidate that starts with it (a truncated word of three
+ * letters or more); else undefined.
  */
 export function suggest(word: string, candidates: readonly string[]): string | undefined {
   const w = word.toLowerCase();
@@ -34,9 +36,16 @@ export function suggest(word: string, candidates: readonly string[]): string | u
   for (const c of candidates) {
     const d = editDistance(w, c.toLowerCase());
     if (d < bestD) {
-      best = c;
       bestD = d;
+      best = c;
     }
   }
-  return best !== undefined && bestD <= reach(word) ? best : undefined;
+  if (best !== undefined && bestD <= maxEdits(word)) return best;
+  return w.length >= 3 ? candidates.find((c) => c.toLowerCase().startsWith(w)) : undefined;
+}
+
+/** The end of an unknown-key message: `did you mean "x"?`, or the known keys when none is close. */
+export function unknownKeyHint(key: string, known: readonly string[], show: (k: string) => string = (k) => `"${k}"`): string {
+  const s = suggest(key, known);
+  return s !== undefined ? `did you mean ${show(s)}?` : `known keys: ${known.join(", ")}`;
 }

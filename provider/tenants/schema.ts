@@ -1,13 +1,12 @@
-// The JSON Schema of a stack file (Pulumi.<stack>.yaml) with its `backup-portal:tenants` block, made from the
-// same field tables as the validation (fields.ts), so an editor flags a wrong key or type while the user types.
-// Other config keys are left free. `npm run schema` writes it to stacks/tenants.schema.json; a test fails when
-// the committed file differs. The validation at `pulumi preview` still checks what a schema cannot: names
-// against the portal, duplicate tsmNames, proxies, secrets. (String lengths: JSON Schema counts code points,
-// the portal UTF-16 units, so a name of emoji near the limit passes here and is refused at preview.)
+// The JSON Schema of the `backup-portal:tenants` block of a stack file, made from the same field tables as the
+// validation (fields.ts), so an editor flags a wrong key or type while the user types; the whole file's schema
+// (provider/stack-config/schema.ts) places it. The validation at `pulumi preview` still checks what a schema
+// cannot: names against the portal, duplicate tsmNames, proxies, secrets. (String lengths: JSON Schema counts
+// code points, the portal UTF-16 units, so a name of emoji near the limit passes here and is refused at preview.)
 import { FieldRule, FieldTable, MAX_INTEGER, REFERENCE_NAME_MAX, upperBound } from "../rules/fields";
 import { KEY_DOC, KEY_PATTERN, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "./fields";
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
 /** JSON Schema patterns are ECMAScript regular expressions: the control characters of each text rule. */
 const NO_CONTROL = "[^\\u0000-\\u001f\\u007f-\\u009f]";
@@ -78,52 +77,33 @@ const keyedMap = (item: string, description: string): Schema => ({
   additionalProperties: { $ref: `#/definitions/${item}` },
 });
 
-/** The schema of a whole stack file: `config:` with its `backup-portal:tenants` block; other keys are free. */
-export function stackFileSchema(): Schema {
+/** The definitions of `backup-portal:tenants` (`#/definitions/businessUnits` is the block itself). */
+export function tenantDefinitions(): Record<string, Schema> {
   return {
-    $schema: "http://json-schema.org/draft-07/schema#",
-    title: "Pulumi stack file of backup-portal-pulumi",
-    description: "Generated from provider/rules/fields.ts and provider/tenants/fields.ts by `npm run schema`; do not edit.",
-    type: "object",
-    properties: {
-      config: {
-        type: "object",
-        properties: { "backup-portal:tenants": { $ref: "#/definitions/businessUnits" } },
-        additionalProperties: true,
+    businessUnits: keyedMap("businessUnit", "business units by key (the key is the resource's stable name)"),
+    businessUnit: objectSchema(
+      STACK_BUSINESS_UNIT_FIELDS,
+      {
+        businessUnits: { $ref: "#/definitions/businessUnits" },
+        consumers: keyedMap("consumer", "consumers by key"),
+        proxies: {
+          type: "array",
+          description: "proxy relations between the nodes of two consumers of this business unit",
+          items: { $ref: "#/definitions/proxy" },
+        },
       },
-    },
-    additionalProperties: true,
-    definitions: {
-      businessUnits: keyedMap("businessUnit", "business units by key (the key is the resource's stable name)"),
-      businessUnit: objectSchema(
-        STACK_BUSINESS_UNIT_FIELDS,
-        {
-          businessUnits: { $ref: "#/definitions/businessUnits" },
-          consumers: keyedMap("consumer", "consumers by key"),
-          proxies: {
-            type: "array",
-            description: "proxy relations between the nodes of two consumers of this business unit",
-            items: { $ref: "#/definitions/proxy" },
-          },
-        },
-        "a business unit",
-      ),
-      consumer: objectSchema(STACK_CONSUMER_FIELDS, { node: { $ref: "#/definitions/node" } }, "a consumer (consumption unit)"),
-      node: objectSchema(STACK_NODE_FIELDS, {}, "the consumer's backup node; a password goes in a secret named by passwordSecret"),
-      proxy: {
-        type: "object",
-        required: ["agent", "target"],
-        additionalProperties: false,
-        properties: {
-          agent: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node becomes the agent" },
-          target: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node the agent acts for" },
-        },
+      "a business unit",
+    ),
+    consumer: objectSchema(STACK_CONSUMER_FIELDS, { node: { $ref: "#/definitions/node" } }, "a consumer (consumption unit)"),
+    node: objectSchema(STACK_NODE_FIELDS, {}, "the consumer's backup node; a password goes in a secret named by passwordSecret"),
+    proxy: {
+      type: "object",
+      required: ["agent", "target"],
+      additionalProperties: false,
+      properties: {
+        agent: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node becomes the agent" },
+        target: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node the agent acts for" },
       },
     },
   };
-}
-
-/** The schema file's text, as committed. */
-export function schemaText(): string {
-  return `${JSON.stringify(stackFileSchema(), null, 2)}\n`;
 }

@@ -1,6 +1,7 @@
 // Structural validation of `backup-portal:tenants`: every problem, with its
 // path and the fix, before anything talks to the portal.
 import { tsmNameProblem } from "../portal/nodes";
+import { unknownKeyHint } from "../rules/suggest";
 import { fieldProblem, FieldRule, FieldTable, requiredHint, show } from "../rules/fields";
 import {
   BUSINESS_UNIT_CHILDREN,
@@ -41,26 +42,10 @@ function checkKey(key: string, path: string, add: Add): void {
     );
 }
 
-function closest(word: string, choices: string[]): string | undefined {
-  const dist = (a: string, b: string) => {
-    // Row i starts with i; the loops fill the rest of each row in order.
-    const d = Array.from({ length: a.length + 1 }, (_, i) => [i]);
-    for (let j = 1; j <= b.length; j++) d[0][j] = j;
-    for (let i = 1; i <= a.length; i++)
-      for (let j = 1; j <= b.length; j++) {
-        d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      }
-    return d[a.length][b.length];
-  };
-  const best = choices.map((c) => ({ c, d: dist(word.toLowerCase(), c.toLowerCase()) })).sort((x, y) => x.d - y.d)[0];
-  return best && best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.c : undefined;
-}
-
 function checkFields(obj: Record<string, unknown>, rules: Record<string, Rule>, path: string, add: Add): void {
   for (const [k, v] of Object.entries(obj)) {
     if (!has(rules, k)) {
-      const guess = closest(k, Object.keys(rules));
-      add(`${path}.${k}`, `unknown key${guess ? `; did you mean "${guess}"?` : `; known keys: ${Object.keys(rules).join(", ")}`}`);
+      add(`${path}.${k}`, `unknown key; ${unknownKeyHint(k, Object.keys(rules))}`);
     } else rules[k](v, `${path}.${k}`, add);
   }
   for (const [k, rule] of Object.entries(rules)) if (!has(obj, k)) rule(undefined, `${path}.${k}`, add);

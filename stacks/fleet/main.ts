@@ -8,7 +8,8 @@
 // Run `npm ci && npm run build` first: the providers load dist/ at run time.
 import * as fs from "fs";
 import * as path from "path";
-import { formatProblems, TenantsConfig } from "../../provider/tenants/model";
+import { checkNamespace, configProblemsText } from "../../provider/stack-config/read";
+import { TenantsConfig } from "../../provider/tenants/model";
 import { validateTenants } from "../../provider/tenants/validate";
 import {
   BaseConfig,
@@ -17,6 +18,7 @@ import {
   neededSecureKeys,
   normalizeKey,
   readStackConfigFile,
+  isSecure,
   referencedSecrets,
   stackConfigPath,
   stackNameOfFile,
@@ -212,11 +214,18 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     // The whole fleet at once: a tsmName used twice in two groups is caught here, not by the portal.
     // Node password secrets are checked by each group's program against its own stack config (they
     // may live in the base stack, or, with the operator, in a Kubernetes Secret).
-    const problems = validateTenants(tenants, { hasSecret: () => true });
+    // The base file's own keys first, as the program checks them: a misspelt tenants key would otherwise give every
+    // group stack no tenant, which deletes them all.
+    const ciphertext = (k: string) => isSecure(Object.entries(base).find(([raw]) => normalizeKey(raw) === k)?.[1]);
+    const config = Object.fromEntries(
+      Object.entries(base).map(([k, v]) => [normalizeKey(k), typeof v === "string" ? v : JSON.stringify(v)]),
+    );
+    const problems = [
+      ...checkNamespace({ config, isSecret: ciphertext, encrypted: ciphertext }).problems,
+      ...validateTenants(tenants, { hasSecret: () => true }),
+    ];
     if (problems.length) {
-      err(
-        `${configFile}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the tenants; no stack was touched:\n${formatProblems(problems)}`,
-      );
+      err(`${configFile}: ${configProblemsText(path.basename(configFile), problems, "no stack was touched")}`);
       return 1;
     }
     const groups = groupTenants(tenants, groupOptions(flags));

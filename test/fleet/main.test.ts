@@ -249,7 +249,21 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
     fs.writeFileSync(bad, "config:\n  backup-portal:tenants:\n    acme:\n      timeZone: UTC\n");
     const r = await run(["--config", bad, "--groups", "2", "preview"], { createStack: fakeStacks().createStack });
     assert.equal(r.code, 1);
-    assert.match(r.err, /1 problem in the tenants; no stack was touched:\ntenants\.acme\.registrationNumber: is required/);
+    assert.match(
+      r.err,
+      /^.*Pulumi\.bad\.yaml: the stack config has 1 problem; no stack was touched:\nPulumi\.bad\.yaml: backup-portal:tenants\.acme\.registrationNumber: is required/,
+    );
+    // The base file's own keys as the program checks them: a misspelt tenants key would give every group no tenant.
+    fs.writeFileSync(bad, "config:\n  backup-portal:tennants:\n    acme: {}\n  aws:region: eu-north-1\n  nodePw:\n    secure: v1:x\n");
+    const typo = await run(["--config", bad, "--groups", "2", "preview"], { createStack: fakeStacks().createStack });
+    assert.equal(typo.code, 1);
+    assert.deepEqual(typo.err.split("\n").slice(1), [
+      "Pulumi.bad.yaml: backup-portal:nodePw: unknown key: a secret that no passwordSecret, passwordSecretKey or billingReceiver.secretKey " +
+        "names; name it there, or remove it: `pulumi config rm backup-portal:nodePw`",
+      "Pulumi.bad.yaml: backup-portal:tenants: is not set; declare the stack's tenants under backup-portal:tenants, or write " +
+        "`backup-portal:tenants: {}` to declare none on purpose (an absent key would plan to delete every tenant the stack manages)",
+      "Pulumi.bad.yaml: backup-portal:tennants: unknown key; did you mean backup-portal:tenants?",
+    ]);
     const assign = path.join(dir, "groups.yaml");
     fs.writeFileSync(assign, "a: [acme, globex]\nb: [acme]\n");
     const g = await run(["--config", LOCAL, "--assign", assign, "groups"]);

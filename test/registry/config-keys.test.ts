@@ -131,7 +131,7 @@ describe("registry: every key of the stack config block reaches the component (2
             for (const [path, v] of leaves(block.values)) assert.deepEqual(at(values, path), v, path.join("."));
           },
         };
-        for (const key of REGISTRY_CONFIG_KEYS) reached[key]();
+        for (const key of REGISTRY_CONFIG_KEYS) reached[key as keyof typeof reached]();
       }),
       { numRuns: 12 },
     );

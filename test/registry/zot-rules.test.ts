@@ -3,7 +3,8 @@
 // each rule lets through.
 import assert from "node:assert/strict";
 import { buildZotConfig, deepMerge, defaultZotConfig, JsonObject, validateZotConfig } from "../../provider/registry";
-import { extensionEnabled, getPath, suggest, zotConfigWarnings } from "../../provider/registry/zot-config";
+import { extensionEnabled, getPath, zotConfigWarnings } from "../../provider/registry/zot-config";
+import { suggest } from "../../provider/rules/suggest";
 
 /** The problems of the defaults with these overrides merged in. */
 const check = (overrides: JsonObject) => validateZotConfig(deepMerge(defaultZotConfig(), overrides));

@@ -15,7 +15,7 @@ import { consumerLifecycle } from "../../provider/resources/consumer";
 import { nodeLifecycle } from "../../provider/resources/node";
 import { nodeProxyLifecycle } from "../../provider/resources/node-proxy";
 import { BUSINESS_UNIT_FIELDS, fieldProblem, MAX_INTEGER, portalId } from "../../provider/rules/fields";
-import { stackFileSchema } from "../../provider/tenants/schema";
+import { stackFileSchema } from "../../provider/stack-config/schema";
 import { validateTenants } from "../../provider/tenants/validate";
 import { Emulator, envFor, startEmulator, writes } from "../support/portal";
 

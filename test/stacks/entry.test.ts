@@ -22,7 +22,7 @@ describe("stack program entry point (stacks/index.ts)", function () {
       config["backup-portal:protectBusinessUnits"] = "true";
       pulumi.runtime.setAllConfig(config, ["backup-portal:password"]);
 
-      const outputs = await (require("../../stacks/index") as Promise<Record<string, pulumi.Output<unknown>>>);
+      const outputs = await (require("../../stacks/index") as () => Promise<Record<string, pulumi.Output<unknown>>>)();
       const ids = await valueOf(outputs.businessUnitIds as pulumi.Output<Record<string, unknown>>);
       assert.deepEqual(Object.keys(ids).sort(), ["acme", "acme/acme-labs", "globex"]);
       for (let i = 0; i < 200 && recorded.length < 14; i++) await new Promise((r) => setTimeout(r, 25));
@@ -83,7 +83,7 @@ describe("stack program entry point (stacks/index.ts)", function () {
     try {
       const modulePath = require.resolve("../../stacks/index");
       delete require.cache[modulePath];
-      const err = await (require(modulePath) as Promise<unknown>).then(
+      const err = await (require(modulePath) as () => Promise<unknown>)().then(
         () => assert.fail("refused"),
         (e: Error) => e,
       );

@@ -8,8 +8,11 @@ import fc from "fast-check";
 import { parse } from "yaml";
 import { fieldProblem, FieldRule } from "../../provider/rules/fields";
 import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "../../provider/tenants/fields";
-import { fieldSchema, schemaText, stackFileSchema } from "../../provider/tenants/schema";
+import { fieldSchema } from "../../provider/tenants/schema";
+import { schemaText, stackFileSchema } from "../../provider/stack-config/schema";
 import { validateTenants } from "../../provider/tenants/validate";
+import { qualified, STACK_CONFIG_KEYS } from "../../provider/rules/stack-config";
+import { readStackConfig } from "../../provider/stack-config/read";
 
 const STACKS = join(__dirname, "..", "..", "stacks");
 const stackFiles = readdirSync(STACKS).filter((f) => /^Pulumi\..+\.yaml$/.test(f));
@@ -122,5 +125,73 @@ describe("stack file schema", () => {
         { numRuns: 150, seed: 13 },
       );
     }
+  });
+
+  it("covers every backup-portal: key of the table with its type and description, and requires tenants", () => {
+    const config = stackFileSchema().properties as { config: { properties: Record<string, Record<string, unknown>>; required: string[] } };
+    assert.deepEqual(Object.keys(config.config.properties), Object.keys(STACK_CONFIG_KEYS).map(qualified));
+    for (const [k, s] of Object.entries(config.config.properties)) {
+      assert.ok(typeof s.description === "string" && s.description.length > 10, `${k} has a description`);
+      assert.ok(s.type || s.anyOf || s.$ref, `${k} has a type`);
+    }
+    assert.deepEqual(config.config.required, ["backup-portal:tenants"]);
+  });
+
+  it("refuses unknown backup-portal: keys, plain secrets and wrong types; leaves other namespaces free", () => {
+    const validate = compile();
+    const file = (extra: Record<string, unknown>) => ({ config: { "backup-portal:tenants": {}, ...extra } });
+    const secure = { secure: "v1:abc" };
+    const bad: Array<[string, Record<string, unknown>]> = [
+      ["a misspelt namespace key", { "backup-portal:tennants": {} }],
+      ["a misspelt safety switch", { "backup-portal:protectBusinessUnit": true }],
+      ["a plain-text password", { "backup-portal:password": "hunter2" }],
+      ["a plain-text node password", { "backup-portal:web01Password": "hunter2" }],
+      ["protectBusinessUnits as text", { "backup-portal:protectBusinessUnits": "yes" }],
+      ["rootBusinessUnitId 0", { "backup-portal:rootBusinessUnitId": 0 }],
+      ["a misspelt registry key", { "backup-portal:registry": { storgeSize: "1Gi" } }],
+      ["a misspelt registry user key", { "backup-portal:registry": { users: [{ username: "a", passwordSecretkey: "k" }] } }],
+      ["a misspelt receiver key", { "backup-portal:billingReceiver": { namespce: "billing" } }],
+      ["a misspelt key without its namespace (the project's)", { tennants: {} }],
+    ];
+    for (const [what, extra] of bad) assert.equal(validate(file(extra)), false, what);
+    assert.equal(validate({ config: { "backup-portal:url": "https://x" } }), false, "tenants is required");
+    const good = file({
+      "kubernetes:context": "prod",
+      "aws:region": "eu-north-1",
+      "myapp:tennants": [1],
+      "backup-portal:password": secure,
+      "backup-portal:kubeconfig": secure,
+      "backup-portal:web01Password": secure,
+      "backup-portal:url": secure,
+      "backup-portal:rootBusinessUnitId": 1000,
+      "backup-portal:protectBusinessUnits": false,
+      "backup-portal:registry": {
+        enabled: true,
+        users: [{ username: "admin" }],
+        cve: { enabled: true },
+        config: { log: { level: "debug" } },
+      },
+      "backup-portal:billingReceiver": { businessUnitId: 1, port: 8080, secretKey: "billingSecret" },
+    });
+    assert.ok(validate(good), ajv.errorsText(validate.errors));
+  });
+
+  it("refuses every key one edit off a known one, as the program does", () => {
+    const validate = compile();
+    const keys = Object.keys(STACK_CONFIG_KEYS);
+    fc.assert(
+      fc.property(fc.constantFrom(...keys), fc.nat(), fc.constantFrom(..."aeiouxyzXQ_-"), (key, at, ch) => {
+        const i = at % key.length;
+        const typo = key.slice(0, i) + ch + key.slice(i + 1);
+        fc.pre(!keys.includes(typo));
+        assert.equal(validate({ config: { "backup-portal:tenants": {}, [qualified(typo)]: "1" } }), false, typo);
+        const read = readStackConfig({ config: { "backup-portal:tenants": "{}", [qualified(typo)]: "1" }, isSecret: () => false });
+        assert.ok(
+          read.problems.some((p) => p.path === typo),
+          `the program refuses ${typo} too`,
+        );
+      }),
+      { numRuns: 150, seed: 17 },
+    );
   });
 });

@@ -2,8 +2,10 @@
 // notification receiver to the stack's cluster, connected to the same portal
 // with the same account as the providers.
 import * as pulumi from "@pulumi/pulumi";
-import { BillingReceiverArgs, billingReceiverProblems } from "../provider/billing/component";
-import { Problem } from "../provider/tenants/model";
+import { BILLING_RECEIVER_KEYS, keysOf } from "../rules/stack-config";
+import { unknownKeyHint } from "../rules/suggest";
+import type { Problem } from "../tenants/model";
+import { BillingReceiverArgs, billingReceiverProblems } from "./component";
 
 export interface PortalConnection {
   url: string;
@@ -13,7 +15,7 @@ export interface PortalConnection {
   password: pulumi.Output<string>;
 }
 
-const KEYS = ["enabled", "businessUnitId", "namespace", "image", "packageSpec", "serviceType", "port", "secretKey", "storageSize"] as const;
+const KEYS = keysOf(BILLING_RECEIVER_KEYS);
 
 /**
  * Validates the block:
@@ -39,8 +41,7 @@ export function billingReceiverFromConfig(
     return { problems: [{ path, message: "must be a map (enabled, businessUnitId, namespace, ...)" }], enabled: false };
   const b = raw as Record<string, unknown>;
   for (const k of Object.keys(b)) {
-    if (!(KEYS as readonly string[]).includes(k))
-      problems.push({ path: `${path}.${k}`, message: `unknown key; known keys: ${KEYS.join(", ")}` });
+    if (!KEYS.includes(k)) problems.push({ path: `${path}.${k}`, message: `unknown key; ${unknownKeyHint(k, KEYS)}` });
   }
   const enabled = b.enabled ?? true;
   if (typeof enabled !== "boolean") problems.push({ path: `${path}.enabled`, message: "must be true or false" });

@@ -1,0 +1,209 @@
+// THE reader of a stack's config: takes the whole config map the runtime hands the program (not only the keys
+// the program asks for), checks every `backup-portal:` key against the table (provider/rules/stack-config.ts),
+// requires `backup-portal:tenants`, hands each block to its own rules (blocks.ts) and returns either the typed
+// config or every problem at once. Keys of other namespaces are left alone. Nothing here talks to the portal.
+import * as pulumi from "@pulumi/pulumi";
+import type { PortalConnection } from "../billing/from-config";
+import { defaultPasswordKey } from "../registry/from-config";
+import { fieldProblem } from "../rules/fields";
+import { ConfigRule, NAMESPACE, qualified, STACK_CONFIG_KEYS } from "../rules/stack-config";
+import { suggest } from "../rules/suggest";
+import { Problem, TenantsConfig } from "../tenants/model";
+import { checkStackBlocks, StackBlocks } from "./blocks";
+
+export interface ConfigSource {
+  /** `namespace:key` → the value as text (objects as JSON): `pulumi.runtime.allConfig()`. */
+  config: Record<string, string>;
+  /** Whether the (namespaced) key is stored as a secret: the runtime's `isConfigSecret`. */
+  isSecret(key: string): boolean;
+  /**
+   * Whether the value is the ciphertext, not the secret (a stack file read as it is, as the fleet reads its base
+   * stack): its value is not checked, only where it is stored.
+   */
+  encrypted?(key: string): boolean;
+}
+
+/** The stack's config, checked: what the stack program declares from. */
+export interface StackConfig extends StackBlocks {
+  tenants: TenantsConfig;
+  protectBusinessUnits: boolean;
+  deletionComment: string;
+}
+
+export type ReadResult = { config: StackConfig; problems: [] } | { config?: undefined; problems: Problem[] };
+
+const PREFIX = `${NAMESPACE}:`;
+const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+
+/** A config text as the value its rule takes; text that is not one stays text, for the rule to name. */
+function parse(text: string, rule: ConfigRule): unknown {
+  switch (rule.kind) {
+    case "integer":
+    case "number":
+      return /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(text) ? Number(text) : text;
+    case "boolean":
+      return text === "true" ? true : text === "false" ? false : text;
+    case "string":
+      return text;
+    default:
+      try {
+        return JSON.parse(text);
+      } catch {
+        return text;
+      }
+  }
+}
+
+/** What a secret stored in plain text gets: the command that stores it as one (never its value). */
+const PLAIN_SECRET = (key: string) =>
+  `is stored in plain text in the stack's config file; set it again as a secret: \`pulumi config set --secret ${key} <value>\``;
+
+/** The problem of a single value (not a block: those have their own rules); never shows a secret's value. */
+function scalarProblem(key: string, v: unknown, rule: ConfigRule, stored: { secret: boolean }): string | undefined {
+  if (rule.kind === "map" || rule.kind === "block" || rule.kind === "blocks" || rule.kind === "tenants") return undefined;
+  if (rule.secret) {
+    if (!stored.secret) return PLAIN_SECRET(key);
+    return typeof v === "string" && v.trim() === "" ? `is empty; set it: \`pulumi config set --secret ${key} <value>\`` : undefined;
+  }
+  const problem = fieldProblem(v, rule);
+  if (problem) return problem;
+  if (rule.kind === "string" && rule.format === "url" && typeof v === "string") {
+    let ok = false;
+    try {
+      ok = /^https?:$/.test(new URL(v).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) return `must be an http:// or https:// URL, got ${JSON.stringify(v)}; e.g. https://portal.example.com`;
+  }
+  return undefined;
+}
+
+/** The keys of this namespace the blocks name as secrets: node passwords, registry users' passwords, the receiver's. */
+export function namedSecretKeys(tenants: unknown, registry: unknown, billingReceiver: unknown): string[] {
+  const keys = new Set<string>();
+  const add = (k: unknown) => typeof k === "string" && k.trim() && !k.includes(":") && keys.add(k);
+  // Bounded by the config's own nesting; anything that is not a map is skipped (its rules name it).
+  const walk = (units: unknown) => {
+    if (!isMap(units)) return;
+    for (const bu of Object.values(units)) {
+      if (!isMap(bu)) continue;
+      if (isMap(bu.consumers)) for (const c of Object.values(bu.consumers)) if (isMap(c) && isMap(c.node)) add(c.node.passwordSecret);
+      walk(bu.businessUnits);
+    }
+  };
+  walk(tenants);
+  if (isMap(registry) && Array.isArray(registry.users)) {
+    for (const u of registry.users) {
+      if (!isMap(u)) continue;
+      if (u.passwordSecretKey !== undefined) add(u.passwordSecretKey);
+      else if (typeof u.username === "string") add(defaultPasswordKey(u.username));
+    }
+  }
+  if (isMap(billingReceiver)) add(billingReceiver.secretKey);
+  return [...keys];
+}
+
+function unknownKeyMessage(key: string, candidates: string[], secret: boolean): string {
+  const s = suggest(key, candidates);
+  if (s !== undefined) return `unknown key; did you mean ${qualified(s)}?`;
+  if (secret) {
+    return (
+      "unknown key: a secret that no passwordSecret, passwordSecretKey or billingReceiver.secretKey names; " +
+      `name it there, or remove it: \`pulumi config rm ${qualified(key)}\``
+    );
+  }
+  return `unknown key; known keys: ${Object.keys(STACK_CONFIG_KEYS).join(", ")}`;
+}
+
+export interface NamespaceCheck {
+  problems: Problem[];
+  /** The values of the table's keys that passed, parsed by their rule. */
+  values: Record<string, unknown>;
+}
+
+/**
+ * The namespace itself: every `backup-portal:` key against the table (unknown ones with a did-you-mean), the
+ * single values by their rule, tenants required. The blocks' own rules are not run here (readStackConfig runs them).
+ */
+export function checkNamespace(src: ConfigSource): NamespaceCheck {
+  const problems: Problem[] = [];
+  const raw = new Map<string, string>();
+  for (const [k, v] of Object.entries(src.config)) if (k.startsWith(PREFIX)) raw.set(k.slice(PREFIX.length), v);
+
+  const values: Record<string, unknown> = {};
+  for (const [key, rule] of Object.entries(STACK_CONFIG_KEYS)) {
+    const text = raw.get(key);
+    if (text === undefined) continue;
+    const secret = src.isSecret(qualified(key));
+    if (secret && src.encrypted?.(qualified(key))) continue; // ciphertext: nothing to check but where it is stored
+    const v = parse(text, rule);
+    const problem = scalarProblem(key, v, rule, { secret });
+    if (problem) problems.push({ path: key, message: problem });
+    else values[key] = v;
+  }
+  if (!raw.has("tenants")) {
+    problems.push({
+      path: "tenants",
+      message:
+        "is not set; declare the stack's tenants under backup-portal:tenants, or write `backup-portal:tenants: {}` " +
+        "to declare none on purpose (an absent key would plan to delete every tenant the stack manages)",
+    });
+  }
+
+  const named = namedSecretKeys(values.tenants, values.registry, values.billingReceiver);
+  const known = [...Object.keys(STACK_CONFIG_KEYS), ...named];
+  for (const key of raw.keys()) {
+    if (!known.includes(key)) problems.push({ path: key, message: unknownKeyMessage(key, known, src.isSecret(qualified(key))) });
+  }
+  return { problems, values };
+}
+
+/** Reads and checks the whole `backup-portal:` namespace of `src`, and hands each block to its rules. */
+export function readStackConfig(src: ConfigSource): ReadResult {
+  const { problems, values } = checkNamespace(src);
+  const text = (key: string) => (typeof values[key] === "string" ? (values[key] as string) : undefined);
+  const hasSecret = (key: string) => src.isSecret(qualified(key)) && src.config[qualified(key)] !== undefined;
+  const secret = (key: string): pulumi.Output<string> => {
+    const value = src.config[qualified(key)];
+    if (value === undefined) throw new Error(`${qualified(key)} is not set`);
+    if (!src.isSecret(qualified(key))) throw new Error(`${qualified(key)} ${PLAIN_SECRET(key)}`);
+    return pulumi.secret(value);
+  };
+  const [url, origin, clientId, username] = ["url", "origin", "clientId", "username"].map(text);
+  const connection: PortalConnection | undefined =
+    url && origin && clientId && username && values.password !== undefined
+      ? { url, origin, clientId, username, password: secret("password") }
+      : undefined;
+  const config: StackConfig = {
+    tenants: (values.tenants ?? {}) as TenantsConfig,
+    rootBusinessUnitId: (values.rootBusinessUnitId as number | undefined) ?? (STACK_CONFIG_KEYS.rootBusinessUnitId.default as number),
+    protectBusinessUnits:
+      (values.protectBusinessUnits as boolean | undefined) ?? (STACK_CONFIG_KEYS.protectBusinessUnits.default as boolean),
+    deletionComment: text("deletionComment") ?? (STACK_CONFIG_KEYS.deletionComment.default as string),
+    registry: values.registry,
+    billingReceiver: values.billingReceiver,
+    connection,
+    kubeconfig: values.kubeconfig !== undefined ? secret("kubeconfig") : undefined,
+    secret,
+    hasSecret,
+  };
+  problems.push(...checkStackBlocks(config).problems);
+  return problems.length ? { problems } : { config, problems: [] };
+}
+
+/** By path (stable: a path's own problems keep their order). */
+export function sortProblems(problems: Problem[]): Problem[] {
+  return [...problems].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** One line per problem, sorted by path: `<stack file>: backup-portal:<path>: <problem>; <fix>`. */
+export function formatConfigProblems(file: string, problems: Problem[]): string[] {
+  return sortProblems(problems).map((p) => `${file}: ${qualified(p.path)}: ${p.message}`);
+}
+
+/** The message of a failed read: a count, then one line per problem; no stack trace belongs to it. */
+export function configProblemsText(file: string, problems: Problem[], outcome = "nothing was changed"): string {
+  const n = problems.length;
+  return [`the stack config has ${n} problem${n === 1 ? "" : "s"}; ${outcome}:`, ...formatConfigProblems(file, problems)].join("\n");
+}
