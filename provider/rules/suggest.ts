@@ -19,9 +19,9 @@ export function editDistance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-/** The most edits a typo of `word` may have: 1 under 6 letters (2 would turn `nope` into `type`), else 2 or a third. */
+/** The most edits a typo of `word` may have: two (`nt` for `note`), or a third of its length when that is more. */
 export function maxEdits(word: string): number {
-  return word.length < 6 ? 1 : Math.max(2, Math.floor(word.length / 3));
+  return Math.max(2, Math.floor(word.length / 3));
 }
 
 /**
