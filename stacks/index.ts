@@ -48,7 +48,7 @@ export = (async () => {
     return await deployStack({
       tenants: config.getObject("tenants"),
       rootBusinessUnitId: config.getNumber("rootBusinessUnitId") ?? 1,
-      protectBusinessUnits: config.getBoolean("protectBusinessUnits") ?? false,
+      protectBusinessUnits: config.getBoolean("protectBusinessUnits") ?? true,
       // Not the stack's name: moving tenants into another stack (the fleet) must not change every consumer's input.
       deletionComment: config.get("deletionComment") ?? "Removed by Pulumi",
       registry: config.getObject("registry"),
