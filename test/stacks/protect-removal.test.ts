@@ -50,7 +50,10 @@ describe("removing a protected tenant from the stack file (issue 23, item 3)", f
       () => assert.fail("the up went through"),
       (e: Error) => e,
     );
-    assert.match(err.message, /"urn:pulumi:test::backup-portal::pulumi-nodejs:dynamic\/backup-portal:BusinessUnit::globex" cannot be deleted/);
+    assert.match(
+      err.message,
+      /"urn:pulumi:test::backup-portal::pulumi-nodejs:dynamic\/backup-portal:BusinessUnit::globex" cannot be deleted/,
+    );
     assert.match(err.message, /remove the `protect` flag from the resource/);
     const sent = p.emu.requests().slice(mark);
     assert.deepEqual(
@@ -67,7 +70,10 @@ describe("removing a protected tenant from the stack file (issue 23, item 3)", f
 
     // The way out: `protect: false` on the tenant (an up that changes only the protection), then remove it.
     const beforeUnprotect = p.emu.requests().length;
-    await up(eng, stackFile(p.emu.url, (t) => (t.globex.protect = false)));
+    await up(
+      eng,
+      stackFile(p.emu.url, (t) => (t.globex.protect = false)),
+    );
     assert.ok(!eng.get("globex")!.protect, "unprotected in state");
     assert.deepEqual(
       p.emu
@@ -84,6 +90,9 @@ describe("removing a protected tenant from the stack file (issue 23, item 3)", f
       ["delete", "delete", "delete"],
       "business unit, consumer, node",
     );
-    assert.ok(p.emu.requests().some((r) => r.method === "DELETE"), "now deleted on the portal");
+    assert.ok(
+      p.emu.requests().some((r) => r.method === "DELETE"),
+      "now deleted on the portal",
+    );
   });
 });
