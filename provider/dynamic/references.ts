@@ -3,6 +3,7 @@
 // process and shared by every resource, so a run of hundreds of nodes reads
 // each list once (per business unit for the default server's lists).
 import { PortalClient } from "../portal/client";
+import { PortalError } from "../portal/errors";
 import { Failures, isUnknown, sameValue } from "./values";
 
 export interface Named {
@@ -31,6 +32,33 @@ export class UnknownReferenceError extends Error {
     this.name = "UnknownReferenceError";
   }
 }
+
+/** At most this many existing objects are named in a MissingObjectError. */
+const SHOWN = 10;
+
+/** `1 "Reseller AB", 2 "Acme AB", ...`: the first SHOWN of a list, by id and name. */
+function listing(items: Named[]): string {
+  const shown = items.slice(0, SHOWN).map((i) => (i.name === undefined ? String(i.id) : `${i.id} ${JSON.stringify(i.name)}`));
+  return items.length > SHOWN ? `${shown.join(", ")}, ...` : shown.join(", ");
+}
+
+/**
+ * An id input that names no object this account can reach on the portal: which object, on which portal, and
+ * the ones that do exist (a 403 and a 404 look alike to the user: a wrong id, or the wrong account).
+ */
+export class MissingObjectError extends Error {
+  constructor(what: string, url: string, forbidden: boolean, seen: string) {
+    super(`${what} ${forbidden ? "is outside what this account may reach" : "does not exist"} on ${url} (${seen})`);
+    this.name = "MissingObjectError";
+  }
+}
+
+/** Errors that are a wrong value in the input (a problem to report with its key), not a failed read. */
+export function isReferenceProblem(err: unknown): err is UnknownReferenceError | MissingObjectError {
+  return err instanceof UnknownReferenceError || err instanceof MissingObjectError;
+}
+
+const isMissing = (err: unknown) => err instanceof PortalError && (err.status === 404 || err.status === 403);
 
 /** The kinds the business unit's default server lists: read per business unit. */
 const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";
@@ -84,6 +112,49 @@ export class References {
       throw new UnknownReferenceError(kind, value, valid);
     }
     return found;
+  }
+
+  /** Business unit `id` as this account reads it; MissingObjectError (with what the account sees) when it cannot. */
+  businessUnit(id: number): Promise<Named> {
+    return this.memo(`bunit:${id}`, async () => {
+      try {
+        const bu = await this.client.businessUnits.get(id);
+        return { id: bu.id, name: bu.name };
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+        const seen = await this.visibleBusinessUnits();
+        const sees = seen.length ? `this account sees ${listing(seen)}` : "this account sees no business unit";
+        throw new MissingObjectError(`business unit ${id}`, this.client.url, (err as PortalError).status === 403, sees);
+      }
+    });
+  }
+
+  /** Consumer `id` of business unit `bunitId`; MissingObjectError (with the consumers it has) when there is none. */
+  consumer(bunitId: number, id: number): Promise<Named> {
+    return this.memo(`consumer:${bunitId}:${id}`, async () => {
+      try {
+        const c = await this.client.consumers.get(bunitId, id);
+        return { id: c.id, name: c.name };
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+        // The business unit itself may be the wrong one: then that is the problem to name.
+        await this.businessUnit(bunitId);
+        const has = (await this.client.consumers.list(bunitId)).map((c) => ({ id: c.id, name: c.name }));
+        const what = `consumer ${id} of business unit ${bunitId}`;
+        const seen = has.length ? `business unit ${bunitId} has ${listing(has)}` : `business unit ${bunitId} has no consumer`;
+        throw new MissingObjectError(what, this.client.url, (err as PortalError).status === 403, seen);
+      }
+    });
+  }
+
+  /** The account's own business unit and its children (one read each): what a MissingObjectError names. */
+  private visibleBusinessUnits(): Promise<Named[]> {
+    return this.memo("bunits:visible", async () => {
+      const own = (await this.client.reference.me()).businessUnit;
+      if (own?.id === undefined) return [];
+      const children = await this.client.businessUnits.children(own.id);
+      return [{ id: own.id, name: own.name }, ...children.map((c) => ({ id: c.id, name: c.name }))];
+    });
   }
 
   private async fetch(kind: ReferenceKind, bunitId?: number): Promise<Named[]> {
@@ -148,10 +219,64 @@ export async function checkReferences(
         for (const item of items) if (!isUnknown(item)) await refs().resolve(r.kind, item as string | number, inputs[scope]);
         return undefined;
       } catch (err) {
-        if (!(err instanceof UnknownReferenceError)) throw err;
+        if (!isReferenceProblem(err)) throw err;
         return `${r.key}: ${err.message}`;
       }
     }),
   );
   results.forEach((reason, i) => reason && f.add(specs[i].key, reason));
+}
+
+export interface IdInput {
+  /** The input property, e.g. "parentId". */
+  key: string;
+  kind: "businessUnit" | "consumer";
+  /** For a consumer: the input holding its business unit (default businessUnitId). */
+  scope?: string;
+}
+
+/**
+ * Check's part for ids that point at portal objects: each must name one this account can reach, said with the
+ * key (`parentId: business unit 1000 does not exist on <url> (this account sees ...)`). Runs after checkId
+ * (ids are numbers by then); unknown values (preview) pass, and an unchanged value (and scope) is not read
+ * again. Returns the keys that failed, so that lookups scoped to them (a business unit's domains) are skipped.
+ */
+export async function checkIds(
+  f: Failures,
+  refs: () => References,
+  olds: Record<string, unknown>,
+  inputs: Record<string, any>,
+  specs: IdInput[],
+): Promise<Set<string>> {
+  const failed = new Set<string>();
+  // Scopes first: a consumer id is only worth reading in a business unit that exists.
+  for (const group of [specs.filter((s) => s.kind === "businessUnit"), specs.filter((s) => s.kind === "consumer")]) {
+    const results = await Promise.all(
+      group.map(async (r): Promise<string | undefined> => {
+        const v = inputs[r.key];
+        const scope = r.scope ?? "businessUnitId";
+        if (typeof v !== "number" || (r.kind === "consumer" && (typeof inputs[scope] !== "number" || failed.has(scope)))) return undefined;
+        if (sameValue(olds[r.key], v) && (r.kind === "businessUnit" || sameValue(olds[scope], inputs[scope]))) return undefined;
+        try {
+          await (r.kind === "businessUnit" ? refs().businessUnit(v) : refs().consumer(inputs[scope], v));
+          return undefined;
+        } catch (err) {
+          if (!isReferenceProblem(err)) throw err;
+          return `${r.key}: ${err.message}`;
+        }
+      }),
+    );
+    results.forEach((reason, i) => {
+      if (!reason) return;
+      failed.add(group[i].key);
+      f.add(group[i].key, reason);
+    });
+  }
+  return failed;
+}
+
+/** The inputs without the keys that failed: lookups scoped to them see no business unit and are skipped. */
+export function withoutFailed(inputs: Record<string, any>, failed: Set<string>): Record<string, any> {
+  if (failed.size === 0) return inputs;
+  return Object.fromEntries(Object.entries(inputs).filter(([k]) => !failed.has(k)));
 }

@@ -4,6 +4,7 @@ import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { takeRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { checkIds, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
   Failures,
@@ -63,6 +64,10 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   checkId(f, inputs, "businessUnitId");
   checkFields(f, inputs, CONSUMER_FIELDS);
   checkId(f, inputs, "adoptId", false);
+  await checkIds(f, () => referencesFor(portal()), olds, inputs, [
+    { key: "businessUnitId", kind: "businessUnit" },
+    { key: "adoptId", kind: "consumer" },
+  ]);
   if (!f.list.length && expectsNewNode(olds, inputs)) prefetchNodeReferences(inputs.businessUnitId);
   return { inputs, failures: f.list };
 }

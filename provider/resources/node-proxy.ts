@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { checkIds, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, sameValue } from "../dynamic/values";
 import { proxyPeers } from "../portal/nodes";
@@ -21,7 +22,7 @@ const INPUT_KEYS = ["businessUnitId", "agentConsumerId", "targetConsumerId"] as 
 
 type Inputs = Record<string, any>;
 
-async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
   const inputs: Inputs = { ...news };
   const f = new Failures();
   for (const k of INPUT_KEYS) checkId(f, inputs, k);
@@ -30,6 +31,11 @@ async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckR
   if (!isUnknown(a) && a !== undefined && a === t) {
     f.add("targetConsumerId", "a node cannot be its own proxy: agentConsumerId and targetConsumerId must differ");
   }
+  await checkIds(f, () => referencesFor(portal()), olds, inputs, [
+    { key: "businessUnitId", kind: "businessUnit" },
+    { key: "agentConsumerId", kind: "consumer" },
+    { key: "targetConsumerId", kind: "consumer" },
+  ]);
   return { inputs, failures: f.list };
 }
 

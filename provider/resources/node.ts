@@ -4,7 +4,7 @@ import { portal } from "../dynamic/connection";
 import { PartialCreateError } from "../dynamic/partial";
 import { noteRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
-import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
+import { checkIds, checkReferences, ReferenceKind, referencesFor, withoutFailed } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
 import { checkFields, referenceInputs } from "../rules/check";
@@ -93,7 +93,12 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
     f.add("adoptId", `adoptId must equal consumerId (${inputs.consumerId}): a node is adopted through its consumer`);
   }
-  await checkReferences(f, () => referencesFor(portal()), olds, inputs, referenceInputs(f, NODE_FIELDS));
+  const refs = () => referencesFor(portal());
+  const failed = await checkIds(f, refs, olds, inputs, [
+    { key: "businessUnitId", kind: "businessUnit" },
+    { key: "consumerId", kind: "consumer" },
+  ]);
+  await checkReferences(f, refs, olds, withoutFailed(inputs, failed), referenceInputs(f, NODE_FIELDS));
   return { inputs, failures: f.list };
 }
 
