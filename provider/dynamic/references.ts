@@ -205,10 +205,10 @@ export async function checkReferences(
   specs: ReferenceInput[],
 ): Promise<void> {
   const results = await Promise.all(
-    specs.map(async (r): Promise<string | undefined> => {
+    specs.map(async (r): Promise<[string, string] | undefined> => {
       const v = inputs[r.key];
       if (v === undefined || v === null || v === "") {
-        return r.required ? `${r.key} is required: a name or an id` : undefined;
+        return r.required ? [r.key, `${r.key} is required: a name or an id`] : undefined;
       }
       const scope = r.scope ?? "businessUnitId";
       const scoped = perBusinessUnit(r.kind);
@@ -219,64 +219,48 @@ export async function checkReferences(
         for (const item of items) if (!isUnknown(item)) await refs().resolve(r.kind, item as string | number, inputs[scope]);
         return undefined;
       } catch (err) {
-        if (!isReferenceProblem(err)) throw err;
-        return `${r.key}: ${err.message}`;
+        if (isReferenceProblem(err)) return [r.key, `${r.key}: ${err.message}`];
+        // A list of a business unit that does not exist (404): that business unit's id is the problem.
+        const named = scoped ? await explainMissing(err, refs(), [{ key: scope, kind: "businessUnit", id: inputs[scope] }]) : err;
+        if (named === err) throw err;
+        return [scope, (named as Error).message];
       }
     }),
   );
-  results.forEach((reason, i) => reason && f.add(specs[i].key, reason));
+  // One failure per key and reason: several names under one missing business unit name it once.
+  const seen = new Set<string>();
+  for (const x of results) {
+    if (!x || seen.has(x.join("\u0000"))) continue;
+    seen.add(x.join("\u0000"));
+    f.add(x[0], x[1]);
+  }
 }
 
 export interface IdInput {
   /** The input property, e.g. "parentId". */
   key: string;
   kind: "businessUnit" | "consumer";
-  /** For a consumer: the input holding its business unit (default businessUnitId). */
-  scope?: string;
+  /** The id it holds. */
+  id: number;
+  /** For a consumer: its business unit's id. */
+  bunitId?: number;
 }
 
 /**
- * Check's part for ids that point at portal objects: each must name one this account can reach, said with the
- * key (`parentId: business unit 1000 does not exist on <url> (this account sees ...)`). Runs after checkId
- * (ids are numbers by then); unknown values (preview) pass, and an unchanged value (and scope) is not read
- * again. Returns the keys that failed, so that lookups scoped to them (a business unit's domains) are skipped.
+ * A read or write refused with 404/403 under ids the caller was given: the error naming the first of `ids` that
+ * points at nothing this account can reach (`parentId: business unit 1000 does not exist on <url> (this account
+ * sees ...)`), else `err` itself. Reads only on this error path, so a run that goes well makes no extra request.
  */
-export async function checkIds(
-  f: Failures,
-  refs: () => References,
-  olds: Record<string, unknown>,
-  inputs: Record<string, any>,
-  specs: IdInput[],
-): Promise<Set<string>> {
-  const failed = new Set<string>();
-  // Scopes first: a consumer id is only worth reading in a business unit that exists.
-  for (const group of [specs.filter((s) => s.kind === "businessUnit"), specs.filter((s) => s.kind === "consumer")]) {
-    const results = await Promise.all(
-      group.map(async (r): Promise<string | undefined> => {
-        const v = inputs[r.key];
-        const scope = r.scope ?? "businessUnitId";
-        if (typeof v !== "number" || (r.kind === "consumer" && (typeof inputs[scope] !== "number" || failed.has(scope)))) return undefined;
-        if (sameValue(olds[r.key], v) && (r.kind === "businessUnit" || sameValue(olds[scope], inputs[scope]))) return undefined;
-        try {
-          await (r.kind === "businessUnit" ? refs().businessUnit(v) : refs().consumer(inputs[scope], v));
-          return undefined;
-        } catch (err) {
-          if (!isReferenceProblem(err)) throw err;
-          return `${r.key}: ${err.message}`;
-        }
-      }),
-    );
-    results.forEach((reason, i) => {
-      if (!reason) return;
-      failed.add(group[i].key);
-      f.add(group[i].key, reason);
-    });
+export async function explainMissing(err: unknown, refs: References, ids: IdInput[]): Promise<unknown> {
+  if (!isMissing(err)) return err;
+  for (const r of ids) {
+    if (typeof r.id !== "number" || (r.kind === "consumer" && typeof r.bunitId !== "number")) continue;
+    try {
+      await (r.kind === "businessUnit" ? refs.businessUnit(r.id) : refs.consumer(r.bunitId!, r.id));
+    } catch (e) {
+      if (e instanceof MissingObjectError) return new Error(`${r.key}: ${e.message}`);
+      throw e;
+    }
   }
-  return failed;
-}
-
-/** The inputs without the keys that failed: lookups scoped to them see no business unit and are skipped. */
-export function withoutFailed(inputs: Record<string, any>, failed: Set<string>): Record<string, any> {
-  if (failed.size === 0) return inputs;
-  return Object.fromEntries(Object.entries(inputs).filter(([k]) => !failed.has(k)));
+  return err;
 }

@@ -4,7 +4,7 @@ import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { takeRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
-import { checkIds, referencesFor } from "../dynamic/references";
+import { explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
   Failures,
@@ -64,10 +64,6 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   checkId(f, inputs, "businessUnitId");
   checkFields(f, inputs, CONSUMER_FIELDS);
   checkId(f, inputs, "adoptId", false);
-  await checkIds(f, () => referencesFor(portal()), olds, inputs, [
-    { key: "businessUnitId", kind: "businessUnit" },
-    { key: "adoptId", kind: "consumer" },
-  ]);
   if (!f.list.length && expectsNewNode(olds, inputs)) prefetchNodeReferences(inputs.businessUnitId);
   return { inputs, failures: f.list };
 }
@@ -121,6 +117,14 @@ async function adopt(inputs: Inputs, found?: PortalConsumer): Promise<PortalCons
 }
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
+  try {
+    return await createOrAdopt(inputs);
+  } catch (err) {
+    throw await explainMissing(err, referencesFor(portal()), [{ key: "businessUnitId", kind: "businessUnit", id: inputs.businessUnitId }]);
+  }
+}
+
+async function createOrAdopt(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   if (inputs.adoptId !== undefined) {
     const c = await adopt(inputs);
     return { id: String(c.id), outs: outputsOf(inputs, c) };

@@ -2,7 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
-import { checkIds, referencesFor } from "../dynamic/references";
+import { explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, sameValue } from "../dynamic/values";
 import { proxyPeers } from "../portal/nodes";
@@ -22,7 +22,7 @@ const INPUT_KEYS = ["businessUnitId", "agentConsumerId", "targetConsumerId"] as 
 
 type Inputs = Record<string, any>;
 
-async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
   const inputs: Inputs = { ...news };
   const f = new Failures();
   for (const k of INPUT_KEYS) checkId(f, inputs, k);
@@ -31,11 +31,6 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   if (!isUnknown(a) && a !== undefined && a === t) {
     f.add("targetConsumerId", "a node cannot be its own proxy: agentConsumerId and targetConsumerId must differ");
   }
-  await checkIds(f, () => referencesFor(portal()), olds, inputs, [
-    { key: "businessUnitId", kind: "businessUnit" },
-    { key: "agentConsumerId", kind: "consumer" },
-    { key: "targetConsumerId", kind: "consumer" },
-  ]);
   return { inputs, failures: f.list };
 }
 
@@ -49,7 +44,16 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
 const idOf = (i: Inputs) => `${i.agentConsumerId}:${i.targetConsumerId}`;
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
-  await portal().nodes.addProxyAgent(inputs.businessUnitId, inputs.targetConsumerId, inputs.agentConsumerId);
+  const { businessUnitId: b, agentConsumerId: a, targetConsumerId: t } = inputs;
+  try {
+    await portal().nodes.addProxyAgent(b, t, a);
+  } catch (err) {
+    throw await explainMissing(err, referencesFor(portal()), [
+      { key: "businessUnitId", kind: "businessUnit", id: b },
+      { key: "targetConsumerId", kind: "consumer", id: t, bunitId: b },
+      { key: "agentConsumerId", kind: "consumer", id: a, bunitId: b },
+    ]);
+  }
   return { id: idOf(inputs), outs: { ...inputs } };
 }
 

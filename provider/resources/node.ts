@@ -4,7 +4,7 @@ import { portal } from "../dynamic/connection";
 import { PartialCreateError } from "../dynamic/partial";
 import { noteRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
-import { checkIds, checkReferences, ReferenceKind, referencesFor, withoutFailed } from "../dynamic/references";
+import { checkReferences, explainMissing, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
 import { checkFields, referenceInputs } from "../rules/check";
@@ -93,12 +93,7 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
     f.add("adoptId", `adoptId must equal consumerId (${inputs.consumerId}): a node is adopted through its consumer`);
   }
-  const refs = () => referencesFor(portal());
-  const failed = await checkIds(f, refs, olds, inputs, [
-    { key: "businessUnitId", kind: "businessUnit" },
-    { key: "consumerId", kind: "consumer" },
-  ]);
-  await checkReferences(f, refs, olds, withoutFailed(inputs, failed), referenceInputs(f, NODE_FIELDS));
+  await checkReferences(f, () => referencesFor(portal()), olds, inputs, referenceInputs(f, NODE_FIELDS));
   return { inputs, failures: f.list };
 }
 
@@ -220,14 +215,16 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
         SETTABLE.filter((k) => inputs[k] !== undefined),
       ),
       referencesFor(client).defaultServer(b),
-    ]);
+    ]).catch(async (err: unknown) => {
+      throw await explainMissing(err, referencesFor(client), [{ key: "businessUnitId", kind: "businessUnit", id: b }]);
+    });
     fields.server = { id: server.id };
     try {
       node = await client.nodes.create(b, c, fields);
     } catch (err) {
       if (isNotFound(err)) {
         throw new Error(
-          `consumer ${c} does not exist in business unit ${b}. The portal deletes a consumer together with its node, ` +
+          `consumerId: consumer ${c} does not exist in business unit ${b}. The portal deletes a consumer together with its node, ` +
             `so a replaced node needs a new consumer: give the Consumer a nodeName equal to the tsmName. (${(err as Error).message})`,
         );
       }

@@ -94,71 +94,69 @@ describe("portal ids and names in errors (issue 23, item 5)", function () {
     );
   });
 
-  describe("a resource's own Check names the input key", () => {
+  describe("a resource used from TypeScript names the input key (Check where it reads anyway, else Create)", () => {
     const bu = (inputs: Record<string, unknown>) =>
       businessUnit("acme", { parentId: 1, name: "Acme", registrationNumber: "1", timeZone: "UTC", ...inputs });
     const nodeInputs = { operatingSystem: "Linux", type: "File server", domain: "STANDARD", cpuCount: 1 };
+    type Resources = Parameters<ReturnType<typeof p.engine>["preview"]>[0];
 
-    /** The preview's Check failure for these resources (the engine's "check failed: <key>: <reason>"). */
-    async function checkFailure(resources: Parameters<ReturnType<typeof p.engine>["preview"]>[0], env?: Record<string, string>) {
+    /** The failure of a preview (`preview`) or an up; nothing may have changed on the portal. */
+    async function failure(resources: Resources, how: "preview" | "up", env?: Record<string, string>) {
+      const eng = p.engine(env ? { env } : {});
       const mark = p.emu.requests().length;
-      const err = await p
-        .engine(env ? { env } : {})
-        .preview(resources)
-        .then(
-          () => assert.fail("the preview went through"),
-          (e: Error) => e,
-        );
-      assert.deepEqual(writesSince(p.emu, mark), []);
+      const err = await (how === "preview" ? eng.preview(resources) : eng.up(resources)).then(
+        () => assert.fail(`the ${how} went through`),
+        (e: Error) => e,
+      );
+      const refused = writesSince(p.emu, mark).filter((r) => r.status < 400);
+      assert.deepEqual(refused, [], "no write went through");
+      assert.equal(eng.state.size, 0);
       assert.doesNotMatch(err.message, /PortalError|\n\s+at /, "no bare portal error, no stack trace");
       return err.message;
     }
 
-    it("BusinessUnit: parentId and adoptId", async () => {
+    it("BusinessUnit: parentId in Check when its filters are looked up under it, else in Create", async () => {
       const url = p.emu.url;
-      assert.match(
-        await checkFailure([bu({ parentId: 1000 })]),
-        new RegExp(`parentId: business unit 1000 does not exist on ${url} \\(this account sees 1 "Reseller"`),
+      const inCheck = await failure(
+        [bu({ parentId: 1000, domainFilter: ["STANDARD"], clientOptionSetFilter: ["FORCE_ENCRYPT"] })],
+        "preview",
       );
       assert.match(
-        await checkFailure([bu({ adoptId: 4242 })]),
-        /adoptId: business unit 4242 does not exist on .* \(this account sees 1 "Reseller", 2 "Tenant A", 3 "Tenant B"\)/,
+        inCheck,
+        new RegExp(`check failed: parentId: parentId: business unit 1000 does not exist on ${url} ${SEES_ALL.replace(/[()]/g, "\\$&")}$`),
       );
-      // The domain filter is looked up under the parent: not under one that does not exist.
-      const msg = await checkFailure([bu({ parentId: 1000, domainFilter: ["STANDARD"] })]);
-      assert.doesNotMatch(msg, /domainFilter/);
+      assert.equal(inCheck.match(/business unit 1000/g)!.length, 1, "said once for both lists");
+      const inCreate = await failure([bu({ parentId: 1000 })], "up");
+      assert.match(inCreate, /parentId: business unit 1000 does not exist on .* \(this account sees 1 "Reseller"/);
     });
 
-    it("Consumer: businessUnitId and adoptId (a consumer of that business unit)", async () => {
+    it("Consumer: businessUnitId in Create; as the tenant account, a business unit outside it is said to be outside", async () => {
       assert.match(
-        await checkFailure([consumer("web", { businessUnitId: 1000, name: "web" })]),
-        /businessUnitId: business unit 1000 does not exist on /,
+        await failure([consumer("web", { businessUnitId: 1000, name: "web" })], "up"),
+        /: businessUnitId: business unit 1000 does not exist on /,
       );
       assert.match(
-        await checkFailure([consumer("web", { businessUnitId: 2, name: "web", adoptId: 3 })]),
-        /adoptId: consumer 3 of business unit 2 does not exist on .* \(business unit 2 has 1 "web-01", 2 "db-01"\)/,
+        await failure([consumer("erp", { businessUnitId: 3, name: "erp" })], "up", envFor(p.emu, "tenant")),
+        /: businessUnitId: business unit 3 is outside what this account may reach on .* \(this account sees 2 "Tenant A"\)/,
       );
     });
 
-    it("Node: businessUnitId and consumerId, and no name lookup under a business unit that does not exist", async () => {
-      const msg = await checkFailure([node("web", { businessUnitId: 1000, consumerId: 1, ...nodeInputs })]);
-      assert.match(msg, /businessUnitId: business unit 1000 does not exist on /);
+    it("Node: businessUnitId in Check (its names are looked up under it), consumerId in Create", async () => {
+      const msg = await failure([node("web", { businessUnitId: 1000, consumerId: 1, ...nodeInputs })], "preview");
+      assert.match(msg, /check failed: businessUnitId: businessUnitId: business unit 1000 does not exist on /);
       assert.doesNotMatch(msg, /consumerId|domain/);
       assert.match(
-        await checkFailure([node("web", { businessUnitId: 2, consumerId: 3, ...nodeInputs })]),
-        /consumerId: consumer 3 of business unit 2 does not exist on .*\(business unit 2 has 1 "web-01", 2 "db-01"\)/,
+        await failure([node("web", { businessUnitId: 2, consumerId: 77, ...nodeInputs })], "up"),
+        /: consumerId: consumer 77 does not exist in business unit 2\./,
       );
     });
 
-    it("NodeProxy: the agent's and the target's consumer ids", async () => {
-      const msg = await checkFailure([nodeProxy("px", { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 77 })]);
-      assert.match(msg, /targetConsumerId: consumer 77 of business unit 2 does not exist on /);
-      assert.doesNotMatch(msg, /agentConsumerId/);
-    });
-
-    it("as the tenant account: a business unit outside it is said to be outside", async () => {
-      const msg = await checkFailure([consumer("erp", { businessUnitId: 3, name: "erp" })], envFor(p.emu, "tenant"));
-      assert.match(msg, /businessUnitId: business unit 3 is outside what this account may reach on .* \(this account sees 2 "Tenant A"\)/);
+    it("NodeProxy: the target's and the agent's consumer ids, in Create", async () => {
+      const msg = await failure([nodeProxy("px", { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 77 })], "up");
+      assert.match(
+        msg,
+        /: targetConsumerId: consumer 77 of business unit 2 does not exist on .* \(business unit 2 has 1 "web-01", 2 "db-01"\)/,
+      );
     });
   });
 });
