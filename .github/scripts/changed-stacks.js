@@ -8,7 +8,7 @@
 //   stacks/Pulumi.<stack>.yaml            that stack (if it is one of --stacks)
 //   the program and what it runs on       every stack: provider/, stacks/ (but stacks/fleet/ and other
 //                                         stack files), Pulumi.yaml, package.json, package-lock.json,
-//                                         tsconfig.json, and these workflows and scripts
+//                                         tsconfig.json, these workflows and scripts, and the plan guard
 //   anything else (docs, tests, ...)      no stack
 "use strict";
 
@@ -20,6 +20,7 @@ const EVERY_STACK = [
   /^tsconfig\.json$/,
   /^\.github\/workflows\/(preview|up)\.ya?ml$/,
   /^\.github\/scripts\//,
+  /^scripts\/plan-guard\.js$/,
 ];
 
 /** The stacks touched by `files` (paths relative to the repository root), in the order of `stacks`. */

@@ -3,6 +3,7 @@
 // process and shared by every resource, so a run of hundreds of nodes reads
 // each list once (per business unit for the default server's lists).
 import { PortalClient } from "../portal/client";
+import { PortalError } from "../portal/errors";
 import { Failures, isUnknown, sameValue } from "./values";
 
 export interface Named {
@@ -31,6 +32,33 @@ export class UnknownReferenceError extends Error {
     this.name = "UnknownReferenceError";
   }
 }
+
+/** At most this many existing objects are named in a MissingObjectError. */
+const SHOWN = 10;
+
+/** `1 "Reseller AB", 2 "Acme AB", ...`: the first SHOWN of a list, by id and name. */
+function listing(items: Named[]): string {
+  const shown = items.slice(0, SHOWN).map((i) => (i.name === undefined ? String(i.id) : `${i.id} ${JSON.stringify(i.name)}`));
+  return items.length > SHOWN ? `${shown.join(", ")}, ...` : shown.join(", ");
+}
+
+/**
+ * An id input that names no object this account can reach on the portal: which object, on which portal, and
+ * the ones that do exist (a 403 and a 404 look alike to the user: a wrong id, or the wrong account).
+ */
+export class MissingObjectError extends Error {
+  constructor(what: string, url: string, forbidden: boolean, seen: string) {
+    super(`${what} ${forbidden ? "is outside what this account may reach" : "does not exist"} on ${url} (${seen})`);
+    this.name = "MissingObjectError";
+  }
+}
+
+/** Errors that are a wrong value in the input (a problem to report with its key), not a failed read. */
+export function isReferenceProblem(err: unknown): err is UnknownReferenceError | MissingObjectError {
+  return err instanceof UnknownReferenceError || err instanceof MissingObjectError;
+}
+
+const isMissing = (err: unknown) => err instanceof PortalError && (err.status === 404 || err.status === 403);
 
 /** The kinds the business unit's default server lists: read per business unit. */
 const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";
@@ -86,6 +114,49 @@ export class References {
     return found;
   }
 
+  /** Business unit `id` as this account reads it; MissingObjectError (with what the account sees) when it cannot. */
+  businessUnit(id: number): Promise<Named> {
+    return this.memo(`bunit:${id}`, async () => {
+      try {
+        const bu = await this.client.businessUnits.get(id);
+        return { id: bu.id, name: bu.name };
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+        const seen = await this.visibleBusinessUnits();
+        const sees = seen.length ? `this account sees ${listing(seen)}` : "this account sees no business unit";
+        throw new MissingObjectError(`business unit ${id}`, this.client.url, (err as PortalError).status === 403, sees);
+      }
+    });
+  }
+
+  /** Consumer `id` of business unit `bunitId`; MissingObjectError (with the consumers it has) when there is none. */
+  consumer(bunitId: number, id: number): Promise<Named> {
+    return this.memo(`consumer:${bunitId}:${id}`, async () => {
+      try {
+        const c = await this.client.consumers.get(bunitId, id);
+        return { id: c.id, name: c.name };
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+        // The business unit itself may be the wrong one: then that is the problem to name.
+        await this.businessUnit(bunitId);
+        const has = (await this.client.consumers.list(bunitId)).map((c) => ({ id: c.id, name: c.name }));
+        const what = `consumer ${id} of business unit ${bunitId}`;
+        const seen = has.length ? `business unit ${bunitId} has ${listing(has)}` : `business unit ${bunitId} has no consumer`;
+        throw new MissingObjectError(what, this.client.url, (err as PortalError).status === 403, seen);
+      }
+    });
+  }
+
+  /** The account's own business unit and its children (one read each): what a MissingObjectError names. */
+  private visibleBusinessUnits(): Promise<Named[]> {
+    return this.memo("bunits:visible", async () => {
+      const own = (await this.client.reference.me()).businessUnit;
+      if (own?.id === undefined) return [];
+      const children = await this.client.businessUnits.children(own.id);
+      return [{ id: own.id, name: own.name }, ...children.map((c) => ({ id: c.id, name: c.name }))];
+    });
+  }
+
   private async fetch(kind: ReferenceKind, bunitId?: number): Promise<Named[]> {
     const c = this.client;
     switch (kind) {
@@ -134,10 +205,10 @@ export async function checkReferences(
   specs: ReferenceInput[],
 ): Promise<void> {
   const results = await Promise.all(
-    specs.map(async (r): Promise<string | undefined> => {
+    specs.map(async (r): Promise<[string, string] | undefined> => {
       const v = inputs[r.key];
       if (v === undefined || v === null || v === "") {
-        return r.required ? `${r.key} is required: a name or an id` : undefined;
+        return r.required ? [r.key, `${r.key} is required: a name or an id`] : undefined;
       }
       const scope = r.scope ?? "businessUnitId";
       const scoped = perBusinessUnit(r.kind);
@@ -148,10 +219,48 @@ export async function checkReferences(
         for (const item of items) if (!isUnknown(item)) await refs().resolve(r.kind, item as string | number, inputs[scope]);
         return undefined;
       } catch (err) {
-        if (!(err instanceof UnknownReferenceError)) throw err;
-        return `${r.key}: ${err.message}`;
+        if (isReferenceProblem(err)) return [r.key, `${r.key}: ${err.message}`];
+        // A list of a business unit that does not exist (404): that business unit's id is the problem.
+        const named = scoped ? await explainMissing(err, refs(), [{ key: scope, kind: "businessUnit", id: inputs[scope] }]) : err;
+        if (named === err) throw err;
+        return [scope, (named as Error).message];
       }
     }),
   );
-  results.forEach((reason, i) => reason && f.add(specs[i].key, reason));
+  // One failure per key and reason: several names under one missing business unit name it once.
+  const seen = new Set<string>();
+  for (const x of results) {
+    if (!x || seen.has(x.join("\u0000"))) continue;
+    seen.add(x.join("\u0000"));
+    f.add(x[0], x[1]);
+  }
+}
+
+export interface IdInput {
+  /** The input property, e.g. "parentId". */
+  key: string;
+  kind: "businessUnit" | "consumer";
+  /** The id it holds. */
+  id: number;
+  /** For a consumer: its business unit's id. */
+  bunitId?: number;
+}
+
+/**
+ * A read or write refused with 404/403 under ids the caller was given: the error naming the first of `ids` that
+ * points at nothing this account can reach (`parentId: business unit 1000 does not exist on <url> (this account
+ * sees ...)`), else `err` itself. Reads only on this error path, so a run that goes well makes no extra request.
+ */
+export async function explainMissing(err: unknown, refs: References, ids: IdInput[]): Promise<unknown> {
+  if (!isMissing(err)) return err;
+  for (const r of ids) {
+    if (typeof r.id !== "number" || (r.kind === "consumer" && typeof r.bunitId !== "number")) continue;
+    try {
+      await (r.kind === "businessUnit" ? refs.businessUnit(r.id) : refs.consumer(r.bunitId!, r.id));
+    } catch (e) {
+      if (e instanceof MissingObjectError) return new Error(`${r.key}: ${e.message}`);
+      throw e;
+    }
+  }
+  return err;
 }

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker, noteCreated } from "../dynamic/recovery";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
-import { checkReferences, referencesFor } from "../dynamic/references";
+import { checkReferences, explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, changedKeys, checkId, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
 import { checkFields, referenceInputs } from "../rules/check";
@@ -166,8 +166,13 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
     const bu = await adopt({ ...inputs, adoptId: leftover.id }, leftover);
     return { id: String(bu.id), outs: outputsOf(inputs, bu) };
   }
-  const fields = await fieldsOf(inputs, ["timeZone", ...SETTABLE.filter((k) => inputs[k] !== undefined)]);
-  const bu = await client.businessUnits.create(inputs.parentId, fields, marker);
+  let bu: PortalBusinessUnit;
+  try {
+    const fields = await fieldsOf(inputs, ["timeZone", ...SETTABLE.filter((k) => inputs[k] !== undefined)]);
+    bu = await client.businessUnits.create(inputs.parentId, fields, marker);
+  } catch (err) {
+    throw await explainMissing(err, referencesFor(client), [{ key: "parentId", kind: "businessUnit", id: inputs.parentId }]);
+  }
   noteCreated("businessUnit", bu.id);
   return { id: String(bu.id), outs: outputsOf(inputs, bu) };
 }

@@ -4,6 +4,7 @@ import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { takeRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
   Failures,
@@ -116,6 +117,14 @@ async function adopt(inputs: Inputs, found?: PortalConsumer): Promise<PortalCons
 }
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
+  try {
+    return await createOrAdopt(inputs);
+  } catch (err) {
+    throw await explainMissing(err, referencesFor(portal()), [{ key: "businessUnitId", kind: "businessUnit", id: inputs.businessUnitId }]);
+  }
+}
+
+async function createOrAdopt(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   if (inputs.adoptId !== undefined) {
     const c = await adopt(inputs);
     return { id: String(c.id), outs: outputsOf(inputs, c) };

@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, sameValue } from "../dynamic/values";
 import { proxyPeers } from "../portal/nodes";
@@ -43,7 +44,16 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
 const idOf = (i: Inputs) => `${i.agentConsumerId}:${i.targetConsumerId}`;
 
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
-  await portal().nodes.addProxyAgent(inputs.businessUnitId, inputs.targetConsumerId, inputs.agentConsumerId);
+  const { businessUnitId: b, agentConsumerId: a, targetConsumerId: t } = inputs;
+  try {
+    await portal().nodes.addProxyAgent(b, t, a);
+  } catch (err) {
+    throw await explainMissing(err, referencesFor(portal()), [
+      { key: "businessUnitId", kind: "businessUnit", id: b },
+      { key: "targetConsumerId", kind: "consumer", id: t, bunitId: b },
+      { key: "agentConsumerId", kind: "consumer", id: a, bunitId: b },
+    ]);
+  }
   return { id: idOf(inputs), outs: { ...inputs } };
 }
 

@@ -4,7 +4,7 @@ import { portal } from "../dynamic/connection";
 import { PartialCreateError } from "../dynamic/partial";
 import { noteRemovedWithNode } from "../dynamic/removed";
 import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
-import { checkReferences, ReferenceKind, referencesFor } from "../dynamic/references";
+import { checkReferences, explainMissing, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
 import { checkFields, referenceInputs } from "../rules/check";
@@ -215,14 +215,16 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
         SETTABLE.filter((k) => inputs[k] !== undefined),
       ),
       referencesFor(client).defaultServer(b),
-    ]);
+    ]).catch(async (err: unknown) => {
+      throw await explainMissing(err, referencesFor(client), [{ key: "businessUnitId", kind: "businessUnit", id: b }]);
+    });
     fields.server = { id: server.id };
     try {
       node = await client.nodes.create(b, c, fields);
     } catch (err) {
       if (isNotFound(err)) {
         throw new Error(
-          `consumer ${c} does not exist in business unit ${b}. The portal deletes a consumer together with its node, ` +
+          `consumerId: consumer ${c} does not exist in business unit ${b}. The portal deletes a consumer together with its node, ` +
             `so a replaced node needs a new consumer: give the Consumer a nodeName equal to the tsmName. (${(err as Error).message})`,
         );
       }

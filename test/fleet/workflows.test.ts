@@ -83,6 +83,27 @@ describe("fleet: GitHub Actions workflows", () => {
     assert.equal(wf.jobs.test, undefined, "the tests run in test.yml, which has no paths filter");
   });
 
+  it("preview.yml: the plan guard reads the refreshed preview's JSON, after the preview, with the label as --allow", () => {
+    const wf = load("preview.yml");
+    assert.ok(
+      ["labeled", "unlabeled", "synchronize"].every((t) => wf.on.pull_request.types.includes(t)),
+      "a label change runs it again",
+    );
+    const job = wf.jobs.preview;
+    const at = stepIndex(job, (s) => /npm run --silent plan-guard -- preview\.json/.test(s.run ?? ""));
+    assert.ok(at > stepIndex(job, (s) => s.uses === "pulumi/actions@v6"), "after the step that installs the CLI");
+    const step = job.steps[at];
+    const run = step.run!;
+    assert.match(run, /pulumi preview --stack "\$STACK" --refresh --json --non-interactive > preview\.json \|\| status=\$\?/);
+    assert.match(run, /--max-deletes "\$MAX_DELETES" "\$\{allow\[@\]\}"/);
+    assert.match(run, /exit "\$status"/, "a failed preview still fails the check");
+    assert.equal(step.env!.ALLOW, "${{ contains(github.event.pull_request.labels.*.name, 'allow-tenant-deletion') }}");
+    assert.equal(step.env!.MAX_DELETES, "${{ vars.PLAN_GUARD_MAX_DELETES || '0' }}");
+    assert.equal(step.env!.STACK, job.steps[stepIndex(job, (s) => s.uses === "pulumi/actions@v6")].with!["stack-name"]);
+    const guard = require(path.join(ROOT, "scripts/plan-guard.js")) as { LABEL: string };
+    assert.ok(step.env!.ALLOW.includes(`'${guard.LABEL}'`), "the label the guard names in its message");
+  });
+
   it("test.yml: the tests on every pull request, with no paths filter (a required check must always run)", () => {
     const wf = load("test.yml");
     assert.deepEqual(wf.on.pull_request.branches, ["main"]);
@@ -151,10 +172,19 @@ describe("fleet: GitHub Actions workflows", () => {
         "Pulumi.yaml",
         "package-lock.json",
         ".github/workflows/up.yml",
+        "scripts/plan-guard.js",
       ]) {
         assert.deepEqual(changedStacks([f], stacks), stacks, f);
       }
-      for (const f of ["docs/gitops.md", "README.md", "test/fleet/run.test.ts", "stacks/fleet/run.ts", "stacks/Pulumi.local.yaml", ""]) {
+      for (const f of [
+        "docs/gitops.md",
+        "README.md",
+        "test/fleet/run.test.ts",
+        "stacks/fleet/run.ts",
+        "stacks/Pulumi.local.yaml",
+        "scripts/schema.js",
+        "",
+      ]) {
         assert.deepEqual(changedStacks([f], stacks), [], f);
       }
     });

@@ -488,7 +488,7 @@ describe("resource lifecycles in process", function () {
     });
 
     it("create on a consumer with a node: takes over a matching one, refuses another; adopt", async () => {
-      await assert.rejects(node.create({ ...n, consumerId: 99 }), /consumer 99 does not exist in business unit 2/);
+      await assert.rejects(node.create({ ...n, consumerId: 99 }), /consumerId: consumer 99 does not exist in business unit 2/);
       const mark = s.emu.requests().length;
       const adopted = await node.create({
         businessUnitId: 2,

@@ -512,7 +512,7 @@ describe("resource lifecycles in process: the less travelled paths", function ()
     it("the messages: a missing consumer, a rename", async () => {
       await assert.rejects(node.create({ ...n, consumerId: 99 }), (e: Error) =>
         e.message.startsWith(
-          "consumer 99 does not exist in business unit 2. The portal deletes a consumer together with its node, so a replaced node " +
+          "consumerId: consumer 99 does not exist in business unit 2. The portal deletes a consumer together with its node, so a replaced node " +
             "needs a new consumer: give the Consumer a nodeName equal to the tsmName. (",
         ),
       );

@@ -15,6 +15,7 @@ function fakeRefs() {
       if (value === "boom") throw new Error("portal unreachable");
       return { id: 1, name: String(value) };
     },
+    businessUnit: async (id: number) => ({ id, name: `bu ${id}` }),
   };
   return { refs: refs as unknown as References, calls };
 }
