@@ -20,6 +20,7 @@ import {
   ReadContext,
 } from "./read-checks";
 import { writeTest } from "./write-test";
+import { checkGoClientReads } from "./go-client-reads";
 
 export { formatReport } from "./report";
 export type { Check, CheckStatus, DoctorReport } from "./report";
@@ -106,6 +107,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
     await checkErrors(c, bunit);
     await checkJobsPath(c, bunit);
     await checkAuditDates(c, bunit);
+    await checkGoClientReads(c, bunit);
     if (!o.writeTest) return finish();
     if (checks.failures) {
       checks.skipped("write-test", "not run: fix the failed checks first");
