@@ -305,7 +305,19 @@ type Plan =
   | { kind: "update"; inputs: PropertyMap; old: StateResource }
   | { kind: "replace"; inputs: PropertyMap; old: StateResource; deleteBeforeReplace: boolean };
 
-/** step.go, deleteProtectedError. */
+/**
+ * step.go, deleteProtectedError: a DeleteStep of a protected resource fails with it. The step executor always
+ * continues past this error (step_executor.go, cancelDueToError), so every other delete still runs except the
+ * resources the protected one depends on (deployment_executor.go, erroredDeps); the run fails at the end.
+ */
+export class DeleteProtectedError extends Error {
+  constructor(readonly urn: string) {
+    super(deleteProtectedMessage(urn));
+    this.name = "DeleteProtectedError";
+  }
+}
+
+/** step.go, deleteProtectedError.Error(). */
 export function deleteProtectedMessage(urn: string): string {
   return (
     `resource "${urn}" cannot be deleted\nbecause it is protected. To unprotect the resource, either remove the ` +
@@ -346,6 +358,40 @@ export function applyIgnoreChanges(news: PropertyMap, olds: PropertyMap, paths: 
     else to[last] = clone(old);
   }
   return out;
+}
+
+/**
+ * step_generator.go, ScheduleDeletes: the condemned resources in antichains (no two depend on each other); each
+ * round takes those with no condemned dependency, and the list is reversed, so dependents go first.
+ */
+export function scheduleDeletes(victims: StateResource[]): StateResource[][] {
+  const condemned = new Set(victims);
+  const urnsOf = (set: Set<StateResource>) => new Set([...set].map((r) => r.urn));
+  const rounds: StateResource[][] = [];
+  while (condemned.size > 0) {
+    const urns = urnsOf(condemned);
+    const round = [...condemned].filter((r) => !r.dependencies.some((d) => d !== r.urn && urns.has(d)));
+    // A dependency cycle cannot be in a snapshot; should one be, take the rest as one round rather than loop.
+    const take = round.length > 0 ? round : [...condemned];
+    for (const r of take) condemned.delete(r);
+    rounds.push(take.sort((a, b) => victims.indexOf(a) - victims.indexOf(b)));
+  }
+  return rounds.reverse();
+}
+
+/** dg.TransitiveDependenciesOf (graph/dependency_graph.go): every resource `of` depends on, directly or not. */
+export function transitiveDependencies(of: StateResource, all: StateResource[]): Set<string> {
+  const byUrn = new Map<string, StateResource>();
+  for (const r of all) if (!r.delete) byUrn.set(r.urn, r);
+  const seen = new Set<string>();
+  const frontier = [...of.dependencies];
+  for (let guard = 0; frontier.length > 0 && guard < 100_000; guard++) {
+    const urn = frontier.pop()!;
+    if (seen.has(urn)) continue;
+    seen.add(urn);
+    frontier.push(...(byUrn.get(urn)?.dependencies ?? []));
+  }
+  return seen;
 }
 
 /** step_generator.go, applyReplaceOnChanges: changed keys under a replaceOnChanges path become replace keys. */
@@ -625,12 +671,11 @@ export class Deployment {
       const e = this.engine;
       const gone = [...e.state.values()].filter((r) => !this.registered.has(r.urn) && !this.aliased.has(r.urn));
       if (this.preview) {
-        for (const r of [...gone, ...e.pendingDeletes]) {
-          this.steps.push({ urn: r.urn, op: "delete", diffs: [] });
-          // step.go, DeleteStep: the protect check runs in preview too.
-          if (r.protect && !r.delete)
-            this.failures.push({ urn: r.urn, op: "delete", message: deleteProtectedMessage(r.urn), error: undefined });
-        }
+        // step.go, DeleteStep: the protect check runs before the preview returns, so a preview reports every
+        // protected resource it would delete, and the same steps as the update would.
+        await e.runDeletes([...e.pendingDeletes, ...gone], this.steps, this.failures, async (r) => {
+          if (r.protect && !r.delete) throw new DeleteProtectedError(r.urn);
+        });
         if (this.failed) throw new UpdateError(this.failures, this.steps);
         return this.steps;
       }
@@ -647,6 +692,10 @@ export class Deployment {
 export interface PreviewOptions {
   /** `pulumi preview --refresh`: refresh first, in memory, and preview against the refreshed state. */
   refresh?: boolean;
+}
+export interface DestroyOptions {
+  /** `pulumi destroy --exclude-protected`. */
+  excludeProtected?: boolean;
 }
 export interface UpOptions {
   /** `pulumi up --refresh`: refresh (persisted) before the update. */
@@ -668,6 +717,8 @@ export class TestEngine {
   /** The default provider's inputs recorded by the last update (what refresh and destroy configure with). */
   providerConfig: PropertyMap | undefined;
   readonly warnings: string[] = [];
+  /** What the CLI prints that is neither a warning nor an error (destroy.go's notice when nothing is left to destroy). */
+  readonly notices: string[] = [];
   /** Every host this engine started, one per deployment (for inspecting calls/logs). */
   readonly hosts: ProviderHost[] = [];
   /** While true (the refresh of `preview --refresh`), nothing is written to the state file. */
@@ -895,7 +946,7 @@ export class TestEngine {
    * retained, external or already deleted (pending replacement) one is dropped without calling the provider.
    */
   async deleteOne(host: ProviderHost, v: StateResource, replacing = false): Promise<void> {
-    if (v.protect && !replacing && !v.delete) throw new Error(deleteProtectedMessage(v.urn));
+    if (v.protect && !replacing && !v.delete) throw new DeleteProtectedError(v.urn);
     if (v.retainOnDelete || v.external || v.pendingReplacement) return;
     this.beginOp({ urn: v.urn, type: "deleting", id: v.id });
     try {
@@ -905,30 +956,57 @@ export class TestEngine {
     }
   }
 
-  /** Deletes the given resources in reverse dependency order, updating state; failures are appended. */
+  /**
+   * Carries out delete steps as the engine's deployment executor does (deployment_executor.go, performPostSteps):
+   * antichain by antichain (scheduleDeletes), each run in parallel and waited for. A protected resource's step
+   * fails and the run goes on (step_executor.go continues past deleteProtectedError); the later antichains leave
+   * out whatever a failed step's resource depends on. Any other failure stops everything not yet started.
+   * `apply` is the step (the provider call); in a preview it only checks.
+   */
+  async runDeletes(
+    victims: StateResource[],
+    steps: Step[],
+    failures: StepFailure[],
+    apply: (v: StateResource) => Promise<void>,
+  ): Promise<void> {
+    const all = [...this.state.values(), ...this.pendingDeletes, ...victims];
+    const skipped = new Set<string>();
+    let stop = false;
+    for (const round of scheduleDeletes(victims)) {
+      if (stop) break;
+      const chain = round.filter((v) => v.delete || !skipped.has(v.urn));
+      const { errors } = await runGraph(
+        chain.map((v, i) => ({
+          key: `${i}:${v.urn}`,
+          deps: [],
+          run: async () => {
+            try {
+              await apply(v);
+              steps.push({ urn: v.urn, op: "delete", diffs: [] });
+            } catch (e) {
+              failures.push({ urn: v.urn, op: "delete", message: messageOf(e), error: e });
+              if (!(e instanceof DeleteProtectedError)) throw e;
+              for (const d of transitiveDependencies(v, all)) skipped.add(d);
+            }
+          },
+        })),
+        this.parallel,
+      );
+      if (errors.size > 0) stop = true;
+    }
+  }
+
+  /** Deletes the given resources (dependents first), updating state; failures are appended. */
   async deleteAll(victims: StateResource[], steps: Step[], failures: StepFailure[], useHost?: ProviderHost): Promise<void> {
     if (victims.length === 0) return;
     const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost(this.stateConfig());
     try {
-      const keyed = victims.map((v, i) => ({ key: `${i}:${v.urn}`, v }));
-      const nodes: GraphNode[] = keyed.map(({ key, v }) => ({
-        key,
-        // Everything that depends on v must be deleted first.
-        deps: keyed.filter((o) => o.v !== v && o.v.dependencies.includes(v.urn)).map((o) => o.key),
-        run: async () => {
-          try {
-            await this.deleteOne(host, v);
-            if (v.delete) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== v);
-            else if (this.state.get(v.urn) === v) this.state.delete(v.urn);
-            this.checkpoint();
-            steps.push({ urn: v.urn, op: "delete", diffs: [] });
-          } catch (e) {
-            failures.push({ urn: v.urn, op: "delete", message: messageOf(e), error: e });
-            throw e;
-          }
-        },
-      }));
-      await runGraph(nodes, this.parallel);
+      await this.runDeletes(victims, steps, failures, async (v) => {
+        await this.deleteOne(host, v);
+        if (v.delete) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== v);
+        else if (this.state.get(v.urn) === v) this.state.delete(v.urn);
+        this.checkpoint();
+      });
     } finally {
       await release();
     }
@@ -1006,12 +1084,33 @@ export class TestEngine {
     return steps;
   }
 
-  /** Deletes everything in state, using the `__provider` stored in each resource's outputs and the config in state. */
-  async destroy(): Promise<Step[]> {
+  /**
+   * `pulumi destroy`: deletes everything in state, using the `__provider` stored in each resource's outputs and
+   * the config in state. `excludeProtected` (destroy.go, getProtectedExcludes): the protected resources and
+   * everything they depend on are excluded (step_generator.go, determineForbiddenResourcesToDeleteFromExcludes);
+   * what depends on a protected resource is still destroyed. When nothing is left to destroy, destroy.go prints
+   * its notice (kept in `notices`) and runs nothing.
+   */
+  async destroy(opts: DestroyOptions = {}): Promise<Step[]> {
     this.clearPendingOperations();
     const steps: Step[] = [];
     const failures: StepFailure[] = [];
-    await this.deleteAll([...this.pendingDeletes, ...this.state.values()], steps, failures);
+    let victims = [...this.pendingDeletes, ...this.state.values()];
+    if (opts.excludeProtected) {
+      const live = [...this.state.values()];
+      const kept = new Set<string>();
+      for (const r of live) if (r.protect) [r.urn, ...transitiveDependencies(r, live)].forEach((u) => kept.add(u));
+      if (live.length > 0 && live.every((r) => kept.has(r.urn))) {
+        // destroy.go counts the snapshot's resources, which also hold the stack resource and the default
+        // provider: every resource depends on both (parent, provider), so both are among the excluded.
+        this.notices.push(
+          `There were no unprotected resources to destroy. There are still ${kept.size + 2} protected resources associated with this stack.`,
+        );
+        return steps;
+      }
+      victims = victims.filter((r) => r.delete || !kept.has(r.urn));
+    }
+    await this.deleteAll(victims, steps, failures);
     if (failures.length > 0) throw new UpdateError(failures, steps);
     if (this.state.size === 0) this.providerConfig = undefined;
     this.checkpoint();
