@@ -42,6 +42,9 @@
  * secrets as ciphertext placeholders, as a checkpoint would.
  * On failure: failures are recorded, nothing new starts, in-flight steps finish, state keeps what
  * succeeded (+ `pendingOperations` for calls that never answered), and the promise rejects (UpdateError).
+ * pending  (deployment_executor.go, pkg/backend/snapshot.go, refresh.go) A crash's pending operations: an up or
+ *          destroy warns with the engine's text; interrupted updates/deletes leave the state, interrupted creates
+ *          stay until `refresh --clear-pending-creates`.
  * Not modelled: targets, replacing dependents of a delete-before-replace resource, component resources,
  * explicit providers, ignoreChanges/replaceOnChanges paths into arrays.
  */
@@ -315,6 +318,20 @@ export class DeleteProtectedError extends Error {
     super(deleteProtectedMessage(urn));
     this.name = "DeleteProtectedError";
   }
+}
+
+/** deployment_executor.go, printPendingOperationsWarning: the warning an update prints for a crash's leftovers. */
+export function pendingOperationsWarning(ops: PendingOperation[]): string {
+  return (
+    `Attempting to deploy or update resources with ${ops.length} pending operations from previous deployment.\n` +
+    ops.map((o) => `  * ${o.urn}, interrupted while ${o.type}\n`).join("") +
+    "These resources are in an unknown state because the Pulumi CLI was interrupted while waiting for changes to these " +
+    "resources to complete. You should confirm whether or not the operations listed completed successfully by checking the " +
+    "state of the appropriate provider. For example, if you are using AWS, you can confirm using the AWS Console.\n\n" +
+    "Once you have confirmed the status of the interrupted operations, you can repair your stack using `pulumi refresh` " +
+    "which will refresh the state from the provider you are using and clear the pending operations if there are any.\n\n" +
+    "Note that `pulumi refresh` will need to be run interactively to clear pending CREATE operations."
+  );
 }
 
 /** step.go, deleteProtectedError.Error(). */
@@ -693,6 +710,10 @@ export interface PreviewOptions {
   /** `pulumi preview --refresh`: refresh first, in memory, and preview against the refreshed state. */
   refresh?: boolean;
 }
+export interface RefreshOptions {
+  /** `pulumi refresh --clear-pending-creates` (refresh.go): drop the interrupted creates from the state. */
+  clearPendingCreates?: boolean;
+}
 export interface DestroyOptions {
   /** `pulumi destroy --exclude-protected`. */
   excludeProtected?: boolean;
@@ -721,6 +742,8 @@ export class TestEngine {
   readonly notices: string[] = [];
   /** Every host this engine started, one per deployment (for inspecting calls/logs). */
   readonly hosts: ProviderHost[] = [];
+  /** Set by `up --refresh` for its update deployment, which prints no pending-operations warning. */
+  private quietPendingOnce = false;
   /** While true (the refresh of `preview --refresh`), nothing is written to the state file. */
   private dryRun = false;
   private readonly providerCache = new WeakMap<object, Promise<{ text: string; containsSecrets: boolean }>>();
@@ -815,14 +838,18 @@ export class TestEngine {
     this.checkpoint();
   }
 
-  private clearPendingOperations(): void {
-    for (const op of this.pendingOperations) {
-      this.warnings.push(
-        `${op.urn}: interrupted while ${op.type}${op.id ? ` (id ${op.id})` : ""} in a previous deployment; ` +
-          `it may exist without being in state (refresh, or delete it manually)`,
-      );
-    }
-    this.pendingOperations = [];
+  /**
+   * What a run does with the pending operations a crash left in the snapshot. An update or destroy warns
+   * (deployment_executor.go, printPendingOperationsWarning; a refresh does not). The new snapshot drops the
+   * interrupted updates and deletes but keeps the interrupted CREATES (pkg/backend/snapshot.go: "we don't want
+   * to clear pending CREATE operations because these must require user intervention"), until
+   * `pulumi refresh --clear-pending-creates` (refresh.go) removes them.
+   */
+  private settlePendingOperations(kind: "update" | "refresh", clearPendingCreates = false): void {
+    const ops = this.pendingOperations;
+    if (kind === "update" && ops.length > 0 && !this.quietPendingOnce) this.warnings.push(pendingOperationsWarning(ops));
+    this.quietPendingOnce = false;
+    this.pendingOperations = ops.filter((o) => o.type === "creating" && !clearPendingCreates);
     this.checkpoint();
   }
 
@@ -844,7 +871,7 @@ export class TestEngine {
 
   /** Starts a preview or update deployment with its own host, configured with the current stack config. */
   async beginDeployment(preview: boolean): Promise<Deployment> {
-    if (!preview) this.clearPendingOperations();
+    if (!preview) this.settlePendingOperations("update");
     const config = this.stackConfig();
     const { host, release } = await this.acquireHost(config);
     if (!preview) {
@@ -880,7 +907,12 @@ export class TestEngine {
 
   /** `pulumi up`: a preview deployment (fails the up if it fails), then the update deployment. */
   async up(resources: DesiredResource[], opts: UpOptions = {}): Promise<UpResult> {
-    if (opts.refresh) await this.refresh();
+    // `up --refresh` refreshes first and then prints no pending-operations warning (deployment_executor.go,
+    // Execute: the warning is the else-branch of the refresh).
+    if (opts.refresh) {
+      await this.refresh();
+      this.quietPendingOnce = true;
+    }
     if (!opts.skipPreview) await this.run(resources, true);
     return this.run(resources, false);
   }
@@ -1055,8 +1087,8 @@ export class TestEngine {
   }
 
   /** `pulumi refresh`: every resource is refreshed, each on its own (one failing does not stop the others). */
-  async refresh(): Promise<Step[]> {
-    this.clearPendingOperations();
+  async refresh(opts: RefreshOptions = {}): Promise<Step[]> {
+    this.settlePendingOperations("refresh", opts.clearPendingCreates);
     const { host, release } = await this.acquireHost(this.stateConfig());
     const steps: Step[] = [];
     const failures: StepFailure[] = [];
@@ -1092,7 +1124,7 @@ export class TestEngine {
    * its notice (kept in `notices`) and runs nothing.
    */
   async destroy(opts: DestroyOptions = {}): Promise<Step[]> {
-    this.clearPendingOperations();
+    this.settlePendingOperations("update");
     const steps: Step[] = [];
     const failures: StepFailure[] = [];
     let victims = [...this.pendingDeletes, ...this.state.values()];
