@@ -94,9 +94,7 @@ export function register(r: Router): void {
     const raw = ctx.query.get("bunitID") ?? ctx.query.get("bunitId");
     if (raw === null || !/^\d+$/.test(raw)) throw validation("Query parameter bunitID must be a business unit id");
     const bu = requireBu(ctx, Number(raw));
-    const children = ctx.state.businessUnits
-      .filter((b) => b.parentId === bu.id)
-      .map((b) => ({ ...renderBu(ctx, b), groupName: bu.name }));
+    const children = ctx.state.businessUnits.filter((b) => b.parentId === bu.id).map((b) => ({ ...renderBu(ctx, b), groupName: bu.name }));
     const parent = bu.parentId !== undefined ? ctx.state.businessUnits.find((b) => b.id === bu.parentId) : undefined;
     return ok({ ...renderBu(ctx, bu), ...(parent ? { groupName: parent.name } : {}), businessUnits: children });
   });

@@ -27,7 +27,13 @@ export function register(r: Router): void {
 
   r.get("/v1/actions", (ctx) => {
     goClientRead(ctx);
-    return ok(collection(`${ctx.baseUrl}/v1/actions`, ACTIONS.map((_, i) => renderAction(ctx, i + 1)), { offset: 0 }));
+    return ok(
+      collection(
+        `${ctx.baseUrl}/v1/actions`,
+        ACTIONS.map((_, i) => renderAction(ctx, i + 1)),
+        { offset: 0 },
+      ),
+    );
   });
   r.get("/v1/actions/:action", (ctx) => {
     goClientRead(ctx);

@@ -2,7 +2,17 @@
 // its domains and client option sets, warning types, version and the account.
 import { PortalCore, bunitPath } from "./core";
 import { itemsOf } from "./collections";
-import { BackupServer, ClientOptionSet, Collection, Domain, Me, NodeOperatingSystem, NodeType, NodeWarningType, PortalAction } from "./types";
+import {
+  BackupServer,
+  ClientOptionSet,
+  Collection,
+  Domain,
+  Me,
+  NodeOperatingSystem,
+  NodeType,
+  NodeWarningType,
+  PortalAction,
+} from "./types";
 
 /** The account's name in `/v1/me`: `username` (spec-era answers) or `name` (the real portal), whichever is there. */
 export function accountName(me: Me): string | undefined {

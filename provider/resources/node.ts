@@ -175,7 +175,11 @@ function outputsOf(inputs: Inputs, node: PortalNode, extra: Inputs): Inputs {
  * Sets the password and activates, as the inputs ask and the node needs. Activated without a declared password,
  * the portal chooses one and hands it back on the node: kept as `generatedPassword` (a secret output).
  */
-async function finish(inputs: Inputs, node: PortalNode, olds: Inputs | undefined): Promise<{ node: PortalNode; generatedPassword?: string }> {
+async function finish(
+  inputs: Inputs,
+  node: PortalNode,
+  olds: Inputs | undefined,
+): Promise<{ node: PortalNode; generatedPassword?: string }> {
   const client = portal();
   const { businessUnitId: b, consumerId: c } = inputs;
   if (inputs.tsmPassword !== undefined && !sameValue(olds?.tsmPassword, inputs.tsmPassword)) {

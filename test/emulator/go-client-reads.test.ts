@@ -54,7 +54,10 @@ describe("emulator: the reads of the published Go client", () => {
     await withEmulator({}, async (_em, a) => {
       const list = await a.get("/v1/actions");
       assert.equal(list.status, 200);
-      assert.deepEqual(goDecodeProblems(list.body, { href: "string", first: "string", items: [GO_ACTION], total: "int", offset: "int" }), []);
+      assert.deepEqual(
+        goDecodeProblems(list.body, { href: "string", first: "string", items: [GO_ACTION], total: "int", offset: "int" }),
+        [],
+      );
       assert.ok(list.body.items.length > 0);
       const first = list.body.items[0];
       const one = await a.get(`/v1/actions/${first.id}`);
@@ -68,7 +71,11 @@ describe("emulator: the reads of the published Go client", () => {
   it("--go-client-reads absent: a portal that keeps to spec 000 answers 404 to all three", async () => {
     assert.deepEqual(parseArgs(["--go-client-reads", "absent"]), { goClientReads: "absent" });
     await withEmulator({ goClientReads: "absent" }, async (_em, a) => {
-      const statuses = [(await a.get("/v1/bunits?bunitID=1")).status, (await a.get("/v1/actions")).status, (await a.get("/v1/actions/1")).status];
+      const statuses = [
+        (await a.get("/v1/bunits?bunitID=1")).status,
+        (await a.get("/v1/actions")).status,
+        (await a.get("/v1/actions/1")).status,
+      ];
       assert.deepEqual(statuses, [404, 404, 404]);
       assert.equal((await a.get("/v1/bunits/1")).status, 200, "the spec's own reads stay");
     });

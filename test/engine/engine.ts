@@ -34,6 +34,7 @@
  *           inputs, oldInputs = refreshed inputs), shown inverted. A Read or Diff that throws fails that
  *           resource only; the others are refreshed. Also the first part of `preview --refresh` (in memory).
  *  destroy  Delete(id, outputs) with the `__provider` stored in state, reverse dependency order.
+ *  --run-program  refresh and destroy run the program: the current stack config is used (refresh.go, destroy.go).
  *  import   NOT SUPPORTED, like the real thing: the engine's import sends Read(id) with no properties,
  *           so the host has no `__provider` to load and fails (pulumi#3550, #7534, #16175).
  *
@@ -46,11 +47,12 @@
  *          destroy warns with the engine's text; interrupted updates/deletes leave the state, interrupted creates
  *          stay until `refresh --clear-pending-creates`.
  * Not modelled: targets, replacing dependents of a delete-before-replace resource, component resources,
- * explicit providers, ignoreChanges/replaceOnChanges paths into arrays.
+ * explicit providers, replaceOnChanges paths into arrays.
  */
 import * as fs from "fs";
 import * as pulumi from "@pulumi/pulumi";
 import { mainDirectory, ProviderError, ProviderHost, readProjectName, PROJECT_ROOT, startProviderHost } from "./host";
+import { parsePropertyPath, resetPath } from "./property-path";
 import { annotateSecrets, changedKeys, deepEqual, isSecret, PropertyMap, redactSecrets, secret, UNKNOWN } from "./values";
 
 export { secret, UNKNOWN } from "./values";
@@ -351,30 +353,31 @@ export function replaceProtectedMessage(urn: string): string {
   );
 }
 
-/** step_generator.go, processIgnoreChanges: each ignored path (dotted, into objects) gets its old value back, or goes if it had none. */
-export function applyIgnoreChanges(news: PropertyMap, olds: PropertyMap, paths: string[] = []): PropertyMap {
+/**
+ * step_generator.go, processIgnoreChanges: each ignored path, in the engine's property-path syntax
+ * (`consumers[0].name`, `tags["x"]`; property-path.ts), gets its old value back in the news, or goes if it had
+ * none. A path that cannot be parsed is skipped; one into an added or removed element is left as it is and
+ * reported (`invalid`), as the engine's info message does.
+ */
+export function applyIgnoreChanges(news: PropertyMap, olds: PropertyMap, paths: string[] = [], invalid: string[] = []): PropertyMap {
   // Nothing ignored: the news as they are (the caller only reads them); a copy only when paths change it.
   if (paths.length === 0) return news;
   const out = clone(news);
   for (const p of paths) {
-    const keys = p.split(".");
-    let from: unknown = olds;
-    let to: Record<string, unknown> = out;
-    for (let i = 0; i < keys.length - 1; i++) {
-      from = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[keys[i]] : undefined;
-      const next = to[keys[i]];
-      if (typeof next !== "object" || next === null) {
-        to = {};
-        break;
-      }
-      to = next as Record<string, unknown>;
+    let path;
+    try {
+      path = parsePropertyPath(p);
+    } catch {
+      continue;
     }
-    const last = keys[keys.length - 1];
-    const old = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[last] : undefined;
-    if (old === undefined) delete to[last];
-    else to[last] = clone(old);
+    if (!resetPath(path, olds, out)) invalid.push(p);
   }
   return out;
+}
+
+/** step_generator.go, processIgnoreChanges: the info line for paths that reach into added or removed elements. */
+export function ignoreChangesInfo(paths: string[]): string {
+  return `cannot ignore changes in added or removed elements of the path: ${JSON.stringify(paths.join(", "))}`;
 }
 
 /**
@@ -582,7 +585,9 @@ export class Deployment {
     const old = this.oldState(req);
     const done = (id: string, outputs: PropertyMap, op: StepOp): Plan => ({ kind: "done", result: { urn, id, outputs, op } });
 
-    const news = old ? applyIgnoreChanges(req.inputs, old.inputs, req.ignoreChanges) : req.inputs;
+    const invalid: string[] = [];
+    const news = old ? applyIgnoreChanges(req.inputs, old.inputs, req.ignoreChanges, invalid) : req.inputs;
+    if (invalid.length > 0) e.infos.push(`${urn}: ${ignoreChangesInfo(invalid)}`);
     let inputs = await this.check(req, old ? old.inputs : {}, news);
 
     if (!old || old.external) {
@@ -713,8 +718,12 @@ export interface PreviewOptions {
 export interface RefreshOptions {
   /** `pulumi refresh --clear-pending-creates` (refresh.go): drop the interrupted creates from the state. */
   clearPendingCreates?: boolean;
+  /** `pulumi refresh --run-program`: the program runs, so the current stack config is used (and recorded). */
+  runProgram?: boolean;
 }
 export interface DestroyOptions {
+  /** `pulumi destroy --run-program`: the program runs, so the current stack config is used. */
+  runProgram?: boolean;
   /** `pulumi destroy --exclude-protected`. */
   excludeProtected?: boolean;
 }
@@ -738,6 +747,8 @@ export class TestEngine {
   /** The default provider's inputs recorded by the last update (what refresh and destroy configure with). */
   providerConfig: PropertyMap | undefined;
   readonly warnings: string[] = [];
+  /** The engine's info diagnostics (processIgnoreChanges' path errors). */
+  readonly infos: string[] = [];
   /** What the CLI prints that is neither a warning nor an error (destroy.go's notice when nothing is left to destroy). */
   readonly notices: string[] = [];
   /** Every host this engine started, one per deployment (for inspecting calls/logs). */
@@ -812,6 +823,18 @@ export class TestEngine {
   /** The config refresh and destroy run with: the one in state (deploy/providers/registry.go), else the current one. */
   private stateConfig(): PropertyMap {
     return this.providerConfig ?? this.stackConfig();
+  }
+
+  /**
+   * The config of a refresh or destroy: with `--run-program` (refresh.go, destroy.go: "Run the program to
+   * determine up-to-date state for providers") the program registers the default provider with the current stack
+   * config, which the command then runs with and records; without it, the config stored in state.
+   */
+  private commandConfig(runProgram = false): PropertyMap {
+    if (!runProgram) return this.stateConfig();
+    this.providerConfig = this.stackConfig();
+    this.checkpoint();
+    return this.providerConfig;
   }
 
   async close(): Promise<void> {
@@ -1029,9 +1052,15 @@ export class TestEngine {
   }
 
   /** Deletes the given resources (dependents first), updating state; failures are appended. */
-  async deleteAll(victims: StateResource[], steps: Step[], failures: StepFailure[], useHost?: ProviderHost): Promise<void> {
+  async deleteAll(
+    victims: StateResource[],
+    steps: Step[],
+    failures: StepFailure[],
+    useHost?: ProviderHost,
+    config: PropertyMap = this.stateConfig(),
+  ): Promise<void> {
     if (victims.length === 0) return;
-    const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost(this.stateConfig());
+    const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost(config);
     try {
       await this.runDeletes(victims, steps, failures, async (v) => {
         await this.deleteOne(host, v);
@@ -1089,7 +1118,7 @@ export class TestEngine {
   /** `pulumi refresh`: every resource is refreshed, each on its own (one failing does not stop the others). */
   async refresh(opts: RefreshOptions = {}): Promise<Step[]> {
     this.settlePendingOperations("refresh", opts.clearPendingCreates);
-    const { host, release } = await this.acquireHost(this.stateConfig());
+    const { host, release } = await this.acquireHost(this.commandConfig(opts.runProgram));
     const steps: Step[] = [];
     const failures: StepFailure[] = [];
     try {
@@ -1142,7 +1171,7 @@ export class TestEngine {
       }
       victims = victims.filter((r) => r.delete || !kept.has(r.urn));
     }
-    await this.deleteAll(victims, steps, failures);
+    await this.deleteAll(victims, steps, failures, undefined, this.commandConfig(opts.runProgram));
     if (failures.length > 0) throw new UpdateError(failures, steps);
     if (this.state.size === 0) this.providerConfig = undefined;
     this.checkpoint();

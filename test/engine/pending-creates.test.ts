@@ -43,13 +43,10 @@ describe("engine stand-in: pending creates after a killed CLI (printPendingOpera
   it("the next up warns with the engine's text and keeps the pending create; refresh keeps it; --clear-pending-creates removes it", async () => {
     const snap = await crashSnapshot();
     const urn = (n: string) => `urn:pulumi:test::${snap.project}::${COUNTER_TYPE}::${n}`;
-    assert.deepStrictEqual(
-      snap.pendingOperations.map((o) => [o.urn, o.type]).sort(),
-      [
-        [urn("a"), "updating"],
-        [urn("b"), "creating"],
-      ],
-    );
+    assert.deepStrictEqual(snap.pendingOperations.map((o) => [o.urn, o.type]).sort(), [
+      [urn("a"), "updating"],
+      [urn("b"), "creating"],
+    ]);
 
     const e2 = fx.fromState(snap);
     await e2.up([counter("a", { value: 1 }), counter("b")]);

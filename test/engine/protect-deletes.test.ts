@@ -60,14 +60,22 @@ describe("engine stand-in: protected resources among the deletes (GenerateDelete
     );
     assert.deepStrictEqual(deleted(err.steps), ["q", "top"], "top (a dependent, deleted first) and q go; base, which p needs, stays");
     assert.deepStrictEqual(names(e), ["base", "p"]);
-    assert.deepStrictEqual(Object.values(fx.store().objects).map((o) => o.name).sort(), ["base", "p"]);
+    assert.deepStrictEqual(
+      Object.values(fx.store().objects)
+        .map((o) => o.name)
+        .sort(),
+      ["base", "p"],
+    );
   });
 
   it("a preview shows the same: the same deletes, every protected resource's message (TestMultipleProtectedDeletes)", async () => {
     const e = fx.engine();
     await e.up([...STACK, counter("p2", { protect: true })]);
     const err = await rejection(e.preview([]));
-    assert.deepStrictEqual(err.failures.map((f) => f.message).sort(), [deleteProtectedMessage(e.urn(COUNTER_TYPE, "p")), deleteProtectedMessage(e.urn(COUNTER_TYPE, "p2"))].sort());
+    assert.deepStrictEqual(
+      err.failures.map((f) => f.message).sort(),
+      [deleteProtectedMessage(e.urn(COUNTER_TYPE, "p")), deleteProtectedMessage(e.urn(COUNTER_TYPE, "p2"))].sort(),
+    );
     assert.deepStrictEqual(deleted(err.steps), ["q", "top"]);
     assert.strictEqual(Object.keys(fx.store().objects).length, 5, "a preview deletes nothing");
     // The update reports both as well, and deletes what the preview showed.
@@ -80,7 +88,10 @@ describe("engine stand-in: protected resources among the deletes (GenerateDelete
     const e = fx.engine();
     await e.up(STACK);
     const err = await rejection(e.destroy());
-    assert.deepStrictEqual(err.failures.map((f) => f.urn.split("::").pop()), ["p"]);
+    assert.deepStrictEqual(
+      err.failures.map((f) => f.urn.split("::").pop()),
+      ["p"],
+    );
     assert.deepStrictEqual(deleted(err.steps), ["q", "top"]);
     assert.deepStrictEqual(names(e), ["base", "p"]);
   });

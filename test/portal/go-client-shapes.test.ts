@@ -14,11 +14,14 @@ import { SEED } from "../../emulator";
 async function portalAnswering(answers: Record<string, unknown>): Promise<{ client: PortalClient; close: () => Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (req.url === "/v1/oauth") {
-      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ access_token: "t", token_type: "bearer", expires_in: 299 }));
+      res
+        .writeHead(200, { "Content-Type": "application/json" })
+        .end(JSON.stringify({ access_token: "t", token_type: "bearer", expires_in: 299 }));
       return;
     }
     const body = answers[req.url ?? ""];
-    if (body === undefined) res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ status: 404, code: "NotFound" }));
+    if (body === undefined)
+      res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ status: 404, code: "NotFound" }));
     else res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
   });
   const url = await listenLoopback(server);
@@ -50,7 +53,10 @@ describe("portal client: the Go client's shapes", () => {
       client.close();
       await em.close();
     }
-    const kids = [{ id: 7, name: "a" }, { id: 8, name: "b" }];
+    const kids = [
+      { id: 7, name: "a" },
+      { id: 8, name: "b" },
+    ];
     const p = await portalAnswering({ "/v1/bunits?bunitID=5": { id: 5, businessUnits: { href: "x", total: 2, items: kids } } });
     try {
       assert.deepEqual((await p.client.businessUnits.withChildren(5)).children, kids);

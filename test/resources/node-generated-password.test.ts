@@ -21,7 +21,10 @@ describe("Node: the password the portal chooses", function () {
     tsmName: "GEN-PW-01",
     ...extra,
   });
-  const stack = (extra: Record<string, unknown> = {}) => [consumer("web", { businessUnitId: 1, name: "gen-pw-01" }), node("n", nodeInputs(extra))];
+  const stack = (extra: Record<string, unknown> = {}) => [
+    consumer("web", { businessUnitId: 1, name: "gen-pw-01" }),
+    node("n", nodeInputs(extra)),
+  ];
 
   it("is kept as a secret output, in state only as a secret, and survives up and refresh", async () => {
     const eng = p.engine();
@@ -45,7 +48,9 @@ describe("Node: the password the portal chooses", function () {
 
   it("a declared tsmPassword: the portal chooses none and there is no generatedPassword", async () => {
     const eng = p.engine();
-    await eng.up(stack({ tsmPassword: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "Declared-Pa55word-1" } }));
+    await eng.up(
+      stack({ tsmPassword: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: "Declared-Pa55word-1" } }),
+    );
     assert.equal(p.emu.state().nodes.find((n) => n.tsmName === "GEN-PW-01")?.generatedPassword, undefined);
     assert.equal(eng.get("n")!.outputs.generatedPassword, undefined);
     assert.ok(isSecret(eng.get("n")!.outputs.tsmPassword));
