@@ -62,3 +62,8 @@ export function pathConsumer(ctx: Ctx): { bu: BusinessUnitRec; consumer: Consume
 export function pathNode(ctx: Ctx): { bu: BusinessUnitRec; consumer: ConsumerRec; node: NodeRec } {
   return requireNode(ctx, ctx.param("bu"), ctx.param("consumer"));
 }
+
+/** The reads only the published Go client makes (readings.ts, goClientReads): 404 when the reading is "absent". */
+export function goClientRead(ctx: Ctx): void {
+  if (ctx.app.readings.goClientReads === "absent") throw notFound(`The endpoint ${ctx.method} ${ctx.url.pathname}`);
+}

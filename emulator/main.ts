@@ -1,5 +1,5 @@
 // `npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]` and the readings
-// (`--put-replaces`, `--audit-dates`, `--jobs-list`, `--spname`, `--node-delete`, `--refresh`: emulator/readings.ts).
+// (`--put-replaces`, `--audit-dates`, `--jobs-list`, `--spname`, `--node-delete`, `--refresh`, `--go-client-reads`: emulator/readings.ts).
 // Starts the emulator on 127.0.0.1 and prints
 // `portal emulator listening on http://127.0.0.1:<port>`; SIGINT/SIGTERM close it.
 import { startEmulator, type EmulatorOptions } from "./index";
@@ -8,7 +8,7 @@ import { READING_VALUES } from "./readings";
 const USAGE =
   "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]\n" +
   "  readings: [--put-replaces] [--audit-dates time|date|both] [--jobs-list first|jobs|both] [--spname bare|json]\n" +
-  "            [--node-delete node|empty|204] [--refresh allowed|refused|none]";
+  "            [--node-delete node|empty|204] [--refresh allowed|refused|none] [--go-client-reads served|absent]";
 
 /** The reading flags that take one of a few values, and the option each sets. */
 const READING_FLAGS = {
@@ -17,6 +17,7 @@ const READING_FLAGS = {
   "--spname": "spname",
   "--node-delete": "nodeDelete",
   "--refresh": "refresh",
+  "--go-client-reads": "goClientReads",
 } as const;
 
 export function parseArgs(argv: string[]): EmulatorOptions {

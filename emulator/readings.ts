@@ -20,6 +20,13 @@ export type NodeDeleteAnswer = "node" | "empty" | "204";
  * honour its refresh tokens), "none" (no client ID gets a refresh_token; the grant is 400 unauthorized_client).
  */
 export type RefreshGrant = "allowed" | "refused" | "none";
+/**
+ * The reads the published Go client (cloutility-api-client 3a29ec8) makes that spec 000 does not list:
+ * `GET /v1/bunits?bunitID=` (cloutility/businessunit.go, GetBusinessUnit) and `GET /v1/actions`,
+ * `/v1/actions/{id}` (cloutility/action.go). "served" answers them, as the real portal evidently does (the
+ * client is used against it); "absent" answers 404, as a portal that keeps to the spec.
+ */
+export type GoClientReads = "served" | "absent";
 
 export interface Readings {
   /** PUT replaces the settable fields (absent ones cleared) instead of merging the ones present. */
@@ -29,6 +36,7 @@ export interface Readings {
   spname: SpnameAnswer;
   nodeDelete: NodeDeleteAnswer;
   refresh: RefreshGrant;
+  goClientReads: GoClientReads;
 }
 
 export const DEFAULT_READINGS: Readings = {
@@ -38,6 +46,7 @@ export const DEFAULT_READINGS: Readings = {
   spname: "bare",
   nodeDelete: "node",
   refresh: "allowed",
+  goClientReads: "served",
 };
 
 /** The values each enumerated reading may take, for the command line and option checks. */
@@ -47,6 +56,7 @@ export const READING_VALUES = {
   spname: ["bare", "json"],
   nodeDelete: ["node", "empty", "204"],
   refresh: ["allowed", "refused", "none"],
+  goClientReads: ["served", "absent"],
 } as const satisfies Record<Exclude<keyof Readings, "putReplaces">, readonly string[]>;
 
 /** The readings of the given options, defaults filled in; throws on a value a reading cannot take. */

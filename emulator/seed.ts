@@ -6,7 +6,7 @@ import type { State, AuditRec, JobRec, ReportRec, BillingDataRec, InvoiceRec, Fi
 import { DAY, HOUR, hashSecret, iso } from "./util";
 import { computeBillingLines } from "./billing";
 
-const REF_DATE = "2020-01-01T00:00:00Z";
+export const REF_DATE = "2020-01-01T00:00:00Z";
 
 export const SEED = {
   fullVersion: "1.0.4480.0",

@@ -145,6 +145,11 @@ export interface NodeRec {
   /** SHA-256 (salted) of the last password set through the API. */
   passwordHash?: string;
   passwordChangedDate?: Iso;
+  /**
+   * The password the portal chose at activation when none had been set (the published Go client reads it
+   * as the node's tsmPassword after ActivateNode); answered as `tsmPassword` until one is set through the API.
+   */
+  generatedPassword?: string;
   locked: boolean;
   decommissioned: boolean;
 }

@@ -145,6 +145,8 @@ export function renderNode(ctx: Ctx, n: NodeRec): Json {
     href: consumer ? nodeHref(ctx, consumer) : undefined,
     $type: "Node",
     id: n.id,
+    // A node read from the real portal carries a name (the Go client reads it): the consumer's.
+    name: consumer?.name,
     createdDate: n.createdDate,
     contact: n.contact,
     cpuCount: n.cpuCount,
@@ -154,6 +156,7 @@ export function renderNode(ctx: Ctx, n: NodeRec): Json {
     clientOptionSet: n.clientOptionSetId !== undefined ? compact({ id: n.clientOptionSetId, name: cos?.name }) : undefined,
     server: compact({ id: n.serverId, name: server?.name }),
     tsmName: n.tsmName,
+    tsmPassword: n.generatedPassword,
     activatedDate: n.activatedDate,
     locked: n.locked,
     decommissioned: n.decommissioned,

@@ -5,7 +5,7 @@ import type { Input } from "../input";
 import type { BusinessUnitRec } from "../types";
 import { noContent, ok } from "../context";
 import { ApiError, conflict, notFound, validation } from "../errors";
-import { requireBu } from "../access";
+import { goClientRead, requireBu } from "../access";
 import { AUDIT, audit } from "../audit";
 import { buHref, collection, renderBu, renderUser } from "../views";
 import { iso } from "../util";
@@ -84,6 +84,20 @@ export function applyPatch<T extends object>(rec: T, patch: { [K in keyof T]?: T
 
 export function register(r: Router): void {
   r.get("/v1/bunits/:bu", (ctx) => ok(renderBu(ctx, requireBu(ctx, ctx.param("bu")))));
+
+  // Not in spec 000: the published Go client's GetBusinessUnit (cloutility/businessunit.go at 3a29ec8) reads a
+  // business unit here and decodes `businessUnits` as a plain array of its children, each with a `groupName`.
+  // What groupName holds on the real portal is not public; here it is the name of the group the child is in,
+  // its parent's.
+  r.get("/v1/bunits", (ctx) => {
+    goClientRead(ctx);
+    const raw = ctx.query.get("bunitID") ?? ctx.query.get("bunitId");
+    if (raw === null || !/^\d+$/.test(raw)) throw validation("Query parameter bunitID must be a business unit id");
+    const bu = requireBu(ctx, Number(raw));
+    const children = ctx.state.businessUnits.filter((b) => b.parentId === bu.id).map((b) => ({ ...renderBu(ctx, b), groupName: bu.name }));
+    const parent = bu.parentId !== undefined ? ctx.state.businessUnits.find((b) => b.id === bu.parentId) : undefined;
+    return ok({ ...renderBu(ctx, bu), ...(parent ? { groupName: parent.name } : {}), businessUnits: children });
+  });
 
   r.get("/v1/bunits/:bu/bunits", (ctx) => {
     const bu = requireBu(ctx, ctx.param("bu"));

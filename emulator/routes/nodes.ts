@@ -173,6 +173,7 @@ export function register(r: Router): void {
     const pw = ctx.input().raw("tsmPassword");
     if (typeof pw !== "string" || pw.length < 1 || pw.length > 64) throw validation("tsmPassword must be a string of 1 to 64 characters");
     node.passwordHash = hashSecret(pw, `node-${node.id}`);
+    delete node.generatedPassword;
     node.passwordChangedDate = iso();
     audit(ctx, {
       type: AUDIT.modify,
@@ -201,6 +202,8 @@ export function register(r: Router): void {
     if (ctx.state.nodes.some((n) => n.tsmName === name)) throw conflict("TsmNameTaken", `Another node is already named ${name}`);
     node.tsmName = name;
     node.activatedDate = iso();
+    // No password set before activation: the portal chooses one and hands it back on the node.
+    if (!node.passwordHash) node.generatedPassword = generatedNodePassword();
     audit(ctx, {
       type: AUDIT.modify,
       action: "Activate",
@@ -277,4 +280,10 @@ export function register(r: Router): void {
     removeProxy(ctx, consumer, target);
     return noContent();
   });
+}
+
+/** A node password as the portal would choose one: 16 letters and digits (IBM Storage Protect takes 8 to 64). */
+function generatedNodePassword(): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+  return [...randomBytes(16)].map((b) => alphabet[b % alphabet.length]).join("");
 }

@@ -22,6 +22,7 @@ import {
 } from "./read-checks";
 import { writeTest } from "./write-test";
 import { maskUrl } from "../http/mask-url";
+import { checkGoClientReads } from "./go-client-reads";
 
 export { formatReport } from "./report";
 export type { Check, CheckStatus, DoctorReport } from "./report";
@@ -113,6 +114,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
     await checkErrors(c, bunit);
     await checkJobsPath(c, bunit);
     await checkAuditDates(c, bunit);
+    await checkGoClientReads(c, bunit);
     if (!o.writeTest) return finish();
     if (checks.failures) {
       checks.skipped("write-test", "not run: fix the failed checks first");

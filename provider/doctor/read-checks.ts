@@ -7,6 +7,7 @@ import { PortalError } from "../portal/errors";
 import { loginSettings } from "../portal/login";
 import { bunitPath, consumerPath } from "../portal/core";
 import { Consumer } from "../portal/types";
+import { accountName } from "../portal/reference-data";
 import { Checks } from "./report";
 import { Probe, ProbeAnswer, isHtml, said } from "./probe";
 import { maskUrl } from "../http/mask-url";
@@ -183,7 +184,7 @@ export async function checkAccount(c: ReadContext): Promise<number | undefined> 
     own = me.businessUnit?.id;
     c.checks.ok(
       "me",
-      `account ${me.username ?? c.username}${me.id !== undefined ? ` (id ${me.id})` : ""} reaches business unit ${own ?? "?"}` +
+      `account ${accountName(me) ?? c.username}${me.id !== undefined ? ` (id ${me.id})` : ""} reaches business unit ${own ?? "?"}` +
         `${me.businessUnit?.name ? ` ${JSON.stringify(me.businessUnit.name)}` : ""} and everything below it`,
     );
   } catch (err) {

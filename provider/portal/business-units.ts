@@ -13,6 +13,15 @@ export class BusinessUnits {
     return withoutMarkers(await this.core.get<BusinessUnit>(bunitPath(id)));
   }
 
+  /**
+   * A business unit with its children, as the published Go client reads it: `GET /v1/bunits?bunitID=` (not in
+   * spec 000), `businessUnits` a plain array (a collection is taken too).
+   */
+  async withChildren(id: number): Promise<{ unit: BusinessUnit; children: BusinessUnit[] }> {
+    const unit = withoutMarkers(await this.core.get<BusinessUnit>("/v1/bunits", { bunitID: id }));
+    return { unit, children: itemsOf(unit.businessUnits).map(withoutMarkers) };
+  }
+
   async children(id: number): Promise<BusinessUnit[]> {
     return itemsOf(await this.core.get<Collection<BusinessUnit>>(bunitPath(id, "/bunits"))).map(withoutMarkers);
   }

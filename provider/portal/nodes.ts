@@ -116,6 +116,17 @@ export class Nodes {
     return deleteTolerant(this.core, { method: "DELETE", path: consumerPath(bunitId, consumerId, "/node"), body: { json: {} } });
   }
 
+  /**
+   * The password the portal chose for the node, when it hands one back: after activating a node whose password
+   * was never set, the real portal returns a generated `tsmPassword` on the node (the published Go client's
+   * ActivateNode reads it, cloutility/node.go at 3a29ec8). Every other read drops it (`scrub`); only a caller that
+   * lets the portal choose asks for it, and keeps it as a secret.
+   */
+  async chosenPassword(bunitId: number, consumerId: number): Promise<string | undefined> {
+    const node = await this.core.get<Node>(consumerPath(bunitId, consumerId, "/node"));
+    return typeof node?.tsmPassword === "string" && node.tsmPassword !== "" ? node.tsmPassword : undefined;
+  }
+
   /** Sets the node's password; the answer is the node, without the password. */
   async setPassword(bunitId: number, consumerId: number, tsmPassword: string): Promise<Node> {
     return scrub(

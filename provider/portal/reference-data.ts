@@ -2,7 +2,22 @@
 // its domains and client option sets, warning types, version and the account.
 import { PortalCore, bunitPath } from "./core";
 import { itemsOf } from "./collections";
-import { BackupServer, ClientOptionSet, Collection, Domain, Me, NodeOperatingSystem, NodeType, NodeWarningType } from "./types";
+import {
+  BackupServer,
+  ClientOptionSet,
+  Collection,
+  Domain,
+  Me,
+  NodeOperatingSystem,
+  NodeType,
+  NodeWarningType,
+  PortalAction,
+} from "./types";
+
+/** The account's name in `/v1/me`: `username` (spec-era answers) or `name` (the real portal), whichever is there. */
+export function accountName(me: Me): string | undefined {
+  return me.username ?? me.name;
+}
 
 export class ReferenceData {
   constructor(private readonly core: PortalCore) {}
@@ -47,5 +62,15 @@ export class ReferenceData {
   /** The logged-in account and its root business unit (`GET /v1/me`, real portal, not in the spec). */
   me(): Promise<Me> {
     return this.core.get("/v1/me");
+  }
+
+  /** `GET /v1/actions` (not in spec 000; the published Go client's GetActions reads it as a collection). */
+  async actions(): Promise<PortalAction[]> {
+    return itemsOf(await this.core.get<Collection<PortalAction> | PortalAction[]>("/v1/actions"));
+  }
+
+  /** `GET /v1/actions/{id}` (the Go client's GetAction). */
+  action(id: number): Promise<PortalAction> {
+    return this.core.get(`/v1/actions/${id}`);
   }
 }

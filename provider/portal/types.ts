@@ -59,7 +59,13 @@ export interface BusinessUnit {
   timeZone?: TimeZone;
   users?: Collection<User>;
   addresses?: Collection<Address>;
-  businessUnits?: Collection<BusinessUnit>;
+  /**
+   * The children: a collection by spec 000, a plain array in the answer to `GET /v1/bunits?bunitID=` (what the
+   * published Go client decodes, cloutility/businessunit.go at 3a29ec8). Read it with `itemsOf`.
+   */
+  businessUnits?: BusinessUnit[] | Collection<BusinessUnit>;
+  /** In the Go client's reading of a business unit and its children (what it holds is not public). */
+  groupName?: string;
   ancestors?: Collection<Ref>;
   /** The policy domains the business unit may use (the emulator answers `{id, name}` items). */
   domainFilter?: Ref[];
@@ -181,6 +187,8 @@ export interface Node {
   href?: string;
   $type?: string;
   id: number;
+  /** A node read from the real portal carries a name (the Go client reads it); spec 000 does not list it. */
+  name?: string;
   createdDate?: string;
   contact?: string;
   cpuCount?: number;
@@ -307,8 +315,18 @@ export interface BillingData {
 
 export interface Me {
   id?: number;
+  /** Spec-era emulators and this project's stand-in answer `username`; the real portal (as the Go client reads it) `name`. */
   username?: string;
+  name?: string;
   businessUnit?: Ref;
+}
+
+/** What a portal's action list holds (`GET /v1/actions`; not in spec 000, read by the Go client). */
+export interface PortalAction {
+  id: number;
+  name?: string;
+  href?: string;
+  createdDate?: string;
 }
 
 export interface AccessToken {

@@ -31,7 +31,10 @@ export interface NodeArgs {
   cpuCount: pulumi.Input<number>;
   /** Activates the node under this name (1-64 of A-Z 0-9 _ . - + &). Once activated it never changes. */
   tsmName?: pulumi.Input<string>;
-  /** The node's password, set through the password endpoint. Always stored as a secret. */
+  /**
+   * The node's password, set through the password endpoint. Always stored as a secret. Left out, the portal
+   * chooses one at activation; it is then the secret output `generatedPassword`.
+   */
   tsmPassword?: pulumi.Input<string>;
   /** Adopt the existing node of `consumerId` instead of creating one (must equal consumerId). */
   adoptId?: pulumi.Input<number | string>;
@@ -155,6 +158,8 @@ async function resolveFields(inputs: Inputs, keys: readonly string[], known: Inp
 }
 
 function outputsOf(inputs: Inputs, node: PortalNode, extra: Inputs): Inputs {
+  // A password the portal chose belongs to a node whose password is not declared: one declared replaces it.
+  if (inputs.tsmPassword !== undefined) extra = { ...extra, generatedPassword: undefined };
   const outs: Inputs = { ...inputs, ...extra, nodeId: node.id, createdDate: node.createdDate, href: node.href };
   for (const r of REFERENCES) delete outs[r.idKey];
   if (node.server?.id !== undefined) outs.serverId = node.server.id;
@@ -166,18 +171,27 @@ function outputsOf(inputs: Inputs, node: PortalNode, extra: Inputs): Inputs {
   return defined(outs);
 }
 
-/** Sets the password and activates, as the inputs ask and the node needs. */
-async function finish(inputs: Inputs, node: PortalNode, olds: Inputs | undefined): Promise<PortalNode> {
+/**
+ * Sets the password and activates, as the inputs ask and the node needs. Activated without a declared password,
+ * the portal chooses one and hands it back on the node: kept as `generatedPassword` (a secret output).
+ */
+async function finish(
+  inputs: Inputs,
+  node: PortalNode,
+  olds: Inputs | undefined,
+): Promise<{ node: PortalNode; generatedPassword?: string }> {
   const client = portal();
   const { businessUnitId: b, consumerId: c } = inputs;
   if (inputs.tsmPassword !== undefined && !sameValue(olds?.tsmPassword, inputs.tsmPassword)) {
     await client.nodes.setPassword(b, c, inputs.tsmPassword);
   }
   if (inputs.tsmName && !node.tsmName) {
-    return { ...node, tsmName: await client.nodes.activate(b, c, inputs.tsmName) };
+    const activated = { ...node, tsmName: await client.nodes.activate(b, c, inputs.tsmName) };
+    if (inputs.tsmPassword !== undefined) return { node: activated };
+    return { node: activated, generatedPassword: await client.nodes.chosenPassword(b, c) };
   }
   if (inputs.tsmName && needsNewName(node.tsmName, inputs.tsmName)) throw new Error(renameRefused(node.tsmName!, inputs.tsmName));
-  return node;
+  return { node, generatedPassword: inputs.tsmPassword === undefined ? olds?.generatedPassword : undefined };
 }
 
 async function adopt(inputs: Inputs): Promise<PortalNode> {
@@ -248,14 +262,15 @@ async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
     }
   }
   const id = String(c);
+  let finished: Awaited<ReturnType<typeof finish>>;
   try {
-    node = await finish(inputs, node, undefined);
+    finished = await finish(inputs, node, undefined);
   } catch (err) {
     // The node exists: record it (without the unfinished parts) so the next up completes it.
     const { tsmPassword: _unset, ...recorded } = outputsOf(inputs, node, {});
     throw new PartialCreateError(id, recorded, err);
   }
-  return { id, outs: outputsOf(inputs, node, {}) };
+  return { id, outs: outputsOf(inputs, finished.node, { generatedPassword: finished.generatedPassword }) };
 }
 
 /** The declared inputs as the portal now has them; tsmPassword is never read back (the client rotates it). */
@@ -310,8 +325,8 @@ async function update(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.d
     // A reference sent as null is cleared, also when the answer leaves it out (the stored id must go).
     for (const r of REFERENCES) if ((fields as Record<string, unknown>)[r.key] === null) delete (node as Record<string, unknown>)[r.key];
   }
-  node = await finish(news, node, olds);
-  return { outs: outputsOf(news, node, {}) };
+  const finished = await finish(news, node, olds);
+  return { outs: outputsOf(news, finished.node, { generatedPassword: finished.generatedPassword }) };
 }
 
 async function remove(id: string, props: Inputs): Promise<void> {
@@ -332,6 +347,8 @@ export class Node extends pulumi.dynamic.Resource {
   /** The name the backup server stored at activation (upper-case); undefined until activated. */
   declare readonly activatedName: pulumi.Output<string | undefined>;
   declare readonly tsmPassword: pulumi.Output<string | undefined>;
+  /** The password the portal chose at activation, when tsmPassword is not declared (a secret). */
+  declare readonly generatedPassword: pulumi.Output<string | undefined>;
   declare readonly nodeId: pulumi.Output<number>;
   declare readonly operatingSystemId: pulumi.Output<number>;
   declare readonly typeId: pulumi.Output<number>;
@@ -350,6 +367,7 @@ export class Node extends pulumi.dynamic.Resource {
         ...args,
         tsmPassword,
         activatedName: undefined,
+        generatedPassword: undefined,
         nodeId: undefined,
         operatingSystemId: undefined,
         typeId: undefined,
@@ -359,7 +377,7 @@ export class Node extends pulumi.dynamic.Resource {
         createdDate: undefined,
         href: undefined,
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "tsmPassword"] },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "tsmPassword", "generatedPassword"] },
       "backup-portal",
       "Node",
     );

@@ -266,11 +266,12 @@ describe("engine stand-in: TestEngine", function () {
       await e2.close();
     }
 
-    // Resuming from the CLI-crash checkpoint instead: the interrupted create is reported, then retried.
+    // Resuming from the CLI-crash checkpoint instead: the interrupted create is reported (and stays pending:
+    // test/engine/pending-creates.test.ts), then b is created again.
     const e3 = fx.fromState(cliCrashSnapshot);
     await e3.up(fixed);
     assert.strictEqual(e3.warnings.length, 1);
-    assert.match(e3.warnings[0], /::b: interrupted while creating/);
+    assert.match(e3.warnings[0], /::b, interrupted while creating\n/);
   });
 
   it("secrets: plaintext reaches the provider, state holds them as secrets, stateJson never shows them", async () => {

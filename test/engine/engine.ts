@@ -34,6 +34,7 @@
  *           inputs, oldInputs = refreshed inputs), shown inverted. A Read or Diff that throws fails that
  *           resource only; the others are refreshed. Also the first part of `preview --refresh` (in memory).
  *  destroy  Delete(id, outputs) with the `__provider` stored in state, reverse dependency order.
+ *  --run-program  refresh and destroy run the program: the current stack config is used (refresh.go, destroy.go).
  *  import   NOT SUPPORTED, like the real thing: the engine's import sends Read(id) with no properties,
  *           so the host has no `__provider` to load and fails (pulumi#3550, #7534, #16175).
  *
@@ -42,12 +43,16 @@
  * secrets as ciphertext placeholders, as a checkpoint would.
  * On failure: failures are recorded, nothing new starts, in-flight steps finish, state keeps what
  * succeeded (+ `pendingOperations` for calls that never answered), and the promise rejects (UpdateError).
+ * pending  (deployment_executor.go, pkg/backend/snapshot.go, refresh.go) A crash's pending operations: an up or
+ *          destroy warns with the engine's text; interrupted updates/deletes leave the state, interrupted creates
+ *          stay until `refresh --clear-pending-creates`.
  * Not modelled: targets, replacing dependents of a delete-before-replace resource, component resources,
- * explicit providers, ignoreChanges/replaceOnChanges paths into arrays.
+ * explicit providers, replaceOnChanges paths into arrays.
  */
 import * as fs from "fs";
 import * as pulumi from "@pulumi/pulumi";
 import { mainDirectory, ProviderError, ProviderHost, readProjectName, PROJECT_ROOT, startProviderHost } from "./host";
+import { parsePropertyPath, resetPath } from "./property-path";
 import { annotateSecrets, changedKeys, deepEqual, isSecret, PropertyMap, redactSecrets, secret, UNKNOWN } from "./values";
 
 export { secret, UNKNOWN } from "./values";
@@ -305,7 +310,33 @@ type Plan =
   | { kind: "update"; inputs: PropertyMap; old: StateResource }
   | { kind: "replace"; inputs: PropertyMap; old: StateResource; deleteBeforeReplace: boolean };
 
-/** step.go, deleteProtectedError. */
+/**
+ * step.go, deleteProtectedError: a DeleteStep of a protected resource fails with it. The step executor always
+ * continues past this error (step_executor.go, cancelDueToError), so every other delete still runs except the
+ * resources the protected one depends on (deployment_executor.go, erroredDeps); the run fails at the end.
+ */
+export class DeleteProtectedError extends Error {
+  constructor(readonly urn: string) {
+    super(deleteProtectedMessage(urn));
+    this.name = "DeleteProtectedError";
+  }
+}
+
+/** deployment_executor.go, printPendingOperationsWarning: the warning an update prints for a crash's leftovers. */
+export function pendingOperationsWarning(ops: PendingOperation[]): string {
+  return (
+    `Attempting to deploy or update resources with ${ops.length} pending operations from previous deployment.\n` +
+    ops.map((o) => `  * ${o.urn}, interrupted while ${o.type}\n`).join("") +
+    "These resources are in an unknown state because the Pulumi CLI was interrupted while waiting for changes to these " +
+    "resources to complete. You should confirm whether or not the operations listed completed successfully by checking the " +
+    "state of the appropriate provider. For example, if you are using AWS, you can confirm using the AWS Console.\n\n" +
+    "Once you have confirmed the status of the interrupted operations, you can repair your stack using `pulumi refresh` " +
+    "which will refresh the state from the provider you are using and clear the pending operations if there are any.\n\n" +
+    "Note that `pulumi refresh` will need to be run interactively to clear pending CREATE operations."
+  );
+}
+
+/** step.go, deleteProtectedError.Error(). */
 export function deleteProtectedMessage(urn: string): string {
   return (
     `resource "${urn}" cannot be deleted\nbecause it is protected. To unprotect the resource, either remove the ` +
@@ -322,30 +353,65 @@ export function replaceProtectedMessage(urn: string): string {
   );
 }
 
-/** step_generator.go, processIgnoreChanges: each ignored path (dotted, into objects) gets its old value back, or goes if it had none. */
-export function applyIgnoreChanges(news: PropertyMap, olds: PropertyMap, paths: string[] = []): PropertyMap {
+/**
+ * step_generator.go, processIgnoreChanges: each ignored path, in the engine's property-path syntax
+ * (`consumers[0].name`, `tags["x"]`; property-path.ts), gets its old value back in the news, or goes if it had
+ * none. A path that cannot be parsed is skipped; one into an added or removed element is left as it is and
+ * reported (`invalid`), as the engine's info message does.
+ */
+export function applyIgnoreChanges(news: PropertyMap, olds: PropertyMap, paths: string[] = [], invalid: string[] = []): PropertyMap {
   // Nothing ignored: the news as they are (the caller only reads them); a copy only when paths change it.
   if (paths.length === 0) return news;
   const out = clone(news);
   for (const p of paths) {
-    const keys = p.split(".");
-    let from: unknown = olds;
-    let to: Record<string, unknown> = out;
-    for (let i = 0; i < keys.length - 1; i++) {
-      from = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[keys[i]] : undefined;
-      const next = to[keys[i]];
-      if (typeof next !== "object" || next === null) {
-        to = {};
-        break;
-      }
-      to = next as Record<string, unknown>;
+    let path;
+    try {
+      path = parsePropertyPath(p);
+    } catch {
+      continue;
     }
-    const last = keys[keys.length - 1];
-    const old = typeof from === "object" && from !== null ? (from as Record<string, unknown>)[last] : undefined;
-    if (old === undefined) delete to[last];
-    else to[last] = clone(old);
+    if (!resetPath(path, olds, out)) invalid.push(p);
   }
   return out;
+}
+
+/** step_generator.go, processIgnoreChanges: the info line for paths that reach into added or removed elements. */
+export function ignoreChangesInfo(paths: string[]): string {
+  return `cannot ignore changes in added or removed elements of the path: ${JSON.stringify(paths.join(", "))}`;
+}
+
+/**
+ * step_generator.go, ScheduleDeletes: the condemned resources in antichains (no two depend on each other); each
+ * round takes those with no condemned dependency, and the list is reversed, so dependents go first.
+ */
+export function scheduleDeletes(victims: StateResource[]): StateResource[][] {
+  const condemned = new Set(victims);
+  const urnsOf = (set: Set<StateResource>) => new Set([...set].map((r) => r.urn));
+  const rounds: StateResource[][] = [];
+  while (condemned.size > 0) {
+    const urns = urnsOf(condemned);
+    const round = [...condemned].filter((r) => !r.dependencies.some((d) => d !== r.urn && urns.has(d)));
+    // A dependency cycle cannot be in a snapshot; should one be, take the rest as one round rather than loop.
+    const take = round.length > 0 ? round : [...condemned];
+    for (const r of take) condemned.delete(r);
+    rounds.push(take.sort((a, b) => victims.indexOf(a) - victims.indexOf(b)));
+  }
+  return rounds.reverse();
+}
+
+/** dg.TransitiveDependenciesOf (graph/dependency_graph.go): every resource `of` depends on, directly or not. */
+export function transitiveDependencies(of: StateResource, all: StateResource[]): Set<string> {
+  const byUrn = new Map<string, StateResource>();
+  for (const r of all) if (!r.delete) byUrn.set(r.urn, r);
+  const seen = new Set<string>();
+  const frontier = [...of.dependencies];
+  for (let guard = 0; frontier.length > 0 && guard < 100_000; guard++) {
+    const urn = frontier.pop()!;
+    if (seen.has(urn)) continue;
+    seen.add(urn);
+    frontier.push(...(byUrn.get(urn)?.dependencies ?? []));
+  }
+  return seen;
 }
 
 /** step_generator.go, applyReplaceOnChanges: changed keys under a replaceOnChanges path become replace keys. */
@@ -519,7 +585,9 @@ export class Deployment {
     const old = this.oldState(req);
     const done = (id: string, outputs: PropertyMap, op: StepOp): Plan => ({ kind: "done", result: { urn, id, outputs, op } });
 
-    const news = old ? applyIgnoreChanges(req.inputs, old.inputs, req.ignoreChanges) : req.inputs;
+    const invalid: string[] = [];
+    const news = old ? applyIgnoreChanges(req.inputs, old.inputs, req.ignoreChanges, invalid) : req.inputs;
+    if (invalid.length > 0) e.infos.push(`${urn}: ${ignoreChangesInfo(invalid)}`);
     let inputs = await this.check(req, old ? old.inputs : {}, news);
 
     if (!old || old.external) {
@@ -625,12 +693,11 @@ export class Deployment {
       const e = this.engine;
       const gone = [...e.state.values()].filter((r) => !this.registered.has(r.urn) && !this.aliased.has(r.urn));
       if (this.preview) {
-        for (const r of [...gone, ...e.pendingDeletes]) {
-          this.steps.push({ urn: r.urn, op: "delete", diffs: [] });
-          // step.go, DeleteStep: the protect check runs in preview too.
-          if (r.protect && !r.delete)
-            this.failures.push({ urn: r.urn, op: "delete", message: deleteProtectedMessage(r.urn), error: undefined });
-        }
+        // step.go, DeleteStep: the protect check runs before the preview returns, so a preview reports every
+        // protected resource it would delete, and the same steps as the update would.
+        await e.runDeletes([...e.pendingDeletes, ...gone], this.steps, this.failures, async (r) => {
+          if (r.protect && !r.delete) throw new DeleteProtectedError(r.urn);
+        });
         if (this.failed) throw new UpdateError(this.failures, this.steps);
         return this.steps;
       }
@@ -647,6 +714,18 @@ export class Deployment {
 export interface PreviewOptions {
   /** `pulumi preview --refresh`: refresh first, in memory, and preview against the refreshed state. */
   refresh?: boolean;
+}
+export interface RefreshOptions {
+  /** `pulumi refresh --clear-pending-creates` (refresh.go): drop the interrupted creates from the state. */
+  clearPendingCreates?: boolean;
+  /** `pulumi refresh --run-program`: the program runs, so the current stack config is used (and recorded). */
+  runProgram?: boolean;
+}
+export interface DestroyOptions {
+  /** `pulumi destroy --run-program`: the program runs, so the current stack config is used. */
+  runProgram?: boolean;
+  /** `pulumi destroy --exclude-protected`. */
+  excludeProtected?: boolean;
 }
 export interface UpOptions {
   /** `pulumi up --refresh`: refresh (persisted) before the update. */
@@ -668,8 +747,14 @@ export class TestEngine {
   /** The default provider's inputs recorded by the last update (what refresh and destroy configure with). */
   providerConfig: PropertyMap | undefined;
   readonly warnings: string[] = [];
+  /** The engine's info diagnostics (processIgnoreChanges' path errors). */
+  readonly infos: string[] = [];
+  /** What the CLI prints that is neither a warning nor an error (destroy.go's notice when nothing is left to destroy). */
+  readonly notices: string[] = [];
   /** Every host this engine started, one per deployment (for inspecting calls/logs). */
   readonly hosts: ProviderHost[] = [];
+  /** Set by `up --refresh` for its update deployment, which prints no pending-operations warning. */
+  private quietPendingOnce = false;
   /** While true (the refresh of `preview --refresh`), nothing is written to the state file. */
   private dryRun = false;
   private readonly providerCache = new WeakMap<object, Promise<{ text: string; containsSecrets: boolean }>>();
@@ -740,6 +825,18 @@ export class TestEngine {
     return this.providerConfig ?? this.stackConfig();
   }
 
+  /**
+   * The config of a refresh or destroy: with `--run-program` (refresh.go, destroy.go: "Run the program to
+   * determine up-to-date state for providers") the program registers the default provider with the current stack
+   * config, which the command then runs with and records; without it, the config stored in state.
+   */
+  private commandConfig(runProgram = false): PropertyMap {
+    if (!runProgram) return this.stateConfig();
+    this.providerConfig = this.stackConfig();
+    this.checkpoint();
+    return this.providerConfig;
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.hosts.filter((h) => !h.exited).map((h) => h.close()));
   }
@@ -764,14 +861,18 @@ export class TestEngine {
     this.checkpoint();
   }
 
-  private clearPendingOperations(): void {
-    for (const op of this.pendingOperations) {
-      this.warnings.push(
-        `${op.urn}: interrupted while ${op.type}${op.id ? ` (id ${op.id})` : ""} in a previous deployment; ` +
-          `it may exist without being in state (refresh, or delete it manually)`,
-      );
-    }
-    this.pendingOperations = [];
+  /**
+   * What a run does with the pending operations a crash left in the snapshot. An update or destroy warns
+   * (deployment_executor.go, printPendingOperationsWarning; a refresh does not). The new snapshot drops the
+   * interrupted updates and deletes but keeps the interrupted CREATES (pkg/backend/snapshot.go: "we don't want
+   * to clear pending CREATE operations because these must require user intervention"), until
+   * `pulumi refresh --clear-pending-creates` (refresh.go) removes them.
+   */
+  private settlePendingOperations(kind: "update" | "refresh", clearPendingCreates = false): void {
+    const ops = this.pendingOperations;
+    if (kind === "update" && ops.length > 0 && !this.quietPendingOnce) this.warnings.push(pendingOperationsWarning(ops));
+    this.quietPendingOnce = false;
+    this.pendingOperations = ops.filter((o) => o.type === "creating" && !clearPendingCreates);
     this.checkpoint();
   }
 
@@ -793,7 +894,7 @@ export class TestEngine {
 
   /** Starts a preview or update deployment with its own host, configured with the current stack config. */
   async beginDeployment(preview: boolean): Promise<Deployment> {
-    if (!preview) this.clearPendingOperations();
+    if (!preview) this.settlePendingOperations("update");
     const config = this.stackConfig();
     const { host, release } = await this.acquireHost(config);
     if (!preview) {
@@ -829,7 +930,12 @@ export class TestEngine {
 
   /** `pulumi up`: a preview deployment (fails the up if it fails), then the update deployment. */
   async up(resources: DesiredResource[], opts: UpOptions = {}): Promise<UpResult> {
-    if (opts.refresh) await this.refresh();
+    // `up --refresh` refreshes first and then prints no pending-operations warning (deployment_executor.go,
+    // Execute: the warning is the else-branch of the refresh).
+    if (opts.refresh) {
+      await this.refresh();
+      this.quietPendingOnce = true;
+    }
     if (!opts.skipPreview) await this.run(resources, true);
     return this.run(resources, false);
   }
@@ -895,7 +1001,7 @@ export class TestEngine {
    * retained, external or already deleted (pending replacement) one is dropped without calling the provider.
    */
   async deleteOne(host: ProviderHost, v: StateResource, replacing = false): Promise<void> {
-    if (v.protect && !replacing && !v.delete) throw new Error(deleteProtectedMessage(v.urn));
+    if (v.protect && !replacing && !v.delete) throw new DeleteProtectedError(v.urn);
     if (v.retainOnDelete || v.external || v.pendingReplacement) return;
     this.beginOp({ urn: v.urn, type: "deleting", id: v.id });
     try {
@@ -905,30 +1011,63 @@ export class TestEngine {
     }
   }
 
-  /** Deletes the given resources in reverse dependency order, updating state; failures are appended. */
-  async deleteAll(victims: StateResource[], steps: Step[], failures: StepFailure[], useHost?: ProviderHost): Promise<void> {
+  /**
+   * Carries out delete steps as the engine's deployment executor does (deployment_executor.go, performPostSteps):
+   * antichain by antichain (scheduleDeletes), each run in parallel and waited for. A protected resource's step
+   * fails and the run goes on (step_executor.go continues past deleteProtectedError); the later antichains leave
+   * out whatever a failed step's resource depends on. Any other failure stops everything not yet started.
+   * `apply` is the step (the provider call); in a preview it only checks.
+   */
+  async runDeletes(
+    victims: StateResource[],
+    steps: Step[],
+    failures: StepFailure[],
+    apply: (v: StateResource) => Promise<void>,
+  ): Promise<void> {
+    const all = [...this.state.values(), ...this.pendingDeletes, ...victims];
+    const skipped = new Set<string>();
+    let stop = false;
+    for (const round of scheduleDeletes(victims)) {
+      if (stop) break;
+      const chain = round.filter((v) => v.delete || !skipped.has(v.urn));
+      const { errors } = await runGraph(
+        chain.map((v, i) => ({
+          key: `${i}:${v.urn}`,
+          deps: [],
+          run: async () => {
+            try {
+              await apply(v);
+              steps.push({ urn: v.urn, op: "delete", diffs: [] });
+            } catch (e) {
+              failures.push({ urn: v.urn, op: "delete", message: messageOf(e), error: e });
+              if (!(e instanceof DeleteProtectedError)) throw e;
+              for (const d of transitiveDependencies(v, all)) skipped.add(d);
+            }
+          },
+        })),
+        this.parallel,
+      );
+      if (errors.size > 0) stop = true;
+    }
+  }
+
+  /** Deletes the given resources (dependents first), updating state; failures are appended. */
+  async deleteAll(
+    victims: StateResource[],
+    steps: Step[],
+    failures: StepFailure[],
+    useHost?: ProviderHost,
+    config: PropertyMap = this.stateConfig(),
+  ): Promise<void> {
     if (victims.length === 0) return;
-    const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost(this.stateConfig());
+    const { host, release } = useHost ? { host: useHost, release: async () => undefined } : await this.acquireHost(config);
     try {
-      const keyed = victims.map((v, i) => ({ key: `${i}:${v.urn}`, v }));
-      const nodes: GraphNode[] = keyed.map(({ key, v }) => ({
-        key,
-        // Everything that depends on v must be deleted first.
-        deps: keyed.filter((o) => o.v !== v && o.v.dependencies.includes(v.urn)).map((o) => o.key),
-        run: async () => {
-          try {
-            await this.deleteOne(host, v);
-            if (v.delete) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== v);
-            else if (this.state.get(v.urn) === v) this.state.delete(v.urn);
-            this.checkpoint();
-            steps.push({ urn: v.urn, op: "delete", diffs: [] });
-          } catch (e) {
-            failures.push({ urn: v.urn, op: "delete", message: messageOf(e), error: e });
-            throw e;
-          }
-        },
-      }));
-      await runGraph(nodes, this.parallel);
+      await this.runDeletes(victims, steps, failures, async (v) => {
+        await this.deleteOne(host, v);
+        if (v.delete) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== v);
+        else if (this.state.get(v.urn) === v) this.state.delete(v.urn);
+        this.checkpoint();
+      });
     } finally {
       await release();
     }
@@ -977,9 +1116,9 @@ export class TestEngine {
   }
 
   /** `pulumi refresh`: every resource is refreshed, each on its own (one failing does not stop the others). */
-  async refresh(): Promise<Step[]> {
-    this.clearPendingOperations();
-    const { host, release } = await this.acquireHost(this.stateConfig());
+  async refresh(opts: RefreshOptions = {}): Promise<Step[]> {
+    this.settlePendingOperations("refresh", opts.clearPendingCreates);
+    const { host, release } = await this.acquireHost(this.commandConfig(opts.runProgram));
     const steps: Step[] = [];
     const failures: StepFailure[] = [];
     try {
@@ -1006,12 +1145,33 @@ export class TestEngine {
     return steps;
   }
 
-  /** Deletes everything in state, using the `__provider` stored in each resource's outputs and the config in state. */
-  async destroy(): Promise<Step[]> {
-    this.clearPendingOperations();
+  /**
+   * `pulumi destroy`: deletes everything in state, using the `__provider` stored in each resource's outputs and
+   * the config in state. `excludeProtected` (destroy.go, getProtectedExcludes): the protected resources and
+   * everything they depend on are excluded (step_generator.go, determineForbiddenResourcesToDeleteFromExcludes);
+   * what depends on a protected resource is still destroyed. When nothing is left to destroy, destroy.go prints
+   * its notice (kept in `notices`) and runs nothing.
+   */
+  async destroy(opts: DestroyOptions = {}): Promise<Step[]> {
+    this.settlePendingOperations("update");
     const steps: Step[] = [];
     const failures: StepFailure[] = [];
-    await this.deleteAll([...this.pendingDeletes, ...this.state.values()], steps, failures);
+    let victims = [...this.pendingDeletes, ...this.state.values()];
+    if (opts.excludeProtected) {
+      const live = [...this.state.values()];
+      const kept = new Set<string>();
+      for (const r of live) if (r.protect) [r.urn, ...transitiveDependencies(r, live)].forEach((u) => kept.add(u));
+      if (live.length > 0 && live.every((r) => kept.has(r.urn))) {
+        // destroy.go counts the snapshot's resources, which also hold the stack resource and the default
+        // provider: every resource depends on both (parent, provider), so both are among the excluded.
+        this.notices.push(
+          `There were no unprotected resources to destroy. There are still ${kept.size + 2} protected resources associated with this stack.`,
+        );
+        return steps;
+      }
+      victims = victims.filter((r) => r.delete || !kept.has(r.urn));
+    }
+    await this.deleteAll(victims, steps, failures, undefined, this.commandConfig(opts.runProgram));
     if (failures.length > 0) throw new UpdateError(failures, steps);
     if (this.state.size === 0) this.providerConfig = undefined;
     this.checkpoint();

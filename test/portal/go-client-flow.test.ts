@@ -19,8 +19,34 @@ interface Step {
 
 const recording = JSON.parse(readFileSync(path.join(__dirname, "go-client-flow.json"), "utf8")) as {
   source: { repo: string; commit: string };
+  functions: string[];
   steps: Step[];
 };
+
+/**
+ * Every exported function of the client's `cloutility` package at 3a29ec8 (`git grep "^func [A-Z]\|^func (c
+ * \*AuthenticatedClient) [A-Z]" cloutility/`), by file. CreateBusinessUnit and DeleteBusinessUnit send nothing
+ * (they return nil); the other 16 each send at least one request.
+ */
+const CLIENT_FUNCTIONS = {
+  "action.go": ["GetActions", "GetAction"],
+  "businessunit.go": ["CreateBusinessUnit", "DeleteBusinessUnit", "GetBusinessUnit"],
+  "clientOptionSet.go": ["GetClientOptionSet"],
+  "cloutility.go": ["Init"],
+  "consumer.go": ["CreateConsumer", "DeleteConsumer", "GetConsumers"],
+  "domain.go": ["GetDomains"],
+  "node.go": ["CreateNode", "DeleteNode", "GetNode", "ActivateNode"],
+  "nodeType.go": ["GetNodeType"],
+  "nodeoperatingsystem.go": ["GetNodeOperatingSystem"],
+  "user.go": ["GetUser"],
+};
+
+/** The index of the first recorded step whose `METHOD path` matches. */
+function stepIndex(re: RegExp): number {
+  const i = recording.steps.findIndex((s) => re.test(`${s.method} ${s.path}`));
+  assert.ok(i >= 0, `no recorded step matches ${re}`);
+  return i;
+}
 
 interface Replayed {
   step: Step;
@@ -75,6 +101,11 @@ function goProblems(r: Replayed): string[] {
 }
 
 describe("the published Go client's flow against the emulator (recorded requests, replayed)", () => {
+  it("the recording covers every exported function of the client at its commit", () => {
+    assert.equal(recording.source.commit.slice(0, 7), "3a29ec8");
+    assert.deepEqual([...recording.functions].sort(), Object.values(CLIENT_FUNCTIONS).flat().sort());
+  });
+
   it("the recording says where it came from and holds the whole flow, PascalCase bodies included", () => {
     assert.equal(recording.source.repo, "safespring-community/cloutility-api-client");
     assert.match(recording.source.commit, /^[0-9a-f]{40}$/);
@@ -82,6 +113,9 @@ describe("the published Go client's flow against the emulator (recorded requests
     assert.deepEqual(calls, [
       "POST /vN/oauth",
       "GET /vN/me",
+      "GET /vN/bunits?bunitID=N",
+      "GET /vN/actions",
+      "GET /vN/actions/N",
       "GET /vN/bunits/N/consumers",
       "POST /vN/bunits/N/consumers",
       "GET /vN/nodeoperatingsystems",
@@ -94,9 +128,11 @@ describe("the published Go client's flow against the emulator (recorded requests
       "GET /vN/bunits/N/consumers/N/node",
       "GET /vN/bunits/N/consumers/N/node",
       "DELETE /vN/bunits/N/consumers/N/node?deleteAssociations=True",
+      "POST /vN/bunits/N/consumers",
+      "DELETE /vN/bunits/N/consumers/N",
     ]);
-    assert.deepEqual(Object.keys(recording.steps[3].body ?? {}), ["Name"]);
-    assert.ok(Object.keys(recording.steps[8].body ?? {}).every((k) => /^[A-Z]/.test(k)));
+    assert.deepEqual(Object.keys(recording.steps[stepIndex(/^POST .*\/consumers$/)].body ?? {}), ["Name"]);
+    assert.ok(Object.keys(recording.steps[stepIndex(/^POST .*\/node$/)].body ?? {}).every((k) => /^[A-Z]/.test(k)));
     assert.equal(recording.steps[0].body?.password, "***", "no password in the recording");
   });
 
@@ -109,11 +145,18 @@ describe("the published Go client's flow against the emulator (recorded requests
       try {
         const answers = await replay(em);
         assert.deepEqual(answers.flatMap(goProblems), []);
-        const spname = answers[9].text;
+        const spname = answers[stepIndex(/\/node\/spname$/)].text;
         assert.match(spname, /^[A-Z0-9_.\-+&]{1,64}$/, "spname answers the bare name");
-        // ActivateNode returns the node it reads back: activated under that name.
-        assert.equal(JSON.parse(answers[11].text).tsmName, spname);
-        const consumerId = JSON.parse(answers[3].text).id;
+        // ActivateNode returns the node it reads back: activated under that name, with the password the
+        // portal chose (the enroll example prints both) and a name.
+        const activated = JSON.parse(answers[stepIndex(/\/node\/activate\?/) + 1].text);
+        assert.equal(activated.tsmName, spname);
+        assert.match(activated.tsmPassword, /^\S{8,64}$/);
+        assert.equal(typeof activated.name, "string");
+        assert.equal(JSON.parse(answers[stepIndex(/^GET \/v1\/me$/)].text).name.length > 0, true);
+        const unit = JSON.parse(answers[stepIndex(/^GET \/v1\/bunits\?/)].text);
+        assert.ok(Array.isArray(unit.businessUnits) && unit.businessUnits.length > 0, "children as a plain array");
+        const consumerId = JSON.parse(answers[stepIndex(/^POST .*\/consumers$/)].text).id;
         assert.equal(
           em.state().consumers.some((c) => c.id === consumerId),
           false,
@@ -130,6 +173,8 @@ describe("the published Go client's flow against the emulator (recorded requests
       [{ spname: "json" }, /activate/],
       [{ nodeDelete: "204" }, /DELETE/],
       [{ nodeDelete: "empty" }, /DELETE/],
+      [{ goClientReads: "absent" }, /GET \/v1\/bunits\?bunitID=\d+: HTTP 404/],
+      [{ goClientReads: "absent" }, /GET \/v1\/actions: HTTP 404/],
     ] as Array<[EmulatorOptions, RegExp]>) {
       const em = await startEmulator({ quiet: true, ...opts });
       try {

@@ -5,11 +5,10 @@
 //
 //   npx ts-node --transpile-only test/portal/record-go-flow.ts <go-flow-binary> <commit>
 //
-// <go-flow-binary>: a small Go main, built outside this repository against the client's `cloutility`
-// package (GOPATH mode, standard library only), that logs in with CLIENT_ID, ORIGIN, USERNAME, PASSWORD
-// and BASE_URL from the environment and runs the client's flow: GetUser, GetConsumers, CreateConsumer,
-// GetNodeOperatingSystem, GetNodeType, GetDomains, GetClientOptionSet, CreateNode, ActivateNode (spname,
-// activate, GetNode), GetNode, DeleteNode. <commit>: the client's commit it was built from.
+// <go-flow-binary>: test/portal/go-flow/main.go, built (GOPATH mode, standard library only; how: its
+// header) against the client's `cloutility` package at <commit>. It logs in with CLIENT_ID, ORIGIN,
+// USERNAME, PASSWORD and BASE_URL from the environment and calls every exported function of the package
+// once, printing "called <Name>" for each; those lines are recorded as `functions`.
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import * as path from "node:path";
@@ -25,7 +24,21 @@ const LIST = (item: Record<string, unknown>) => ({ href: "string", first: "strin
 const DECODES: Array<[RegExp, unknown]> = [
   [/^POST \/v1\/oauth$/, { access_token: "string", token_type: "string", refresh_token: "string", expires_in: "int" }],
   [/^GET \/v1\/me$/, { businessUnit: { name: "string", id: "int" }, href: "string", name: "string", id: "int", locked: "bool" }],
+  [
+    /^GET \/v1\/bunits$/,
+    {
+      name: "string",
+      groupName: "string",
+      businessUnits: [{ name: "string", groupName: "string", id: "int", invoiceDay: "int", reportRemotely: "bool" }],
+      id: "int",
+      invoiceDay: "int",
+      reportRemotely: "bool",
+    },
+  ],
+  [/^GET \/v1\/actions$/, LIST({ createdDate: "time", href: "string", name: "string", id: "int" })],
+  [/^GET \/v1\/actions\/\d+$/, { createdDate: "time", href: "string", name: "string", id: "int" }],
   [/^(GET|POST) \/v1\/bunits\/\d+\/consumers$/, "CONSUMERS"],
+  [/^DELETE \/v1\/bunits\/\d+\/consumers\/\d+$/, "ignored"],
   [
     /^GET \/v1\/nodeoperatingsystems$/,
     LIST({
@@ -75,7 +88,7 @@ async function main(): Promise<void> {
   try {
     const admin = SEED.users.admin;
     // Run asynchronously: the emulator answers in this process.
-    await new Promise<void>((resolve, reject) => {
+    const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         binary,
         [],
@@ -90,9 +103,13 @@ async function main(): Promise<void> {
           },
           timeout: 60_000,
         },
-        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stdout}${stderr}`)) : resolve()),
+        (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${out}${stderr}`)) : resolve(out)),
       );
     });
+    const functions = stdout
+      .split("\n")
+      .filter((l) => l.startsWith("called "))
+      .map((l) => l.slice("called ".length));
     const steps = em.requestDetails().map((d: RequestDetails) => {
       const pathOnly = d.path.split("?")[0];
       return {
@@ -111,11 +128,13 @@ async function main(): Promise<void> {
         commit,
         files: "cloutility/*.go",
         how:
-          "its flow (login, /v1/me, consumers, create consumer, reference lists, create node, spname, activate, node, delete node) " +
-          "run against the emulator; requests from the emulator's request log (GET /_emulator/requests?details=true), secrets replaced " +
+          "every exported function of its cloutility package called once (test/portal/go-flow/main.go; `functions`, in order) " +
+          "against the emulator; requests from the emulator's request log (GET /_emulator/requests?details=true), secrets replaced " +
           "by ***; `decodes` is what the client unmarshals from each answer (its struct json tags and Go types), read from its source",
         recorder: "test/portal/record-go-flow.ts",
+        program: "test/portal/go-flow/main.go",
       },
+      functions,
       steps,
     };
     const file = path.join(__dirname, "go-client-flow.json");
