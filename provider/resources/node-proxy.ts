@@ -15,6 +15,11 @@ export interface NodeProxyArgs {
   agentConsumerId: pulumi.Input<number | string>;
   /** The consumer whose node the agent may act for. */
   targetConsumerId: pulumi.Input<number | string>;
+  /**
+   * The relation may already exist (adoption, e.g. from `backup-portal export`): create reads the target's node and
+   * sends nothing when the agent is already there. Only read on create, like a resource's adoptId.
+   */
+  adopt?: pulumi.Input<boolean>;
 }
 
 const INPUT_KEYS = ["businessUnitId", "agentConsumerId", "targetConsumerId"] as const;
@@ -42,15 +47,21 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
 
 const idOf = (i: Inputs) => `${i.agentConsumerId}:${i.targetConsumerId}`;
 
+/** Whether the target's node already has the agent (an adopted relation). */
+async function present(i: Inputs): Promise<boolean> {
+  const target = await portal().nodes.find(i.businessUnitId, i.targetConsumerId);
+  return !!target && proxyPeers(target.proxyAgents).some((p) => p.id === i.agentConsumerId);
+}
+
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
-  await portal().nodes.addProxyAgent(inputs.businessUnitId, inputs.targetConsumerId, inputs.agentConsumerId);
+  if (!(inputs.adopt === true && (await present(inputs)))) {
+    await portal().nodes.addProxyAgent(inputs.businessUnitId, inputs.targetConsumerId, inputs.agentConsumerId);
+  }
   return { id: idOf(inputs), outs: { ...inputs } };
 }
 
 async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
-  const target = await portal().nodes.find(props.businessUnitId, props.targetConsumerId);
-  const present = target && proxyPeers(target.proxyAgents).some((p) => p.id === props.agentConsumerId);
-  if (!present) return { id: "" };
+  if (!(await present(props))) return { id: "" };
   const inputs = { businessUnitId: props.businessUnitId, agentConsumerId: props.agentConsumerId, targetConsumerId: props.targetConsumerId };
   return { id, props: { ...props }, inputs };
 }

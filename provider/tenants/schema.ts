@@ -5,7 +5,7 @@
 // against the portal, duplicate tsmNames, proxies, secrets. (String lengths: JSON Schema counts code points,
 // the portal UTF-16 units, so a name of emoji near the limit passes here and is refused at preview.)
 import { FieldRule, FieldTable, REFERENCE_NAME_MAX } from "../rules/fields";
-import { KEY_DOC, KEY_PATTERN, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "./fields";
+import { KEY_DOC, KEY_PATTERN, PROXY_ADOPT_DOC, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "./fields";
 
 type Schema = Record<string, unknown>;
 
@@ -112,6 +112,7 @@ export function stackFileSchema(): Schema {
         properties: {
           agent: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node becomes the agent" },
           target: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node the agent acts for" },
+          adopt: { type: "boolean", description: PROXY_ADOPT_DOC },
         },
       },
     },
