@@ -64,7 +64,10 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     const progress = new Progress(io, want.enabled, "export: portal reads", want.tty);
     let result;
     try {
-      result = await exportPortal(client, rootId, { format: format as "yaml" | "json", onProgress: (done, total) => progress.update(done, total) });
+      result = await exportPortal(client, rootId, {
+        format: format as "yaml" | "json",
+        onProgress: (done, total) => progress.update(done, total),
+      });
     } finally {
       progress.done();
     }
@@ -81,7 +84,9 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
       text = merged.text;
       for (const a of merged.added) io.err(`added ${a}\n`);
       for (const d of merged.differences) io.err(`differs ${d.path}: ${d.message}\n`);
-      io.err(`merged into ${(o.out as string | undefined) ?? merge}: ${merged.added.length} business units added, ${merged.differences.length} entries differ from the portal (left as the file has them)\n`);
+      io.err(
+        `merged into ${(o.out as string | undefined) ?? merge}: ${merged.added.length} business units added, ${merged.differences.length} entries differ from the portal (left as the file has them)\n`,
+      );
     }
     if (format === "json") for (const r of result.reviews) io.err(`review ${r.path}: ${r.message}\n`);
     const out = (o.out as string | undefined) ?? merge;

@@ -209,9 +209,19 @@ class Mapper {
       if (what) {
         const n = countOf(obj[key]);
         if (n === 0) continue;
-        this.review(out, `${path}.${key}`, [], `${n ?? "some"} ${what} on the portal: stack config does not manage ${what}; they stay as they are`);
+        this.review(
+          out,
+          `${path}.${key}`,
+          [],
+          `${n ?? "some"} ${what} on the portal: stack config does not manage ${what}; they stay as they are`,
+        );
       } else {
-        this.review(out, `${path}.${key}`, [], `the portal field ${shown(key)} has no place in stack config; it stays as it is on the portal`);
+        this.review(
+          out,
+          `${path}.${key}`,
+          [],
+          `the portal field ${shown(key)} has no place in stack config; it stays as it is on the portal`,
+        );
       }
     }
   }
@@ -315,7 +325,12 @@ class Mapper {
       );
     }
     for (const f of foreign.sort(byText)) {
-      this.review(out, path, [], `${f}, outside this business unit: stack config joins the nodes of one business unit only; it stays as it is`);
+      this.review(
+        out,
+        path,
+        [],
+        `${f}, outside this business unit: stack config joins the nodes of one business unit only; it stays as it is`,
+      );
     }
   }
 

@@ -92,7 +92,10 @@ class Merger {
       const f = k === "name" ? (fileValues.name ?? key) : fileValues[k];
       const pv = p === undefined ? undefined : plain(p);
       if (this.same(table[k], pv, f) || (k === "tsmName" && String(pv).toUpperCase() === String(f).toUpperCase())) continue;
-      this.differ(`${path}.${k}`, `the portal has ${pv === undefined ? "none" : JSON.stringify(pv)}, the file ${f === undefined ? "none" : JSON.stringify(f)}`);
+      this.differ(
+        `${path}.${k}`,
+        `the portal has ${pv === undefined ? "none" : JSON.stringify(pv)}, the file ${f === undefined ? "none" : JSON.stringify(f)}`,
+      );
     }
   }
 
@@ -134,7 +137,10 @@ class Merger {
       const c = value as OutMap;
       const found = this.match(fileMap, Number(c.get("adoptId")), plain(c.get("name")!), used);
       if (!found) {
-        this.differ(`${path}.${key}`, `consumer ${c.get("adoptId")} (${JSON.stringify(plain(c.get("name")!))}) is on the portal, not in the file; add it by hand or export it`);
+        this.differ(
+          `${path}.${key}`,
+          `consumer ${c.get("adoptId")} (${JSON.stringify(plain(c.get("name")!))}) is on the portal, not in the file; add it by hand or export it`,
+        );
         continue;
       }
       used.add(found.key);

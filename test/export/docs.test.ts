@@ -58,7 +58,10 @@ describe("the adoption docs' commands, run as written", function () {
       assert.deepEqual(Object.keys(stack.config["backup-portal:tenants"]), ["tenant-a", "tenant-b"]);
       assert.match(run.stdout, /review: the stack needs a cpuCount/, "grep shows the review comment");
       assert.match(run.stderr, /merged into Pulumi\.prod\.yaml: 0 business units added, 0 entries differ/);
-      assert.ok(p.emu.requests().every((r) => r.method === "GET" || r.path === "/v1/oauth"), "nothing written");
+      assert.ok(
+        p.emu.requests().every((r) => r.method === "GET" || r.path === "/v1/oauth"),
+        "nothing written",
+      );
     });
   }
 });

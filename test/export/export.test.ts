@@ -113,7 +113,7 @@ describe("backup-portal export", function () {
     );
     const s = p.emu.state();
     const below = new Set<number>();
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const b of s.businessUnits)
         if (!below.has(b.id) && (b.parentId === 1 || below.has(b.parentId!))) {
@@ -161,7 +161,10 @@ describe("backup-portal export", function () {
           children: [],
           bu: { id: 9, name: "B", registrationNumber: "R", timeZone: { id: 1 } },
           consumers: [
-            { consumer: { id: 5, name: "c" }, node: { id: 5, operatingSystem: { id: 1 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1, tsmPassword: "LEAK-ME" } },
+            {
+              consumer: { id: 5, name: "c" },
+              node: { id: 5, operatingSystem: { id: 1 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1, tsmPassword: "LEAK-ME" },
+            },
           ],
         },
       ],

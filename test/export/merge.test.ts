@@ -92,7 +92,10 @@ describe("backup-portal export --merge", function () {
     fs.writeFileSync(file, STACK);
     const r = await exportCli(p.emu, ["--merge", file, "--bunit", "2"]);
     assert.equal(r.code, 1);
-    assert.match(r.err, /Pulumi\.prod\.yaml: config\.backup-portal:rootBusinessUnitId is 1, but the export is below business unit 2; export with --bunit 1/);
+    assert.match(
+      r.err,
+      /Pulumi\.prod\.yaml: config\.backup-portal:rootBusinessUnitId is 1, but the export is below business unit 2; export with --bunit 1/,
+    );
     assert.equal(fs.readFileSync(file, "utf8"), STACK);
   });
 });

@@ -47,10 +47,7 @@ const NODE = fc.record(
   { requiredKeys: ["os", "type", "domain", "cpuCount", "activated"] },
 );
 
-const CONSUMER = fc.record(
-  { name: NAME, note: TEXT, allowNoActivity: fc.boolean(), node: NODE },
-  { requiredKeys: ["name"] },
-);
+const CONSUMER = fc.record({ name: NAME, note: TEXT, allowNoActivity: fc.boolean(), node: NODE }, { requiredKeys: ["name"] });
 
 type Gen = { name: string; tz: number; settings: Record<string, unknown>; consumers: any[]; proxy: boolean; children: Gen[] };
 const { tree } = fc.letrec<{ tree: Gen[]; bu: Gen }>((tie) => ({
@@ -119,11 +116,20 @@ describe("export round trip on random portal trees (property)", function () {
         assert.deepEqual(validateTenants(tenants, { hasSecret: () => false }), []);
         assert.deepEqual(await validateNames(tenants, new References(p.client), root), []);
         const ids = [...walkBusinessUnits(tenants)].map((w) => w.bu.adoptId).sort((a, b) => a! - b!);
-        assert.deepEqual(ids, [...made.businessUnits].sort((a, b) => a - b));
+        assert.deepEqual(
+          ids,
+          [...made.businessUnits].sort((a, b) => a - b),
+        );
         const cids = [...walkBusinessUnits(tenants)].flatMap((w) => Object.values(w.bu.consumers ?? {}).map((c) => c.adoptId));
-        assert.deepEqual(cids.sort((a, b) => a! - b!), [...made.consumers].sort((a, b) => a - b));
+        assert.deepEqual(
+          cids.sort((a, b) => a! - b!),
+          [...made.consumers].sort((a, b) => a - b),
+        );
         const n = count(s);
-        assert.match(r.err, new RegExp(`^exported ${n.bus} business units?, ${n.consumers} consumers?, \\d+ nodes?; 0 values need review`, "m"));
+        assert.match(
+          r.err,
+          new RegExp(`^exported ${n.bus} business units?, ${n.consumers} consumers?, \\d+ nodes?; 0 values need review`, "m"),
+        );
         assert.equal((await exportCli(p.emu, ["--bunit", String(root)])).out, r.out);
       }),
       { numRuns: 40, seed: 24 },
