@@ -44,12 +44,13 @@ function binary(argv: string[]): Outcome {
 describe("cli: backup-portal help, --version, bad arguments", function () {
   this.timeout(60000);
 
-  it("lists the nine commands", () => {
+  it("lists the ten commands", () => {
     assert.deepEqual([...COMMAND_NAMES].sort(), [
       "audit",
       "billing",
       "billing-receiver",
       "doctor",
+      "export",
       "invoices",
       "jobs",
       "metadata",
