@@ -1,7 +1,7 @@
 // `backup-portal export`: a live portal's business-unit tree as the `backup-portal:tenants` block of a stack file,
 // every object adopted, so that the first `pulumi up` takes them over instead of creating them.
 import { PortalClient } from "../portal/client";
-import { Exported, NODE_PASSWORD_NOTE, toTenants } from "./map";
+import { Exported, toTenants } from "./map";
 import { ProgressListener, PortalTree, readPortalTree } from "./read";
 import { renderJson, renderYaml, StackFileParts } from "./render";
 
@@ -15,9 +15,10 @@ export interface ExportResult extends Exported {
 
 export function header(rootId: number): string[] {
   return [
-    `Exported by \`backup-portal export\`: everything below business unit ${rootId}, each object adopted (adoptId, adopt: true),`,
-    "so the first `pulumi up` takes it over. Review the lines marked `review:` before you commit.",
-    NODE_PASSWORD_NOTE,
+    `Exported by \`backup-portal export\`: everything below business unit ${rootId}, each object adopted`,
+    "(adoptId, adopt: true), so the first `pulumi up` takes it over. Review the lines marked `review:` before you commit.",
+    "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported.",
+    "To set one from the stack: `pulumi config set --secret <key> <password>`, and passwordSecret: <key> on the node.",
   ];
 }
 
