@@ -23,10 +23,6 @@ export interface Exported {
   counts: { businessUnits: number; consumers: number; nodes: number };
 }
 
-export const NODE_PASSWORD_NOTE =
-  "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported. To set " +
-  "one from the stack, store it with `pulumi config set --secret <key> <password>` and name that key in passwordSecret.";
-
 /** The comment on every exported node. */
 export const NODE_PASSWORD_COMMENT = "password: cannot be read back from the portal; passwordSecret: <secret config key> sets one";
 
