@@ -107,6 +107,8 @@ class Merger {
       const found = this.match(fileMap, Number(bu.get("adoptId")), plain(bu.get("name")!), used);
       if (!found) {
         const k = this.freeKey(fileMap, key);
+        // `tenants: {}` in the file: the entries added are written as blocks, like the rest of the file.
+        fileMap.flow = false;
         fileMap.items.push(this.doc.createPair(new Scalar(k), yamlNode(this.doc, bu)));
         used.add(k);
         this.added.push(`${path}.${k}`);

@@ -75,6 +75,25 @@ describe("backup-portal export --merge", function () {
     assert.equal(again.code, 0, again.err);
     assert.equal(fs.readFileSync(file, "utf8"), merged);
     assert.match(again.err, /0 business units added/);
+    // A business unit missing below one the file has goes below it.
+    const without = merged.replace(/\n {8}acme-olfabrik:\n(?: {10}.*\n)+/, "\n");
+    assert.notEqual(without, merged);
+    fs.writeFileSync(file, without);
+    const nested = await exportCli(p.emu, ["--merge", file]);
+    assert.match(nested.err, /^added tenants\.acme-ab\.businessUnits\.acme-olfabrik$/m);
+    const n = (parse(fs.readFileSync(file, "utf8")) as { config: Record<string, any> }).config["backup-portal:tenants"];
+    assert.deepEqual(Object.keys(n["acme-ab"].businessUnits), ["business-unit", "acme-olfabrik"]);
+  });
+
+  it("a file whose tenants block is empty gets every business unit, as blocks", async () => {
+    const file = path.join(dir, "Pulumi.new.yaml");
+    fs.writeFileSync(file, "config:\n  backup-portal:tenants: {}\n");
+    const r = await exportCli(p.emu, ["--merge", file]);
+    assert.equal(r.code, 0, r.err);
+    const text = fs.readFileSync(file, "utf8");
+    assert.match(text, /^ {4}tenant-a:\n {6}adoptId: 2$/m);
+    const exported = (parse((await exportCli(p.emu)).out) as { config: Record<string, unknown> }).config;
+    assert.deepEqual((parse(text) as { config: Record<string, unknown> }).config, exported);
   });
 
   it("an entry without adoptId (made by the stack) is matched by name, not added twice", async () => {
