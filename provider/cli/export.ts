@@ -5,7 +5,7 @@ import * as path from "path";
 import { exportPortal, summaryLine } from "../export";
 import { mergeInto, MergeError } from "../export/merge";
 import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
-import { CommandSpec } from "./args";
+import { CommandSpec, parseCommandArgs, usageFailure, Values } from "./args";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal export",
@@ -43,12 +43,26 @@ function writeWhole(file: string, text: string): void {
   fs.renameSync(tmp, file);
 }
 
+/** What is wrong across the flags, before the connection settings are read. */
+function flagProblem(o: Values): string | undefined {
+  const format = (o.format as string | undefined) ?? "yaml";
+  if (format !== "yaml" && format !== "json") return `--format needs yaml or json, got ${JSON.stringify(format)}`;
+  if (o.merge !== undefined && format !== "yaml") return "--merge writes the stack file's YAML; it takes no --format json";
+  return undefined;
+}
+
 export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+  let parsed: Values | undefined;
+  try {
+    parsed = parseCommandArgs(COMMAND, argv);
+  } catch {
+    parsed = undefined; // runCommand reports it
+  }
+  const problem = parsed && !parsed.help ? flagProblem(parsed) : undefined;
+  if (problem) return Promise.resolve(usageFailure(io, COMMAND, problem));
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const format = (o.format as string | undefined) ?? "yaml";
-    if (format !== "yaml" && format !== "json") throw new UsageError(`--format needs yaml or json, got ${JSON.stringify(format)}`);
     const merge = o.merge as string | undefined;
-    if (merge && format !== "yaml") throw new UsageError("--merge writes the stack file's YAML; it takes no --format json");
     let original: string | undefined;
     if (merge) {
       try {

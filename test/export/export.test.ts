@@ -196,6 +196,11 @@ describe("backup-portal export", function () {
       const bad = await exportCli(p.emu, ["--format", "toml"]);
       assert.equal(bad.code, 2);
       assert.match(bad.err, /--format needs yaml or json, got "toml"/);
+      const mark = p.emu.requests().length;
+      const both = await exportCli(p.emu, ["--format", "json", "--merge", file]);
+      assert.equal(both.code, 2);
+      assert.match(both.err, /--merge writes the stack file's YAML; it takes no --format json\n\nusage: /);
+      assert.equal(p.emu.requests().length, mark, "refused before any request");
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
