@@ -77,3 +77,24 @@ describe("export mapping", () => {
     );
   });
 });
+
+describe("export mapping: a relation whose node is left out", () => {
+  it("waits for the node, as a review, instead of a relation the stack would refuse", () => {
+    const r = toTenants(
+      tree({}, [
+        { consumer: { id: 5, name: "agent" }, node: node({ cpuCount: 0 }) },
+        { consumer: { id: 6, name: "target" }, node: node({ id: 6, tsmName: "N6", proxyAgents: [{ id: 5 }] }) },
+      ]),
+    );
+    const t = plain(r.tenants) as any;
+    assert.equal(t.b.proxies, undefined);
+    assert.equal(t.b.consumers.agent.node, undefined);
+    assert.deepEqual(
+      r.reviews.map((x) => x.message),
+      [
+        "cpuCount must be an integer from 1 to 4096, got 0; the stack refuses this entry until it holds a valid value (set it on the portal or here)",
+        "proxy relation agent → target: left out with its node (see the node's review); add it when the node is back",
+      ],
+    );
+  });
+});
