@@ -12,6 +12,8 @@ export interface App {
   quiet: boolean;
   /** How this emulator answers where the spec allows more than one reading (PUT, audit dates, job list, ...). */
   readings: Readings;
+  /** Every /v1 request that is not a GET fails with 403 (logging in excepted): proves a command only reads. */
+  readOnly?: boolean;
 }
 
 export interface Reply {

@@ -28,6 +28,8 @@ export interface EmulatorOptions extends Partial<Readings> {
   tokenTtlSeconds?: number;
   /** No diagnostics on stderr. */
   quiet?: boolean;
+  /** Refuse every /v1 request but GET and the token request (403 ReadOnly). */
+  readOnly?: boolean;
 }
 
 export interface Emulator {
@@ -61,8 +63,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const ttl = opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
   if (!Number.isInteger(ttl) || ttl < 1) throw new Error(`tokenTtlSeconds must be a positive integer, got ${ttl}`);
   const store = Store.open(opts.dataFile);
-  const { port: _port, dataFile: _data, tokenTtlSeconds: _ttl, quiet, ...readings } = opts;
-  const app = { store, tokenTtlSeconds: ttl, quiet: quiet ?? false, readings: readingsOf(readings) };
+  const { port: _port, dataFile: _data, tokenTtlSeconds: _ttl, quiet, readOnly, ...readings } = opts;
+  const app = { store, tokenTtlSeconds: ttl, quiet: quiet ?? false, readings: readingsOf(readings), readOnly: readOnly ?? false };
   const server = new PortalServer(app);
   const url = await server.listen(opts.port ?? 0);
   return {

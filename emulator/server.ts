@@ -205,7 +205,9 @@ export class PortalServer {
       return;
     }
     let reply: Reply;
-    if (plan?.errorStatus) {
+    if (this.app.readOnly && method !== "GET" && path !== "/v1/oauth") {
+      reply = errorReply(new ApiError(403, "ReadOnly", `This emulator is read-only: ${method} ${path} refused`));
+    } else if (plan?.errorStatus) {
       reply = errorReply(faultError(plan.errorStatus, plan.retryAfterSeconds));
     } else {
       reply = await this.dispatch(this.api, new Ctx(this.app, method, url, req.headers, body, this.baseUrl(req), receivedAt), true);

@@ -18,6 +18,7 @@ const commands: Record<string, { module: string; summary: string }> = {
   audit: { module: "./audit", summary: "audit log of a consumer" },
   invoices: { module: "./invoices", summary: "invoices of a business unit" },
   billing: { module: "./billing", summary: "billing data of a reseller business unit" },
+  export: { module: "./export", summary: "write the portal's business units as an adopted stack file (reads only)" },
   "billing-receiver": { module: "../billing/main", summary: "receive the portal's billing notifications" },
   "registration-broker": { module: "../broker/main", summary: "register instances that present a one-time token" },
 };

@@ -101,11 +101,7 @@ export class References {
   /** The id and name of a reference given by name (case-insensitive) or id. */
   async resolve(kind: ReferenceKind, value: string | number, bunitId?: number): Promise<Named> {
     const items = await this.list(kind, bunitId);
-    const text = String(value).trim();
-    const lower = text.toLowerCase();
-    const found = /^\d+$/.test(text)
-      ? items.find((i) => i.id === Number(text))
-      : items.find((i) => i.name?.toLowerCase() === lower || i.windowsId?.toLowerCase() === lower);
+    const found = matchReference(items, value);
     if (!found) {
       // Only time zones have a windowsId, the name their inputs use.
       const valid = items.map((i) => i.windowsId ?? i.name ?? String(i.id));
@@ -172,6 +168,19 @@ export class References {
         return c.reference.clientOptionSets(bunitId!);
     }
   }
+}
+
+/**
+ * The item a name (case-insensitive: a name or, for time zones, a windowsId) or an id (digits) stands for: the first
+ * one that matches, as every resolution here takes it. `backup-portal export` writes a name only when it gives back
+ * the same id this way.
+ */
+export function matchReference(items: Named[], value: string | number): Named | undefined {
+  const text = String(value).trim();
+  const lower = text.toLowerCase();
+  return /^\d+$/.test(text)
+    ? items.find((i) => i.id === Number(text))
+    : items.find((i) => i.name?.toLowerCase() === lower || i.windowsId?.toLowerCase() === lower);
 }
 
 let shared: { client: PortalClient; refs: References } | undefined;

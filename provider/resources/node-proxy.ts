@@ -16,6 +16,11 @@ export interface NodeProxyArgs {
   agentConsumerId: pulumi.Input<number | string>;
   /** The consumer whose node the agent may act for. */
   targetConsumerId: pulumi.Input<number | string>;
+  /**
+   * The relation may already exist (adoption, e.g. from `backup-portal export`): create reads the target's node and
+   * sends nothing when the agent is already there. Only read on create, like a resource's adoptId.
+   */
+  adopt?: pulumi.Input<boolean>;
 }
 
 const INPUT_KEYS = ["businessUnitId", "agentConsumerId", "targetConsumerId"] as const;
@@ -43,24 +48,30 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
 
 const idOf = (i: Inputs) => `${i.agentConsumerId}:${i.targetConsumerId}`;
 
+/** Whether the target's node already has the agent (an adopted relation). */
+async function present(i: Inputs): Promise<boolean> {
+  const target = await portal().nodes.find(i.businessUnitId, i.targetConsumerId);
+  return !!target && proxyPeers(target.proxyAgents).some((p) => p.id === i.agentConsumerId);
+}
+
 async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   const { businessUnitId: b, agentConsumerId: a, targetConsumerId: t } = inputs;
-  try {
-    await portal().nodes.addProxyAgent(b, t, a);
-  } catch (err) {
-    throw await explainMissing(err, referencesFor(portal()), [
-      { key: "businessUnitId", kind: "businessUnit", id: b },
-      { key: "targetConsumerId", kind: "consumer", id: t, bunitId: b },
-      { key: "agentConsumerId", kind: "consumer", id: a, bunitId: b },
-    ]);
+  if (!(inputs.adopt === true && (await present(inputs)))) {
+    try {
+      await portal().nodes.addProxyAgent(b, t, a);
+    } catch (err) {
+      throw await explainMissing(err, referencesFor(portal()), [
+        { key: "businessUnitId", kind: "businessUnit", id: b },
+        { key: "targetConsumerId", kind: "consumer", id: t, bunitId: b },
+        { key: "agentConsumerId", kind: "consumer", id: a, bunitId: b },
+      ]);
+    }
   }
   return { id: idOf(inputs), outs: { ...inputs } };
 }
 
 async function read(id: string, props: Inputs): Promise<pulumi.dynamic.ReadResult> {
-  const target = await portal().nodes.find(props.businessUnitId, props.targetConsumerId);
-  const present = target && proxyPeers(target.proxyAgents).some((p) => p.id === props.agentConsumerId);
-  if (!present) return { id: "" };
+  if (!(await present(props))) return { id: "" };
   const inputs = { businessUnitId: props.businessUnitId, agentConsumerId: props.agentConsumerId, targetConsumerId: props.targetConsumerId };
   return { id, props: { ...props }, inputs };
 }

@@ -152,6 +152,7 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
           businessUnitId: bu.id,
           agentConsumerId: agent.consumer.id,
           targetConsumerId: target.consumer.id,
+          adopt: p.adopt,
         },
         { ...base, dependsOn: [agent.node!, target.node!], ...aliasOpts(pEarlier) },
       );

@@ -48,6 +48,9 @@ export const STACK_NODE_FIELDS: FieldTable = {
   adopt: { kind: "boolean", doc: "manage the node the consumer already has instead of creating one" },
 };
 
+/** A proxy's `adopt`: the relation may already exist (export writes it); create then sends nothing for it. */
+export const PROXY_ADOPT_DOC = "the relation may already exist on the portal (adoption): it is read first and only made when missing";
+
 /** The keys of the entries inside a business unit and a consumer (checked by their own rules). */
 export const BUSINESS_UNIT_CHILDREN = ["businessUnits", "consumers", "proxies"] as const;
 export const CONSUMER_CHILDREN = ["node"] as const;

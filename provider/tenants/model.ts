@@ -35,6 +35,8 @@ export interface ProxyConfig {
   agent: string;
   /** Consumer key (in this business unit) whose node the agent acts for. */
   target: string;
+  /** The relation may already exist on the portal: read it first, make it only when missing. */
+  adopt?: boolean;
 }
 
 export interface BusinessUnitConfig {

@@ -4,7 +4,7 @@
 // cannot: names against the portal, duplicate tsmNames, proxies, secrets. (String lengths: JSON Schema counts
 // code points, the portal UTF-16 units, so a name of emoji near the limit passes here and is refused at preview.)
 import { FieldRule, FieldTable, MAX_INTEGER, REFERENCE_NAME_MAX, upperBound } from "../rules/fields";
-import { KEY_DOC, KEY_PATTERN, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "./fields";
+import { KEY_DOC, KEY_PATTERN, PROXY_ADOPT_DOC, STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "./fields";
 
 export type Schema = Record<string, unknown>;
 
@@ -103,6 +103,7 @@ export function tenantDefinitions(): Record<string, Schema> {
       properties: {
         agent: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node becomes the agent" },
         target: { type: "string", pattern: KEY_PATTERN.source, description: "the consumer key whose node the agent acts for" },
+        adopt: { type: "boolean", description: PROXY_ADOPT_DOC },
       },
     },
   };

@@ -7,6 +7,7 @@ import {
   BUSINESS_UNIT_CHILDREN,
   CONSUMER_CHILDREN,
   KEY_PATTERN,
+  PROXY_ADOPT_DOC,
   STACK_BUSINESS_UNIT_FIELDS,
   STACK_CONSUMER_FIELDS,
   STACK_NODE_FIELDS,
@@ -76,7 +77,11 @@ const BU_RULES: Record<string, Rule> = {
 };
 
 const PROXY_SIDE: FieldRule = { kind: "string", text: "line", maxLength: 63, nonBlank: true, required: true, doc: "a consumer key" };
-const PROXY_RULES: Record<string, Rule> = { agent: fromTable(PROXY_SIDE), target: fromTable(PROXY_SIDE) };
+const PROXY_RULES: Record<string, Rule> = {
+  agent: fromTable(PROXY_SIDE),
+  target: fromTable(PROXY_SIDE),
+  adopt: fromTable({ kind: "boolean", doc: PROXY_ADOPT_DOC }),
+};
 
 export interface StructureContext {
   /** Whether a secret config key is set (for passwordSecret). */

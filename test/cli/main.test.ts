@@ -50,6 +50,7 @@ describe("cli: backup-portal help, --version, bad arguments", function () {
       "billing",
       "billing-receiver",
       "doctor",
+      "export",
       "invoices",
       "jobs",
       "metadata",

@@ -566,5 +566,22 @@ describe("resource lifecycles in process", function () {
       await proxy.delete(made.id, made.outs); // gone already: fine
       assert.deepEqual(await proxy.read("1:99", { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 99 }), { id: "" });
     });
+
+    it("NodeProxy adopt: an existing relation is taken over without a POST; a missing one is made", async () => {
+      await s.client.nodes
+        .create(2, 2, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 })
+        .catch(() => undefined);
+      const inputs = { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 2, adopt: true };
+      let mark = s.emu.requests().length;
+      await proxy.create(inputs);
+      assert.deepEqual(writes(mark), ["POST /v1/bunits/2/consumers/2/node/proxyagents"], "missing: made");
+      mark = s.emu.requests().length;
+      const again = await proxy.create(inputs);
+      assert.deepEqual(writes(mark), [], "present: adopted, nothing sent");
+      assert.equal(again.id, "1:2");
+      mark = s.emu.requests().length;
+      await proxy.create({ ...inputs, adopt: false });
+      assert.deepEqual(writes(mark), ["POST /v1/bunits/2/consumers/2/node/proxyagents"], "without adopt: posted as before");
+    });
   });
 });

@@ -1,0 +1,112 @@
+// `backup-portal export`: the portal's business-unit tree as a stack file's `backup-portal:tenants` block, every
+// object adopted; or, with --merge, the business units a stack file lacks added to it. Reads only.
+import * as fs from "fs";
+import * as path from "path";
+import { exportPortal, summaryLine } from "../export";
+import { mergeInto, MergeError } from "../export/merge";
+import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
+import { CommandSpec, parseCommandArgs, usageFailure, Values } from "./args";
+
+export const COMMAND: CommandSpec = {
+  label: "backup-portal export",
+  usage: ["backup-portal export [--bunit <id>] [--out <file>] [--merge <file>] [--format yaml|json]"],
+  about: `Writes the business units below --bunit (their settings, consumers, nodes and proxy relations) as the
+backup-portal:tenants block of a stack file, each object adopted (adoptId, adopt: true), so that the first
+pulumi up takes them over instead of creating them. Reference data is written by name. What stack config
+cannot hold, or its rules refuse, is a comment marked review: at its place; the last line on stderr counts
+them. Node passwords cannot be read back and are never written. Reads only: nothing on the portal changes.`,
+  options: {
+    bunit: { kind: "int", min: 1, value: "id", description: "export what is below this business unit", default: "the account's own" },
+    out: { kind: "string", value: "file", description: "write to this file", default: "stdout; with --merge, the merged file" },
+    merge: {
+      kind: "string",
+      value: "file",
+      description:
+        "add the business units this stack file lacks, keep its entries, order and comments, and list the entries whose portal values differ",
+    },
+    format: { kind: "string", value: "yaml|json", description: "yaml (with comments) or json (review notes on stderr)", default: "yaml" },
+    progress: {
+      kind: "flag",
+      description: "show progress (reads done/total) on stderr",
+      default: "only when stderr is a terminal",
+      negation: "never show progress",
+    },
+    timeout: TIMEOUT_OPTION,
+  },
+  epilog: DATA_EPILOG,
+};
+
+/** Writes `text` to `file` whole or not at all (a temporary file renamed over it). */
+function writeWhole(file: string, text: string): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  fs.writeFileSync(tmp, text, { mode: 0o644 });
+  fs.renameSync(tmp, file);
+}
+
+/** What is wrong across the flags, before the connection settings are read. */
+function flagProblem(o: Values): string | undefined {
+  const format = (o.format as string | undefined) ?? "yaml";
+  if (format !== "yaml" && format !== "json") return `--format needs yaml or json, got ${JSON.stringify(format)}`;
+  if (o.merge !== undefined && format !== "yaml") return "--merge writes the stack file's YAML; it takes no --format json";
+  return undefined;
+}
+
+export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+  let parsed: Values | undefined;
+  try {
+    parsed = parseCommandArgs(COMMAND, argv);
+  } catch {
+    parsed = undefined; // runCommand reports it
+  }
+  const problem = parsed && !parsed.help ? flagProblem(parsed) : undefined;
+  if (problem) return Promise.resolve(usageFailure(io, COMMAND, problem));
+  return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
+    const format = (o.format as string | undefined) ?? "yaml";
+    const merge = o.merge as string | undefined;
+    let original: string | undefined;
+    if (merge) {
+      try {
+        original = fs.readFileSync(merge, "utf8");
+      } catch (err) {
+        io.err(`backup-portal export: ${merge}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})\n`);
+        return 1;
+      }
+    }
+    const rootId = (o.bunit as number | undefined) ?? (await client.reference.me()).businessUnit?.id;
+    if (rootId === undefined) throw new UsageError("the portal does not say which business unit the account belongs to; give --bunit");
+    const want = progressWanted(o, io);
+    const progress = new Progress(io, want.enabled, "export: portal reads", want.tty);
+    let result;
+    try {
+      result = await exportPortal(client, rootId, {
+        format: format as "yaml" | "json",
+        onProgress: (done, total) => progress.update(done, total),
+      });
+    } finally {
+      progress.done();
+    }
+    let text = result.text;
+    if (merge) {
+      let merged;
+      try {
+        merged = mergeInto(original!, merge, result.parts, result.tree.references);
+      } catch (err) {
+        if (!(err instanceof MergeError)) throw err;
+        io.err(`backup-portal export: ${err.message}\n`);
+        return 1;
+      }
+      text = merged.text;
+      for (const a of merged.added) io.err(`added ${a}\n`);
+      for (const d of merged.differences) io.err(`differs ${d.path}: ${d.message}\n`);
+      io.err(
+        `merged into ${(o.out as string | undefined) ?? merge}: ${merged.added.length} business units added, ${merged.differences.length} entries differ from the portal (left as the file has them)\n`,
+      );
+    }
+    if (format === "json") for (const r of result.reviews) io.err(`review ${r.path}: ${r.message}\n`);
+    const out = (o.out as string | undefined) ?? merge;
+    if (out) writeWhole(out, text);
+    else io.out(text);
+    io.err(`${summaryLine(result)}\n`);
+    return 0;
+  });
+}

@@ -1,0 +1,148 @@
+// Reads the business-unit tree below one business unit, with only the reads the API requires: one list of
+// children and one of consumers per business unit, one node read per consumer (the API has no list of nodes),
+// and each reference list once (see minimumReads). Reads only: never a write.
+import { Named, ReferenceKind, References } from "../dynamic/references";
+import { PortalClient } from "../portal/client";
+import { BusinessUnit, Consumer, Node } from "../portal/types";
+
+export interface ConsumerRead {
+  consumer: Consumer;
+  /** Undefined when the consumer has no node. */
+  node?: Node;
+}
+
+export interface BusinessUnitRead {
+  bu: BusinessUnit;
+  /** Its parent's id (the export's root for the top level). */
+  parentId: number;
+  consumers: ConsumerRead[];
+  children: BusinessUnitRead[];
+}
+
+/** The lists names are looked up in: by kind, the root's, and a business unit's where it differs. */
+export interface ReferenceLists {
+  list(kind: ReferenceKind, bunitId: number): Named[];
+}
+
+export interface PortalTree {
+  rootId: number;
+  businessUnits: BusinessUnitRead[];
+  references: ReferenceLists;
+}
+
+export type ProgressListener = (done: number, total: number) => void;
+
+/** Runs at most `limit` reads at once. */
+function limiter(limit: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** Every business unit of the tree, depth first. */
+export function* allBusinessUnits(list: BusinessUnitRead[]): Generator<BusinessUnitRead> {
+  for (const b of list) {
+    yield b;
+    yield* allBusinessUnits(b.children);
+  }
+}
+
+const SERVER_KINDS: ReferenceKind[] = ["domain", "clientOptionSet"];
+
+/** The reference kinds (and ids) the tree names: what the lists must hold. */
+function wanted(tree: BusinessUnitRead[]): Array<{ kind: ReferenceKind; id: number; scope: number }> {
+  const out: Array<{ kind: ReferenceKind; id: number; scope: number }> = [];
+  for (const b of allBusinessUnits(tree)) {
+    if (b.bu.timeZone?.id !== undefined) out.push({ kind: "timeZone", id: b.bu.timeZone.id, scope: b.parentId });
+    // A filter names the parent's default server's lists, a node its own business unit's.
+    for (const r of b.bu.domainFilter ?? []) out.push({ kind: "domain", id: r.id, scope: b.parentId });
+    for (const r of b.bu.clientOptionSetFilter ?? []) out.push({ kind: "clientOptionSet", id: r.id, scope: b.parentId });
+    for (const { node } of b.consumers) {
+      if (!node) continue;
+      for (const kind of ["operatingSystem", "type", "domain", "clientOptionSet"] as const) {
+        const id = node[kind]?.id;
+        if (id !== undefined) out.push({ kind, id, scope: b.bu.id });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads the tree below `rootId`. Reference lists: each kind once, the default server's lists from the root (the
+ * stack's name check reads them there too); a business unit's own only for an id the root's list lacks (a
+ * business unit on another default server). Ids are the portal's, one per object, so an id found in the root's
+ * list is the same object.
+ */
+export async function readPortalTree(
+  client: PortalClient,
+  rootId: number,
+  opts: { concurrency?: number; onProgress?: ProgressListener } = {},
+): Promise<PortalTree> {
+  const run = limiter(opts.concurrency ?? 16);
+  let done = 0;
+  let total = 0;
+  const read = <T>(work: () => Promise<T>): Promise<T> => {
+    total++;
+    opts.onProgress?.(done, total);
+    return run(work).finally(() => opts.onProgress?.(++done, total));
+  };
+
+  async function consumersOf(bu: BusinessUnit): Promise<ConsumerRead[]> {
+    const consumers = await read(() => client.consumers.list(bu.id));
+    return Promise.all(consumers.map(async (consumer) => ({ consumer, node: await read(() => client.nodes.find(bu.id, consumer.id)) })));
+  }
+
+  async function below(parentId: number): Promise<BusinessUnitRead[]> {
+    const children = await read(() => client.businessUnits.children(parentId));
+    return Promise.all(
+      children.map(async (bu) => {
+        const [consumers, grandChildren] = await Promise.all([consumersOf(bu), below(bu.id)]);
+        return { bu, parentId, consumers, children: grandChildren };
+      }),
+    );
+  }
+
+  const businessUnits = await below(rootId);
+  const refs = new References(client);
+  const need = wanted(businessUnits);
+  const kinds = [...new Set(need.map((n) => n.kind))];
+  const lists = new Map<string, Named[]>();
+  const keyOf = (kind: ReferenceKind, scope: number) => (SERVER_KINDS.includes(kind) ? `${kind}:${scope}` : kind);
+  await Promise.all(kinds.map(async (kind) => lists.set(keyOf(kind, rootId), await read(() => refs.list(kind, rootId)))));
+  const missing = need.filter((n) => SERVER_KINDS.includes(n.kind) && !lists.get(keyOf(n.kind, rootId))!.some((i) => i.id === n.id));
+  const scopes = [...new Map(missing.map((n) => [keyOf(n.kind, n.scope), n])).values()];
+  await Promise.all(scopes.map(async (n) => lists.set(keyOf(n.kind, n.scope), await read(() => refs.list(n.kind, n.scope)))));
+  return {
+    rootId,
+    businessUnits,
+    references: { list: (kind, bunitId) => lists.get(keyOf(kind, bunitId)) ?? lists.get(keyOf(kind, rootId)) ?? [] },
+  };
+}
+
+/**
+ * The fewest reads the API allows for this tree: a list of children for the root and each business unit, a list
+ * of consumers for each business unit, a node read for each consumer, and each reference list the names need.
+ */
+export function minimumReads(tree: PortalTree): number {
+  let n = 1;
+  for (const b of allBusinessUnits(tree.businessUnits)) n += 2 + b.consumers.length;
+  const need = wanted(tree.businessUnits);
+  const lists = new Set(need.map((x) => x.kind));
+  // A business unit's own server list is needed for an id the root's list lacks.
+  const own = new Set(
+    need
+      .filter((x) => SERVER_KINDS.includes(x.kind) && !tree.references.list(x.kind, tree.rootId).some((i) => i.id === x.id))
+      .map((x) => `${x.kind}:${x.scope}`),
+  );
+  return n + lists.size + own.size;
+}

@@ -1,0 +1,74 @@
+// The exported tenants as a stack file: YAML with the comments at their place (the `yaml` package's Document
+// API), or JSON without them. Same input, same bytes: no dates, no host names, keys already sorted.
+import { Document, isMap, isScalar, Node as YamlNode, Scalar, YAMLMap, YAMLSeq } from "yaml";
+import { OutMap, OutValue, plain } from "./out";
+
+export const ROOT_KEY = "backup-portal:rootBusinessUnitId";
+export const TENANTS_KEY = "backup-portal:tenants";
+
+/** Options for every YAML text export writes: no line folding (a long note stays one line), two-space indent. */
+export const YAML_OPTIONS = { lineWidth: 0, indent: 2 } as const;
+
+/** Comment text: each line with a leading space, as `# text`. */
+const commentText = (lines: string[]) => lines.map((l) => ` ${l}`).join("\n");
+
+/** One value as a YAML node of `doc`, its comments attached. */
+export function yamlNode(doc: Document, v: OutValue): YamlNode {
+  if (v instanceof OutMap) {
+    const map = new YAMLMap();
+    let pending: string[] = [];
+    for (const item of v.items) {
+      if (!("key" in item)) {
+        pending.push(...item.comment);
+        continue;
+      }
+      const key = new Scalar(item.key);
+      const lines = [...pending, ...(item.before ?? [])];
+      if (lines.length) key.commentBefore = commentText(lines);
+      pending = [];
+      map.items.push(doc.createPair(key, yamlNode(doc, item.value)));
+    }
+    if (pending.length) map.comment = commentText(pending);
+    if (map.items.length === 0) map.flow = true;
+    return map;
+  }
+  if (Array.isArray(v)) {
+    const seq = new YAMLSeq();
+    for (const item of v) seq.items.push(yamlNode(doc, item));
+    return seq;
+  }
+  return doc.createNode(v);
+}
+
+/** A value as YAML lines (comments included), e.g. to write it out as a comment. */
+export function yamlText(v: OutValue): string[] {
+  const doc = new Document();
+  doc.contents = yamlNode(doc, v);
+  return doc.toString(YAML_OPTIONS).replace(/\n$/, "").split("\n");
+}
+
+export interface StackFileParts {
+  rootId: number;
+  tenants: OutMap;
+  /** Lines of the comment at the top. */
+  header: string[];
+}
+
+/** The stack file: `config:` with the root business unit and the tenants block. */
+export function renderYaml(parts: StackFileParts): string {
+  const doc = new Document();
+  const config = new YAMLMap();
+  config.items.push(doc.createPair(ROOT_KEY, parts.rootId));
+  config.items.push(doc.createPair(TENANTS_KEY, yamlNode(doc, parts.tenants)));
+  const top = new YAMLMap();
+  top.items.push(doc.createPair("config", config));
+  doc.contents = top;
+  doc.commentBefore = commentText(parts.header);
+  return doc.toString(YAML_OPTIONS);
+}
+
+export function renderJson(parts: StackFileParts): string {
+  return `${JSON.stringify({ config: { [ROOT_KEY]: parts.rootId, [TENANTS_KEY]: plain(parts.tenants) } }, null, 2)}\n`;
+}
+
+export { isMap, isScalar };
