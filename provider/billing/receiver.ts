@@ -2,7 +2,7 @@
 // data is generated. This module starts it (options checked, output directory checked, the server wired to the
 // request handling of requests.ts) and stops it; the notifications' reads and writes are queue.ts's.
 import * as http from "http";
-import { AddressInfo } from "net";
+import { listen } from "../http/listen";
 import { checkWritable, removeStaleTemps } from "./files";
 import { DEFAULT_NOTIFY_PATH, HandlerOptions, ReceiverStats, RequestHandler } from "./requests";
 
@@ -74,21 +74,8 @@ export async function startBillingReceiver(opts: BillingReceiverOptions): Promis
     res.writeContinue();
     void r.handle(req, res);
   });
-  server.on("clientError", (_err, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-    else socket.destroy();
-  });
   const host = opts.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shown = host.includes(":") ? `[${host}]` : host;
-  const url = `http://${shown}:${port}`;
+  const { port, url } = await listen(server, host, opts.port ?? 0);
   const path = opts.path ?? DEFAULT_NOTIFY_PATH;
   const postUrl = (secret?: string) => {
     const u = new URL(`${url}${path}`);

@@ -11,7 +11,7 @@
 // answered 503. Bodies are small and bounded. Error bodies are fixed phrases or the registration's own messages,
 // which never hold a password; the token and the secret are never logged.
 import * as http from "http";
-import { AddressInfo } from "net";
+import { listen } from "../http/listen";
 import { InstanceMetadata } from "../metadata";
 import { PortalClient } from "../portal/client";
 import { RegistrationError, registerInstance, RegistrationResult } from "../registration/register";
@@ -227,20 +227,8 @@ export async function startRegistrationBroker(opts: BrokerOptions): Promise<Brok
       else res.destroy();
     });
   });
-  server.on("clientError", (_err, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-    else socket.destroy();
-  });
   const host = opts.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const { port, url } = await listen(server, host, opts.port ?? 0);
   let closed: Promise<void> | undefined;
   return {
     url,
