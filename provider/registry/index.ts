@@ -16,6 +16,7 @@ export * from "./chart-schema";
 export * from "./key-data";
 export * from "./verify";
 export * from "./from-config";
+export * from "./args-table";
 
 export const REGISTRY_TYPE = "backup-portal:registry:Registry";
 

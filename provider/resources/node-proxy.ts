@@ -38,7 +38,11 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   const changed = INPUT_KEYS.filter((k) => !sameValue(olds[k], news[k]));
   // A relation has nothing to change in place. Delete first: the new relation
   // may be the same pair (only the business unit id changed).
-  return { changes: changed.length > 0, replaces: replacingChanges(NODE_PROXY, changed, olds), deleteBeforeReplace: !!NODE_PROXY.deleteBeforeReplace };
+  return {
+    changes: changed.length > 0,
+    replaces: replacingChanges(NODE_PROXY, changed, olds),
+    deleteBeforeReplace: !!NODE_PROXY.deleteBeforeReplace,
+  };
 }
 
 const idOf = (i: Inputs) => `${i.agentConsumerId}:${i.targetConsumerId}`;
@@ -78,6 +82,13 @@ export class NodeProxy extends pulumi.dynamic.Resource {
   constructor(name: string, args: NodeProxyArgs, opts?: pulumi.CustomResourceOptions) {
     // Every change replaces the relation, delete first: Diff says so, and the option says it at registration
     // too (the same pair cannot exist twice on the portal), unless the caller's options say otherwise.
-    super(nodeProxyProvider, name, { ...args }, { deleteBeforeReplace: !!NODE_PROXY.deleteBeforeReplace, ...opts }, "backup-portal", "NodeProxy");
+    super(
+      nodeProxyProvider,
+      name,
+      { ...args },
+      { deleteBeforeReplace: !!NODE_PROXY.deleteBeforeReplace, ...opts },
+      "backup-portal",
+      "NodeProxy",
+    );
   }
 }

@@ -3,14 +3,7 @@
 // (resourceReplaces), the classes their defaults and output names; the reference
 // pages (scripts/reference-docs.ts) are generated from the same tables, and a
 // Pulumi schema can take replaceOnChanges and secrets from them.
-import {
-  BUSINESS_UNIT_FIELDS,
-  CONSUMER_FIELDS,
-  FieldTable,
-  MAX_INTEGER,
-  NODE_FIELDS,
-  Replaces,
-} from "./fields";
+import { BUSINESS_UNIT_FIELDS, CONSUMER_FIELDS, FieldTable, MAX_INTEGER, NODE_FIELDS, Replaces } from "./fields";
 
 /** An input that is not a field of the portal object: the id of another object, a secret set through its own endpoint. */
 export interface OtherInput {
@@ -134,7 +127,10 @@ export const NODE: ResourceSpec = {
   fields: NODE_FIELDS,
   outputs: {
     nodeId: { type: "number", doc: "the portal's id of the node" },
-    activatedName: { type: "string | undefined", doc: "the name the backup server stored at activation (upper-case); undefined until activated" },
+    activatedName: {
+      type: "string | undefined",
+      doc: "the name the backup server stored at activation (upper-case); undefined until activated",
+    },
     operatingSystemId: { type: "number", doc: "the id operatingSystem resolved to" },
     typeId: { type: "number", doc: "the id type resolved to" },
     domainId: { type: "number", doc: "the id domain resolved to" },
