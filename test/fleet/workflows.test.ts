@@ -162,7 +162,9 @@ describe("fleet: GitHub Actions workflows", () => {
       const src = text(f);
       assert.ok(!/--show-secrets/.test(src), f);
       assert.ok(
-        !/(password|passphrase|token)\s*[:=]\s*["']?[A-Za-z0-9+/]{8,}/i.test(src.replace(/\$\{\{[^}]*\}\}/g, "").replace(/requested-token-type: .*$/gm, "")),
+        !/(password|passphrase|token)\s*[:=]\s*["']?[A-Za-z0-9+/]{8,}/i.test(
+          src.replace(/\$\{\{[^}]*\}\}/g, "").replace(/requested-token-type: .*$/gm, ""),
+        ),
         `${f}: a literal credential?`,
       );
       for (const [k, v] of envs) if (/\bsecrets\./.test(v)) assert.ok(/^\$\{\{ secrets\.[A-Z_]+ \}\}$/.test(v), `${f}: ${k}`);
