@@ -80,6 +80,16 @@ describe("examples/: the projects a user copies", function () {
     });
   }
 
+  it("type-check against the package's types (examples/tsconfig.json maps backup-portal-pulumi to provider/)", function () {
+    this.timeout(180_000);
+    const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+    const r = require("node:child_process").spawnSync(process.execPath, [tsc, "-p", path.join(EXAMPLES, "tsconfig.json")], {
+      encoding: "utf8",
+      timeout: 170_000,
+    });
+    assert.equal(r.status, 0, `tsc -p examples: ${r.stdout}${r.stderr}`);
+  });
+
   it("typescript-resources: a business unit, two consumers with their nodes and a proxy, the passwords secret", async () => {
     const seen = await runExample(
       "typescript-resources",
@@ -147,7 +157,7 @@ describe("examples/: the projects a user copies", function () {
     const known = ["url", "origin", "clientId", "username", "password", "rootBusinessUnitId", "tenants"];
     for (const k of Object.keys(stack.config)) assert.ok(known.includes(k.replace(/^backup-portal:/, "")), k);
     const index = fs.readFileSync(path.join(EXAMPLES, "tenants-as-data", "index.ts"), "utf8");
-    assert.match(index, /from "\.\.\/\.\.\/stacks\/index"/);
+    assert.match(index, /require\("\.\.\/\.\.\/stacks\/index"\)/);
     assert.ok(fs.existsSync(path.join(EXAMPLES, "tenants-as-data", "../../stacks/index.ts")));
   });
 });
