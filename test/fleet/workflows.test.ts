@@ -15,6 +15,7 @@ const PULUMI_ACTION = "pulumi/actions@v7";
 
 interface Step {
   name?: string;
+  if?: string;
   uses?: string;
   run?: string;
   with?: Record<string, unknown>;
