@@ -3,3 +3,4 @@ export * from "./receiver";
 export * from "./files";
 export * from "./component";
 export { parseArgs as parseReceiverArgs, receiverClient, SECRET_ENV, USAGE as RECEIVER_USAGE } from "./main";
+export * from "./args-table";

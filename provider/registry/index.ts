@@ -19,6 +19,7 @@ export * from "./verify";
 export * from "./from-config";
 export * from "./zot-startup";
 export * from "./zot-credentials";
+export * from "./args-table";
 
 export const REGISTRY_TYPE = "backup-portal:registry:Registry";
 

@@ -8,6 +8,7 @@ import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, changedKeys, checkId, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
 import { checkFields, referenceInputs } from "../rules/check";
 import { BUSINESS_UNIT_FIELDS } from "../rules/fields";
+import { BUSINESS_UNIT, outputPlaceholders, replacingChanges } from "../rules/resources";
 import { PortalError, unlessNotFound } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
 
@@ -92,7 +93,7 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
 
 async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
   const changed = changedKeys(INPUT_KEYS, olds, news);
-  return { changes: changed.length > 0, replaces: changed.filter((k) => k === "parentId"), deleteBeforeReplace: false };
+  return { changes: changed.length > 0, replaces: replacingChanges(BUSINESS_UNIT, changed, olds), deleteBeforeReplace: false };
 }
 
 /**
@@ -256,12 +257,7 @@ export class BusinessUnit extends pulumi.dynamic.Resource {
       {
         ...args,
         createKey: createKeyFor("BusinessUnit", name),
-        businessUnitId: undefined,
-        timeZoneId: undefined,
-        createdDate: undefined,
-        href: undefined,
-        domainFilterIds: undefined,
-        clientOptionSetFilterIds: undefined,
+        ...outputPlaceholders(BUSINESS_UNIT),
       },
       opts,
       "backup-portal",

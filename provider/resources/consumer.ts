@@ -20,6 +20,7 @@ import {
 } from "../dynamic/values";
 import { checkFields } from "../rules/check";
 import { CONSUMER_FIELDS } from "../rules/fields";
+import { CONSUMER, inputDefaults, outputPlaceholders, replacingChanges } from "../rules/resources";
 import { unlessNotFound } from "../portal/errors";
 import { prefetchNodeReferences } from "./node";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
@@ -54,7 +55,6 @@ const SETTABLE = ["name", "note", "tags", "limitHighStorage", "allowNoActivity"]
 /** Inputs that only matter to this provider (when deleting), never sent to the portal. */
 const LOCAL = ["deleteAssociations", "deletionComment"] as const;
 const INPUT_KEYS = ["businessUnitId", "nodeName", ...SETTABLE, ...LOCAL] as const;
-const REPLACING = new Set(["businessUnitId", "nodeName"]);
 
 type Inputs = Record<string, any>;
 
@@ -79,7 +79,7 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   const changed = changedKeys(INPUT_KEYS, olds, news);
   // A node added to a consumer without one keeps the consumer; a node renamed or
   // removed takes its consumer with it on the portal, so the consumer is replaced.
-  const replaces = changed.filter((k) => REPLACING.has(k) && (k !== "nodeName" || olds.nodeName !== undefined));
+  const replaces = replacingChanges(CONSUMER, changed, olds);
   return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
 }
 
@@ -198,12 +198,10 @@ export class Consumer extends pulumi.dynamic.Resource {
       consumerProvider,
       name,
       {
-        deleteAssociations: true,
+        ...inputDefaults(CONSUMER),
         ...args,
         createKey: createKeyFor("Consumer", name),
-        consumerId: undefined,
-        createdDate: undefined,
-        href: undefined,
+        ...outputPlaceholders(CONSUMER),
       },
       opts,
       "backup-portal",

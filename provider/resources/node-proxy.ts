@@ -6,6 +6,7 @@ import { explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, sameValue } from "../dynamic/values";
 import { proxyPeers } from "../portal/nodes";
+import { NODE_PROXY, replacingChanges } from "../rules/resources";
 
 export { configure as configurePortal } from "../dynamic/connection";
 import { withLoginHint } from "../dynamic/connection";
@@ -23,7 +24,7 @@ export interface NodeProxyArgs {
   adopt?: pulumi.Input<boolean>;
 }
 
-const INPUT_KEYS = ["businessUnitId", "agentConsumerId", "targetConsumerId"] as const;
+const INPUT_KEYS = Object.keys(NODE_PROXY.other);
 
 type Inputs = Record<string, any>;
 
@@ -43,7 +44,11 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   const changed = INPUT_KEYS.filter((k) => !sameValue(olds[k], news[k]));
   // A relation has nothing to change in place. Delete first: the new relation
   // may be the same pair (only the business unit id changed).
-  return { changes: changed.length > 0, replaces: [...changed], deleteBeforeReplace: true };
+  return {
+    changes: changed.length > 0,
+    replaces: replacingChanges(NODE_PROXY, changed, olds),
+    deleteBeforeReplace: !!NODE_PROXY.deleteBeforeReplace,
+  };
 }
 
 const idOf = (i: Inputs) => `${i.agentConsumerId}:${i.targetConsumerId}`;
@@ -98,6 +103,13 @@ export class NodeProxy extends pulumi.dynamic.Resource {
   constructor(name: string, args: NodeProxyArgs, opts?: pulumi.CustomResourceOptions) {
     // Every change replaces the relation, delete first: Diff says so, and the option says it at registration
     // too (the same pair cannot exist twice on the portal), unless the caller's options say otherwise.
-    super(nodeProxyProvider, name, { ...args }, { deleteBeforeReplace: true, ...opts }, "backup-portal", "NodeProxy");
+    super(
+      nodeProxyProvider,
+      name,
+      { ...args },
+      { deleteBeforeReplace: !!NODE_PROXY.deleteBeforeReplace, ...opts },
+      "backup-portal",
+      "NodeProxy",
+    );
   }
 }

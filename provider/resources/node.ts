@@ -9,6 +9,7 @@ import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
 import { checkFields, referenceInputs } from "../rules/check";
 import { NODE_FIELDS } from "../rules/fields";
+import { NODE, outputPlaceholders, replacingChanges, resourceReplaces, secretKeys } from "../rules/resources";
 import { isNotFound, PortalError } from "../portal/errors";
 import { Node as PortalNode, NodeFields } from "../portal/types";
 
@@ -62,7 +63,8 @@ export function prefetchNodeReferences(bunitId: number): void {
 
 /** Inputs changed in place with PUT. */
 const SETTABLE = ["operatingSystem", "type", "domain", "clientOptionSet", "contact", "cpuCount"] as const;
-const REPLACING = ["businessUnitId", "consumerId"] as const;
+/** Inputs whose change replaces the node (rules/resources.ts). */
+const REPLACING = [...resourceReplaces(NODE).keys()];
 
 type Inputs = Record<string, any>;
 
@@ -114,7 +116,7 @@ async function diff(_id: string, olds: Inputs, news: Inputs): Promise<pulumi.dyn
   const toActivate = news.tsmName !== undefined && !olds.activatedName;
   const newName = (!sameName(olds.tsmName, news.tsmName) && news.tsmName !== undefined) || toActivate;
   const newPassword = !sameValue(olds.tsmPassword, news.tsmPassword);
-  const replaces = changed.filter((k) => (REPLACING as readonly string[]).includes(k));
+  const replaces = replacingChanges(NODE, changed, olds);
   // A name other than the activated one on the same consumer is refused by Check (and by update, should
   // it get there); here it is only a change, which is what a refresh must show.
   return { changes: changed.length > 0 || newName || newPassword, replaces, deleteBeforeReplace: false };
@@ -366,18 +368,9 @@ export class Node extends pulumi.dynamic.Resource {
       {
         ...args,
         tsmPassword,
-        activatedName: undefined,
-        generatedPassword: undefined,
-        nodeId: undefined,
-        operatingSystemId: undefined,
-        typeId: undefined,
-        domainId: undefined,
-        clientOptionSetId: undefined,
-        serverId: undefined,
-        createdDate: undefined,
-        href: undefined,
+        ...outputPlaceholders(NODE),
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "tsmPassword", "generatedPassword"] },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretKeys(NODE)] },
       "backup-portal",
       "Node",
     );

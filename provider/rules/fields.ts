@@ -12,6 +12,13 @@ import { tsmNameProblem } from "../portal/nodes";
 import { MARKER_PREFIX } from "../portal/marker";
 
 /**
+ * What a change of an input does to the resource: "always" replaces it; "onceSet" replaces it when the input had a
+ * value before (setting it the first time changes it in place). Diff reads it (resourceReplaces in ./resources.ts),
+ * and so do the reference pages and a schema's replaceOnChanges.
+ */
+export type Replaces = "always" | "onceSet";
+
+/**
  * line: one line, no control characters. multiline: newline, carriage return and tab allowed, no other control
  * characters. tsmName: the backup server's naming rules (1-64 of letters, digits, `_ . - + &`).
  */
@@ -26,6 +33,15 @@ interface Common {
   local?: boolean;
   /** Why this rule refuses a value the portal (the emulator) would take. */
   stricter?: string;
+  /** A change of it replaces the resource (see Replaces); absent: changed in place. */
+  replaces?: Replaces;
+  /**
+   * Where the value goes on the portal, when not the field of the same name (references: `<key>.id`, lists of
+   * references `<key>[].id`): another field, an endpoint, a query parameter.
+   */
+  portalField?: string;
+  /** The value the resource class gives it when the input is left out (absent: none, the portal decides). */
+  default?: string | number | boolean;
 }
 
 export interface StringRule extends Common {
@@ -145,7 +161,12 @@ export const BUSINESS_UNIT_FIELDS: FieldTable = {
     scope: "parentId",
     doc: "the client option sets the business unit may use: names or ids of the default server's option sets",
   },
-  billingStorageTypeId: { kind: "integer", min: 0, doc: "the billing storage type's id (the portal also shows it as billingStorageType)" },
+  billingStorageTypeId: {
+    kind: "integer",
+    min: 0,
+    portalField: "`billingStorageTypeId` (read back from `billingStorageType` when the portal answers with that)",
+    doc: "the billing storage type's id (the portal also shows it as billingStorageType)",
+  },
   requiredApproversOfDeleteRequest: { kind: "integer", min: 0, doc: "approvals a delete request needs before it is carried out (0: none)" },
   finalDeleteRequestApprover: { kind: "boolean", doc: "a final approver decides delete requests" },
   usersCanApproveOwnRequests: { kind: "boolean", doc: "users may approve their own delete requests" },
@@ -164,13 +185,31 @@ export const CONSUMER_FIELDS: FieldTable = {
   tags: TAGS,
   limitHighStorage: { kind: "number", min: 0, doc: "high storage limit" },
   allowNoActivity: { kind: "boolean", doc: "no warning when the node has no activity" },
-  nodeName: { kind: "string", text: "line", maxLength: 64, local: true, doc: 'the tsmName of the node it carries ("*" before activation)' },
+  nodeName: {
+    kind: "string",
+    text: "line",
+    maxLength: 64,
+    local: true,
+    // The portal deletes a consumer together with its node: a renamed or removed node takes the consumer along.
+    replaces: "onceSet",
+    portalField: "none: the tsmName of the node it carries, kept so that a new node replaces the consumer",
+    doc: 'the tsmName of the node it carries ("*" before activation)',
+  },
   deleteAssociations: {
     kind: "boolean",
     local: true,
-    doc: "on delete, also remove the node's schedules on the backup server (default true)",
+    default: true,
+    portalField: "the `deleteAssociations` query parameter of the consumer's DELETE",
+    doc: "on delete, also remove the node's schedules on the backup server",
   },
-  deletionComment: { kind: "string", text: "line", maxLength: 1000, local: true, doc: "on delete, the comment the portal records" },
+  deletionComment: {
+    kind: "string",
+    text: "line",
+    maxLength: 1000,
+    local: true,
+    portalField: "the `deletionComment` query parameter of the consumer's DELETE",
+    doc: "on delete, the comment the portal records",
+  },
 };
 
 export const NODE_FIELDS: FieldTable = {
@@ -205,7 +244,10 @@ export const NODE_FIELDS: FieldTable = {
     text: "tsmName",
     maxLength: 64,
     local: true,
-    doc: "activates the node under this name (1-64 of A-Z 0-9 _ . - + &)",
+    portalField: "the node's activation (`.../node/activate?tsmName=`); the backup server stores it upper-case as `tsmName`",
+    doc:
+      "activates the node under this name (1-64 of A-Z 0-9 _ . - + &); the backup server never renames a node, so " +
+      "another name needs a new consumer (change the Consumer's nodeName)",
   },
 };
 

@@ -29,7 +29,10 @@ const referenceSchema = (what: string): Schema => ({
 
 /** The schema of one field of the tables. */
 export function fieldSchema(r: FieldRule): Schema {
-  const base = { description: r.stricter ? `${r.doc}. Stricter than the portal: ${r.stricter}` : r.doc };
+  const base = {
+    description: r.stricter ? `${r.doc}. Stricter than the portal: ${r.stricter}` : r.doc,
+    ...(r.default !== undefined ? { default: r.default } : {}),
+  };
   switch (r.kind) {
     case "string":
       return { ...base, type: "string", maxLength: r.maxLength, ...textSchema(r.text, !!r.nonBlank) };

@@ -5,13 +5,17 @@ import { ROOT } from "./helpers";
 
 const yaml: { load(s: string): unknown } = require("js-yaml");
 
-const { changedStacks, parse } = require(path.join(ROOT, ".github/scripts/changed-stacks.js")) as {
+const { changedStacks, parse, stackFiles } = require(path.join(ROOT, ".github/scripts/changed-stacks.js")) as {
   changedStacks(files: string[], stacks: string[]): string[];
-  parse(argv: string[]): { stacks: string[]; all: boolean };
+  parse(argv: string[]): { stacks: string[]; all: boolean; dir: string };
+  stackFiles(dir?: string): string[];
 };
+/** The major of pulumi/actions the workflows use (the current one: v7, May 2026). */
+const PULUMI_ACTION = "pulumi/actions@v7";
 
 interface Step {
   name?: string;
+  if?: string;
   uses?: string;
   run?: string;
   with?: Record<string, unknown>;
@@ -46,7 +50,7 @@ function checkSetup(job: Job) {
   const node = stepIndex(job, (s) => /^actions\/setup-node@v\d+$/.test(s.uses ?? ""));
   const ci = stepIndex(job, (s) => s.run?.trim() === "npm ci");
   const build = stepIndex(job, (s) => s.run?.trim() === "npm run build");
-  const pulumi = stepIndex(job, (s) => s.uses === "pulumi/actions@v6");
+  const pulumi = stepIndex(job, (s) => s.uses === PULUMI_ACTION);
   assert.ok(
     checkout === 0 && checkout < node && node < ci && ci < build && build < pulumi,
     "checkout, setup-node, npm ci, npm run build, then pulumi",
@@ -79,7 +83,9 @@ describe("fleet: GitHub Actions workflows", () => {
     assert.equal(job.strategy!.matrix.stack, "${{ fromJSON(needs.changes.outputs.stacks) }}");
     assert.match(job.concurrency!.group, /matrix\.stack/);
     assert.match(job.if!, /needs\.changes\.outputs\.stacks != '\[\]'/);
-    assert.match(wf.jobs.changes.steps[1].run!, /changed-stacks\.js --stacks dev,prod/);
+    // The stacks come from the stack files, not from a list in the workflow.
+    assert.match(wf.jobs.changes.steps[1].run!, /changed-stacks\.js\)/);
+    assert.doesNotMatch(wf.jobs.changes.steps[1].run!, /--stacks/);
     assert.equal(wf.jobs.test, undefined, "the tests run in test.yml, which has no paths filter");
   });
 
@@ -135,8 +141,30 @@ describe("fleet: GitHub Actions workflows", () => {
     assert.ok(!/pull-requests/.test(JSON.stringify(job.permissions ?? {})));
   });
 
+  it("up.yml and drift.yml: a Pulumi Cloud token through OIDC when PULUMI_OIDC is set, else the secret; no dev,prod list", () => {
+    for (const [f, jobName] of [
+      ["up.yml", "up"],
+      ["drift.yml", "drift"],
+    ] as const) {
+      const job = load(f).jobs[jobName];
+      assert.equal(job.permissions!["id-token"], "write", `${f}: the OIDC token needs id-token: write`);
+      const oidc = stepIndex(job, (s) => /^pulumi\/auth-actions@v\d+$/.test(s.uses ?? ""));
+      const secret = stepIndex(job, (s) => s.env?.PULUMI_ACCESS_TOKEN === "${{ secrets.PULUMI_ACCESS_TOKEN }}");
+      const pulumiCommand = stepIndex(job, (s) => /pulumi (up|preview)/.test(s.name ?? ""));
+      assert.ok(oidc > 0 && secret > 0 && oidc < pulumiCommand && secret < pulumiCommand, `${f}: the token before the command`);
+      assert.equal(job.steps[oidc].if, "vars.PULUMI_OIDC == 'true'", f);
+      assert.equal(job.steps[secret].if, "vars.PULUMI_OIDC != 'true'", f);
+      assert.equal(job.steps[oidc].with!["requested-token-type"], "urn:pulumi:token-type:access_token:organization", f);
+      assert.equal(job.env?.PULUMI_ACCESS_TOKEN, undefined, `${f}: a job-wide token would shadow the OIDC one`);
+    }
+    for (const f of ["preview.yml", "up.yml", "drift.yml"]) {
+      assert.doesNotMatch(text(f), /dev,prod/, `${f}: the stacks come from stacks/Pulumi.*.yaml`);
+      assert.doesNotMatch(text(f), /pulumi\/actions@v(?!7\b)/, `${f}: ${PULUMI_ACTION}`);
+    }
+  });
+
   it("hold no plaintext secret: every secret comes from ${{ secrets.* }}", () => {
-    for (const f of ["preview.yml", "up.yml"]) {
+    for (const f of ["preview.yml", "up.yml", "drift.yml"]) {
       const wf = load(f);
       const envs: Array<[string, string]> = [];
       for (const job of Object.values(wf.jobs)) {
@@ -144,7 +172,10 @@ describe("fleet: GitHub Actions workflows", () => {
         for (const s of job.steps)
           envs.push(...Object.entries(s.env ?? {}), ...Object.entries(s.with ?? {}).map(([k, v]) => [k, String(v)] as [string, string]));
       }
-      const secretish = envs.filter(([k]) => /token|password|passphrase|secret|credential|private.?key/i.test(k));
+      // requested-token-type names a kind of token (pulumi/auth-actions), it holds none.
+      const secretish = envs.filter(
+        ([k]) => /token|password|passphrase|secret|credential|private.?key/i.test(k) && k !== "requested-token-type",
+      );
       assert.ok(secretish.length >= 3, f);
       for (const [k, v] of secretish) assert.match(v, /^\$\{\{ secrets\.[A-Z_]+ \}\}$/, `${f}: ${k}`);
       const names = secretish.map(([k]) => k);
@@ -153,7 +184,9 @@ describe("fleet: GitHub Actions workflows", () => {
       const src = text(f);
       assert.ok(!/--show-secrets/.test(src), f);
       assert.ok(
-        !/(password|passphrase|token)\s*[:=]\s*["']?[A-Za-z0-9+/]{8,}/i.test(src.replace(/\$\{\{[^}]*\}\}/g, "")),
+        !/(password|passphrase|token)\s*[:=]\s*["']?[A-Za-z0-9+/]{8,}/i.test(
+          src.replace(/\$\{\{[^}]*\}\}/g, "").replace(/requested-token-type: .*$/gm, ""),
+        ),
         `${f}: a literal credential?`,
       );
       for (const [k, v] of envs) if (/\bsecrets\./.test(v)) assert.ok(/^\$\{\{ secrets\.[A-Z_]+ \}\}$/.test(v), `${f}: ${k}`);
@@ -188,8 +221,24 @@ describe("fleet: GitHub Actions workflows", () => {
         assert.deepEqual(changedStacks([f], stacks), [], f);
       }
     });
+    it("takes the stacks from the stack files: every stacks/Pulumi.<stack>.yaml but local, production last", () => {
+      const dir = fs.mkdtempSync(path.join(require("os").tmpdir(), "stacks-"));
+      try {
+        for (const f of ["Pulumi.prod.yaml", "Pulumi.staging.yml", "Pulumi.local.yaml", "Pulumi.dev.yaml", "Pulumi.yaml", "index.ts"])
+          fs.writeFileSync(path.join(dir, f), "");
+        assert.deepEqual(stackFiles(dir), ["dev", "staging", "prod"]);
+        assert.deepEqual(parse(["--dir", dir, "--all"]).stacks, ["dev", "staging", "prod"]);
+        assert.throws(() => parse(["--dir", dir, "--stacks", "qa"]), /no stack file for qa/);
+        fs.rmSync(path.join(dir, "Pulumi.dev.yaml"));
+        assert.deepEqual(parse(["--dir", dir]).stacks, ["staging", "prod"]);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      // This repository's stacks, as the workflows see them.
+      assert.deepEqual(parse([]).stacks, ["dev", "prod"]);
+    });
     it("accepts only stack names (they end up in a job matrix)", () => {
-      assert.deepEqual(parse(["--stacks", "dev, prod", "--all"]), { stacks: ["dev", "prod"], all: true });
+      assert.deepEqual(parse(["--stacks", "dev, prod", "--all"]), { stacks: ["dev", "prod"], all: true, dir: "stacks" });
       assert.throws(() => parse(["--stacks", "dev,$(curl x)"]), /not a stack name/);
       assert.throws(() => parse(["--stacks", ""]), /at least one/);
     });
