@@ -41,7 +41,8 @@ function checkKey(key: string, path: string, add: Add): void {
     );
 }
 
-function closest(word: string, choices: string[]): string | undefined {
+/** The choice closest to `word` when near enough to be its typo (the did-you-mean of every config message). */
+export function closest(word: string, choices: string[]): string | undefined {
   const dist = (a: string, b: string) => {
     // Row i starts with i; the loops fill the rest of each row in order.
     const d = Array.from({ length: a.length + 1 }, (_, i) => [i]);
