@@ -188,6 +188,8 @@ export function providerService(opts: ServerOptions): Record<string, Handler> {
         const parsed = r.importId.parse(id);
         if (!parsed) throw new Error(`backupportal: cannot import ${r.name} "${id}": give the id as ${r.importId.form}`);
         id = parsed.id;
+        // Every input counts as declared, so Read reports each one the portal holds (values.ts withPortalValues).
+        for (const k of inputKeys(r)) state.props[k] = null;
         Object.assign(state.props, parsed.props);
       }
       const result = await r.lifecycle.read(id, state.props);
