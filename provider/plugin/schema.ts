@@ -127,7 +127,6 @@ export async function packageSchema(version: string): Promise<Record<string, unk
     version,
     description: "Business units, consumers, backup nodes and node proxies of a Backup Portal (Auwau Cloutility).",
     license: "Apache-2.0",
-    repository: "https://github.com/backup-portal/backup-portal-pulumi",
     config: { variables },
     provider: {
       description: "The backupportal provider: one portal and account. Keys not set fall back to the BACKUP_PORTAL_* environment.",
