@@ -87,6 +87,10 @@ export class Plugin {
     return this.output;
   }
 
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
   call(method: string, message: Uint8Array): Promise<Buffer> {
     return this.channel.call(SERVICE[method.charAt(0).toLowerCase() + method.slice(1)].path, message);
   }
