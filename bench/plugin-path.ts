@@ -57,7 +57,13 @@ async function main(): Promise<void> {
         const wallMs = performance.now() - t0;
         const bytes = Object.values(engine.stateBytesPerResource());
         // An up: Check in the preview, then Check and Create in the update (Diff is not called for a new resource).
-        results.dynamic = { hostCpuMs: cpu, operations: w.resources.length * 3, resources: w.resources.length, stateBytes: bytes.reduce((a, b) => a + b, 0), wallMs };
+        results.dynamic = {
+          hostCpuMs: cpu,
+          operations: w.resources.length * 3,
+          resources: w.resources.length,
+          stateBytes: bytes.reduce((a, b) => a + b, 0),
+          wallMs,
+        };
         await engine.destroy();
       } finally {
         await engine.close();
@@ -71,7 +77,9 @@ async function main(): Promise<void> {
         await plugin.configure({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin", password: secret("admin") });
         const done = new Map<string, { id: string; outputs: PropertyMap; inputs: PropertyMap; urn: string }>();
         const resolve = (v: unknown): unknown =>
-          v && typeof v === "object" && "$ref" in v ? ((r) => ((v as any).prop === "id" ? r.id : r.outputs[(v as any).prop]))(done.get((v as any).$ref)!) : v;
+          v && typeof v === "object" && "$ref" in v
+            ? ((r) => ((v as any).prop === "id" ? r.id : r.outputs[(v as any).prop]))(done.get((v as any).$ref)!)
+            : v;
         const cpuStart = processCpuMs(plugin.pid) ?? 0;
         const t0 = performance.now();
         // Tenants in parallel, each tenant's resources in order (they reference each other).
@@ -98,11 +106,24 @@ async function main(): Promise<void> {
         const hostCpuMs = (processCpuMs(plugin.pid) ?? 0) - cpuStart;
         // What the engine stores per resource: urn, type, id, inputs and outputs (no serialized provider).
         const stateBytes = [...done.entries()].reduce(
-          (a, [name, r]) => a + Buffer.byteLength(JSON.stringify(redactSecrets({ urn: r.urn, type: TOKEN[w.resources.find((x) => x.name === name)!.type], id: r.id, inputs: r.inputs, outputs: r.outputs }))),
+          (a, [name, r]) =>
+            a +
+            Buffer.byteLength(
+              JSON.stringify(
+                redactSecrets({
+                  urn: r.urn,
+                  type: TOKEN[w.resources.find((x) => x.name === name)!.type],
+                  id: r.id,
+                  inputs: r.inputs,
+                  outputs: r.outputs,
+                }),
+              ),
+            ),
           0,
         );
         results.plugin = { hostCpuMs, operations: w.resources.length * 4, resources: w.resources.length, stateBytes, wallMs };
-        for (const [name, r] of [...done.entries()].reverse()) await plugin.delete(r.id, r.urn, r.outputs).catch((e) => console.error(`delete ${name}: ${e.message}`));
+        for (const [name, r] of [...done.entries()].reverse())
+          await plugin.delete(r.id, r.urn, r.outputs).catch((e) => console.error(`delete ${name}: ${e.message}`));
       } finally {
         await plugin.close();
       }

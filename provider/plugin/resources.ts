@@ -39,7 +39,11 @@ export interface PluginResource {
   importId: { form: string; parse(id: string): { id: string; props: Record<string, number> } | undefined };
 }
 
-const ADOPT: IdInput = { key: "adoptId", doc: "adopt this existing object instead of creating one; it is then updated to the declared inputs", required: false };
+const ADOPT: IdInput = {
+  key: "adoptId",
+  doc: "adopt this existing object instead of creating one; it is then updated to the declared inputs",
+  required: false,
+};
 const CREATED: OutputField[] = [
   { key: "createdDate", type: "string", doc: "when the portal created it" },
   { key: "href", type: "string", doc: "its address in the portal's API" },
@@ -64,7 +68,14 @@ export const RESOURCES: PluginResource[] = [
     doc: "A business unit of the Backup Portal, under a parent business unit.",
     lifecycle: businessUnitLifecycle,
     table: BUSINESS_UNIT_FIELDS,
-    ids: [{ key: "parentId", doc: "the parent business unit's id; changing it replaces the business unit (the API cannot move one)", required: true }, ADOPT],
+    ids: [
+      {
+        key: "parentId",
+        doc: "the parent business unit's id; changing it replaces the business unit (the API cannot move one)",
+        required: true,
+      },
+      ADOPT,
+    ],
     outputs: [
       { key: "businessUnitId", type: "integer", doc: "the portal's id of the business unit (also the resource id)" },
       { key: "timeZoneId", type: "integer", doc: "the id the time zone resolved to" },

@@ -91,7 +91,11 @@ async function resourceSpec(r: PluginResource): Promise<Record<string, unknown>>
     outputs[key] = { ...inputType(rule), description: describe(rule) };
   }
   for (const x of r.extraInputs ?? []) {
-    const spec: PropertySpec = { type: "string", description: x.doc.charAt(0).toUpperCase() + x.doc.slice(1) + ".", ...(x.secret ? { secret: true } : {}) };
+    const spec: PropertySpec = {
+      type: "string",
+      description: x.doc.charAt(0).toUpperCase() + x.doc.slice(1) + ".",
+      ...(x.secret ? { secret: true } : {}),
+    };
     inputs[x.key] = mark(x.key, spec);
     outputs[x.key] = spec;
   }
@@ -99,7 +103,12 @@ async function resourceSpec(r: PluginResource): Promise<Record<string, unknown>>
     const type = o.type === "integers" ? { type: "array", items: { type: "integer" } } : { type: o.type };
     outputs[o.key] = { ...type, description: o.doc.charAt(0).toUpperCase() + o.doc.slice(1) + ".", ...(o.secret ? { secret: true } : {}) };
   }
-  const requiredInputs = [...r.ids.filter((i) => i.required).map((i) => i.key), ...Object.entries(r.table).filter(([, x]) => x.required).map(([k]) => k)];
+  const requiredInputs = [
+    ...r.ids.filter((i) => i.required).map((i) => i.key),
+    ...Object.entries(r.table)
+      .filter(([, x]) => x.required)
+      .map(([k]) => k),
+  ];
   return {
     description: `${r.doc}\n\nImport: \`pulumi import ${tokenOf(r)} <name> ${r.importId.form}\`.`,
     inputProperties: inputs,

@@ -228,7 +228,12 @@ export function providerService(opts: ServerOptions): Record<string, Handler> {
   };
 }
 
-function diffResponse(changed: string[], replaces: string[], deleteBeforeReplace: boolean, some = changed.length > 0): provproto.DiffResponse {
+function diffResponse(
+  changed: string[],
+  replaces: string[],
+  deleteBeforeReplace: boolean,
+  some = changed.length > 0,
+): provproto.DiffResponse {
   const resp = new provproto.DiffResponse();
   const C = provproto.DiffResponse.DiffChanges;
   resp.setChanges(some ? C.DIFF_SOME : C.DIFF_NONE);
@@ -249,7 +254,10 @@ function diffResponse(changed: string[], replaces: string[], deleteBeforeReplace
 /** Serves the provider on 127.0.0.1 and resolves the port (the plugin prints it for the engine). */
 export async function serve(opts: ServerOptions): Promise<{ port: number; server: grpc.Server }> {
   const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
-  server.addService(provrpc.ResourceProviderService as unknown as grpc.ServiceDefinition, providerService(opts) as unknown as grpc.UntypedServiceImplementation);
+  server.addService(
+    provrpc.ResourceProviderService as unknown as grpc.ServiceDefinition,
+    providerService(opts) as unknown as grpc.UntypedServiceImplementation,
+  );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );

@@ -27,7 +27,13 @@ describe("backupportal provider configuration", function () {
 
   it("CheckConfig: a misspelt key gets the stack rules' did-you-mean, a missing one its fix, all at once", async () => {
     const p = await start();
-    const { failures } = await p.checkConfig({ url: a.url, orign: ORIGIN, clientId: "emulator", usernme: "admin", password: secret("admin") });
+    const { failures } = await p.checkConfig({
+      url: a.url,
+      orign: ORIGIN,
+      clientId: "emulator",
+      usernme: "admin",
+      password: secret("admin"),
+    });
     const reasons = failures.map((f) => f.reason);
     assert.ok(reasons.includes('backupportal:orign: unknown key; did you mean "backupportal:origin"?'), reasons.join("\n"));
     assert.ok(reasons.includes('backupportal:usernme: unknown key; did you mean "backupportal:username"?'), reasons.join("\n"));
@@ -35,7 +41,10 @@ describe("backupportal provider configuration", function () {
     assert.match(missing ?? "", /backupportal:origin \(or BACKUP_PORTAL_ORIGIN\), backupportal:username/);
     assert.doesNotMatch(reasons.join("\n"), /admin"/, "no value, and never the password, in a message");
     assert.deepEqual((await p.checkConfig(argsFor(a))).failures, [], "the right keys pass");
-    assert.equal((await p.checkConfig({ ...argsFor(a), url: "not a url" })).failures[0]?.reason.includes("backupportal:url is not a URL"), true);
+    assert.equal(
+      (await p.checkConfig({ ...argsFor(a), url: "not a url" })).failures[0]?.reason.includes("backupportal:url is not a URL"),
+      true,
+    );
   });
 
   it("DiffConfig: a new url or username replaces the provider (and its resources), a new password does not", async () => {
@@ -68,6 +77,10 @@ describe("backupportal provider configuration", function () {
     };
     assert.deepEqual(await names(a, ca.id), ["In A"]);
     assert.deepEqual(await names(b, cb.id), ["In B"]);
-    assert.equal((await pa.read(cb.id, urnOf("BusinessUnit", "in-b"), cb.properties)).properties.name === "In B", false, "a's plugin never sees b's object");
+    assert.equal(
+      (await pa.read(cb.id, urnOf("BusinessUnit", "in-b"), cb.properties)).properties.name === "In B",
+      false,
+      "a's plugin never sees b's object",
+    );
   });
 });

@@ -7,7 +7,13 @@ import { writesSince } from "../resources/support";
 import { secret, SECRET_SIG, SIG_KEY, UNKNOWN } from "../engine/values";
 import { Plugin, urnOf } from "./plugin";
 
-export const providerArgs = (emu: Emulator, user = "admin") => ({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: user, password: secret(user) });
+export const providerArgs = (emu: Emulator, user = "admin") => ({
+  url: emu.url,
+  origin: ORIGIN,
+  clientId: "emulator",
+  username: user,
+  password: secret(user),
+});
 const isSecret = (v: unknown) => !!v && typeof v === "object" && (v as Record<string, unknown>)[SIG_KEY] === SECRET_SIG;
 
 describe("backupportal plugin process", function () {
@@ -78,7 +84,8 @@ describe("backupportal plugin process", function () {
     const web = await consumerOf("web01");
     const db = await consumerOf("db01");
     assert.equal((await plugin.diff(web.id, cUrn("web01"), web.properties, web.inputs)).changes, "none");
-    const webNews = (await plugin.check(cUrn("web01"), web.inputs, { businessUnitId: 1, name: "web01", nodeName: "WEB01", note: "n" })).inputs;
+    const webNews = (await plugin.check(cUrn("web01"), web.inputs, { businessUnitId: 1, name: "web01", nodeName: "WEB01", note: "n" }))
+      .inputs;
     assert.equal((await plugin.update(web.id, cUrn("web01"), web.properties, webNews)).properties.note, "n");
     const importedConsumer = await plugin.read(`1/${web.id}`, cUrn("imp"), {});
     assert.deepEqual([importedConsumer.id, importedConsumer.inputs?.name], [web.id, "web01"]);
@@ -114,7 +121,10 @@ describe("backupportal plugin process", function () {
     assert.deepEqual([nImported.id, nImported.inputs?.operatingSystem, nImported.inputs?.cpuCount], [node.id, "Linux", 4]);
 
     const pUrn = urnOf("NodeProxy", "web-for-db");
-    const dbNode = await plugin.create(urnOf("Node", "db-node"), (await plugin.check(urnOf("Node", "db-node"), {}, { ...nodeDeclared, consumerId: Number(db.id), tsmName: "DB01" })).inputs);
+    const dbNode = await plugin.create(
+      urnOf("Node", "db-node"),
+      (await plugin.check(urnOf("Node", "db-node"), {}, { ...nodeDeclared, consumerId: Number(db.id), tsmName: "DB01" })).inputs,
+    );
     const pInputs = (await plugin.check(pUrn, {}, { businessUnitId: 1, agentConsumerId: web.id, targetConsumerId: db.id })).inputs;
     const proxy = await plugin.create(pUrn, pInputs);
     assert.equal(proxy.id, `${web.id}:${db.id}`);
@@ -148,10 +158,17 @@ describe("backupportal plugin process", function () {
   });
 
   it("Check refuses wrong inputs with the rule tables' messages, every problem at once", async () => {
-    const r = await plugin.check(urnOf("BusinessUnit", "bad"), {}, { parentId: 1, name: "", registrationNumber: "x", timeZone: "Mars/Olympus", invoiceDay: 31 });
+    const r = await plugin.check(
+      urnOf("BusinessUnit", "bad"),
+      {},
+      { parentId: 1, name: "", registrationNumber: "x", timeZone: "Mars/Olympus", invoiceDay: 31 },
+    );
     const props = r.failures.map((f) => f.property).sort();
     assert.deepEqual(props, ["invoiceDay", "name", "timeZone"]);
-    assert.match(r.failures.find((f) => f.property === "timeZone")!.reason, /unknown time zone .*"Mars\/Olympus"; valid: .*W\. Europe Standard Time/);
+    assert.match(
+      r.failures.find((f) => f.property === "timeZone")!.reason,
+      /unknown time zone .*"Mars\/Olympus"; valid: .*W\. Europe Standard Time/,
+    );
   });
 });
 

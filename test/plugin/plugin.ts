@@ -100,13 +100,17 @@ export class Plugin {
   }
 
   async schema(): Promise<Record<string, any>> {
-    const resp = provproto.GetSchemaResponse.deserializeBinary(await this.call("GetSchema", new provproto.GetSchemaRequest().serializeBinary()));
+    const resp = provproto.GetSchemaResponse.deserializeBinary(
+      await this.call("GetSchema", new provproto.GetSchemaRequest().serializeBinary()),
+    );
     return JSON.parse(resp.getSchema());
   }
 
   /** CheckConfig of the default provider's inputs (keys without namespace, as the engine sends a provider's inputs). */
   async checkConfig(news: PropertyMap) {
-    return checkResponse(await this.call("CheckConfig", checkRequest("urn:pulumi:test::yaml-tenants::pulumi:providers:backupportal::default", {}, wire(news))));
+    return checkResponse(
+      await this.call("CheckConfig", checkRequest("urn:pulumi:test::yaml-tenants::pulumi:providers:backupportal::default", {}, wire(news))),
+    );
   }
 
   async diffConfig(olds: PropertyMap, news: PropertyMap): Promise<Diff> {

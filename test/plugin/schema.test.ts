@@ -82,7 +82,14 @@ describe("backupportal package schema", function () {
     const node = schema.resources["backupportal:index:Node"];
     assert.equal(node.inputProperties.tsmPassword.secret, true);
     assert.equal(node.properties.tsmPassword.secret, true);
-    assert.deepEqual(Object.keys(schema.config.variables).sort(), ["clientId", "origin", "password", "recoverInterruptedCreates", "url", "username"]);
+    assert.deepEqual(Object.keys(schema.config.variables).sort(), [
+      "clientId",
+      "origin",
+      "password",
+      "recoverInterruptedCreates",
+      "url",
+      "username",
+    ]);
     assert.equal(schema.config.variables.password.secret, true);
     assert.equal(schema.provider.inputProperties.password.secret, true);
   });

@@ -28,7 +28,11 @@ const REF = /^\$\{([A-Za-z][A-Za-z0-9_-]*)\.([A-Za-z][A-Za-z0-9_]*)\}$/;
 
 /** The example's resources in dependency order (a resource after those it references). */
 function resourcesOf(program: any): Declared[] {
-  const all: Declared[] = Object.entries(program.resources as Record<string, any>).map(([name, r]) => ({ name, type: r.type, properties: r.properties ?? {} }));
+  const all: Declared[] = Object.entries(program.resources as Record<string, any>).map(([name, r]) => ({
+    name,
+    type: r.type,
+    properties: r.properties ?? {},
+  }));
   const deps = (r: Declared) => Object.values(r.properties).flatMap((v) => (typeof v === "string" && REF.test(v) ? [REF.exec(v)![1]] : []));
   const ordered: Declared[] = [];
   for (let round = 0; round < all.length && ordered.length < all.length; round++) {
@@ -70,7 +74,10 @@ describe("examples/yaml/Pulumi.yaml through the plugin", function () {
     const program = parse(fs.readFileSync(EXAMPLE, "utf8"));
     assert.equal(program.runtime, "yaml");
     const resources = resourcesOf(program);
-    assert.deepEqual(resources.map((r) => r.type), ["backupportal:index:BusinessUnit", "backupportal:index:Consumer", "backupportal:index:Node"]);
+    assert.deepEqual(
+      resources.map((r) => r.type),
+      ["backupportal:index:BusinessUnit", "backupportal:index:Consumer", "backupportal:index:Node"],
+    );
 
     // Preview: references to resources not created are unknown; nothing is written.
     let mark = emu.requests().length;
