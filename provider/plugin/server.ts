@@ -14,7 +14,7 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { configure as configurePortal, resetConnection } from "../dynamic/connection";
 import { createKeyFor } from "../dynamic/recovery";
-import { sameValue } from "../dynamic/values";
+import { sameValue, UNKNOWN } from "../dynamic/values";
 import { checkConfig, diffConfig, lookup } from "./config";
 import { inputKeys, packageSchema } from "./schema";
 import { PluginResource, resourceOf } from "./resources";
@@ -169,8 +169,11 @@ export function providerService(opts: ServerOptions): Record<string, Handler> {
       const inputs = fromWire(props(req.getProperties()));
       const resp = new provproto.CreateResponse();
       if (req.getPreview()) {
-        // A preview shows the inputs; the outputs are not known until the portal answers.
-        resp.setProperties(wire(inputs.props, secretKeys(r, inputs.secrets)));
+        // A preview shows the inputs; the outputs are not known until the portal answers (so a program's
+        // reference to one, `${acme.businessUnitId}`, is unknown rather than missing).
+        const outs: PropertyMap = { ...inputs.props };
+        for (const o of r.outputs) outs[o.key] ??= UNKNOWN;
+        resp.setProperties(wire(outs, secretKeys(r, inputs.secrets)));
         return resp;
       }
       const result = await r.lifecycle.create(inputs.props);

@@ -152,6 +152,7 @@ describe("backupportal plugin process", function () {
     const preview = await plugin.create(urn, checked.inputs, true);
     assert.equal(preview.id, "");
     assert.equal(preview.properties.name, "later");
+    assert.equal(preview.properties.consumerId, UNKNOWN, "an output is unknown in a preview, not missing");
     const diff = await plugin.diff("5", urn, { businessUnitId: 1, name: "later" }, { businessUnitId: UNKNOWN, name: "later" }, true);
     assert.deepEqual(diff.replaces, ["businessUnitId"]);
     assert.deepEqual(writesSince(emu, mark), []);
