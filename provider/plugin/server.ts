@@ -87,7 +87,12 @@ export function providerService(opts: ServerOptions): Record<string, Handler> {
   const wire = (m: PropertyMap, secrets: Set<string>) => struct(acceptSecrets ? toWire(m, secrets) : toWire(m, []));
 
   return {
-    handshake: unary(async () => new provproto.ProviderHandshakeResponse()),
+    // Engines that call Handshake take the plugin's flags from its answer (and may skip Configure's).
+    handshake: unary(async () => {
+      const resp = new provproto.ProviderHandshakeResponse();
+      resp.setAcceptSecrets(true);
+      return resp;
+    }),
     getPluginInfo: unary(async () => {
       const info = new plugproto.PluginInfo();
       info.setVersion(opts.version);

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { ORIGIN, startEmulator, type Emulator } from "../support/portal";
 import { writesSince } from "../resources/support";
 import { secret, SECRET_SIG, SIG_KEY, UNKNOWN } from "../engine/values";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { Plugin, urnOf } from "./plugin";
 
 export const providerArgs = (emu: Emulator, user = "admin") => ({
@@ -35,6 +36,11 @@ describe("backupportal plugin process", function () {
 
   it("prints its port and answers GetPluginInfo with the package version (plugin.go: port on the first stdout line)", async () => {
     assert.equal(await plugin.version(), require("../../package.json").version);
+    // provider_plugin.go: an engine that sends Handshake reads acceptSecrets from its answer.
+    const hs = provproto.ProviderHandshakeResponse.deserializeBinary(
+      await plugin.call("Handshake", new provproto.ProviderHandshakeRequest().serializeBinary()),
+    );
+    assert.equal(hs.getAcceptSecrets(), true);
   });
 
   it("BusinessUnit: check → create → read → diff (none) → update → import by id → delete", async () => {
