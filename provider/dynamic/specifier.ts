@@ -49,6 +49,25 @@ export function programDirectory(cwd: string = process.cwd()): string {
   return fs.existsSync(target) && !fs.statSync(target).isDirectory() ? path.dirname(target) : target;
 }
 
+const realpath = (p: string) => {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Whether the program reaches this package through a node_modules folder (its own or one above it), also when
+ * that entry is a symlink to `root` (`npm link`, `npm install <folder>`): Node then loads the package from the
+ * link's target, so `__filename` lies outside node_modules, but the package name resolves on every machine.
+ */
+function reachedThroughNodeModules(root: string, cwd: string): boolean {
+  const real = realpath(root);
+  const entry = findUp(path.resolve(cwd), (d) => fs.existsSync(path.join(d, "node_modules", PACKAGE_NAME, "package.json")));
+  return !!entry && !!real && realpath(path.join(entry, "node_modules", PACKAGE_NAME)) === real;
+}
+
 /**
  * The specifier of the compiled module for `filename` (a .ts source file under
  * ts-node, or the .js file in dist/). The host runs plain Node, so it always
@@ -60,7 +79,7 @@ export function moduleSpecifier(filename: string, cwd: string = programDirectory
   const rel = path.relative(root, filename).split(path.sep).join("/");
   const compiled = (rel.startsWith("dist/") ? rel : `dist/${rel}`).replace(/\.[jt]s$/, "");
   const parts = root.split(path.sep);
-  if (parts.includes("node_modules")) return `${PACKAGE_NAME}/${compiled}`;
+  if (parts.includes("node_modules") || reachedThroughNodeModules(root, cwd)) return `${PACKAGE_NAME}/${compiled}`;
   const fromCwd = path.relative(cwd, path.join(root, compiled)).split(path.sep).join("/");
   return fromCwd.startsWith(".") ? fromCwd : `./${fromCwd}`;
 }

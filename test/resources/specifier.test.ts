@@ -44,4 +44,33 @@ describe("the serialized provider's module specifier", () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("is the package name when the package is installed through a symlink (npm link, npm install <folder>)", () => {
+    // issue 28 item 13: Node loads a linked package from the link's target, outside node_modules; a relative
+    // path to it would only resolve on the machine that wrote the state.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "specifier-link-"));
+    try {
+      const checkout = path.join(dir, "checkout");
+      fs.mkdirSync(path.join(checkout, "dist", "provider", "resources"), { recursive: true });
+      fs.writeFileSync(path.join(checkout, "package.json"), JSON.stringify({ name: "backup-portal-pulumi" }));
+      const app = path.join(dir, "app");
+      fs.mkdirSync(path.join(app, "node_modules"), { recursive: true });
+      fs.writeFileSync(path.join(app, "Pulumi.yaml"), "name: x\nruntime: nodejs\n");
+      fs.symlinkSync(checkout, path.join(app, "node_modules", "backup-portal-pulumi"), "dir");
+      const compiled = path.join(checkout, "dist", "provider", "resources", "node.js");
+      assert.equal(moduleSpecifier(compiled, app), "backup-portal-pulumi/dist/provider/resources/node");
+      // Reached from a folder below the program's, too (node_modules is found upwards, as Node finds it).
+      fs.mkdirSync(path.join(app, "src"));
+      assert.equal(moduleSpecifier(compiled, path.join(app, "src")), "backup-portal-pulumi/dist/provider/resources/node");
+      // A link to another copy of the package is not this one: the relative path stays.
+      fs.rmSync(path.join(app, "node_modules", "backup-portal-pulumi"));
+      const other = path.join(dir, "other");
+      fs.mkdirSync(other);
+      fs.writeFileSync(path.join(other, "package.json"), JSON.stringify({ name: "backup-portal-pulumi" }));
+      fs.symlinkSync(other, path.join(app, "node_modules", "backup-portal-pulumi"), "dir");
+      assert.equal(moduleSpecifier(compiled, app), "../checkout/dist/provider/resources/node");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

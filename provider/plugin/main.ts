@@ -1,0 +1,29 @@
+// The `backupportal` plugin process (bin/pulumi-resource-backupportal): serves
+// the ResourceProvider protocol on a loopback port, prints the port on stdout as
+// the engine's plugin loader reads it (sdk/go/common/resource/plugin/plugin.go),
+// and serves until the engine stops it (SIGTERM/SIGINT, or Cancel).
+import * as fs from "fs";
+import * as path from "path";
+import { packageRoot } from "../dynamic/specifier";
+import { serve } from "./server";
+
+function version(): string {
+  return JSON.parse(fs.readFileSync(path.join(packageRoot(__filename), "package.json"), "utf8")).version;
+}
+
+export async function main(): Promise<void> {
+  // The engine reads the first line of stdout as the port: nothing else may be printed there.
+  console.log = console.error;
+  const { port, server } = await serve({ version: version(), onCancel: () => undefined });
+  process.stdout.write(`${port}\n`);
+  const stop = () => server.tryShutdown(() => process.exit(0));
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
+if (require.main === module) {
+  main().catch((e) => {
+    process.stderr.write(`backupportal: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,273 @@
+// The ResourceProvider gRPC service of the `backupportal` plugin. Every resource
+// method turns the engine's request into the call the dynamic provider host
+// would make on the same lifecycle (provider/resources/*), and its answer back:
+// the plugin has no rules of its own. What it adds is what only a native
+// provider can do: configuration (CheckConfig, DiffConfig, Configure), a schema,
+// detailed diffs, imports by id and secrets kept as secrets.
+import * as grpc from "@grpc/grpc-js";
+import * as anyproto from "google-protobuf/google/protobuf/any_pb";
+import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
+import * as structproto from "google-protobuf/google/protobuf/struct_pb";
+import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as statusproto from "@pulumi/pulumi/proto/status_pb";
+import { configure as configurePortal, resetConnection } from "../dynamic/connection";
+import { createKeyFor } from "../dynamic/recovery";
+import { sameValue, UNKNOWN } from "../dynamic/values";
+import { checkConfig, diffConfig, lookup } from "./config";
+import { inputKeys, packageSchema } from "./schema";
+import { PluginResource, resourceOf } from "./resources";
+import { fromWire, PropertyMap, toWire } from "./values";
+
+type Callback = (err: Partial<grpc.StatusObject> | null, value?: unknown) => void;
+type Handler = (call: { request: any }, callback: Callback) => void;
+
+const struct = (m: PropertyMap) => structproto.Struct.fromJavaScript(m as Record<string, structproto.JavaScriptValue>);
+const props = (s: structproto.Struct | undefined) => (s ? (s.toJavaScript() as PropertyMap) : {});
+
+/** `urn:pulumi:<stack>::<project>::<type>::<name>` → its parts. */
+function urnParts(urn: string): { stack: string; project: string; name: string } {
+  const parts = urn.split("::");
+  return { stack: parts[0].split(":").pop() ?? "", project: parts[1] ?? "", name: parts[parts.length - 1] ?? "" };
+}
+
+/** The error the engine shows; a create that made the object carries its id and properties (ErrorResourceInitFailed). */
+function toStatus(e: unknown): Partial<grpc.StatusObject> {
+  const err = e as Error & { id?: string; properties?: PropertyMap; reasons?: string[] };
+  const message = err instanceof Error ? err.message : String(e);
+  const metadata = new grpc.Metadata();
+  if (err?.id) {
+    const detail = new provproto.ErrorResourceInitFailed();
+    detail.setId(err.id);
+    detail.setProperties(struct(err.properties ?? {}));
+    detail.setReasonsList(err.reasons ?? [message]);
+    const any = new anyproto.Any();
+    any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+    const status = new statusproto.Status();
+    status.setCode(grpc.status.UNKNOWN);
+    status.setMessage(message);
+    status.addDetails(any);
+    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  }
+  return { code: grpc.status.UNKNOWN, details: message, metadata };
+}
+
+/** One unary handler: `run` answers, or its error goes back as the call's status. */
+function unary(run: (req: any) => Promise<unknown>): Handler {
+  return (call, callback) => {
+    run(call.request).then(
+      (resp) => callback(null, resp),
+      (e) => callback(toStatus(e)),
+    );
+  };
+}
+
+function resourceFor(type: string, urn: string): PluginResource {
+  const r = resourceOf(type || urn.split("::")[2]?.split("$").pop() || "");
+  if (!r) throw new Error(`backupportal: unknown resource type ${type}`);
+  return r;
+}
+
+/** Secrets of an answer: those of the request and those the schema marks (the node's password). */
+function secretKeys(r: PluginResource, ...sets: Array<Set<string>>): Set<string> {
+  const out = new Set<string>((r.extraInputs ?? []).filter((x) => x.secret).map((x) => x.key));
+  for (const s of sets) for (const k of s) out.add(k);
+  return out;
+}
+
+export interface ServerOptions {
+  version: string;
+  /** Called when the engine asks the plugin to stop (Cancel). */
+  onCancel?: () => void;
+}
+
+export function providerService(opts: ServerOptions): Record<string, Handler> {
+  let acceptSecrets = false;
+  const wire = (m: PropertyMap, secrets: Set<string>) => struct(acceptSecrets ? toWire(m, secrets) : toWire(m, []));
+
+  return {
+    // Engines that call Handshake take the plugin's flags from its answer (and may skip Configure's).
+    handshake: unary(async () => {
+      const resp = new provproto.ProviderHandshakeResponse();
+      resp.setAcceptSecrets(true);
+      return resp;
+    }),
+    getPluginInfo: unary(async () => {
+      const info = new plugproto.PluginInfo();
+      info.setVersion(opts.version);
+      return info;
+    }),
+    getSchema: unary(async () => {
+      const resp = new provproto.GetSchemaResponse();
+      resp.setSchema(JSON.stringify(await packageSchema(opts.version)));
+      return resp;
+    }),
+    checkConfig: unary(async (req: provproto.CheckRequest) => {
+      const news = fromWire(props(req.getNews())).props;
+      const resp = new provproto.CheckResponse();
+      resp.setInputs(req.getNews());
+      for (const f of checkConfig(news)) {
+        const failure = new provproto.CheckFailure();
+        failure.setProperty(f.property);
+        failure.setReason(f.reason);
+        resp.addFailures(failure);
+      }
+      return resp;
+    }),
+    diffConfig: unary(async (req: provproto.DiffRequest) => {
+      const olds = fromWire(props(req.getOldInputs() ?? req.getOlds())).props;
+      const news = fromWire(props(req.getNews())).props;
+      const { changed, replaces } = diffConfig(olds, news);
+      return diffResponse(changed, replaces, false);
+    }),
+    configure: unary(async (req: provproto.ConfigureRequest) => {
+      // args: the provider's inputs; variables: the legacy `backupportal:config:<key>` map (older engines).
+      const args: PropertyMap = req.getArgs() ? fromWire(props(req.getArgs())).props : {};
+      req.getVariablesMap().forEach((v: string, k: string) => {
+        if (args[k] === undefined) args[k] = v;
+      });
+      resetConnection();
+      configurePortal({ get: lookup(args) });
+      acceptSecrets = req.getAcceptsecrets();
+      const resp = new provproto.ConfigureResponse();
+      resp.setAcceptsecrets(true);
+      resp.setSupportspreview(true);
+      resp.setAcceptresources(false);
+      resp.setAcceptoutputs(false);
+      return resp;
+    }),
+    check: unary(async (req: provproto.CheckRequest) => {
+      const r = resourceFor(req.getType(), req.getUrn());
+      const olds = fromWire(props(req.getOlds()));
+      const news = fromWire(props(req.getNews()));
+      // The dynamic resource classes add `createKey` at registration; here it is derived from the URN the same way.
+      if (news.props.createKey === undefined) {
+        const u = urnParts(req.getUrn());
+        news.props.createKey = createKeyFor(r.name, u.name, u.project, u.stack);
+      }
+      const result = await r.lifecycle.check(olds.props, news.props);
+      const resp = new provproto.CheckResponse();
+      resp.setInputs(wire(result.inputs ?? news.props, secretKeys(r, news.secrets)));
+      for (const f of result.failures ?? []) {
+        const failure = new provproto.CheckFailure();
+        failure.setProperty(f.property);
+        failure.setReason(f.reason);
+        resp.addFailures(failure);
+      }
+      return resp;
+    }),
+    diff: unary(async (req: provproto.DiffRequest) => {
+      const r = resourceFor(req.getType(), req.getUrn());
+      const olds = fromWire(props(req.getOlds())).props;
+      const news = fromWire(props(req.getNews())).props;
+      const result = await r.lifecycle.diff(req.getId(), olds, news);
+      // The properties named: the inputs whose value changed, and whatever the lifecycle says replaces.
+      const changed = inputKeys(r).filter((k) => !sameValue(olds[k], news[k]));
+      const replaces = result.replaces ?? [];
+      for (const k of replaces) if (!changed.includes(k)) changed.push(k);
+      const some = result.changes ?? changed.length > 0;
+      return diffResponse(some ? changed : [], replaces, !!result.deleteBeforeReplace, some);
+    }),
+    create: unary(async (req: provproto.CreateRequest) => {
+      const r = resourceFor(req.getType(), req.getUrn());
+      const inputs = fromWire(props(req.getProperties()));
+      const resp = new provproto.CreateResponse();
+      if (req.getPreview()) {
+        // A preview shows the inputs; the outputs are not known until the portal answers (so a program's
+        // reference to one, `${acme.businessUnitId}`, is unknown rather than missing).
+        const outs: PropertyMap = { ...inputs.props };
+        for (const o of r.outputs) outs[o.key] ??= UNKNOWN;
+        resp.setProperties(wire(outs, secretKeys(r, inputs.secrets)));
+        return resp;
+      }
+      const result = await r.lifecycle.create(inputs.props);
+      resp.setId(result.id);
+      resp.setProperties(wire(result.outs ?? {}, secretKeys(r, inputs.secrets)));
+      return resp;
+    }),
+    read: unary(async (req: provproto.ReadRequest) => {
+      const r = resourceFor(req.getType(), req.getUrn());
+      let id = req.getId();
+      const state = fromWire(props(req.getProperties()));
+      const inputs = fromWire(props(req.getInputs()));
+      // An import: only the id is known. It names the object and the ids the portal addresses it under.
+      if (Object.keys(state.props).length === 0) {
+        const parsed = r.importId.parse(id);
+        if (!parsed) throw new Error(`backupportal: cannot import ${r.name} "${id}": give the id as ${r.importId.form}`);
+        id = parsed.id;
+        // Every input counts as declared, so Read reports each one the portal holds (values.ts withPortalValues).
+        for (const k of inputKeys(r)) state.props[k] = null;
+        Object.assign(state.props, parsed.props);
+      }
+      const result = await r.lifecycle.read(id, state.props);
+      const resp = new provproto.ReadResponse();
+      resp.setId(result.id ?? "");
+      if (result.id) {
+        const secrets = secretKeys(r, state.secrets, inputs.secrets);
+        resp.setProperties(wire(result.props ?? {}, secrets));
+        if (result.inputs) resp.setInputs(wire(result.inputs, secrets));
+      }
+      return resp;
+    }),
+    update: unary(async (req: provproto.UpdateRequest) => {
+      const r = resourceFor(req.getType(), req.getUrn());
+      const olds = fromWire(props(req.getOlds()));
+      const news = fromWire(props(req.getNews()));
+      const resp = new provproto.UpdateResponse();
+      if (req.getPreview()) {
+        resp.setProperties(wire({ ...olds.props, ...news.props }, secretKeys(r, news.secrets)));
+        return resp;
+      }
+      const result = await r.lifecycle.update(req.getId(), olds.props, news.props);
+      resp.setProperties(wire(result.outs ?? {}, secretKeys(r, olds.secrets, news.secrets)));
+      return resp;
+    }),
+    delete: unary(async (req: provproto.DeleteRequest) => {
+      const r = resourceFor(req.getType(), req.getUrn());
+      await r.lifecycle.delete(req.getId(), fromWire(props(req.getProperties())).props);
+      return new emptyproto.Empty();
+    }),
+    cancel: unary(async () => {
+      opts.onCancel?.();
+      return new emptyproto.Empty();
+    }),
+    attach: unary(async () => new emptyproto.Empty()),
+  };
+}
+
+function diffResponse(
+  changed: string[],
+  replaces: string[],
+  deleteBeforeReplace: boolean,
+  some = changed.length > 0,
+): provproto.DiffResponse {
+  const resp = new provproto.DiffResponse();
+  const C = provproto.DiffResponse.DiffChanges;
+  resp.setChanges(some ? C.DIFF_SOME : C.DIFF_NONE);
+  resp.setReplacesList(replaces);
+  resp.setDiffsList(changed);
+  resp.setDeletebeforereplace(deleteBeforeReplace);
+  resp.setHasdetaileddiff(true);
+  const K = provproto.PropertyDiff.Kind;
+  const detailed = resp.getDetaileddiffMap();
+  for (const k of changed) {
+    const d = new provproto.PropertyDiff();
+    d.setKind(replaces.includes(k) ? K.UPDATE_REPLACE : K.UPDATE);
+    detailed.set(k, d);
+  }
+  return resp;
+}
+
+/** Serves the provider on 127.0.0.1 and resolves the port (the plugin prints it for the engine). */
+export async function serve(opts: ServerOptions): Promise<{ port: number; server: grpc.Server }> {
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(
+    provrpc.ResourceProviderService as unknown as grpc.ServiceDefinition,
+    providerService(opts) as unknown as grpc.UntypedServiceImplementation,
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return { port, server };
+}
