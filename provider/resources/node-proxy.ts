@@ -8,7 +8,8 @@ import { Failures, checkId, isUnknown, sameValue } from "../dynamic/values";
 import { proxyPeers } from "../portal/nodes";
 
 export { configure as configurePortal } from "../dynamic/connection";
-import { withLoginHint } from "../dynamic/connection";
+import { currentPortal, withLoginHint } from "../dynamic/connection";
+import { withPortalGuard } from "../dynamic/portal-guard";
 
 export interface NodeProxyArgs {
   businessUnitId: pulumi.Input<number | string>;
@@ -86,7 +87,7 @@ async function remove(_id: string, props: Inputs): Promise<void> {
   await portal().nodes.removeProxyAgent(props.businessUnitId, props.targetConsumerId, props.agentConsumerId);
 }
 
-export const nodeProxyLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
+export const nodeProxyLifecycle: Lifecycle = withLoginHint(withPortalGuard("node proxy", currentPortal, { check, diff, create, read, update, delete: remove }));
 
 export const nodeProxyProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeProxyLifecycle");
 
