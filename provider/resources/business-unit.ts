@@ -228,7 +228,9 @@ async function remove(id: string): Promise<void> {
   }
 }
 
-export const businessUnitLifecycle: Lifecycle = withLoginHint(withPortalGuard("business unit", currentPortal, { check, diff, create, read, update, delete: remove }));
+export const businessUnitLifecycle: Lifecycle = withLoginHint(
+  withPortalGuard("business unit", currentPortal, { check, diff, create, read, update, delete: remove }),
+);
 
 /** The provider object the engine serializes for every BusinessUnit (one per type). */
 export const businessUnitProvider = lifecycleProvider(moduleSpecifier(__filename), "businessUnitLifecycle");

@@ -180,7 +180,9 @@ async function remove(id: string, props: Inputs): Promise<void> {
   });
 }
 
-export const consumerLifecycle: Lifecycle = withLoginHint(withPortalGuard("consumer", currentPortal, { check, diff, create, read, update, delete: remove }));
+export const consumerLifecycle: Lifecycle = withLoginHint(
+  withPortalGuard("consumer", currentPortal, { check, diff, create, read, update, delete: remove }),
+);
 
 export const consumerProvider = lifecycleProvider(moduleSpecifier(__filename), "consumerLifecycle");
 

@@ -87,7 +87,9 @@ async function remove(_id: string, props: Inputs): Promise<void> {
   await portal().nodes.removeProxyAgent(props.businessUnitId, props.targetConsumerId, props.agentConsumerId);
 }
 
-export const nodeProxyLifecycle: Lifecycle = withLoginHint(withPortalGuard("node proxy", currentPortal, { check, diff, create, read, update, delete: remove }));
+export const nodeProxyLifecycle: Lifecycle = withLoginHint(
+  withPortalGuard("node proxy", currentPortal, { check, diff, create, read, update, delete: remove }),
+);
 
 export const nodeProxyProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeProxyLifecycle");
 

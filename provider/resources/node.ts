@@ -337,7 +337,9 @@ async function remove(id: string, props: Inputs): Promise<void> {
   if (await client.nodes.delete(props.businessUnitId, Number(id))) noteRemovedWithNode(client, props.businessUnitId, Number(id));
 }
 
-export const nodeLifecycle: Lifecycle = withLoginHint(withPortalGuard("node", currentPortal, { check, diff, create, read, update, delete: remove }));
+export const nodeLifecycle: Lifecycle = withLoginHint(
+  withPortalGuard("node", currentPortal, { check, diff, create, read, update, delete: remove }),
+);
 
 export const nodeProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeLifecycle");
 

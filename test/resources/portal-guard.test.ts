@@ -42,7 +42,10 @@ describe("portal guard: a changed backup-portal:url never sends the old portal's
     assert.match(message, /run `pulumi up` to finish the removals there/);
     assert.match(message, /`pulumi state delete '<urn>'`/);
     assert.deepEqual(
-      b.requests().slice(markB).filter((q) => q.method === "DELETE"),
+      b
+        .requests()
+        .slice(markB)
+        .filter((q) => q.method === "DELETE"),
       [],
       "the new portal received no DELETE",
     );
