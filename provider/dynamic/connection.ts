@@ -4,6 +4,7 @@
 import { PortalClient } from "../portal/client";
 import { isLoginRefused } from "../portal/login";
 import { resolveSettings } from "../portal/settings";
+import { portalOf } from "./portal-guard";
 
 interface ConfigLike {
   get(key: string): string | undefined;
@@ -28,6 +29,11 @@ export function portal(): PortalClient {
     );
   }
   return client;
+}
+
+/** The portal and account this process is configured for, as resources record it (portal-guard.ts). */
+export function currentPortal(): string {
+  return portalOf(resolveSettings((key) => config?.get(key)));
 }
 
 /** Whether this run takes over objects an interrupted create left (see recovery.ts). */

@@ -13,7 +13,8 @@ import { PortalError, unlessNotFound } from "../portal/errors";
 import { BusinessUnit as PortalBusinessUnit, BusinessUnitFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
-import { withLoginHint } from "../dynamic/connection";
+import { currentPortal, withLoginHint } from "../dynamic/connection";
+import { withPortalGuard } from "../dynamic/portal-guard";
 
 export interface BusinessUnitArgs {
   /** The parent business unit's id. Changing it replaces the business unit (the API cannot move one). */
@@ -228,7 +229,9 @@ async function remove(id: string): Promise<void> {
   }
 }
 
-export const businessUnitLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
+export const businessUnitLifecycle: Lifecycle = withLoginHint(
+  withPortalGuard("business unit", currentPortal, { check, diff, create, read, update, delete: remove }),
+);
 
 /** The provider object the engine serializes for every BusinessUnit (one per type). */
 export const businessUnitProvider = lifecycleProvider(moduleSpecifier(__filename), "businessUnitLifecycle");

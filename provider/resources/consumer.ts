@@ -26,7 +26,8 @@ import { prefetchNodeReferences } from "./node";
 import { Consumer as PortalConsumer, ConsumerFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
-import { withLoginHint } from "../dynamic/connection";
+import { currentPortal, withLoginHint } from "../dynamic/connection";
+import { withPortalGuard } from "../dynamic/portal-guard";
 
 export interface ConsumerArgs {
   /** The business unit it belongs to. Changing it replaces the consumer. */
@@ -179,7 +180,9 @@ async function remove(id: string, props: Inputs): Promise<void> {
   });
 }
 
-export const consumerLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
+export const consumerLifecycle: Lifecycle = withLoginHint(
+  withPortalGuard("consumer", currentPortal, { check, diff, create, read, update, delete: remove }),
+);
 
 export const consumerProvider = lifecycleProvider(moduleSpecifier(__filename), "consumerLifecycle");
 

@@ -9,7 +9,8 @@ import { proxyPeers } from "../portal/nodes";
 import { NODE_PROXY, replacingChanges } from "../rules/resources";
 
 export { configure as configurePortal } from "../dynamic/connection";
-import { withLoginHint } from "../dynamic/connection";
+import { currentPortal, withLoginHint } from "../dynamic/connection";
+import { withPortalGuard } from "../dynamic/portal-guard";
 
 export interface NodeProxyArgs {
   businessUnitId: pulumi.Input<number | string>;
@@ -91,7 +92,9 @@ async function remove(_id: string, props: Inputs): Promise<void> {
   await portal().nodes.removeProxyAgent(props.businessUnitId, props.targetConsumerId, props.agentConsumerId);
 }
 
-export const nodeProxyLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
+export const nodeProxyLifecycle: Lifecycle = withLoginHint(
+  withPortalGuard("node proxy", currentPortal, { check, diff, create, read, update, delete: remove }),
+);
 
 export const nodeProxyProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeProxyLifecycle");
 

@@ -14,7 +14,8 @@ import { isNotFound, PortalError } from "../portal/errors";
 import { Node as PortalNode, NodeFields } from "../portal/types";
 
 export { configure as configurePortal } from "../dynamic/connection";
-import { withLoginHint } from "../dynamic/connection";
+import { currentPortal, withLoginHint } from "../dynamic/connection";
+import { withPortalGuard } from "../dynamic/portal-guard";
 
 export interface NodeArgs {
   businessUnitId: pulumi.Input<number | string>;
@@ -338,7 +339,9 @@ async function remove(id: string, props: Inputs): Promise<void> {
   if (await client.nodes.delete(props.businessUnitId, Number(id))) noteRemovedWithNode(client, props.businessUnitId, Number(id));
 }
 
-export const nodeLifecycle: Lifecycle = withLoginHint({ check, diff, create, read, update, delete: remove });
+export const nodeLifecycle: Lifecycle = withLoginHint(
+  withPortalGuard("node", currentPortal, { check, diff, create, read, update, delete: remove }),
+);
 
 export const nodeProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeLifecycle");
 

@@ -555,11 +555,13 @@ describe("resource lifecycles in process", function () {
       const inputs = { businessUnitId: 2, agentConsumerId: 1, targetConsumerId: 2 };
       const made = await proxy.create(inputs);
       assert.equal(made.id, "1:2");
-      assert.deepEqual(made.outs, inputs);
+      // The outputs record the portal and account (dynamic/portal-guard.ts).
+      const outs = { ...inputs, portal: `${s.emu.url}|admin` };
+      assert.deepEqual(made.outs, outs);
       assert.ok(proxyPeers((await s.client.nodes.get(2, 2)).proxyAgents).some((p) => p.id === 1));
       const read = await proxy.read(made.id, made.outs);
-      assert.deepEqual(read, { id: "1:2", props: inputs, inputs });
-      assert.deepEqual((await proxy.update(made.id, inputs, inputs)).outs, inputs);
+      assert.deepEqual(read, { id: "1:2", props: outs, inputs });
+      assert.deepEqual((await proxy.update(made.id, inputs, inputs)).outs, outs);
       await proxy.delete(made.id, made.outs);
       assert.equal(proxyPeers((await s.client.nodes.get(2, 2)).proxyAgents).length, 0);
       assert.deepEqual(await proxy.read(made.id, made.outs), { id: "" });
