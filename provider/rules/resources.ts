@@ -47,6 +47,10 @@ const adoptId = (what: string, extra = ""): OtherInput => ({
   portalField: `none: the id of the ${what} read at create`,
 });
 const CREATED_DATE: OutputSpec = { type: "string", doc: "when the portal created it" };
+const PORTAL: OutputSpec = {
+  type: "string",
+  doc: "the portal and account it lives on (`<url without credentials>|<username>`): an up whose connection points elsewhere refuses to change or delete it",
+};
 const HREF: OutputSpec = { type: "string", doc: "its URL in the portal's API" };
 
 export const BUSINESS_UNIT: ResourceSpec = {
@@ -66,6 +70,7 @@ export const BUSINESS_UNIT: ResourceSpec = {
   },
   fields: BUSINESS_UNIT_FIELDS,
   outputs: {
+    portal: PORTAL,
     businessUnitId: { type: "number", doc: "the portal's id of the business unit (also the resource id, as a string)" },
     timeZoneId: { type: "number", doc: "the id timeZone resolved to" },
     domainFilterIds: { type: "number[] | undefined", doc: "the ids the declared domainFilter resolved to" },
@@ -91,6 +96,7 @@ export const CONSUMER: ResourceSpec = {
   },
   fields: CONSUMER_FIELDS,
   outputs: {
+    portal: PORTAL,
     consumerId: { type: "number", doc: "the portal's id of the consumer (also the resource id, as a string)" },
     createdDate: CREATED_DATE,
     href: HREF,
@@ -126,6 +132,7 @@ export const NODE: ResourceSpec = {
   },
   fields: NODE_FIELDS,
   outputs: {
+    portal: PORTAL,
     nodeId: { type: "number", doc: "the portal's id of the node" },
     activatedName: {
       type: "string | undefined",
@@ -162,9 +169,14 @@ export const NODE_PROXY: ResourceSpec = {
     businessUnitId: proxyConsumer("the business unit of both consumers"),
     agentConsumerId: proxyConsumer("the consumer whose node becomes the proxy agent"),
     targetConsumerId: proxyConsumer("the consumer whose node the agent may act for (not the agent)"),
+    adopt: {
+      type: "boolean",
+      doc: "the relation may already exist (adoption, e.g. from `backup-portal export`): create then sends nothing when the agent is already there",
+      portalField: "none: read at create",
+    },
   },
   fields: {},
-  outputs: {},
+  outputs: { portal: PORTAL },
   // The same pair cannot exist twice on the portal.
   deleteBeforeReplace: true,
 };

@@ -74,10 +74,10 @@ describe("resource classes: what they register (in process, under mocks)", funct
     assert.equal(r.type, "pulumi-nodejs:dynamic/backup-portal:Node");
     assert.ok(isSecretValue(r.inputs.tsmPassword));
     assert.equal(unwrap(r.inputs.tsmPassword), pw);
-    assert.deepEqual([...r.additionalSecretOutputs].sort(), ["contact", "tsmPassword"]);
+    assert.deepEqual([...r.additionalSecretOutputs].sort(), ["contact", "generatedPassword", "tsmPassword"]);
     const none = await registration(() => new Node("n", base));
     assert.ok(!("tsmPassword" in none.inputs), "no password: none registered");
-    assert.deepEqual(none.additionalSecretOutputs, ["tsmPassword"]);
+    assert.deepEqual(none.additionalSecretOutputs, ["tsmPassword", "generatedPassword"]);
   });
 
   it("NodeProxy: replaced delete first unless the caller says otherwise", async () => {
