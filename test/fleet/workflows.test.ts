@@ -97,7 +97,7 @@ describe("fleet: GitHub Actions workflows", () => {
     );
     const job = wf.jobs.preview;
     const at = stepIndex(job, (s) => /npm run --silent plan-guard -- preview\.json/.test(s.run ?? ""));
-    assert.ok(at > stepIndex(job, (s) => s.uses === "pulumi/actions@v7"), "after the step that installs the CLI");
+    assert.ok(at > stepIndex(job, (s) => s.uses === PULUMI_ACTION), "after the step that installs the CLI");
     const step = job.steps[at];
     const run = step.run!;
     assert.match(run, /pulumi preview --stack "\$STACK" --refresh --json --non-interactive > preview\.json \|\| status=\$\?/);
@@ -105,7 +105,7 @@ describe("fleet: GitHub Actions workflows", () => {
     assert.match(run, /exit "\$status"/, "a failed preview still fails the check");
     assert.equal(step.env!.ALLOW, "${{ contains(github.event.pull_request.labels.*.name, 'allow-tenant-deletion') }}");
     assert.equal(step.env!.MAX_DELETES, "${{ vars.PLAN_GUARD_MAX_DELETES || '0' }}");
-    assert.equal(step.env!.STACK, job.steps[stepIndex(job, (s) => s.uses === "pulumi/actions@v7")].with!["stack-name"]);
+    assert.equal(step.env!.STACK, job.steps[stepIndex(job, (s) => s.uses === PULUMI_ACTION)].with!["stack-name"]);
     const guard = require(path.join(ROOT, "scripts/plan-guard.js")) as { LABEL: string };
     assert.ok(step.env!.ALLOW.includes(`'${guard.LABEL}'`), "the label the guard names in its message");
   });
