@@ -5,7 +5,7 @@ import * as path from "path";
 import { exportPortal, summaryLine } from "../export";
 import { mergeInto, MergeError } from "../export/merge";
 import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
-import { CommandSpec, parseCommandArgs, usageFailure, Values } from "./args";
+import { CommandSpec, existingPath, fileToWrite, parseCommandArgs, usageFailure, Values } from "./args";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal export",
@@ -48,6 +48,13 @@ function flagProblem(o: Values): string | undefined {
   const format = (o.format as string | undefined) ?? "yaml";
   if (format !== "yaml" && format !== "json") return `--format needs yaml or json, got ${JSON.stringify(format)}`;
   if (o.merge !== undefined && format !== "yaml") return "--merge writes the stack file's YAML; it takes no --format json";
+  try {
+    if (typeof o.merge === "string") existingPath("--merge", o.merge);
+    if (typeof o.out === "string") fileToWrite("--out", o.out);
+  } catch (err) {
+    if (err instanceof UsageError) return err.message;
+    throw err;
+  }
   return undefined;
 }
 

@@ -169,13 +169,14 @@ export const NODE_PROXY: ResourceSpec = {
     businessUnitId: proxyConsumer("the business unit of both consumers"),
     agentConsumerId: proxyConsumer("the consumer whose node becomes the proxy agent"),
     targetConsumerId: proxyConsumer("the consumer whose node the agent may act for (not the agent)"),
+  },
+  fields: {
     adopt: {
-      type: "boolean",
+      kind: "boolean",
+      local: true,
       doc: "the relation may already exist (adoption, e.g. from `backup-portal export`): create then sends nothing when the agent is already there",
-      portalField: "none: read at create",
     },
   },
-  fields: {},
   outputs: { portal: PORTAL },
   // The same pair cannot exist twice on the portal.
   deleteBeforeReplace: true,

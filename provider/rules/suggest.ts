@@ -19,13 +19,25 @@ export function editDistance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-/** The most edits a typo of `word` may have: two (`nt` for `note`), or a third of its length when that is more. */
-export function maxEdits(word: string): number {
-  return Math.max(2, Math.floor(word.length / 3));
+/** Whether `word` is `of` with letters left out (`nt` in `note`): every letter of it, in order. */
+function leftOut(word: string, of: string): boolean {
+  let i = 0;
+  for (const ch of of) if (ch === word[i]) i++;
+  return i === word.length;
 }
 
 /**
- * The closest of `candidates` to `word`, case ignored, when it is a likely typo: within maxEdits(word) (of equally
+ * The most edits a typo of `word` for `candidate` may have: two, or a third of the word when that is more; a word
+ * under 6 letters gets two only when it is the candidate with letters left out (`nt` for `note`), else one (two
+ * changed letters would turn `nope` into `type`).
+ */
+export function maxEdits(word: string, candidate: string): number {
+  if (word.length >= 6) return Math.max(2, Math.floor(word.length / 3));
+  return leftOut(word.toLowerCase(), candidate.toLowerCase()) ? 2 : 1;
+}
+
+/**
+^ * The closest of `candidates` to `word`, case ignored, when it is a likely typo: within maxEdits (of equally
  * close candidates, the first listed); else the first candidate that starts with it (a truncated word of three
  * letters or more); else undefined.
  */
@@ -35,12 +47,12 @@ export function suggest(word: string, candidates: readonly string[]): string | u
   let bestD = Infinity;
   for (const c of candidates) {
     const d = editDistance(w, c.toLowerCase());
-    if (d < bestD) {
+    if (d <= maxEdits(w, c) && d < bestD) {
       bestD = d;
       best = c;
     }
   }
-  if (best !== undefined && bestD <= maxEdits(word)) return best;
+  if (best !== undefined) return best;
   return w.length >= 3 ? candidates.find((c) => c.toLowerCase().startsWith(w)) : undefined;
 }
 

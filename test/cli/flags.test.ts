@@ -132,6 +132,17 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
       [["--url", "x"], /--url needs an http\(s\) URL/],
       [["--config-drive", "MISSING"], /--config-drive ".*missing\.pdf": no such file or directory/],
     ],
+    export: [
+      [["--bunit", "x"], /--bunit needs an integer >= 1/],
+      [["--format", "xml"], /--format needs yaml or json, got "xml"/],
+      [["--merge", "MISSING"], /--merge ".*missing\.pdf": no such file or directory/],
+      [["--out", "SUB"], /--out ".*sub" is a directory, not a file/],
+      [["--timeout", "0"], /--timeout needs a number of seconds/],
+    ],
+    "registration-broker": [
+      [["--port", "70000"], /--port needs an integer from 0 to 65535/],
+      [["--quiet"], /missing --port/],
+    ],
     "billing-receiver": [
       [["--port", "70000", "--out", "SUB", "--bunit", "1"], /--port needs an integer from 0 to 65535/],
       [["--port", "0", "--out", "OK", "--bunit", "1"], /--out ".*ok\.pdf" is not a directory/],

@@ -79,6 +79,8 @@ describe("no stack trace for a user error (27.11)", function () {
     invoices: ["--bunit", "1", "--upload", "/dev/zero"],
     billing: ["--bunit", "1", "--include-next", "99"],
     "billing-receiver": ["--port", "http"],
+    export: ["--format", "xml"],
+    "registration-broker": ["--port", "-1"],
   };
 
   it("the binary, every command with a wrong argument: exit 2, the message, no trace", async () => {

@@ -77,10 +77,13 @@ describe("backupportal provider configuration", function () {
     };
     assert.deepEqual(await names(a, ca.id), ["In A"]);
     assert.deepEqual(await names(b, cb.id), ["In B"]);
-    assert.equal(
-      (await pa.read(cb.id, urnOf("BusinessUnit", "in-b"), cb.properties)).properties.name === "In B",
-      false,
-      "a's plugin never sees b's object",
+    // a's plugin never reaches b's object: the portal guard refuses, naming both portals, and sends nothing.
+    const before = a.requests().length;
+    await assert.rejects(
+      pa.read(cb.id, urnOf("BusinessUnit", "in-b"), cb.properties),
+      (err: Error) =>
+        err.message.includes(`refusing to read it: it was created on ${b.url}`) && err.message.includes(`configured for ${a.url}`),
     );
+    assert.equal(a.requests().length, before, "nothing was sent to a");
   });
 });
