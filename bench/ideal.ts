@@ -71,9 +71,13 @@ export function idealCreate(o: IdealOptions): Ideal {
       [`POST ${C}/node`]: c,
       [`POST ${C}/node/password`]: o.passwords ? c : 0,
       [`GET ${C}/node/activate`]: c,
-      // preview: token → reference data; then the update: token → time zones → business unit → consumer → node → password → activation
+      // Without a declared password the portal chooses one at activation; the node's read hands it back (the
+      // published Go client reads it the same way), kept as the secret output generatedPassword.
+      [`GET ${C}/node`]: o.passwords ? 0 : c,
+      // preview: token → reference data; then the update: token → time zones → business unit → consumer → node →
+      // password (or, without one, the read of the chosen password after) → activation
     },
-    2 + (o.passwords ? 7 : 6),
+    2 + 7,
     o,
   );
 }
