@@ -16,7 +16,6 @@
 "use strict";
 
 const fs = require("fs");
-const path = require("path");
 
 /** Stacks that exist only on a workstation (stacks/Pulumi.local.yaml: the portal emulator). */
 const NEVER_DEPLOYED = new Set(["local"]);
