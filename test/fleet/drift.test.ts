@@ -125,7 +125,8 @@ describe("drift: the nightly check of every stack", () => {
     assert.ok(wf.on.schedule?.[0]?.cron, "a schedule");
     assert.ok(wf.on.workflow_dispatch, "runnable by hand");
     const job = wf.jobs.drift;
-    assert.deepEqual(job.permissions, { contents: "read", issues: "write" });
+    // id-token: the OIDC login to Pulumi Cloud (pulumi/auth-actions).
+    assert.deepEqual(job.permissions, { contents: "read", "id-token": "write", issues: "write" });
     assert.equal(job.concurrency["cancel-in-progress"], false);
     const runs: string[] = job.steps.map((s: { run?: string }) => s.run ?? "");
     const preview = runs.findIndex((r) => /pulumi preview .*--refresh.*--expect-no-changes/.test(r));

@@ -179,7 +179,9 @@ describe("client: every reading of the portal", function () {
         errIsTTY: false,
       });
       assert.equal(code, 1);
-      assert.match(c.err, /invalid_grant.*backup-portal:clientId.*BACKUP_PORTAL_CLIENT_ID/);
+      // The command's own words: its variables, not the stack's config keys.
+      assert.match(c.err, /invalid_grant.*BACKUP_PORTAL_CLIENT_ID/);
+      assert.doesNotMatch(c.err, /backup-portal:clientId/);
       assert.equal(emu.requests().filter((r) => r.path === "/v1/oauth").length, 3, "each refused login asked once, never retried");
     });
   });
