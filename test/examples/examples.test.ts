@@ -7,6 +7,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { parse as parseYaml } from "yaml";
 import { validateTenants } from "../../provider/tenants/validate";
+import { readStackConfig } from "../../provider/stack-config/read";
 import { isSecretValue, unwrap } from "../support/mocks";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -156,6 +157,18 @@ describe("examples/: the projects a user copies", function () {
     // Only the keys the stack program reads (the stack-config reader refuses others).
     const known = ["url", "origin", "clientId", "username", "password", "rootBusinessUnitId", "tenants"];
     for (const k of Object.keys(stack.config)) assert.ok(known.includes(k.replace(/^backup-portal:/, "")), k);
+    // The program's own reader takes the file whole, with the two secrets its comments set.
+    const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+    const config: Record<string, string> = {
+      ...Object.fromEntries(Object.entries(stack.config).map(([k, v]) => [k, asText(v)])),
+      "backup-portal:password": "portal-Password-1",
+      "backup-portal:web01Password": "node-Password-1",
+    };
+    const secret = (k: string) => k === "backup-portal:password" || k.endsWith(":web01Password");
+    assert.deepEqual(readStackConfig({ config, isSecret: secret }).problems, []);
+    const typo = { ...config, "backup-portal:tennants": config["backup-portal:tenants"] };
+    delete (typo as Record<string, string>)["backup-portal:tenants"];
+    assert.ok(readStackConfig({ config: typo, isSecret: secret }).problems.length > 0, "the reader is not blind");
     const index = fs.readFileSync(path.join(EXAMPLES, "tenants-as-data", "index.ts"), "utf8");
     assert.match(index, /require\("\.\.\/\.\.\/stacks\/index"\)/);
     assert.ok(fs.existsSync(path.join(EXAMPLES, "tenants-as-data", "../../stacks/index.ts")));
