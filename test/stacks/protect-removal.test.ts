@@ -29,8 +29,8 @@ function stackFile(url: string, edit: (tenants: Record<string, any>) => void = (
 function up(engine: Parameters<typeof runProgramWithEngine>[1], config: Record<string, string>) {
   return runProgramWithEngine(() => {
     pulumi.runtime.setAllConfig(config, ["backup-portal:password"]);
-    delete require.cache[ENTRY]; // the entry runs on import: once per deployment, as the CLI runs it
-    return require(ENTRY) as Promise<unknown>;
+    delete require.cache[ENTRY]; // a fresh module per deployment, as the CLI loads it
+    return (require(ENTRY) as () => Promise<unknown>)(); // the entry exports the program; the runtime calls it
   }, engine);
 }
 
