@@ -1,5 +1,5 @@
 // @pulumi/kubernetes is an optional peer dependency: a program that manages tenants only does not install it.
-// The Registry and BillingReceiver components reach it through `k8s` below, which loads the package the first
+// The Registry, BillingReceiver and RegistrationBroker components reach it through `k8s` below, which loads the package the first
 // time one of them touches it, so importing this package never needs it, and a component used without it fails
 // with one line that says what to install.
 import type * as K8s from "@pulumi/kubernetes";
@@ -10,7 +10,7 @@ export const KUBERNETES_PACKAGE = "@pulumi/kubernetes";
 export class KubernetesMissingError extends Error {
   constructor() {
     super(
-      `the Registry and BillingReceiver components need ${KUBERNETES_PACKAGE}, which is not installed: ` +
+      `the Registry, BillingReceiver and RegistrationBroker components need ${KUBERNETES_PACKAGE}, which is not installed: ` +
         `run \`npm install ${KUBERNETES_PACKAGE}@^4\` in your Pulumi program`,
     );
     this.name = "KubernetesMissingError";

@@ -7,7 +7,8 @@
 // once. The image must be given by digest (`<image>@sha256:<64 hex>`): a tag can be moved to other code, which
 // would then run with the reseller's credentials.
 import * as pulumi from "@pulumi/pulumi";
-import * as k8s from "@pulumi/kubernetes";
+import type * as K8s from "@pulumi/kubernetes";
+import { k8s } from "../kubernetes";
 import { PortalConnectionArgs } from "../billing/component";
 import { SECRET_ENV } from "./main";
 import { HEALTH_PATH } from "./server";
@@ -30,7 +31,7 @@ export interface RegistrationBrokerArgs {
   namespace?: pulumi.Input<string>;
   port?: number;
   serviceType?: "ClusterIP" | "NodePort" | "LoadBalancer";
-  resources?: k8s.types.input.core.v1.ResourceRequirements;
+  resources?: K8s.types.input.core.v1.ResourceRequirements;
   labels?: Record<string, string>;
 }
 
@@ -102,7 +103,7 @@ export class RegistrationBroker extends pulumi.ComponentResource {
       },
       { ...child, additionalSecretOutputs: ["data", "stringData"] },
     );
-    const fromSecret = (envName: string, key: string): k8s.types.input.core.v1.EnvVar => ({
+    const fromSecret = (envName: string, key: string): K8s.types.input.core.v1.EnvVar => ({
       name: envName,
       valueFrom: { secretKeyRef: { name: secret.metadata.name, key } },
     });

@@ -11,11 +11,16 @@ pulumi.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.in
 const root = require("backup-portal-pulumi");
 for (const sub of ["portal", "registry", "metadata", "data", "billing", "registration"]) require(`backup-portal-pulumi/${sub}`);
 new root.BusinessUnit("acme", { parentId: 1, name: "Acme AB", timeZone: "UTC" });
-assert.throws(
-  () => new root.Registry("zot", {}),
-  (err) =>
-    /^the Registry and BillingReceiver components need @pulumi\/kubernetes, which is not installed: run `npm install @pulumi\/kubernetes@\^4`/.test(
-      err.message,
-    ) && !err.message.includes("\n"),
-);
-console.log("pack-smoke: without @pulumi/kubernetes every entry point loads, and the Registry names the package to install");
+// Every Kubernetes component fails the same way, with one line.
+const missing = (err) =>
+  /^the Registry, BillingReceiver and RegistrationBroker components need @pulumi\/kubernetes, which is not installed: run `npm install @pulumi\/kubernetes@\^4`/.test(
+    err.message,
+  ) && !err.message.includes("\n");
+assert.throws(() => new root.Registry("zot", {}), missing);
+const brokerArgs = {
+  portal: { url: "https://portal.example", origin: "https://portal.example", clientId: "c", username: "u", password: "p" },
+  secret: "x".repeat(32),
+  image: `registry.example/broker@sha256:${"0".repeat(64)}`,
+};
+assert.throws(() => new root.RegistrationBroker("broker", brokerArgs), missing);
+console.log("pack-smoke: without @pulumi/kubernetes every entry point loads, and the Kubernetes components name the package to install");
