@@ -1,13 +1,13 @@
-// The Pulumi package schema GetSchema answers, generated from the rule tables
-// (provider/rules/fields.ts) and the plugin's resource list: a property per
-// field, its type and description, required inputs, secrets, and
+// The Pulumi package schema GetSchema answers, generated from the resource tables
+// (provider/rules/resources.ts and the field tables in fields.ts): a property per
+// input and output, its type and description, required inputs, secrets, and
 // replaceOnChanges where a change replaces the object. Nothing here decides
 // what is valid; SDKs generated from it (`pulumi package gen-sdk`) follow the
 // same tables the lifecycles check with.
 import { FieldRule, MAX_INTEGER, REFERENCE_WHAT, upperBound } from "../rules/fields";
 import { CONFIG_DOCS, CONFIG_KEYS, OPTIONAL_KEYS, SECRET_CONFIG_KEYS } from "./config";
 import { PACKAGE, PluginResource, RESOURCES, tokenOf } from "./resources";
-import { RESOURCES as RESOURCE_TABLES, resourceReplaces } from "../rules/resources";
+import { OtherInput, resourceReplaces, secretKeys } from "../rules/resources";
 
 type TypeSpec = Record<string, unknown>;
 export interface PropertySpec extends TypeSpec {
@@ -57,58 +57,63 @@ function describe(rule: FieldRule): string {
   }
 }
 
+/** A table's doc as a sentence. */
+const sentence = (doc: string) => doc.charAt(0).toUpperCase() + doc.slice(1) + (doc.endsWith(".") ? "" : ".");
+
 /**
- * The inputs whose change replaces the object. Until the rule tables carry a `replaces` flag, this asks each
- * resource's own Diff (the function the engine calls) whether a change of the input alone replaces it, so the
- * schema cannot say otherwise than the provider does. The one function to switch to the table flag.
+ * The schema type of a TypeScript type the resource tables write (an other input's or an output's). Every number
+ * the tables name is a portal id, so an integer; a type the mapping does not know fails the schema's generation
+ * instead of becoming a wrong type in every SDK.
  */
-export async function replacingInputs(r: PluginResource): Promise<Set<string>> {
-  // The resource's own table (provider/rules/resources.ts), which its Diff reads too.
-  const spec = RESOURCE_TABLES.find((s) => s.name === r.name);
-  if (!spec) throw new Error(`no resource table for ${r.name}`);
-  return new Set(resourceReplaces(spec).keys());
+export function schemaTypeOf(tsType: string): TypeSpec {
+  const t = tsType.replace(/\s*\|\s*undefined$/, "");
+  switch (t) {
+    case "string":
+      return { type: "string" };
+    case "number":
+      return { type: "integer" };
+    case "number[]":
+      return { type: "array", items: { type: "integer" } };
+    case "number | string":
+      return ID;
+  }
+  throw new Error(`no schema type for the table's type "${tsType}"`);
 }
 
-export function inputKeys(r: PluginResource): string[] {
-  return [...r.ids.map((i) => i.key), ...Object.keys(r.table), ...(r.extraInputs ?? []).map((x) => x.key)];
-}
+/** The output of an other input: an id the program gave as a number or its digits comes back as the number. */
+const otherOutputType = (rule: OtherInput): TypeSpec => (rule.type === "number | string" ? { type: "integer" } : schemaTypeOf(rule.type));
 
 async function resourceSpec(r: PluginResource): Promise<Record<string, unknown>> {
-  const replacing = await replacingInputs(r);
+  const { spec } = r;
+  const replacing = resourceReplaces(spec);
+  const secrets = new Set(secretKeys(spec));
   const inputs: Record<string, PropertySpec> = {};
   const outputs: Record<string, PropertySpec> = {};
-  const mark = (key: string, spec: PropertySpec): PropertySpec => (replacing.has(key) ? { ...spec, replaceOnChanges: true } : spec);
-  for (const id of r.ids) {
-    const doc = id.doc.charAt(0).toUpperCase() + id.doc.slice(1) + ".";
-    inputs[id.key] = mark(id.key, { ...ID, description: doc });
-    outputs[id.key] = { type: "integer", description: doc };
+  const marks = (key: string): PropertySpec => (secrets.has(key) ? { secret: true } : {});
+  const replaces = (key: string): PropertySpec => (replacing.has(key) ? { replaceOnChanges: true } : {});
+  for (const [key, rule] of Object.entries(spec.other)) {
+    const description = sentence(rule.doc);
+    inputs[key] = { ...schemaTypeOf(rule.type), description, ...marks(key), ...replaces(key) };
+    outputs[key] = { ...otherOutputType(rule), description, ...marks(key) };
   }
-  for (const [key, rule] of Object.entries(r.table)) {
-    inputs[key] = mark(key, { ...inputType(rule), description: describe(rule) });
+  for (const [key, rule] of Object.entries(spec.fields)) {
+    const description = describe(rule);
+    inputs[key] = { ...inputType(rule), description, ...replaces(key) };
     // A named reference is kept as the user spelled it (a name or an id).
-    outputs[key] = { ...inputType(rule), description: describe(rule) };
+    outputs[key] = { ...inputType(rule), description };
   }
-  for (const x of r.extraInputs ?? []) {
-    const spec: PropertySpec = {
-      type: "string",
-      description: x.doc.charAt(0).toUpperCase() + x.doc.slice(1) + ".",
-      ...(x.secret ? { secret: true } : {}),
-    };
-    inputs[x.key] = mark(x.key, spec);
-    outputs[x.key] = spec;
-  }
-  for (const o of r.outputs) {
-    const type = o.type === "integers" ? { type: "array", items: { type: "integer" } } : { type: o.type };
-    outputs[o.key] = { ...type, description: o.doc.charAt(0).toUpperCase() + o.doc.slice(1) + ".", ...(o.secret ? { secret: true } : {}) };
-  }
+  for (const [key, out] of Object.entries(spec.outputs))
+    outputs[key] = { ...schemaTypeOf(out.type), description: sentence(out.doc), ...marks(key) };
   const requiredInputs = [
-    ...r.ids.filter((i) => i.required).map((i) => i.key),
-    ...Object.entries(r.table)
+    ...Object.entries(spec.other)
+      .filter(([, x]) => x.required)
+      .map(([k]) => k),
+    ...Object.entries(spec.fields)
       .filter(([, x]) => x.required)
       .map(([k]) => k),
   ];
   return {
-    description: `${r.doc}\n\nImport: \`pulumi import ${tokenOf(r)} <name> ${r.importId.form}\`.`,
+    description: `${spec.doc}\n\nImport: \`pulumi import ${tokenOf(r)} <name> ${r.importId.form}\`.`,
     inputProperties: inputs,
     requiredInputs,
     properties: outputs,

@@ -16,8 +16,9 @@ import { configure as configurePortal, resetConnection } from "../dynamic/connec
 import { createKeyFor } from "../dynamic/recovery";
 import { sameValue, UNKNOWN } from "../dynamic/values";
 import { checkConfig, diffConfig, lookup } from "./config";
-import { inputKeys, packageSchema } from "./schema";
-import { PluginResource, resourceOf } from "./resources";
+import { packageSchema } from "./schema";
+import { inputKeys, PluginResource, resourceOf } from "./resources";
+import { secretKeys as tableSecrets } from "../rules/resources";
 import { fromWire, PropertyMap, toWire } from "./values";
 
 type Callback = (err: Partial<grpc.StatusObject> | null, value?: unknown) => void;
@@ -69,9 +70,9 @@ function resourceFor(type: string, urn: string): PluginResource {
   return r;
 }
 
-/** Secrets of an answer: those of the request and those the schema marks (the node's password). */
+/** Secrets of an answer: those of the request and those the resource's table marks (the node's passwords). */
 function secretKeys(r: PluginResource, ...sets: Array<Set<string>>): Set<string> {
-  const out = new Set<string>((r.extraInputs ?? []).filter((x) => x.secret).map((x) => x.key));
+  const out = new Set<string>(tableSecrets(r.spec));
   for (const s of sets) for (const k of s) out.add(k);
   return out;
 }
@@ -144,7 +145,7 @@ export function providerService(opts: ServerOptions): Record<string, Handler> {
       // The dynamic resource classes add `createKey` at registration; here it is derived from the URN the same way.
       if (news.props.createKey === undefined) {
         const u = urnParts(req.getUrn());
-        news.props.createKey = createKeyFor(r.name, u.name, u.project, u.stack);
+        news.props.createKey = createKeyFor(r.spec.name, u.name, u.project, u.stack);
       }
       const result = await r.lifecycle.check(olds.props, news.props);
       const resp = new provproto.CheckResponse();
@@ -177,7 +178,7 @@ export function providerService(opts: ServerOptions): Record<string, Handler> {
         // A preview shows the inputs; the outputs are not known until the portal answers (so a program's
         // reference to one, `${acme.businessUnitId}`, is unknown rather than missing).
         const outs: PropertyMap = { ...inputs.props };
-        for (const o of r.outputs) outs[o.key] ??= UNKNOWN;
+        for (const key of Object.keys(r.spec.outputs)) outs[key] ??= UNKNOWN;
         resp.setProperties(wire(outs, secretKeys(r, inputs.secrets)));
         return resp;
       }
@@ -194,7 +195,7 @@ export function providerService(opts: ServerOptions): Record<string, Handler> {
       // An import: only the id is known. It names the object and the ids the portal addresses it under.
       if (Object.keys(state.props).length === 0) {
         const parsed = r.importId.parse(id);
-        if (!parsed) throw new Error(`backupportal: cannot import ${r.name} "${id}": give the id as ${r.importId.form}`);
+        if (!parsed) throw new Error(`backupportal: cannot import ${r.spec.name} "${id}": give the id as ${r.importId.form}`);
         id = parsed.id;
         // Every input counts as declared, so Read reports each one the portal holds (values.ts withPortalValues).
         for (const k of inputKeys(r)) state.props[k] = null;

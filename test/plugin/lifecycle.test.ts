@@ -127,10 +127,13 @@ describe("backupportal plugin process", function () {
     assert.deepEqual([nImported.id, nImported.inputs?.operatingSystem, nImported.inputs?.cpuCount], [node.id, "Linux", 4]);
 
     const pUrn = urnOf("NodeProxy", "web-for-db");
+    // No tsmPassword: the portal chooses one at activation, and it comes back a secret (the table's secret output).
+    const { tsmPassword: _declared, ...withoutPassword } = nodeDeclared;
     const dbNode = await plugin.create(
       urnOf("Node", "db-node"),
-      (await plugin.check(urnOf("Node", "db-node"), {}, { ...nodeDeclared, consumerId: Number(db.id), tsmName: "DB01" })).inputs,
+      (await plugin.check(urnOf("Node", "db-node"), {}, { ...withoutPassword, consumerId: Number(db.id), tsmName: "DB01" })).inputs,
     );
+    assert.ok(isSecret(dbNode.properties.generatedPassword), "the password the portal chose is a secret");
     const pInputs = (await plugin.check(pUrn, {}, { businessUnitId: 1, agentConsumerId: web.id, targetConsumerId: db.id })).inputs;
     const proxy = await plugin.create(pUrn, pInputs);
     assert.equal(proxy.id, `${web.id}:${db.id}`);

@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020";
 import { BUSINESS_UNIT_FIELDS, CONSUMER_FIELDS, NODE_FIELDS } from "../../provider/rules/fields";
-import { inputType, packageSchema } from "../../provider/plugin/schema";
+import { inputType, packageSchema, schemaTypeOf } from "../../provider/plugin/schema";
 import { RESOURCES, tokenOf } from "../../provider/plugin/resources";
+import { secretKeys } from "../../provider/rules/resources";
 import { Plugin } from "./plugin";
 
 const metaschema = require("./fixtures/pulumi-package-schema.json");
@@ -44,6 +45,12 @@ describe("backupportal package schema", function () {
     assert.equal(validator()(broken), false);
   });
 
+  it("a type the tables write that the schema cannot map fails the generation instead of becoming a wrong type", () => {
+    assert.deepEqual(schemaTypeOf("number[] | undefined"), { type: "array", items: { type: "integer" } });
+    assert.deepEqual(schemaTypeOf("string | undefined"), { type: "string" });
+    assert.throws(() => schemaTypeOf("Date"), /no schema type for the table's type "Date"/);
+  });
+
   it("follows the tables: every field with its type, doc and requiredness", async () => {
     const schema = (await packageSchema("1.0.0")) as any;
     const tables = { BusinessUnit: BUSINESS_UNIT_FIELDS, Consumer: CONSUMER_FIELDS, Node: NODE_FIELDS } as const;
@@ -77,11 +84,26 @@ describe("backupportal package schema", function () {
     assert.deepEqual(replacing("backupportal:index:NodeProxy"), ["agentConsumerId", "businessUnitId", "targetConsumerId"]);
     for (const r of RESOURCES) {
       const spec = schema.resources[tokenOf(r)];
-      for (const o of r.outputs) assert.ok(spec.properties[o.key], `${r.name}.${o.key} output`);
+      // Every input and output of the resource's table, and nothing else.
+      assert.deepEqual(Object.keys(spec.inputProperties), [...Object.keys(r.spec.other), ...Object.keys(r.spec.fields)], r.spec.name);
+      assert.deepEqual(
+        Object.keys(spec.properties).sort(),
+        [...new Set([...Object.keys(spec.inputProperties), ...Object.keys(r.spec.outputs)])].sort(),
+        `${r.spec.name} outputs`,
+      );
+      const secrets = Object.entries({ ...spec.inputProperties, ...spec.properties })
+        .filter(([, s]: [string, any]) => s.secret)
+        .map(([k]) => k);
+      assert.deepEqual([...new Set(secrets)].sort(), [...secretKeys(r.spec)].sort(), `${r.spec.name} secrets`);
     }
     const node = schema.resources["backupportal:index:Node"];
     assert.equal(node.inputProperties.tsmPassword.secret, true);
     assert.equal(node.properties.tsmPassword.secret, true);
+    // The password the portal chose at activation is a secret output, as in the dynamic Node's state.
+    assert.equal(node.properties.generatedPassword.secret, true);
+    assert.deepEqual(node.properties.generatedPassword.type, "string");
+    // The proxy's local adopt flag is an input like every field of its table.
+    assert.deepEqual(schema.resources["backupportal:index:NodeProxy"].inputProperties.adopt.type, "boolean");
     assert.deepEqual(Object.keys(schema.config.variables).sort(), [
       "clientId",
       "origin",
