@@ -73,6 +73,15 @@ export interface Step {
   op: "create" | "update" | "same" | "read" | "delete";
 }
 
+/** The resource options a registration carried to the engine (the SDK's generated classes set them). */
+export interface Registration {
+  urn: string;
+  type: string;
+  version: string;
+  replaceOnChanges: string[];
+  additionalSecretOutputs: string[];
+}
+
 export interface PluginMonitorOptions {
   project: string;
   stack: string;
@@ -88,6 +97,7 @@ export interface PluginDeployment {
   /** For both `--monitor` and `--engine`. */
   address: string;
   steps: Step[];
+  registrations: Registration[];
   logs: string[];
   stackOutputs: PropertyMap | undefined;
   /** Deletes what the program did not register, stops the plugins and the server. */
@@ -199,6 +209,7 @@ export async function destroy(o: PluginMonitorOptions): Promise<Step[]> {
 export async function startPluginDeployment(o: PluginMonitorOptions): Promise<PluginDeployment> {
   const providers = new Providers(o);
   const steps: Step[] = [];
+  const registrations: Registration[] = [];
   const logs: string[] = [];
   const registered = new Set<string>();
   const qualifiedTypes = new Map<string, string>();
@@ -218,6 +229,13 @@ export async function startPluginDeployment(o: PluginMonitorOptions): Promise<Pl
     const urn = urnOf(type, req.getName(), req.getParent());
     if (registered.has(urn)) throw new Error(`Duplicate resource URN '${urn}'`);
     registered.add(urn);
+    registrations.push({
+      urn,
+      type,
+      version: req.getVersion(),
+      replaceOnChanges: req.getReplaceonchangesList(),
+      additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+    });
     const news: PropertyMap = req.getObject()?.toJavaScript() ?? {};
     if (!req.getCustom() || type === "pulumi:pulumi:Stack") return { urn, id: "", outputs: {} };
     if (isProviderType(o.pkg, type)) {
@@ -332,6 +350,7 @@ export async function startPluginDeployment(o: PluginMonitorOptions): Promise<Pl
   return {
     address: `127.0.0.1:${port}`,
     steps,
+    registrations,
     logs,
     get stackOutputs() {
       return stackOutputs;

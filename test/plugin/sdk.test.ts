@@ -6,20 +6,23 @@
 // emulator. An up creates the tenant, an unchanged up writes nothing, the outputs come back (secrets as
 // secrets), destroy deletes.
 import assert from "node:assert/strict";
+import * as pulumi from "@pulumi/pulumi";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { currentSdk, SDK_DIR } from "../../scripts/gen-sdk";
 import { ORIGIN, startEmulator, clientFor, type Emulator } from "../support/portal";
 import { writesSince } from "../resources/support";
-import { destroy, PluginMonitorOptions, PluginState, startPluginDeployment, Step } from "../engine/plugin-monitor";
+import { destroy, PluginMonitorOptions, PluginState, Registration, startPluginDeployment, Step } from "../engine/plugin-monitor";
 import { isSecret } from "../engine/values";
+import { packageSchema } from "../../provider/plugin/schema";
 import { readProject, runProgram } from "../stacks/cli";
 import { Plugin } from "./plugin";
 
 const ROOT = path.join(__dirname, "..", "..");
 const EXAMPLE = path.join(ROOT, "examples", "sdk-typescript");
 const PACKAGE_NAME = "@backup-portal/backupportal";
+const byType = (rs: Registration[], type: string) => rs.find((r) => r.type === type)!;
 
 describe("the generated TypeScript SDK (sdk/nodejs)", function () {
   this.timeout(300_000);
@@ -63,6 +66,33 @@ describe("the generated TypeScript SDK (sdk/nodejs)", function () {
       assert.equal(compile.status, 0, `tsc -p sdk/nodejs --strict:\n${compile.output}`);
       const bin = path.join(work, "node_modules", ...PACKAGE_NAME.split("/"), "bin");
       for (const f of ["index.js", "index.d.ts", "businessUnit.d.ts", "provider.d.ts"]) assert.ok(fs.existsSync(path.join(bin, f)), f);
+    });
+
+    it("refuses a resource without a required input of the schema, naming it, before anything is registered", async () => {
+      assert.equal(compile.status, 0, "the SDK compiled");
+      const sdk = require(path.join(work, "node_modules", ...PACKAGE_NAME.split("/"), "bin"));
+      const schema = await packageSchema("0.0.0");
+      const registered: string[] = [];
+      await pulumi.runtime.setMocks(
+        { newResource: (a) => (registered.push(a.type), { id: "1", state: a.inputs }), call: (a) => a.inputs },
+        "sdk",
+        "test",
+        false,
+      );
+      for (const [token, spec] of Object.entries(schema.resources as Record<string, any>)) {
+        const Class = sdk[token.split(":").pop()!];
+        assert.equal(Class.__pulumiType, token);
+        const required: string[] = spec.requiredInputs;
+        assert.ok(required.length > 0, `${token} has required inputs`);
+        // Every required input but the last given: the last is named.
+        const args = Object.fromEntries(required.slice(0, -1).map((k) => [k, 1]));
+        assert.throws(
+          () => new Class("x", args),
+          new RegExp(`^Error: Missing required property '${required[required.length - 1]}'$`),
+          token,
+        );
+      }
+      assert.deepEqual(registered, []);
     });
 
     describe("drives the plugin as the engine runs the program", () => {
@@ -142,6 +172,18 @@ describe("the generated TypeScript SDK (sdk/nodejs)", function () {
         assert.ok(isSecret(outputs.nodePassword), `the node password is exported as a secret: ${JSON.stringify(outputs.nodePassword)}`);
         assert.equal(outputs.nodePassword.value, "web01-node-pass");
         assert.ok(isSecret(byUrn("backupportal:index:Node", "web").outputs.tsmPassword), "and stored as one");
+
+        // The options the generated classes set are the schema's: replaceOnChanges, secret outputs, the plugin version.
+        const schema = await packageSchema(provider.inputs.version as string);
+        for (const r of first.registrations.filter((x) => x.type.startsWith("backupportal:index:"))) {
+          const spec = (schema.resources as Record<string, any>)[r.type];
+          const marked = (props: Record<string, any>, flag: string) => Object.keys(props).filter((k) => props[k][flag]);
+          assert.deepEqual(r.replaceOnChanges, marked(spec.inputProperties, "replaceOnChanges"), `${r.urn} replaceOnChanges`);
+          assert.deepEqual(r.additionalSecretOutputs, marked(spec.properties, "secret"), `${r.urn} additionalSecretOutputs`);
+          assert.equal(r.version, schema.version);
+        }
+        assert.deepEqual(byType(first.registrations, "backupportal:index:Node").replaceOnChanges, ["businessUnitId", "consumerId"]);
+        assert.deepEqual(byType(first.registrations, "backupportal:index:Node").additionalSecretOutputs, ["tsmPassword"]);
 
         // An unchanged up: Check and Diff only; not one request that writes.
         const mark = emu.requests().length;
