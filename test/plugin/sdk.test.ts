@@ -17,7 +17,7 @@ import { destroy, PluginMonitorOptions, PluginState, Registration, startPluginDe
 import { isSecret } from "../engine/values";
 import { packageSchema } from "../../provider/plugin/schema";
 import { readProject, runProgram } from "../stacks/cli";
-import { Plugin } from "./plugin";
+import { Plugin, PLUGIN } from "./plugin";
 
 const ROOT = path.join(__dirname, "..", "..");
 const EXAMPLE = path.join(ROOT, "examples", "sdk-typescript");
@@ -37,6 +37,18 @@ describe("the generated TypeScript SDK (sdk/nodejs)", function () {
       JSON.parse(expected.get("package.json")!).version,
       JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version,
     );
+  });
+
+  it("the plugin prints the schema GetSchema answers with --schema (what the release hands `pulumi package gen-sdk`)", async () => {
+    const printed = spawnSync(PLUGIN, ["--schema"], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(printed.status, 0, printed.stderr);
+    const plugin = await Plugin.start();
+    try {
+      assert.deepEqual(JSON.parse(printed.stdout), await plugin.schema());
+    } finally {
+      await plugin.close();
+    }
+    assert.ok(Object.keys(JSON.parse(printed.stdout).resources).length > 0);
   });
 
   describe("built and used by a program", () => {
