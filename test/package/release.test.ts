@@ -58,6 +58,7 @@ describe("release", () => {
   it("release.yml builds the plugin tarball, its schema and the SDKs, and attaches them to the release", () => {
     const wf = parse(readFileSync(join(root, ".github", "workflows", "release.yml"), "utf8"));
     const steps: {
+      id?: string;
       name?: string;
       run?: string;
       if?: string;
