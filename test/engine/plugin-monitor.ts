@@ -10,8 +10,8 @@
  *  providers  deploy/providers/registry.go: a `pulumi:providers:<pkg>` resource is a plugin instance of its
  *             own: CheckConfig(news), DiffConfig(old inputs, news) when it exists, Configure(inputs); its id
  *             is a new UUID, kept while DiffConfig reports no replacement. The request's `version` is put in
- *             its inputs (providers.SetProviderVersion). A resource names its provider as `<urn>::<id>`; one
- *             without gets the default provider, configured from the stack config's `<pkg>:` keys.
+ *             its inputs (providers.SetProviderVersion). A resource names its provider as `<urn>::<id>`; the
+ *             default provider (a resource without one) is not modelled: such a registration is refused.
  *  steps      step_generator.go: Check(olds = old inputs | {}, news); new → Create; else Diff(id, old
  *             outputs, news): none → same (old outputs kept), some → Update. Outputs re-marked secret by the
  *             engine (annotateSecrets and additionalSecretOutputs). Replacement is not modelled (refused).
@@ -89,8 +89,6 @@ export interface PluginMonitorOptions {
   pkg: string;
   launch: () => Promise<ResourcePlugin>;
   state: PluginState;
-  /** The stack config (`<pkg>:key` entries configure the default provider). */
-  config?: Record<string, string>;
 }
 
 export interface PluginDeployment {
@@ -130,24 +128,8 @@ class Providers {
     return { id, inputs };
   }
 
-  private defaultRef?: Promise<string>;
-
-  /** The plugin of a provider reference; the default provider from the stack config; or one configured from state. */
-  async of(given: string | undefined): Promise<{ ref: string; plugin: ResourcePlugin }> {
-    let ref = given;
-    if (!ref) {
-      const urn = `urn:pulumi:${this.o.stack}::${this.o.project}::pulumi:providers:${this.o.pkg}::default`;
-      const news = Object.fromEntries(
-        Object.entries(this.o.config ?? {})
-          .filter(([k]) => k.startsWith(`${this.o.pkg}:`))
-          .map(([k, v]) => [k.slice(this.o.pkg.length + 1), v]),
-      );
-      this.defaultRef ??= this.register(urn, news).then(({ id, inputs }) => {
-        this.o.state.set(urn, { urn, type: `pulumi:providers:${this.o.pkg}`, id, inputs, outputs: inputs });
-        return `${urn}::${id}`;
-      });
-      ref = await this.defaultRef;
-    }
+  /** The plugin of a provider reference, configured from the state when this deployment did not register it. */
+  async of(ref: string): Promise<{ ref: string; plugin: ResourcePlugin }> {
     const urn = ref.slice(0, ref.lastIndexOf("::"));
     if (!this.live.has(urn)) {
       const stored = this.o.state.get(urn);
@@ -166,6 +148,11 @@ class Providers {
   }
 }
 
+function explicitProvider(urn: string, ref: string): string {
+  if (!ref) throw new Error(`${urn}: no explicit provider; the default provider is not modelled by this stand-in`);
+  return ref;
+}
+
 /** The engine's re-marking of a provider's results as secret. */
 function finalize(outputs: PropertyMap, inputs: PropertyMap, additionalSecretOutputs: string[]): PropertyMap {
   const outs = annotateSecrets(outputs, inputs);
@@ -181,7 +168,7 @@ async function deleteGone(o: PluginMonitorOptions, providers: Providers, registe
   for (const r of gone) {
     if (isProviderType(o.pkg, r.type)) continue;
     if (!r.external) {
-      const { plugin } = await providers.of(r.provider);
+      const { plugin } = await providers.of(r.provider!);
       await plugin.delete(r.id, r.urn, r.outputs);
       steps.push({ urn: r.urn, op: "delete" });
     }
@@ -245,7 +232,7 @@ export async function startPluginDeployment(o: PluginMonitorOptions): Promise<Pl
       return { urn, id, outputs: inputs };
     }
     if (!type.startsWith(`${o.pkg}:`)) throw new Error(`${urn}: only ${o.pkg} resources are routed by this stand-in`);
-    const { ref, plugin } = await providers.of(req.getProvider() || undefined);
+    const { ref, plugin } = await providers.of(explicitProvider(urn, req.getProvider()));
     const old = o.state.get(urn);
     const checked = await plugin.check(urn, old ? old.inputs : {}, news);
     if (checked.failures.length > 0) throw new Error(checked.failures.map((f) => `${f.property}: ${f.reason}`).join("\n"));
@@ -278,7 +265,7 @@ export async function startPluginDeployment(o: PluginMonitorOptions): Promise<Pl
     const urn = urnOf(type, req.getName(), req.getParent());
     registered.add(urn);
     if (!type.startsWith(`${o.pkg}:`)) throw new Error(`${urn}: only ${o.pkg} resources are routed by this stand-in`);
-    const { ref, plugin } = await providers.of(req.getProvider() || undefined);
+    const { ref, plugin } = await providers.of(explicitProvider(urn, req.getProvider()));
     const props: PropertyMap = req.getProperties()?.toJavaScript() ?? {};
     const read = await plugin.read(req.getId(), urn, props);
     if (!read.id) throw new Error(`resource '${req.getId()}' does not exist`);
