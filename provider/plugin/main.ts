@@ -5,13 +5,19 @@
 import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../dynamic/specifier";
+import { packageSchema } from "./schema";
 import { serve } from "./server";
 
 function version(): string {
   return JSON.parse(fs.readFileSync(path.join(packageRoot(__filename), "package.json"), "utf8")).version;
 }
 
-export async function main(): Promise<void> {
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  // `--schema`: the package schema GetSchema answers, on stdout, for `pulumi package gen-sdk <file>` in a release.
+  if (argv.includes("--schema")) {
+    process.stdout.write(JSON.stringify(await packageSchema(version()), null, 2) + "\n");
+    return;
+  }
   // The engine reads the first line of stdout as the port: nothing else may be printed there.
   console.log = console.error;
   const { port, server } = await serve({ version: version(), onCancel: () => undefined });

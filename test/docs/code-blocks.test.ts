@@ -1,6 +1,6 @@
 // The docs are code a user copies: every TypeScript block of the README, docs/ and examples/ is type-checked
-// against this package as a user imports it (`backup-portal-pulumi` and its subpaths, never a path into the
-// repository), and every relative link of that Markdown resolves to a file of the repository.
+// against this package as a user imports it (`backup-portal-pulumi` and its subpaths, or the plugin's SDK
+// `@backup-portal/backupportal`; never a path into the repository), and every relative link of that Markdown resolves to a file of the repository.
 import { strict as assert } from "assert";
 import { existsSync, readdirSync, readFileSync } from "fs";
 import { dirname, join, relative } from "path";
@@ -63,7 +63,12 @@ function typeCheck(blocks: Block[]): string[] {
     types: ["node"],
     typeRoots: [join(root, "node_modules", "@types")],
     baseUrl: root,
-    paths: { "backup-portal-pulumi": ["provider/index.ts"], "backup-portal-pulumi/*": ["provider/*/index.ts"] },
+    paths: {
+      "backup-portal-pulumi": ["provider/index.ts"],
+      "backup-portal-pulumi/*": ["provider/*/index.ts"],
+      // The plugin's generated SDK, as a user installs it (docs/plugin.md).
+      "@backup-portal/backupportal": ["sdk/nodejs/index.ts"],
+    },
   };
   const host = ts.createCompilerHost(options);
   const read = host.readFile.bind(host);

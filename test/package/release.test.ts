@@ -1,6 +1,8 @@
 // The release path: the tag, package.json's version and the CHANGELOG's newest released section agree
 // (.github/scripts/release-notes.js, which the release workflow runs), and the workflow publishes with
-// provenance only from a tag, with a dry run on pull requests.
+// provenance only from a tag, with a dry run on pull requests; it builds the plugin tarball, prints the
+// plugin's schema, checks and packs the committed TypeScript SDK, generates the Python, Go and .NET SDKs with
+// the Pulumi CLI the repository pins, and attaches them all to the GitHub release.
 import { strict as assert } from "assert";
 import { execFileSync, spawnSync } from "child_process";
 import { readFileSync } from "fs";
@@ -51,5 +53,62 @@ describe("release", () => {
     );
     assert.ok(at(/gh release create/) > at(/npm publish --provenance/));
     assert.equal(wf.jobs.release.permissions["id-token"], "write", "provenance needs the OIDC token");
+  });
+
+  it("release.yml builds the plugin tarball, its schema and the SDKs, and attaches them to the release", () => {
+    const wf = parse(readFileSync(join(root, ".github", "workflows", "release.yml"), "utf8"));
+    const steps: {
+      id?: string;
+      name?: string;
+      run?: string;
+      if?: string;
+      uses?: string;
+      with?: Record<string, string>;
+      "working-directory"?: string;
+    }[] = wf.jobs.release.steps;
+    const at = (re: RegExp) => {
+      const i = steps.findIndex((s) => re.test(s.run ?? ""));
+      assert.ok(i >= 0, `a step runs ${re}`);
+      return i;
+    };
+    const tests = at(/^npm test$/);
+    const release = at(/gh release create/);
+    // The plugin tarball: the compiled provider, the executable at its root, production dependencies from the lockfile.
+    const tarball = at(/tar -czf "\$RUNNER_TEMP\/assets\/pulumi-resource-backupportal-v\$VERSION\.tar\.gz"/);
+    assert.match(steps[tarball].run!, /cp -r dist\/provider /);
+    assert.match(steps[tarball].run!, /cp package\.json package-lock\.json bin\/pulumi-resource-backupportal /);
+    assert.match(steps[tarball].run!, /npm ci --omit=dev --ignore-scripts/);
+    // The schema, printed by the tarball's own plugin.
+    const schema = at(
+      /"\$RUNNER_TEMP\/plugin\/pulumi-resource-backupportal" --schema > "\$RUNNER_TEMP\/assets\/backupportal-schema-v\$VERSION\.json"/,
+    );
+    // The TypeScript SDK: regenerated, the committed copy unchanged, compiled and packed.
+    const ts = at(/npm run gen-sdk/);
+    assert.match(
+      steps[ts].run!,
+      /git diff --exit-code -- sdk\/nodejs\n.*npx tsc -p sdk\/nodejs\n.*npm pack --pack-destination "\$RUNNER_TEMP\/assets"/s,
+    );
+    // Python, Go and .NET from the schema file, with the CLI version the repository pins (the `pulumi` launcher).
+    const gen = at(/pulumi package gen-sdk "\$RUNNER_TEMP\/assets\/backupportal-schema-v\$VERSION\.json" --language "\$language"/);
+    assert.match(steps[gen].run!, /for language in python go dotnet; do/);
+    assert.match(steps[gen].run!, /tar -czf "\$RUNNER_TEMP\/assets\/backupportal-sdk-\$language-v\$VERSION\.tar\.gz"/);
+    const cli = steps.findIndex((s) => s.uses?.startsWith("pulumi/actions@"));
+    assert.ok(cli >= 0 && cli < gen, "the Pulumi CLI is installed before gen-sdk");
+    assert.equal(steps[cli].with?.["pulumi-version"], "${{ steps.cli.outputs.version }}");
+    assert.match(steps.find((s) => s.id === "cli")?.run ?? "", /require\('pulumi\/package\.json'\)\.version/);
+    assert.ok(
+      tests < tarball && tarball < schema && schema < gen && ts < release && gen < release,
+      "tests, tarball, schema, SDKs, release",
+    );
+    // The SDK is published like the package: provenance from a tag, a dry run on pull requests.
+    const sdkPublish = steps.filter((s) => s["working-directory"] === "sdk/nodejs");
+    assert.deepEqual(
+      sdkPublish.map((s) => [s.run, s.if]),
+      [
+        ["npm publish --dry-run", "github.event_name == 'pull_request'"],
+        ["npm publish --provenance --access public", "startsWith(github.ref, 'refs/tags/v')"],
+      ],
+    );
+    assert.match(steps[release].run!, /"\$RUNNER_TEMP"\/assets\/\*$/, "every asset is attached to the release");
   });
 });

@@ -52,7 +52,7 @@ describe("the npm tarball", function () {
   it("ships no tests, sources, stack programs or source maps", () => {
     const unwanted = files.filter(
       (f) =>
-        /^(test|bench|emulator|scripts|provider)\//.test(f) ||
+        /^(test|bench|emulator|scripts|provider|sdk)\//.test(f) ||
         /^dist\/(?!provider\/)/.test(f) ||
         /\.map$/.test(f) ||
         (/^stacks\//.test(f) && f !== "stacks/tenants.schema.json"),

@@ -177,7 +177,8 @@ export interface RunOptions {
   location: ProgramLocation;
   project: Project;
   stack: string;
-  engine: FakeEngine;
+  /** The resource monitor and engine (`--monitor`, `--engine`). */
+  engine: { address: string };
   config: Record<string, unknown>;
   /** Extra environment (e.g. BACKUP_PORTAL_PASSWORD, as `npm run local` exports it). */
   env?: Record<string, string>;
@@ -198,6 +199,11 @@ const INHERITED_OUT = /^(PULUMI_|TS_NODE_|BACKUP_PORTAL_)/;
  * language host starts it for a preview (cmd/run resolved from the program's folder, as the host does).
  */
 export function runPreview(o: RunOptions): Promise<RunResult> {
+  return runProgram(o, true);
+}
+
+/** The same for an update (no `--dry-run`): the program's registrations are carried out. */
+export function runProgram(o: RunOptions, dryRun = false): Promise<RunResult> {
   const runPath = path.dirname(require.resolve("@pulumi/pulumi/cmd/run/index.js", { paths: [o.location.pwd] }));
   const args = [
     runPath,
@@ -213,7 +219,7 @@ export function runPreview(o: RunOptions): Promise<RunResult> {
     o.stack,
     "--pwd",
     o.location.pwd,
-    "--dry-run",
+    ...(dryRun ? ["--dry-run"] : []),
     o.location.entry,
   ];
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !INHERITED_OUT.test(k)));
