@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * A business unit of the Backup Portal, under a parent business unit.
+ * A business unit of the portal (a customer or a reseller), under a parent business unit.
  *
  * Import: `pulumi import backupportal:index:BusinessUnit <name> <businessUnitId>`.
  */
@@ -37,11 +37,11 @@ export class BusinessUnit extends pulumi.CustomResource {
     }
 
     /**
-     * The parent business unit's id; changing it replaces the business unit (the API cannot move one).
+     * The parent business unit's id (a positive integer up to 9007199254740991, or a string of its digits).
      */
     declare public readonly parentId: pulumi.Output<number>;
     /**
-     * Adopt this existing object instead of creating one; it is then updated to the declared inputs.
+     * Adopt this existing business unit instead of creating one; it is then updated to the declared inputs (its parent must be parentId).
      */
     declare public readonly adoptId: pulumi.Output<number | undefined>;
     /**
@@ -121,11 +121,15 @@ export class BusinessUnit extends pulumi.CustomResource {
      */
     declare public readonly usersCanApproveOwnRequests: pulumi.Output<boolean | undefined>;
     /**
-     * The portal's id of the business unit (also the resource id).
+     * The portal and account it lives on (`<url without credentials>|<username>`): an up whose connection points elsewhere refuses to change or delete it.
+     */
+    declare public readonly portal: pulumi.Output<string | undefined>;
+    /**
+     * The portal's id of the business unit (also the resource id, as a string).
      */
     declare public readonly businessUnitId: pulumi.Output<number | undefined>;
     /**
-     * The id the time zone resolved to.
+     * The id timeZone resolved to.
      */
     declare public readonly timeZoneId: pulumi.Output<number | undefined>;
     /**
@@ -141,7 +145,7 @@ export class BusinessUnit extends pulumi.CustomResource {
      */
     declare public readonly createdDate: pulumi.Output<string | undefined>;
     /**
-     * Its address in the portal's API.
+     * Its URL in the portal's API.
      */
     declare public readonly href: pulumi.Output<string | undefined>;
 
@@ -189,6 +193,7 @@ export class BusinessUnit extends pulumi.CustomResource {
             resourceInputs["requiredApproversOfDeleteRequest"] = args?.requiredApproversOfDeleteRequest;
             resourceInputs["finalDeleteRequestApprover"] = args?.finalDeleteRequestApprover;
             resourceInputs["usersCanApproveOwnRequests"] = args?.usersCanApproveOwnRequests;
+            resourceInputs["portal"] = undefined /*out*/;
             resourceInputs["businessUnitId"] = undefined /*out*/;
             resourceInputs["timeZoneId"] = undefined /*out*/;
             resourceInputs["domainFilterIds"] = undefined /*out*/;
@@ -217,6 +222,7 @@ export class BusinessUnit extends pulumi.CustomResource {
             resourceInputs["requiredApproversOfDeleteRequest"] = undefined /*out*/;
             resourceInputs["finalDeleteRequestApprover"] = undefined /*out*/;
             resourceInputs["usersCanApproveOwnRequests"] = undefined /*out*/;
+            resourceInputs["portal"] = undefined /*out*/;
             resourceInputs["businessUnitId"] = undefined /*out*/;
             resourceInputs["timeZoneId"] = undefined /*out*/;
             resourceInputs["domainFilterIds"] = undefined /*out*/;
@@ -236,11 +242,11 @@ export class BusinessUnit extends pulumi.CustomResource {
  */
 export interface BusinessUnitArgs {
     /**
-     * The parent business unit's id; changing it replaces the business unit (the API cannot move one).
+     * The parent business unit's id (a positive integer up to 9007199254740991, or a string of its digits).
      */
     parentId: pulumi.Input<number | string>;
     /**
-     * Adopt this existing object instead of creating one; it is then updated to the declared inputs.
+     * Adopt this existing business unit instead of creating one; it is then updated to the declared inputs (its parent must be parentId).
      */
     adoptId?: pulumi.Input<number | string>;
     /**

@@ -37,11 +37,11 @@ export class Consumer extends pulumi.CustomResource {
     }
 
     /**
-     * The business unit it belongs to; changing it replaces the consumer.
+     * The business unit it belongs to (a positive integer up to 9007199254740991, or a string of its digits).
      */
     declare public readonly businessUnitId: pulumi.Output<number>;
     /**
-     * Adopt this existing object instead of creating one; it is then updated to the declared inputs.
+     * Adopt this existing consumer instead of creating one; it is then updated to the declared inputs (it must be in businessUnitId).
      */
     declare public readonly adoptId: pulumi.Output<number | undefined>;
     /**
@@ -77,7 +77,11 @@ export class Consumer extends pulumi.CustomResource {
      */
     declare public readonly deletionComment: pulumi.Output<string | undefined>;
     /**
-     * The portal's id of the consumer (also the resource id).
+     * The portal and account it lives on (`<url without credentials>|<username>`): an up whose connection points elsewhere refuses to change or delete it.
+     */
+    declare public readonly portal: pulumi.Output<string | undefined>;
+    /**
+     * The portal's id of the consumer (also the resource id, as a string).
      */
     declare public readonly consumerId: pulumi.Output<number | undefined>;
     /**
@@ -85,7 +89,7 @@ export class Consumer extends pulumi.CustomResource {
      */
     declare public readonly createdDate: pulumi.Output<string | undefined>;
     /**
-     * Its address in the portal's API.
+     * Its URL in the portal's API.
      */
     declare public readonly href: pulumi.Output<string | undefined>;
 
@@ -116,6 +120,7 @@ export class Consumer extends pulumi.CustomResource {
             resourceInputs["nodeName"] = args?.nodeName;
             resourceInputs["deleteAssociations"] = args?.deleteAssociations;
             resourceInputs["deletionComment"] = args?.deletionComment;
+            resourceInputs["portal"] = undefined /*out*/;
             resourceInputs["consumerId"] = undefined /*out*/;
             resourceInputs["createdDate"] = undefined /*out*/;
             resourceInputs["href"] = undefined /*out*/;
@@ -130,6 +135,7 @@ export class Consumer extends pulumi.CustomResource {
             resourceInputs["nodeName"] = undefined /*out*/;
             resourceInputs["deleteAssociations"] = undefined /*out*/;
             resourceInputs["deletionComment"] = undefined /*out*/;
+            resourceInputs["portal"] = undefined /*out*/;
             resourceInputs["consumerId"] = undefined /*out*/;
             resourceInputs["createdDate"] = undefined /*out*/;
             resourceInputs["href"] = undefined /*out*/;
@@ -146,11 +152,11 @@ export class Consumer extends pulumi.CustomResource {
  */
 export interface ConsumerArgs {
     /**
-     * The business unit it belongs to; changing it replaces the consumer.
+     * The business unit it belongs to (a positive integer up to 9007199254740991, or a string of its digits).
      */
     businessUnitId: pulumi.Input<number | string>;
     /**
-     * Adopt this existing object instead of creating one; it is then updated to the declared inputs.
+     * Adopt this existing consumer instead of creating one; it is then updated to the declared inputs (it must be in businessUnitId).
      */
     adoptId?: pulumi.Input<number | string>;
     /**

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * The backup node of a consumer; activated under its tsmName.
+ * The backup node of a consumer, with its password and activation. Deleting it deletes its consumer on the portal.
  *
  * Import: `pulumi import backupportal:index:Node <name> <businessUnitId>/<consumerId>`.
  */
@@ -37,15 +37,19 @@ export class Node extends pulumi.CustomResource {
     }
 
     /**
-     * The business unit of the consumer.
+     * The business unit of the consumer (a positive integer up to 9007199254740991, or a string of its digits).
      */
     declare public readonly businessUnitId: pulumi.Output<number>;
     /**
-     * The consumer that carries the node; the node's resource id is this consumer's id.
+     * The consumer that carries the node; the node's resource id is this consumer's id (a positive integer up to 9007199254740991, or a string of its digits).
      */
     declare public readonly consumerId: pulumi.Output<number>;
     /**
-     * Adopt the existing node of consumerId instead of creating one (must equal consumerId).
+     * The node's password, 1 to 64 characters; always stored as a secret, never read back.
+     */
+    declare public readonly tsmPassword: pulumi.Output<string | undefined>;
+    /**
+     * Adopt this existing node instead of creating one; it is then updated to the declared inputs; must equal consumerId: a node is adopted through its consumer.
      */
     declare public readonly adoptId: pulumi.Output<number | undefined>;
     /**
@@ -77,35 +81,39 @@ export class Node extends pulumi.CustomResource {
      */
     declare public readonly tsmName: pulumi.Output<string | undefined>;
     /**
-     * The node's password, set through the password endpoint (1-64 characters).
+     * The portal and account it lives on (`<url without credentials>|<username>`): an up whose connection points elsewhere refuses to change or delete it.
      */
-    declare public readonly tsmPassword: pulumi.Output<string | undefined>;
-    /**
-     * The name the backup server stored at activation (upper-case).
-     */
-    declare public readonly activatedName: pulumi.Output<string | undefined>;
+    declare public readonly portal: pulumi.Output<string | undefined>;
     /**
      * The portal's id of the node.
      */
     declare public readonly nodeId: pulumi.Output<number | undefined>;
     /**
-     * The id the operating system resolved to.
+     * The name the backup server stored at activation (upper-case); undefined until activated.
+     */
+    declare public readonly activatedName: pulumi.Output<string | undefined>;
+    /**
+     * The password the portal chose at activation when no tsmPassword was declared (a secret); undefined otherwise.
+     */
+    declare public readonly generatedPassword: pulumi.Output<string | undefined>;
+    /**
+     * The id operatingSystem resolved to.
      */
     declare public readonly operatingSystemId: pulumi.Output<number | undefined>;
     /**
-     * The id the node type resolved to.
+     * The id type resolved to.
      */
     declare public readonly typeId: pulumi.Output<number | undefined>;
     /**
-     * The id the policy domain resolved to.
+     * The id domain resolved to.
      */
     declare public readonly domainId: pulumi.Output<number | undefined>;
     /**
-     * The id the client option set resolved to.
+     * The id clientOptionSet resolved to.
      */
     declare public readonly clientOptionSetId: pulumi.Output<number | undefined>;
     /**
-     * The backup server the node is on.
+     * The backup server the node was created on (the business unit's default server).
      */
     declare public readonly serverId: pulumi.Output<number | undefined>;
     /**
@@ -113,7 +121,7 @@ export class Node extends pulumi.CustomResource {
      */
     declare public readonly createdDate: pulumi.Output<string | undefined>;
     /**
-     * Its address in the portal's API.
+     * Its URL in the portal's API.
      */
     declare public readonly href: pulumi.Output<string | undefined>;
 
@@ -148,6 +156,7 @@ export class Node extends pulumi.CustomResource {
             }
             resourceInputs["businessUnitId"] = args?.businessUnitId;
             resourceInputs["consumerId"] = args?.consumerId;
+            resourceInputs["tsmPassword"] = args?.tsmPassword ? pulumi.secret(args.tsmPassword) : undefined;
             resourceInputs["adoptId"] = args?.adoptId;
             resourceInputs["operatingSystem"] = args?.operatingSystem;
             resourceInputs["type"] = args?.type;
@@ -156,9 +165,10 @@ export class Node extends pulumi.CustomResource {
             resourceInputs["contact"] = args?.contact;
             resourceInputs["cpuCount"] = args?.cpuCount;
             resourceInputs["tsmName"] = args?.tsmName;
-            resourceInputs["tsmPassword"] = args?.tsmPassword ? pulumi.secret(args.tsmPassword) : undefined;
-            resourceInputs["activatedName"] = undefined /*out*/;
+            resourceInputs["portal"] = undefined /*out*/;
             resourceInputs["nodeId"] = undefined /*out*/;
+            resourceInputs["activatedName"] = undefined /*out*/;
+            resourceInputs["generatedPassword"] = undefined /*out*/;
             resourceInputs["operatingSystemId"] = undefined /*out*/;
             resourceInputs["typeId"] = undefined /*out*/;
             resourceInputs["domainId"] = undefined /*out*/;
@@ -169,6 +179,7 @@ export class Node extends pulumi.CustomResource {
         } else {
             resourceInputs["businessUnitId"] = undefined /*out*/;
             resourceInputs["consumerId"] = undefined /*out*/;
+            resourceInputs["tsmPassword"] = undefined /*out*/;
             resourceInputs["adoptId"] = undefined /*out*/;
             resourceInputs["operatingSystem"] = undefined /*out*/;
             resourceInputs["type"] = undefined /*out*/;
@@ -177,9 +188,10 @@ export class Node extends pulumi.CustomResource {
             resourceInputs["contact"] = undefined /*out*/;
             resourceInputs["cpuCount"] = undefined /*out*/;
             resourceInputs["tsmName"] = undefined /*out*/;
-            resourceInputs["tsmPassword"] = undefined /*out*/;
-            resourceInputs["activatedName"] = undefined /*out*/;
+            resourceInputs["portal"] = undefined /*out*/;
             resourceInputs["nodeId"] = undefined /*out*/;
+            resourceInputs["activatedName"] = undefined /*out*/;
+            resourceInputs["generatedPassword"] = undefined /*out*/;
             resourceInputs["operatingSystemId"] = undefined /*out*/;
             resourceInputs["typeId"] = undefined /*out*/;
             resourceInputs["domainId"] = undefined /*out*/;
@@ -189,7 +201,7 @@ export class Node extends pulumi.CustomResource {
             resourceInputs["href"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const secretOpts = { additionalSecretOutputs: ["tsmPassword"] };
+        const secretOpts = { additionalSecretOutputs: ["tsmPassword", "generatedPassword"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
         const replaceOnChanges = { replaceOnChanges: ["businessUnitId", "consumerId"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
@@ -202,15 +214,19 @@ export class Node extends pulumi.CustomResource {
  */
 export interface NodeArgs {
     /**
-     * The business unit of the consumer.
+     * The business unit of the consumer (a positive integer up to 9007199254740991, or a string of its digits).
      */
     businessUnitId: pulumi.Input<number | string>;
     /**
-     * The consumer that carries the node; the node's resource id is this consumer's id.
+     * The consumer that carries the node; the node's resource id is this consumer's id (a positive integer up to 9007199254740991, or a string of its digits).
      */
     consumerId: pulumi.Input<number | string>;
     /**
-     * Adopt the existing node of consumerId instead of creating one (must equal consumerId).
+     * The node's password, 1 to 64 characters; always stored as a secret, never read back.
+     */
+    tsmPassword?: pulumi.Input<string>;
+    /**
+     * Adopt this existing node instead of creating one; it is then updated to the declared inputs; must equal consumerId: a node is adopted through its consumer.
      */
     adoptId?: pulumi.Input<number | string>;
     /**
@@ -241,8 +257,4 @@ export interface NodeArgs {
      * Activates the node under this name (1-64 of A-Z 0-9 _ . - + &); the backup server never renames a node, so another name needs a new consumer (change the Consumer's nodeName). At most 64 characters.
      */
     tsmName?: pulumi.Input<string>;
-    /**
-     * The node's password, set through the password endpoint (1-64 characters).
-     */
-    tsmPassword?: pulumi.Input<string>;
 }

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * One proxy relation: the agent consumer's node may act for the target consumer's node.
+ * One proxy relation: the agent's node may act for the target's node. A relation has nothing to change in place.
  *
  * Import: `pulumi import backupportal:index:NodeProxy <name> <businessUnitId>/<agentConsumerId>:<targetConsumerId>`.
  */
@@ -37,17 +37,25 @@ export class NodeProxy extends pulumi.CustomResource {
     }
 
     /**
-     * The business unit of both consumers.
+     * The business unit of both consumers (a positive integer up to 9007199254740991, or a string of its digits).
      */
     declare public readonly businessUnitId: pulumi.Output<number>;
     /**
-     * The consumer whose node becomes the proxy agent.
+     * The consumer whose node becomes the proxy agent (a positive integer up to 9007199254740991, or a string of its digits).
      */
     declare public readonly agentConsumerId: pulumi.Output<number>;
     /**
-     * The consumer whose node the agent may act for.
+     * The consumer whose node the agent may act for (not the agent) (a positive integer up to 9007199254740991, or a string of its digits).
      */
     declare public readonly targetConsumerId: pulumi.Output<number>;
+    /**
+     * The relation may already exist (adoption, e.g. from `backup-portal export`): create then sends nothing when the agent is already there.
+     */
+    declare public readonly adopt: pulumi.Output<boolean | undefined>;
+    /**
+     * The portal and account it lives on (`<url without credentials>|<username>`): an up whose connection points elsewhere refuses to change or delete it.
+     */
+    declare public readonly portal: pulumi.Output<string | undefined>;
 
     /**
      * Create a NodeProxy resource with the given unique name, arguments, and options.
@@ -72,10 +80,14 @@ export class NodeProxy extends pulumi.CustomResource {
             resourceInputs["businessUnitId"] = args?.businessUnitId;
             resourceInputs["agentConsumerId"] = args?.agentConsumerId;
             resourceInputs["targetConsumerId"] = args?.targetConsumerId;
+            resourceInputs["adopt"] = args?.adopt;
+            resourceInputs["portal"] = undefined /*out*/;
         } else {
             resourceInputs["businessUnitId"] = undefined /*out*/;
             resourceInputs["agentConsumerId"] = undefined /*out*/;
             resourceInputs["targetConsumerId"] = undefined /*out*/;
+            resourceInputs["adopt"] = undefined /*out*/;
+            resourceInputs["portal"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const replaceOnChanges = { replaceOnChanges: ["businessUnitId", "agentConsumerId", "targetConsumerId"] };
@@ -89,15 +101,19 @@ export class NodeProxy extends pulumi.CustomResource {
  */
 export interface NodeProxyArgs {
     /**
-     * The business unit of both consumers.
+     * The business unit of both consumers (a positive integer up to 9007199254740991, or a string of its digits).
      */
     businessUnitId: pulumi.Input<number | string>;
     /**
-     * The consumer whose node becomes the proxy agent.
+     * The consumer whose node becomes the proxy agent (a positive integer up to 9007199254740991, or a string of its digits).
      */
     agentConsumerId: pulumi.Input<number | string>;
     /**
-     * The consumer whose node the agent may act for.
+     * The consumer whose node the agent may act for (not the agent) (a positive integer up to 9007199254740991, or a string of its digits).
      */
     targetConsumerId: pulumi.Input<number | string>;
+    /**
+     * The relation may already exist (adoption, e.g. from `backup-portal export`): create then sends nothing when the agent is already there.
+     */
+    adopt?: pulumi.Input<boolean>;
 }
