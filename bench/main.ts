@@ -255,7 +255,7 @@ async function main(): Promise<void> {
   });
   try {
     // Serialize the providers once (the SDK caches per provider object) before timing anything.
-    const providers = new Map<object, number>();
+    const providers = new Map<object | string, number>();
     for (const r of w.resources) {
       if (!providers.has(r.provider)) providers.set(r.provider, (await engine.serializeProvider(r.provider)).text.length);
     }

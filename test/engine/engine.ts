@@ -70,8 +70,11 @@ export function ref(name: string, prop = "id"): Ref {
 export interface DesiredResource {
   name: string;
   type: string;
-  /** A dynamic provider object; serialized like the SDK does into `__provider`. */
-  provider: object;
+  /**
+   * A dynamic provider object, serialized like the SDK's `dynamic.Resource` does into `__provider`; or the
+   * `__provider` text itself, as this product's resource classes pass it (provider/dynamic/resource.ts).
+   */
+  provider: object | string;
   inputs: Record<string, unknown>;
   dependsOn?: string[];
   /** The resource option: when set, it overrides Diff's deleteBeforeReplace either way. */
@@ -880,8 +883,9 @@ export class TestEngine {
     if (this.options.stateFile && !this.dryRun) fs.writeFileSync(this.options.stateFile, JSON.stringify(this.exportState(), null, 1));
   }
 
-  /** Serializes a provider object as the SDK does (cached per object, like dynamic.Resource). */
-  serializeProvider(provider: object): Promise<{ text: string; containsSecrets: boolean }> {
+  /** Serializes a provider object as the SDK does (cached per object, like dynamic.Resource); a text is taken as it is. */
+  serializeProvider(provider: object | string): Promise<{ text: string; containsSecrets: boolean }> {
+    if (typeof provider === "string") return Promise.resolve({ text: provider, containsSecrets: false });
     let p = this.providerCache.get(provider);
     if (!p) {
       p = pulumi.runtime
