@@ -9,8 +9,13 @@
 // resource operation (Check, Diff, Create, Read, Update, Delete), and state bytes per resource
 // (docs/benchmark.md, "Plugin path beside the dynamic path").
 //
-//   npm run bench:plugin -- [--tenants 10] [--consumers 4] [--latency 20] [--parallel 16] [--paths dynamic,plugin]
+// `--paths dynamic-0.2.0` runs the dynamic path with the `__provider` text 0.2.0 stored (the closure serializer's
+// 2.6 KB, test/dynamic/fixtures/provider-0.2.0/): the cost of that text beside the current one, in one run.
+//
+//   npm run bench:plugin -- [--tenants 10] [--consumers 4] [--latency 20] [--parallel 16] [--paths dynamic,plugin,dynamic-0.2.0]
+import * as fs from "fs";
 import * as os from "os";
+import * as nodePath from "path";
 import { performance } from "perf_hooks";
 import { DesiredResource, TestEngine } from "../test/engine/engine";
 import type { ProviderHost } from "../test/engine/host";
@@ -25,6 +30,16 @@ function arg(name: string, dflt: number, min = 1): number {
   const v = i < 0 ? dflt : Number(process.argv[i + 1]);
   if (!Number.isInteger(v) || v < min) throw new Error(`${name} needs an integer ≥ ${min}`);
   return v;
+}
+
+/** The `__provider` 0.2.0 stored for a dynamic type. */
+function legacyProvider(type: string): string {
+  const file = type
+    .split(":")
+    .pop()!
+    .replace(/([a-z])([A-Z])/g, "$1-$2")
+    .toLowerCase();
+  return fs.readFileSync(nodePath.join(__dirname, "..", "test", "dynamic", "fixtures", "provider-0.2.0", `${file}.txt`), "utf8");
 }
 
 const OPERATIONS = new Set(["Check", "Diff", "Create", "Read", "Update", "Delete"]);
@@ -62,12 +77,18 @@ async function main(): Promise<void> {
   try {
     await portal.setFaults({ latencyMs: latency });
     for (const path of paths) {
-      if (path !== "dynamic" && path !== "plugin") throw new Error(`--paths: dynamic or plugin, got ${path}`);
-      const w = workload({ tenants, consumersPerTenant: consumers, prefix: path[0] });
+      if (!["dynamic", "plugin", "dynamic-0.2.0"].includes(path)) throw new Error(`--paths: dynamic, plugin or dynamic-0.2.0, got ${path}`);
+      const w = workload({ tenants, consumersPerTenant: consumers, prefix: path === "dynamic-0.2.0" ? "o" : path[0] });
       const resources: DesiredResource[] =
         path === "dynamic"
           ? w.resources
-          : w.resources.map(({ provider: _p, inputs: { createKey: _k, ...inputs }, ...r }) => ({ ...r, type: pluginType(r.type), inputs }));
+          : path === "dynamic-0.2.0"
+            ? w.resources.map((r) => ({ ...r, provider: legacyProvider(r.type) }))
+            : w.resources.map(({ provider: _p, inputs: { createKey: _k, ...inputs }, ...r }) => ({
+                ...r,
+                type: pluginType(r.type),
+                inputs,
+              }));
       // Per phase: the provider processes' CPU (up and configured to just before they stop) and their resource
       // operations; their start-up time is not counted in the wall time, as in bench/main.ts.
       let cpu = 0;
