@@ -255,11 +255,11 @@ async function main(): Promise<void> {
   });
   try {
     // Serialize the providers once (the SDK caches per provider object) before timing anything.
-    const providers = new Map<object, number>();
+    const providers = new Map<object | string, number>();
     for (const r of w.resources) {
-      if (!providers.has(r.provider)) providers.set(r.provider, (await engine.serializeProvider(r.provider)).text.length);
+      if (!providers.has(r.provider!)) providers.set(r.provider!, (await engine.serializeProvider(r.provider!)).text.length);
     }
-    const providerBytes = w.resources.reduce((a, r) => a + providers.get(r.provider)!, 0) / count;
+    const providerBytes = w.resources.reduce((a, r) => a + providers.get(r.provider!)!, 0) / count;
     await portal.setFaults({ latencyMs: o.latency });
 
     const results: Measured[] = [];

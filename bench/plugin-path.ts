@@ -1,148 +1,182 @@
 // `npm run bench:plugin`: the same workload (bench/workload.ts) through both paths in one run, against one
-// in-process emulator without latency, so what differs is the provider side: the dynamic-provider host driven
-// by the engine stand-in (test/engine/engine.ts: an up is a preview and an update), and the backupportal plugin
-// process driven over gRPC the same way (Check + preview Create, then Check + Create per resource). Prints host
-// CPU per resource-operation and state bytes per resource for each (docs/benchmark.md, "plugin path").
+// emulator (in its own process, as in bench/main.ts) with `--latency` ms added to every request. Both paths
+// are driven by the engine stand-in (test/engine/engine.ts), so the engine's scheduling is the same for both:
+// serial Check and Diff, `--parallel` operations at once, a fresh provider process per deployment (an up is a
+// preview and an update). The dynamic path runs the dynamic-provider host; the plugin path the `backupportal`
+// plugin (test/plugin/plugin-host.ts), which also gets the preview's Create (it supports preview). Phases:
+// create, no-op update, refresh, destroy. Prints per path and phase the wall time next to the ideal
+// (bench/ideal.ts: max(requests × latency / parallel, depth × latency)), the provider process's CPU per
+// resource operation (Check, Diff, Create, Read, Update, Delete), and state bytes per resource
+// (docs/benchmark.md, "Plugin path beside the dynamic path").
 //
-//   npm run bench:plugin -- [--tenants 10] [--consumers 2]
+// `--paths dynamic-0.2.0` runs the dynamic path with the `__provider` text 0.2.0 stored (the closure serializer's
+// 2.6 KB, test/dynamic/fixtures/provider-0.2.0/): the cost of that text beside the current one, in one run.
+//
+//   npm run bench:plugin -- [--tenants 10] [--consumers 4] [--latency 20] [--parallel 16] [--paths dynamic,plugin,dynamic-0.2.0]
+import * as fs from "fs";
+import * as os from "os";
+import * as nodePath from "path";
 import { performance } from "perf_hooks";
-import { TestEngine } from "../test/engine/engine";
-import { isSecret, PropertyMap, redactSecrets, secret, UNKNOWN } from "../test/engine/values";
-import { envFor, ORIGIN, startEmulator } from "../test/support/portal";
-import { Plugin } from "../test/plugin/plugin";
-import { processCpuMs } from "./portal-process";
-import { workload } from "./workload";
+import { DesiredResource, TestEngine } from "../test/engine/engine";
+import type { ProviderHost } from "../test/engine/host";
+import { envFor, ORIGIN } from "../test/support/portal";
+import { pluginType, startPluginHost } from "../test/plugin/plugin-host";
+import { Ideal, ideal, idealCreate, idealDestroy, idealRefresh } from "./ideal";
+import { processCpuMs, startPortalProcess } from "./portal-process";
+import { exactlyOnce, workload } from "./workload";
 
-function arg(name: string, dflt: number): number {
+function arg(name: string, dflt: number, min = 1): number {
   const i = process.argv.indexOf(name);
   const v = i < 0 ? dflt : Number(process.argv[i + 1]);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} needs an integer ≥ 1`);
+  if (!Number.isInteger(v) || v < min) throw new Error(`${name} needs an integer ≥ ${min}`);
   return v;
 }
 
-interface PathResult {
-  hostCpuMs: number;
-  operations: number;
-  resources: number;
-  stateBytes: number;
-  wallMs: number;
+/** The `__provider` 0.2.0 stored for a dynamic type. */
+function legacyProvider(type: string): string {
+  const file = type
+    .split(":")
+    .pop()!
+    .replace(/([a-z])([A-Z])/g, "$1-$2")
+    .toLowerCase();
+  return fs.readFileSync(nodePath.join(__dirname, "..", "test", "dynamic", "fixtures", "provider-0.2.0", `${file}.txt`), "utf8");
 }
 
-const TOKEN: Record<string, string> = {
-  "pulumi-nodejs:dynamic/backup-portal:BusinessUnit": "backupportal:index:BusinessUnit",
-  "pulumi-nodejs:dynamic/backup-portal:Consumer": "backupportal:index:Consumer",
-  "pulumi-nodejs:dynamic/backup-portal:Node": "backupportal:index:Node",
-};
+const OPERATIONS = new Set(["Check", "Diff", "Create", "Read", "Update", "Delete"]);
+
+interface PhaseResult {
+  phase: string;
+  wallMs: number;
+  ideal: Ideal;
+  requests: number;
+  hostCpuMs: number;
+  operations: number;
+}
+
+const fmt = (ms: number) => `${Math.round(ms)} ms`;
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 
 async function main(): Promise<void> {
   const tenants = arg("--tenants", 10);
-  const consumers = arg("--consumers", 2);
-  const emu = await startEmulator();
-  const results: Record<string, PathResult> = {};
+  const consumers = arg("--consumers", 4);
+  const latency = arg("--latency", 20, 0);
+  const parallel = arg("--parallel", 16);
+  const pi = process.argv.indexOf("--paths");
+  const paths = (pi < 0 ? "dynamic,plugin" : process.argv[pi + 1]).split(",");
+  const o = { tenants, consumers, passwords: true, latency, parallel };
+  console.log(
+    `workload: ${tenants} tenants × (1 business unit + ${consumers} consumers + ${consumers} nodes); latency ${latency} ms; ` +
+      `${parallel} operations at once; node ${process.version}, ${os.cpus().length} cpus, load ${load()}`,
+  );
+  const portal = await startPortalProcess({ nodeArgs: [] });
+  const summary: string[] = [];
   try {
-    // ---- the dynamic path: an up through the engine stand-in (one host per deployment).
-    {
-      const w = workload({ tenants, consumersPerTenant: consumers, prefix: "d" });
+    await portal.setFaults({ latencyMs: latency });
+    for (const path of paths) {
+      if (!["dynamic", "plugin", "dynamic-0.2.0"].includes(path)) throw new Error(`--paths: dynamic, plugin or dynamic-0.2.0, got ${path}`);
+      const w = workload({ tenants, consumersPerTenant: consumers, prefix: path === "dynamic-0.2.0" ? "o" : path[0] });
+      const resources: DesiredResource[] =
+        path === "dynamic"
+          ? w.resources
+          : path === "dynamic-0.2.0"
+            ? w.resources.map((r) => ({ ...r, provider: legacyProvider(r.type) }))
+            : w.resources.map(({ provider: _p, inputs: { createKey: _k, ...inputs }, ...r }) => ({
+                ...r,
+                type: pluginType(r.type),
+                inputs,
+              }));
+      // Per phase: the provider processes' CPU (up and configured to just before they stop) and their resource
+      // operations; their start-up time is not counted in the wall time, as in bench/main.ts.
       let cpu = 0;
-      const cpu0 = new Map<number, number | undefined>();
+      let operations = 0;
+      let startMs = 0;
+      const cpu0 = new Map<number, number>();
       const engine = new TestEngine({
         stack: "bench",
-        env: envFor(emu),
-        onHostStarted: (h) => void cpu0.set(h.pid, processCpuMs(h.pid)),
-        onHostStopping: (h) => void (cpu += (processCpuMs(h.pid) ?? 0) - (cpu0.get(h.pid) ?? 0)),
+        env: envFor({ url: portal.url } as Parameters<typeof envFor>[0]),
+        parallel,
+        ...(path === "plugin" && {
+          startHost: (config: Record<string, string>, secretKeys: string[], project: string) =>
+            startPluginHost(config, secretKeys, project),
+        }),
+        // The plugin has no environment fallback: it gets the connection as provider configuration.
+        ...(path === "plugin" && {
+          config: { url: portal.url, origin: ORIGIN, clientId: "emulator", username: "admin", password: "admin" },
+          secretConfigKeys: ["password"],
+        }),
+        onHostStarted: (h: ProviderHost, ms: number) => {
+          cpu0.set(h.pid, processCpuMs(h.pid) ?? 0);
+          startMs += ms;
+        },
+        onHostStopping: (h: ProviderHost) => {
+          cpu += (processCpuMs(h.pid) ?? 0) - (cpu0.get(h.pid) ?? 0);
+          operations += h.calls.filter((c) => OPERATIONS.has(c.method)).length;
+        },
       });
-      try {
+      const results: PhaseResult[] = [];
+      const phase = async (name: string, id: Ideal, run: () => Promise<unknown>) => {
+        const mark = (await portal.requests()).length;
+        cpu = 0;
+        operations = 0;
+        startMs = 0;
         const t0 = performance.now();
-        await engine.up(w.resources);
-        const wallMs = performance.now() - t0;
+        await run();
+        const wallMs = performance.now() - t0 - startMs;
+        const requests = (await portal.requests()).length - mark;
+        results.push({ phase: name, wallMs, ideal: id, requests, hostCpuMs: cpu, operations });
+      };
+      let stateBytes = 0;
+      try {
+        await phase("create", idealCreate(o), () => engine.up(resources));
+        const check = exactlyOnce(await portal.state(), w);
+        if (check.missing.length || check.duplicates.length || check.unexpected.length)
+          throw new Error(`${path}: the portal does not hold the declared objects exactly once: ${JSON.stringify(check)}`);
         const bytes = Object.values(engine.stateBytesPerResource());
-        // An up: Check in the preview, then Check and Create in the update (Diff is not called for a new resource).
-        results.dynamic = {
-          hostCpuMs: cpu,
-          operations: w.resources.length * 3,
-          resources: w.resources.length,
-          stateBytes: bytes.reduce((a, b) => a + b, 0),
-          wallMs,
-        };
-        await engine.destroy();
+        stateBytes = bytes.reduce((a, b) => a + b, 0) / bytes.length;
+        await phase("no-op", ideal({}, 0, o), async () => {
+          const changed = (await engine.up(resources)).steps.filter((s) => s.op !== "same");
+          if (changed.length) throw new Error(`${path}: the no-op update changed ${changed.map((s) => `${s.urn} ${s.op}`).join(", ")}`);
+        });
+        await phase("refresh", idealRefresh(o), async () => {
+          const changed = (await engine.refresh()).filter((s) => s.op !== "same");
+          if (changed.length) throw new Error(`${path}: refresh found changes: ${changed.map((s) => `${s.urn} ${s.op}`).join(", ")}`);
+        });
+        await phase("destroy", idealDestroy(o), () => engine.destroy());
       } finally {
         await engine.close();
       }
-    }
-    // ---- the plugin path: the same resources, typed by token, references resolved as the engine resolves them.
-    {
-      const w = workload({ tenants, consumersPerTenant: consumers, prefix: "p" });
-      const plugin = await Plugin.start();
-      try {
-        await plugin.configure({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin", password: secret("admin") });
-        const done = new Map<string, { id: string; outputs: PropertyMap; inputs: PropertyMap; urn: string }>();
-        const resolve = (v: unknown): unknown =>
-          v && typeof v === "object" && "$ref" in v
-            ? ((r) => ((v as any).prop === "id" ? r.id : r.outputs[(v as any).prop]))(done.get((v as any).$ref)!)
-            : v;
-        const cpuStart = processCpuMs(plugin.pid) ?? 0;
-        const t0 = performance.now();
-        // Tenants in parallel, each tenant's resources in order (they reference each other).
-        const byTenant = new Map<string, typeof w.resources>();
-        for (const r of w.resources) {
-          const t = r.name.split("/")[0];
-          byTenant.set(t, [...(byTenant.get(t) ?? []), r]);
-        }
-        await Promise.all(
-          [...byTenant.values()].map(async (list) => {
-            for (const r of list) {
-              const urn = `urn:pulumi:bench::bench::${TOKEN[r.type]}::${r.name}`;
-              const { createKey: _k, ...declared } = r.inputs as PropertyMap;
-              const preview = Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, isRef(v) ? UNKNOWN : v]));
-              await plugin.create(urn, (await plugin.check(urn, {}, preview, true)).inputs, true);
-              const checked = await plugin.check(urn, {}, Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, resolve(v)])));
-              if (checked.failures.length) throw new Error(`${r.name}: ${JSON.stringify(checked.failures)}`);
-              const created = await plugin.create(urn, checked.inputs);
-              done.set(r.name, { id: created.id, outputs: created.properties, inputs: checked.inputs, urn });
-            }
-          }),
+      console.log(`\n${path}: state ${stateBytes.toFixed(0)} bytes per resource; load ${load()}`);
+      console.log("  phase      wall      ideal   wall/ideal  requests (ideal)  host cpu   operations  cpu/op");
+      for (const r of results) {
+        const ratio = r.ideal.wallMs > 0 ? (r.wallMs / r.ideal.wallMs).toFixed(2) : "n/a";
+        console.log(
+          `  ${r.phase.padEnd(8)} ${fmt(r.wallMs).padStart(8)} ${fmt(r.ideal.wallMs).padStart(9)} ${ratio.padStart(9)}  ` +
+            `${String(r.requests).padStart(8)} (${r.ideal.total})  ${fmt(r.hostCpuMs).padStart(9)} ${String(r.operations).padStart(10)}  ` +
+            `${r.operations ? (r.hostCpuMs / r.operations).toFixed(2) : "-"} ms`,
         );
-        const wallMs = performance.now() - t0;
-        const hostCpuMs = (processCpuMs(plugin.pid) ?? 0) - cpuStart;
-        // What the engine stores per resource: urn, type, id, inputs and outputs (no serialized provider).
-        const stateBytes = [...done.entries()].reduce(
-          (a, [name, r]) =>
-            a +
-            Buffer.byteLength(
-              JSON.stringify(
-                redactSecrets({
-                  urn: r.urn,
-                  type: TOKEN[w.resources.find((x) => x.name === name)!.type],
-                  id: r.id,
-                  inputs: r.inputs,
-                  outputs: r.outputs,
-                }),
-              ),
-            ),
-          0,
-        );
-        results.plugin = { hostCpuMs, operations: w.resources.length * 4, resources: w.resources.length, stateBytes, wallMs };
-        for (const [name, r] of [...done.entries()].reverse())
-          await plugin.delete(r.id, r.urn, r.outputs).catch((e) => console.error(`delete ${name}: ${e.message}`));
-      } finally {
-        await plugin.close();
       }
+      const create = results[0];
+      const all = results.reduce((a, r) => ({ cpu: a.cpu + r.hostCpuMs, ops: a.ops + r.operations }), { cpu: 0, ops: 0 });
+      summary.push(
+        `bench:plugin ${path} create-wall/ideal=${(create.wallMs / create.ideal.wallMs).toFixed(2)} ` +
+          `cpu/op=${(all.cpu / all.ops).toFixed(2)}ms state=${stateBytes.toFixed(0)}B`,
+      );
     }
   } finally {
-    await emu.close();
+    await portal.close();
   }
-  console.log(`workload: ${tenants} tenants × ${consumers} consumers with nodes; emulator in process, latency 0`);
-  for (const [name, r] of Object.entries(results)) {
-    console.log(
-      `${name.padEnd(8)} host cpu ${r.hostCpuMs.toFixed(0)} ms for ${r.operations} operations = ${(r.hostCpuMs / r.operations).toFixed(2)} ms/op; ` +
-        `state ${(r.stateBytes / r.resources).toFixed(0)} bytes/resource; wall ${r.wallMs.toFixed(0)} ms`,
-    );
-  }
+  console.log("");
+  for (const line of summary) console.log(line);
 }
 
-const isRef = (v: unknown) => !!v && typeof v === "object" && "$ref" in (v as object) && !isSecret(v);
-
-main().catch((e) => {
-  console.error(e instanceof Error ? e.stack : String(e));
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e instanceof Error ? e.stack : String(e));
+    process.exit(1);
+  },
+);

@@ -1,8 +1,22 @@
-// Builds the provider object the engine serializes into `__provider`: each
-// method `require`s the resource's lifecycle module in the host and delegates.
-// Only the specifier and export name are captured, so the serialized text is
-// small and holds no credential, token or absolute path.
+// What the engine stores as each resource's provider (`__provider`), and the
+// provider object the host runs.
+//
+// The dynamic-provider host loads `__provider` with require-from-string and
+// calls its `exports.handler()` for the provider object (@pulumi/pulumi,
+// cmd/dynamic-provider). Ours is one line that `require`s the resource's own
+// module by its specifier (specifier.ts) and takes the provider object that
+// module exports: about 100 bytes instead of the 2.6 KB the SDK's closure
+// serializer writes for an object of seven methods, and stored twice per
+// resource (inputs and outputs). It holds no credential, token or absolute path.
+//
+// State written by 0.2.0 and earlier holds the serializer's text, which
+// `require`s the same module and calls its `configurePortal` and
+// `<type>Lifecycle` exports (test/dynamic/fixtures/provider-0.2.0/). The engine
+// runs the stored text for read and delete, and keeps it in outputs while a
+// diff finds no change, so those exports, and the `<type>Provider` ones the
+// current text names, are a contract with every stack's state: never rename them.
 import type * as pulumi from "@pulumi/pulumi";
+import { configure } from "./connection";
 
 export interface Lifecycle {
   check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult>;
@@ -13,18 +27,31 @@ export interface Lifecycle {
   delete(id: string, props: any): Promise<void>;
 }
 
-export function lifecycleProvider(specifier: string, exportName: string): pulumi.dynamic.ResourceProvider {
-  // `require` inside the methods runs in the host, resolved from the project
-  // directory (the closure serializer never captures `require` itself).
+/**
+ * The provider object the host runs for one resource type: `configure` hands the stack config to the host's
+ * one portal connection (synchronously: the host caches the provider before its configure settles), and each
+ * method is the lifecycle's own.
+ */
+export function hostProvider(lifecycle: Lifecycle): pulumi.dynamic.ResourceProvider {
   return {
     async configure(req: pulumi.dynamic.ConfigureRequest) {
-      require(specifier).configurePortal(req.config);
+      configure(req.config);
     },
-    check: (olds: any, news: any) => require(specifier)[exportName].check(olds, news),
-    diff: (id: string, olds: any, news: any) => require(specifier)[exportName].diff(id, olds, news),
-    create: (inputs: any) => require(specifier)[exportName].create(inputs),
-    read: (id: string, props: any) => require(specifier)[exportName].read(id, props),
-    update: (id: string, olds: any, news: any) => require(specifier)[exportName].update(id, olds, news),
-    delete: (id: string, props: any) => require(specifier)[exportName].delete(id, props),
+    check: (olds, news) => lifecycle.check(olds, news),
+    diff: (id, olds, news) => lifecycle.diff(id, olds, news),
+    create: (inputs) => lifecycle.create(inputs),
+    read: (id, props) => lifecycle.read(id, props),
+    update: (id, olds, news) => lifecycle.update(id, olds, news),
+    delete: (id, props) => lifecycle.delete(id, props),
   };
+}
+
+/**
+ * The `__provider` text for the provider object `exportName` of the module at `specifier`: a module whose
+ * `handler` returns it. `require` is the loaded text's own, which resolves from the host's working directory
+ * (the program's folder), as the specifier expects.
+ */
+export function serializedProvider(specifier: string, exportName: string): string {
+  if (!/^[A-Za-z_$][\w$]*$/.test(exportName)) throw new Error(`not an export name: ${exportName}`);
+  return `exports.handler=()=>require(${JSON.stringify(specifier)}).${exportName}`;
 }

@@ -2,7 +2,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker, noteCreated } from "../dynamic/recovery";
-import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { hostProvider, Lifecycle, serializedProvider } from "../dynamic/provider";
+import { DynamicResource } from "../dynamic/resource";
 import { checkReferences, explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, changedKeys, checkId, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
@@ -233,10 +234,13 @@ export const businessUnitLifecycle: Lifecycle = withLoginHint(
   withPortalGuard("business unit", currentPortal, { check, diff, create, read, update, delete: remove }),
 );
 
-/** The provider object the engine serializes for every BusinessUnit (one per type). */
-export const businessUnitProvider = lifecycleProvider(moduleSpecifier(__filename), "businessUnitLifecycle");
+/** The provider object the host runs for every BusinessUnit; `__provider` names it (dynamic/provider.ts). */
+export const businessUnitProvider = hostProvider(businessUnitLifecycle);
 
-export class BusinessUnit extends pulumi.dynamic.Resource {
+/** Every BusinessUnit's `__provider`: one line that `require`s this module for `businessUnitProvider`. */
+export const businessUnitProviderText = serializedProvider(moduleSpecifier(__filename), "businessUnitProvider");
+
+export class BusinessUnit extends DynamicResource {
   declare readonly parentId: pulumi.Output<number>;
   declare readonly name: pulumi.Output<string>;
   declare readonly registrationNumber: pulumi.Output<string>;
@@ -255,7 +259,7 @@ export class BusinessUnit extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: BusinessUnitArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      businessUnitProvider,
+      businessUnitProviderText,
       name,
       {
         ...args,

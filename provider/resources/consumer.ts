@@ -3,7 +3,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { takeRemovedWithNode } from "../dynamic/removed";
-import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { hostProvider, Lifecycle, serializedProvider } from "../dynamic/provider";
+import { DynamicResource } from "../dynamic/resource";
 import { explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
@@ -184,9 +185,13 @@ export const consumerLifecycle: Lifecycle = withLoginHint(
   withPortalGuard("consumer", currentPortal, { check, diff, create, read, update, delete: remove }),
 );
 
-export const consumerProvider = lifecycleProvider(moduleSpecifier(__filename), "consumerLifecycle");
+/** The provider object the host runs for every Consumer; `__provider` names it (dynamic/provider.ts). */
+export const consumerProvider = hostProvider(consumerLifecycle);
 
-export class Consumer extends pulumi.dynamic.Resource {
+/** Every Consumer's `__provider`: one line that `require`s this module for `consumerProvider`. */
+export const consumerProviderText = serializedProvider(moduleSpecifier(__filename), "consumerProvider");
+
+export class Consumer extends DynamicResource {
   declare readonly businessUnitId: pulumi.Output<number>;
   declare readonly name: pulumi.Output<string>;
   declare readonly note: pulumi.Output<string | undefined>;
@@ -198,7 +203,7 @@ export class Consumer extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: ConsumerArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      consumerProvider,
+      consumerProviderText,
       name,
       {
         ...inputDefaults(CONSUMER),

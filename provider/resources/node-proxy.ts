@@ -1,7 +1,8 @@
 // NodeProxy: one proxy relation; the agent's node may act for the target's node.
 import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
-import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { hostProvider, Lifecycle, serializedProvider } from "../dynamic/provider";
+import { DynamicResource } from "../dynamic/resource";
 import { explainMissing, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, sameValue } from "../dynamic/values";
@@ -96,9 +97,13 @@ export const nodeProxyLifecycle: Lifecycle = withLoginHint(
   withPortalGuard("node proxy", currentPortal, { check, diff, create, read, update, delete: remove }),
 );
 
-export const nodeProxyProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeProxyLifecycle");
+/** The provider object the host runs for every NodeProxy; `__provider` names it (dynamic/provider.ts). */
+export const nodeProxyProvider = hostProvider(nodeProxyLifecycle);
 
-export class NodeProxy extends pulumi.dynamic.Resource {
+/** Every NodeProxy's `__provider`: one line that `require`s this module for `nodeProxyProvider`. */
+export const nodeProxyProviderText = serializedProvider(moduleSpecifier(__filename), "nodeProxyProvider");
+
+export class NodeProxy extends DynamicResource {
   declare readonly businessUnitId: pulumi.Output<number>;
   declare readonly agentConsumerId: pulumi.Output<number>;
   declare readonly targetConsumerId: pulumi.Output<number>;
@@ -107,7 +112,7 @@ export class NodeProxy extends pulumi.dynamic.Resource {
     // Every change replaces the relation, delete first: Diff says so, and the option says it at registration
     // too (the same pair cannot exist twice on the portal), unless the caller's options say otherwise.
     super(
-      nodeProxyProvider,
+      nodeProxyProviderText,
       name,
       { ...args },
       { deleteBeforeReplace: !!NODE_PROXY.deleteBeforeReplace, ...opts },

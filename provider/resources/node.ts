@@ -3,7 +3,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { PartialCreateError } from "../dynamic/partial";
 import { noteRemovedWithNode } from "../dynamic/removed";
-import { Lifecycle, lifecycleProvider } from "../dynamic/provider";
+import { hostProvider, Lifecycle, serializedProvider } from "../dynamic/provider";
+import { DynamicResource } from "../dynamic/resource";
 import { checkReferences, explainMissing, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
@@ -343,9 +344,13 @@ export const nodeLifecycle: Lifecycle = withLoginHint(
   withPortalGuard("node", currentPortal, { check, diff, create, read, update, delete: remove }),
 );
 
-export const nodeProvider = lifecycleProvider(moduleSpecifier(__filename), "nodeLifecycle");
+/** The provider object the host runs for every Node; `__provider` names it (dynamic/provider.ts). */
+export const nodeProvider = hostProvider(nodeLifecycle);
 
-export class Node extends pulumi.dynamic.Resource {
+/** Every Node's `__provider`: one line that `require`s this module for `nodeProvider`. */
+export const nodeProviderText = serializedProvider(moduleSpecifier(__filename), "nodeProvider");
+
+export class Node extends DynamicResource {
   declare readonly businessUnitId: pulumi.Output<number>;
   declare readonly consumerId: pulumi.Output<number>;
   declare readonly tsmName: pulumi.Output<string | undefined>;
@@ -366,7 +371,7 @@ export class Node extends pulumi.dynamic.Resource {
   constructor(name: string, args: NodeArgs, opts?: pulumi.CustomResourceOptions) {
     const tsmPassword = args.tsmPassword === undefined ? undefined : pulumi.secret(args.tsmPassword);
     super(
-      nodeProvider,
+      nodeProviderText,
       name,
       {
         ...args,

@@ -1,5 +1,5 @@
-// The provider object the engine serializes (provider/dynamic/provider.ts) and the specifier it loads our code by
-// (specifier.ts), in process. Not in the mutation run's spec: both run when a resource module loads, so Stryker
+// The provider object the host runs, the `__provider` text that names it (provider/dynamic/provider.ts) and the
+// specifier it loads our code by (specifier.ts), in process (the real host: serialized-provider.test.ts). Not in the mutation run's spec: both run when a resource module loads, so Stryker
 // reloads every test file for each of their mutants, which costs more than the 30-minute budget allows.
 // The host configures the provider with its own Config class over the stack config; here the same class is used
 // and the specifier is an absolute path to the TypeScript source (the host loads dist/ by a relative one).
@@ -8,10 +8,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { resetConnection } from "../../provider/dynamic/connection";
-import { lifecycleProvider } from "../../provider/dynamic/provider";
+import type * as pulumi from "@pulumi/pulumi";
+import { serializedProvider } from "../../provider/dynamic/provider";
+import { businessUnitProvider } from "../../provider/resources/business-unit";
 import { moduleSpecifier, packageRoot, programDirectory } from "../../provider/dynamic/specifier";
 import { clientSuite, stackConfigFor } from "../support/portal";
 
+const requireFromString = require("require-from-string") as (code: string) => { handler(): unknown };
 const { Config } = require("@pulumi/pulumi/cmd/dynamic-provider/config") as {
   Config: new (raw: Record<string, string>, project: string) => { get(key: string): string | undefined };
 };
@@ -23,9 +26,13 @@ describe("the serialized provider", function () {
   const s = clientSuite();
   afterEach(() => resetConnection());
 
-  it("configure hands the stack config to the portal connection; each method calls the lifecycle's own", async () => {
+  it("the provider object the host runs: configure hands the stack config to the portal connection; each method is the lifecycle's", async () => {
     resetConnection();
-    const provider = lifecycleProvider(path.join(ROOT, "provider", "resources", "business-unit"), "businessUnitLifecycle");
+    // The text evaluated as the host evaluates it (require-from-string, then handler()), here with an absolute
+    // specifier of the TypeScript source: it yields the module's own provider object, not a copy.
+    const text = serializedProvider(path.join(ROOT, "provider", "resources", "business-unit"), "businessUnitProvider");
+    const provider = requireFromString(text).handler() as pulumi.dynamic.ResourceProvider;
+    assert.equal(provider, businessUnitProvider);
     const config = new Config(stackConfigFor(s.emu.url), "backup-portal");
     await provider.configure!({ config } as never);
     const inputs = { parentId: 1, name: "Acme", registrationNumber: "556-1", timeZone: "UTC" };
@@ -47,6 +54,19 @@ describe("the serialized provider", function () {
       s.emu.state().businessUnits.some((b) => b.id === Number(made.id)),
       false,
     );
+  });
+
+  it("its text is one line naming the module and the export, and refuses an export name that is no identifier", () => {
+    assert.equal(
+      serializedProvider("../dist/provider/resources/node", "nodeProvider"),
+      'exports.handler=()=>require("../dist/provider/resources/node").nodeProvider',
+    );
+    assert.equal(
+      serializedProvider('a"b\\c', "x"),
+      'exports.handler=()=>require("a\\"b\\\\c").x',
+      "the specifier is a JSON string: quotes and backslashes escaped",
+    );
+    assert.throws(() => serializedProvider("x", "a;process.exit()"), /not an export name: a;process.exit\(\)/);
   });
 
   describe("its module specifier", () => {

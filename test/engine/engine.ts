@@ -70,8 +70,12 @@ export function ref(name: string, prop = "id"): Ref {
 export interface DesiredResource {
   name: string;
   type: string;
-  /** A dynamic provider object; serialized like the SDK does into `__provider`. */
-  provider: object;
+  /**
+   * A dynamic provider object, serialized like the SDK's `dynamic.Resource` does into `__provider`; or the
+   * `__provider` text itself, as this product's resource classes pass it (provider/dynamic/resource.ts).
+   * Absent for a resource of a provider plugin (`startHost`), which carries no `__provider`.
+   */
+  provider?: object | string;
   inputs: Record<string, unknown>;
   dependsOn?: string[];
   /** The resource option: when set, it overrides Diff's deleteBeforeReplace either way. */
@@ -168,6 +172,11 @@ export interface TestEngineOptions {
   onHostStopping?: (host: ProviderHost) => void;
   /** Node options for every host process (the bench's opt-in CPU profile). */
   hostNodeArgs?: string[];
+  /**
+   * Starts and configures the provider of a deployment instead of the dynamic-provider host: a provider plugin
+   * behind the same interface (test/plugin/plugin-host.ts). Gets the stack config (plain values, secret keys).
+   */
+  startHost?: (config: Record<string, string>, secretKeys: string[], project: string) => Promise<ProviderHost>;
   /** If set, the state is written here (exportState JSON) after every change, like a checkpoint. */
   stateFile?: string;
 }
@@ -592,6 +601,9 @@ export class Deployment {
 
     if (!old || old.external) {
       this.steps.push({ urn, op: "create", diffs: [] });
+      // A provider that supports preview is asked for the outputs (step.go, CreateStep.Apply with preview), in
+      // the executor's lanes; the dynamic-provider host does not, and the engine uses the inputs.
+      if (preview && this.host.configured?.supportsPreview) return { kind: "create", inputs };
       return preview ? done(UNKNOWN, inputs, "create") : { kind: "create", inputs };
     }
 
@@ -632,6 +644,10 @@ export class Deployment {
     const { urn } = req;
     const e = this.engine;
     const { inputs } = plan;
+    if (plan.kind === "create" && this.preview) {
+      const res = await this.host.create(req.urn, inputs, true);
+      return { urn, id: UNKNOWN, outputs: res.properties, op: "create" };
+    }
     if (plan.kind === "create") {
       const created = await this.create(req, inputs);
       return { urn, id: created.id, outputs: created.outputs, op: "create" };
@@ -785,14 +801,16 @@ export class TestEngine {
       if (isSecret(v)) secretKeys.push(k);
     }
     const t0 = Date.now();
-    const h = await startProviderHost({
-      cwd: this.options.cwd ?? mainDirectory(PROJECT_ROOT),
-      env: this.options.env,
-      nodeArgs: this.options.hostNodeArgs,
-      project: this.project,
-      config: plain,
-      secretKeys,
-    });
+    const h = this.options.startHost
+      ? await this.options.startHost(plain, secretKeys, this.project)
+      : await startProviderHost({
+          cwd: this.options.cwd ?? mainDirectory(PROJECT_ROOT),
+          env: this.options.env,
+          nodeArgs: this.options.hostNodeArgs,
+          project: this.project,
+          config: plain,
+          secretKeys,
+        });
     this.hosts.push(h);
     this.options.onHostStarted?.(h, Date.now() - t0);
     return h;
@@ -880,8 +898,9 @@ export class TestEngine {
     if (this.options.stateFile && !this.dryRun) fs.writeFileSync(this.options.stateFile, JSON.stringify(this.exportState(), null, 1));
   }
 
-  /** Serializes a provider object as the SDK does (cached per object, like dynamic.Resource). */
-  serializeProvider(provider: object): Promise<{ text: string; containsSecrets: boolean }> {
+  /** Serializes a provider object as the SDK does (cached per object, like dynamic.Resource); a text is taken as it is. */
+  serializeProvider(provider: object | string): Promise<{ text: string; containsSecrets: boolean }> {
+    if (typeof provider === "string") return Promise.resolve({ text: provider, containsSecrets: false });
     let p = this.providerCache.get(provider);
     if (!p) {
       p = pulumi.runtime
@@ -961,12 +980,12 @@ export class TestEngine {
         deps: deps.get(r.name) ?? [],
         run: async () => {
           const resolved = resolveRefs(r.inputs, results, preview) as PropertyMap;
-          const sf = await this.serializeProvider(r.provider);
+          const sf = r.provider === undefined ? undefined : await this.serializeProvider(r.provider);
           const result = await d.register({
             urn: urns.get(r.name)!,
             type: r.type,
             name: r.name,
-            inputs: { ...resolved, __provider: sf.containsSecrets ? secret(sf.text) : sf.text },
+            inputs: sf ? { ...resolved, __provider: sf.containsSecrets ? secret(sf.text) : sf.text } : resolved,
             dependencies: (deps.get(r.name) ?? []).map((n) => urns.get(n)!),
             deleteBeforeReplace: r.deleteBeforeReplace,
             additionalSecretOutputs: r.additionalSecretOutputs,

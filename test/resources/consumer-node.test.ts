@@ -297,8 +297,7 @@ describe("Consumer, Node and NodeProxy providers", function () {
     const eng = p.engine();
     const host = await eng.getHost();
     const mark = p.emu.requests().length;
-    const { nodeProvider } = await import("../../provider/resources/node");
-    const provider = (await eng.serializeProvider(nodeProvider)).text;
+    const { nodeProviderText: provider } = await import("../../provider/resources/node");
     const bad = await host.check(
       "urn:pulumi:test::backup-portal::x::n",
       {},
@@ -345,10 +344,8 @@ describe("Consumer, Node and NodeProxy providers", function () {
   it("a consumer's Check with a nodeName starts the reads its node's Check needs, so that one waits for nothing", async () => {
     const eng = p.engine();
     const host = await eng.getHost();
-    const { consumerProvider } = await import("../../provider/resources/consumer");
-    const { nodeProvider } = await import("../../provider/resources/node");
-    const consumerText = (await eng.serializeProvider(consumerProvider)).text;
-    const nodeText = (await eng.serializeProvider(nodeProvider)).text;
+    const { consumerProviderText: consumerText } = await import("../../provider/resources/consumer");
+    const { nodeProviderText: nodeText } = await import("../../provider/resources/node");
     const reads = (from: number) =>
       p.emu
         .requests()

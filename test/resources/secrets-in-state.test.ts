@@ -7,10 +7,10 @@ import { AddressInfo } from "node:net";
 import { ref } from "../engine/engine";
 import { businessUnit, consumer, node, nodeProxy, portalSuite } from "./support";
 import { hashSecret } from "../../emulator/util";
-import { businessUnitProvider } from "../../provider/resources/business-unit";
-import { consumerProvider } from "../../provider/resources/consumer";
-import { nodeProvider } from "../../provider/resources/node";
-import { nodeProxyProvider } from "../../provider/resources/node-proxy";
+import { businessUnitProviderText } from "../../provider/resources/business-unit";
+import { consumerProviderText } from "../../provider/resources/consumer";
+import { nodeProviderText } from "../../provider/resources/node";
+import { nodeProxyProviderText } from "../../provider/resources/node-proxy";
 
 const PORTAL_PASSWORD = "Portal-Account-Pa55word-7f3c91e2d4b8";
 const NODE_PASSWORD = "Node-Tsm-Pa55word-0a9e4c7b21f6";
@@ -107,7 +107,7 @@ describe("secrets never reach what the engine keeps", function () {
       await eng.refresh();
       assert.ok(proxy.tokens.size >= 1, "the host's requests went through the proxy with a token");
       const texts = await Promise.all(
-        [businessUnitProvider, consumerProvider, nodeProvider, nodeProxyProvider].map((x) => eng.serializeProvider(x)),
+        [businessUnitProviderText, consumerProviderText, nodeProviderText, nodeProxyProviderText].map((x) => eng.serializeProvider(x)),
       );
       const state = eng.stateJson();
       const forbidden = [PORTAL_PASSWORD, NODE_PASSWORD, ...proxy.tokens];

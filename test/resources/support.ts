@@ -17,7 +17,7 @@ export const TYPES = {
 } as const;
 
 type Inputs = Record<string, unknown>;
-type ResourceClass = new (name: string, args: any, opts?: pulumi.CustomResourceOptions) => pulumi.dynamic.Resource;
+type ResourceClass = new (name: string, args: any, opts?: pulumi.CustomResourceOptions) => pulumi.CustomResource;
 
 const settings = require("@pulumi/pulumi/runtime/settings") as {
   getProject(): string;
@@ -32,9 +32,9 @@ const settings = require("@pulumi/pulumi/runtime/settings") as {
  * in for its base class during the constructor. A helper adds nothing of its own.
  */
 export function asDeclared(cls: ResourceClass, type: string, name: string, inputs: Inputs): DesiredResource {
-  let seen: { provider: object; props: Inputs; opts: pulumi.CustomResourceOptions } | undefined;
+  let seen: { provider: string; props: Inputs; opts: pulumi.CustomResourceOptions } | undefined;
   class Capture {
-    constructor(provider: object, _name: string, props: Inputs, opts: pulumi.CustomResourceOptions = {}) {
+    constructor(provider: string, _name: string, props: Inputs, opts: pulumi.CustomResourceOptions = {}) {
       seen = { provider, props, opts };
     }
   }
