@@ -46,7 +46,7 @@ const SETTINGS: Setting[] = [
 ];
 
 describe("BusinessUnit settings: filters, billing storage type, delete-request approvals", function () {
-  this.timeout(60_000);
+  this.timeout(180_000); // four deployments per test, each with a fresh provider host: slow on a loaded 2-core machine
   const p = portalSuite();
   const unit = (extra: Record<string, unknown>) =>
     businessUnit("acme", { parentId: 1, name: "Acme", registrationNumber: "1", timeZone: "UTC", ...extra });
