@@ -158,6 +158,7 @@ describe("doctor: the probe", () => {
       ["application/json", "{broken", undefined],
       ["application/json", "", undefined],
       [undefined, " {not first}", undefined],
+      [undefined, ' {"a":1}', undefined],
     ];
     for (const [type, body, json] of cases) {
       next = { status: 400, type, body };
@@ -205,6 +206,7 @@ describe("doctor: the probe", () => {
     assert.equal(said(a({ code: "E1", error: "ignored" })), "E1");
     assert.equal(said(a({ message: "only the message" })), "only the message");
     assert.equal(said(a({ code: "", message: 5 }, "raw  text\n here")), "raw text here", "nothing usable: the text");
+    assert.equal(said(a({ code: "", message: "m" })), "m", "an empty code is left out");
     assert.equal(said(a("a string", "x".repeat(200))), "x".repeat(120));
     assert.equal(said(a(null, "null")), "null");
   });
