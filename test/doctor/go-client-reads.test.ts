@@ -3,10 +3,13 @@
 // `GET /v1/bunits?bunitID=` (cloutility/businessunit.go) and GetActions/GetAction's `/v1/actions`
 // (cloutility/action.go) — against the emulator serving them and not, over real HTTP. Neither fails the run.
 import assert from "node:assert/strict";
-import { startEmulator, type EmulatorOptions } from "../../emulator";
+import { startEmulator, type Emulator, type EmulatorOptions, type FaultConfig } from "../../emulator";
 import { run } from "../../provider/cli/doctor";
 import type { DoctorReport } from "../../provider/doctor";
-import { envFor } from "../support/portal";
+import { checkGoClientReads } from "../../provider/doctor/go-client-reads";
+import { Probe } from "../../provider/doctor/probe";
+import { Checks } from "../../provider/doctor/report";
+import { clientFor, envFor } from "../support/portal";
 
 async function doctorOn(opts: EmulatorOptions, args: string[] = []): Promise<{ code: number; report: DoctorReport }> {
   const em = await startEmulator({ quiet: true, ...opts });
@@ -50,5 +53,50 @@ describe("doctor: the Go client's reads beyond spec 000", function () {
       assert.match(c.detail, /is not served \(not in spec 000; the published Go client reads it/);
     }
     assert.match(line(report, "go-bunit-read").detail, /bunitID=2 /);
+  });
+  describe("the check alone, on one emulator", () => {
+    let em: Emulator;
+    before(async () => {
+      em = await startEmulator({ quiet: true });
+    });
+    after(() => em.close());
+
+    /** The two lines of checkGoClientReads for business unit 1, with `fault` set on the emulator meanwhile. */
+    async function lines(fault?: FaultConfig): Promise<Checks["list"]> {
+      const client = clientFor(em);
+      const checks = new Checks();
+      const probe = new Probe({ url: em.url, origin: "o", timeoutMs: 5000, secrets: () => [] });
+      em.setFaults(fault ?? {});
+      try {
+        await checkGoClientReads({ client, probe, checks, username: "admin", clientId: "emulator", password: "admin" }, 1);
+      } finally {
+        em.setFaults({});
+        client.close();
+      }
+      return checks.list;
+    }
+
+    it("reads the first listed action by its id, as GetAction does", async () => {
+      em.clearRequests();
+      const [, actions] = await lines();
+      assert.equal(actions.status, "ok");
+      const reads = em.requests().filter((r) => r.path.startsWith("/v1/actions"));
+      assert.deepEqual(
+        reads.map((r) => `${r.method} ${r.path} ${r.status}`),
+        ["GET /v1/actions 200", "GET /v1/actions/1 200"],
+      );
+    });
+
+    it("a read that fails otherwise than 404 is skipped with the portal's reason, not taken for 'not served'", async () => {
+      const failing = { errorRate: 1, statuses: [500 as const], count: 10 };
+      const [bunit, actions] = await lines({ ...failing, match: { path: "/v1/actions" } });
+      assert.equal(bunit.status, "ok");
+      assert.deepEqual([actions.id, actions.status], ["go-actions", "skipped"]);
+      assert.match(actions.detail, /^GET \/v1\/actions: .*500/);
+      const [bunit2, actions2] = await lines({ ...failing, match: { method: "GET", path: "/v1/bunits" } });
+      assert.equal(bunit2.status, "skipped");
+      assert.match(bunit2.detail, /^GET \/v1\/bunits\?bunitID=1: .*500/);
+      assert.deepEqual([bunit2.id, actions2.id, actions2.status], ["go-bunit-read", "go-actions", "ok"]);
+    });
   });
 });

@@ -91,4 +91,71 @@ describe("registry: registryArgsFromConfig (stack config block)", () => {
   it("not an object", () => {
     assert.match(registryArgsFromConfig("yes", "registry", lookup).problems[0], /^registry: must be an object/);
   });
+  it("null is absent; anything but an object is one problem and not enabled", () => {
+    assert.deepEqual(registryArgsFromConfig(null, "registry", lookup), { problems: [], enabled: false });
+    assert.deepEqual(registryArgsFromConfig("yes", "registry", lookup), {
+      problems: ["registry: must be an object (the registry block of the stack config)"],
+      enabled: false,
+    });
+  });
+
+  it("a minimal block: the chart's defaults, no users key, enabled", () => {
+    const looked: string[] = [];
+    const r = registryArgsFromConfig({}, "registry", (k) => (looked.push(k), lookup(k)));
+    assert.deepEqual(r, { args: {}, problems: [], enabled: true });
+    assert.deepEqual(looked, []);
+  });
+
+  it("each key of the wrong type is its own line, exactly, and the block stays enabled", () => {
+    const r = registryArgsFromConfig(
+      { enabled: "yes", config: ["x"], values: 5, cve: "on", users: { admin: {} }, createNamespace: 1 },
+      "registry",
+      lookup,
+    );
+    assert.equal(r.args, undefined);
+    assert.equal(r.enabled, true, "a block with problems is still the registry the user asked for");
+    assert.deepEqual(r.problems, [
+      'registry.enabled: "yes" must be true or false',
+      "registry.createNamespace: must be true or false",
+      "registry.config: must be an object",
+      "registry.values: must be an object",
+      "registry.cve: must be an object {enabled, dbRepository, javaDbRepository}",
+      "registry.users: must be a list of {username, passwordSecretKey}",
+    ]);
+  });
+
+  it("a plain password is one line (not also an unknown key); an empty or non-string secret key is refused", () => {
+    const r = registryArgsFromConfig(
+      {
+        users: [
+          { username: "a", password: "plain" },
+          { username: "b", passwordSecretKey: "" },
+          { username: "c", passwordSecretKey: 7 },
+        ],
+      },
+      "registry",
+      lookup,
+    );
+    const KEY = "must be a non-empty config key name without a namespace (it is read as backup-portal:<key>)";
+    assert.deepEqual(r.problems, [
+      "registry.users[0].password: plain passwords are not allowed in stack config; run `pulumi config set --secret registryPassword-a <password>` and remove the key",
+      `registry.users[1].passwordSecretKey: ${KEY}`,
+      `registry.users[2].passwordSecretKey: ${KEY}`,
+    ]);
+    assert.equal(r.enabled, true);
+  });
+
+  it("a lookup that refuses a plain-text key is quoted as it says; a missing key names the command; both at once", () => {
+    const r = registryArgsFromConfig({ users: [{ username: "a" }, { username: "b", passwordSecretKey: "missing" }] }, "registry", (k) => {
+      if (k === "registryPassword-a") throw new Error("backup-portal:registryPassword-a is stored in plain text; set it with --secret");
+      return lookup(k);
+    });
+    assert.deepEqual(r, {
+      problems: [
+        "registry.users[0]: backup-portal:registryPassword-a is stored in plain text; set it with --secret",
+        'registry.users[1]: secret config key "missing" is not set; run `pulumi config set --secret missing <password>`',
+      ],
+      enabled: true,
+    });
+  });
 });
