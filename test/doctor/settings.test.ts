@@ -18,7 +18,7 @@ describe("doctor: the settings", function () {
 
   it("a URL that is not http(s) fails with the fix, the others say where they came from, and nothing is asked", async () => {
     // The emulator's accounts use their name as password, which every line hides: another name here.
-    const env = { ...envFor(em), BACKUP_PORTAL_URL: "ftp://portal.example", BACKUP_PORTAL_USERNAME: "ops" };
+    const env: Record<string, string> = { ...envFor(em), BACKUP_PORTAL_URL: "ftp://portal.example", BACKUP_PORTAL_USERNAME: "ops" };
     const mark = em.requests().length;
     const r = await runDoctor({ env });
     assert.equal(r.ok, false);

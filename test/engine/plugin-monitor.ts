@@ -23,18 +23,13 @@
  * stops them at the end, as the engine's plugin host does.
  */
 import { randomUUID } from "node:crypto";
-import * as path from "node:path";
 import { annotateSecrets, isSecret, PropertyMap, secret } from "./values";
 
-const sdkDir = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
-const fromSdk = (id: string) => require(require.resolve(id, { paths: [sdkDir] }));
-const grpc = fromSdk("@grpc/grpc-js");
+import { fromSdk, grpc, programSide } from "./program-side";
+
 const resrpc = require("@pulumi/pulumi/proto/resource_grpc_pb");
 const resproto = require("@pulumi/pulumi/proto/resource_pb");
-const enginerpc = require("@pulumi/pulumi/proto/engine_grpc_pb");
-const engineproto = require("@pulumi/pulumi/proto/engine_pb");
 const { Struct } = fromSdk("google-protobuf/google/protobuf/struct_pb");
-const { Empty } = fromSdk("google-protobuf/google/protobuf/empty_pb");
 
 /** What the engine calls on a resource plugin (test/plugin/plugin.ts drives the real process). */
 export interface ResourcePlugin {
@@ -197,19 +192,9 @@ export async function startPluginDeployment(o: PluginMonitorOptions): Promise<Pl
   const providers = new Providers(o);
   const steps: Step[] = [];
   const registrations: Registration[] = [];
-  const logs: string[] = [];
+  const program = programSide(o.project, o.stack);
+  const { logs, urnOf } = program;
   const registered = new Set<string>();
-  const qualifiedTypes = new Map<string, string>();
-  let rootResource = "";
-  let stackOutputs: PropertyMap | undefined;
-
-  const urnOf = (type: string, name: string, parent: string) => {
-    const parentType = parent ? qualifiedTypes.get(parent) : undefined;
-    const qualified = parentType && parentType !== "pulumi:pulumi:Stack" ? `${parentType}$${type}` : type;
-    const urn = `urn:pulumi:${o.stack}::${o.project}::${qualified}::${name}`;
-    qualifiedTypes.set(urn, qualified);
-    return urn;
-  };
 
   async function registerResource(req: any): Promise<{ urn: string; id: string; outputs: PropertyMap }> {
     const type: string = req.getType();
@@ -308,39 +293,16 @@ export async function startPluginDeployment(o: PluginMonitorOptions): Promise<Pl
       resp.setProperties(struct(r.outputs));
       return resp;
     }),
-    registerResourceOutputs(call: any, cb: any) {
-      if (call.request.getUrn() === rootResource) stackOutputs = call.request.getOutputs()?.toJavaScript();
-      cb(null, new Empty());
-    },
+    registerResourceOutputs: program.registerResourceOutputs,
   });
-  server.addService(enginerpc.EngineService, {
-    log(call: any, cb: any) {
-      const severity = ["DEBUG", "INFO", "WARNING", "ERROR"][call.request.getSeverity()] ?? "?";
-      logs.push(`${severity}: ${call.request.getMessage()}`);
-      cb(null, new Empty());
-    },
-    getRootResource(_call: any, cb: any) {
-      const resp = new engineproto.GetRootResourceResponse();
-      resp.setUrn(rootResource);
-      cb(null, resp);
-    },
-    setRootResource(call: any, cb: any) {
-      rootResource = call.request.getUrn();
-      cb(null, new engineproto.SetRootResourceResponse());
-    },
-  });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err: Error | null, p: number) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
+  const address = await program.serve(server);
   return {
-    address: `127.0.0.1:${port}`,
+    address,
     steps,
     registrations,
     logs,
     get stackOutputs() {
-      return stackOutputs;
+      return program.stackOutputs as PropertyMap | undefined;
     },
     async finish() {
       try {

@@ -11,16 +11,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import yaml from "js-yaml";
 
-/** The grpc-js and protobuf runtime the SDK's generated services are built on (not direct dependencies). */
-const sdkDir = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
-const fromSdk = (id: string) => require(require.resolve(id, { paths: [sdkDir] }));
-const grpc = fromSdk("@grpc/grpc-js");
+import { fromSdk, grpc, programSide } from "../engine/program-side";
+
 const resrpc = require("@pulumi/pulumi/proto/resource_grpc_pb");
 const resproto = require("@pulumi/pulumi/proto/resource_pb");
-const enginerpc = require("@pulumi/pulumi/proto/engine_grpc_pb");
-const engineproto = require("@pulumi/pulumi/proto/engine_pb");
 const { Struct } = fromSdk("google-protobuf/google/protobuf/struct_pb");
-const { Empty } = fromSdk("google-protobuf/google/protobuf/empty_pb");
 
 export interface ProgramLocation {
   /** The program's working directory (`--pwd`): the `main` folder, or the folder of the `main` file. */
@@ -107,11 +102,7 @@ const FEATURES = new Set(["secrets", "resourceReferences"]);
  */
 export async function startFakeEngine(project: string, stack: string): Promise<FakeEngine> {
   const registrations: Registration[] = [];
-  const logs: string[] = [];
-  let stackOutputs: Record<string, unknown> | undefined;
-  let rootResource = "";
-  const qualifiedTypes = new Map<string, string>();
-
+  const program = programSide(project, stack);
   const server = new grpc.Server();
   server.addService(resrpc.ResourceMonitorService, {
     supportsFeature(call: any, cb: any) {
@@ -123,10 +114,7 @@ export async function startFakeEngine(project: string, stack: string): Promise<F
       const req = call.request;
       const type: string = req.getType();
       const parent: string = req.getParent();
-      const parentType = parent ? qualifiedTypes.get(parent) : undefined;
-      const qualified = parentType && parentType !== "pulumi:pulumi:Stack" ? `${parentType}$${type}` : type;
-      const urn = `urn:pulumi:${stack}::${project}::${qualified}::${req.getName()}`;
-      qualifiedTypes.set(urn, qualified);
+      const urn = program.urnOf(type, req.getName(), parent);
       const inputs = req.getObject()?.toJavaScript() ?? {};
       registrations.push({ urn, type, name: req.getName(), custom: req.getCustom(), parent, inputs });
       const resp = new resproto.RegisterResourceResponse();
@@ -135,38 +123,15 @@ export async function startFakeEngine(project: string, stack: string): Promise<F
       resp.setObject(Struct.fromJavaScript(req.getCustom() ? inputs : {}));
       cb(null, resp);
     },
-    registerResourceOutputs(call: any, cb: any) {
-      if (call.request.getUrn() === rootResource) stackOutputs = call.request.getOutputs()?.toJavaScript();
-      cb(null, new Empty());
-    },
+    registerResourceOutputs: program.registerResourceOutputs,
   });
-  server.addService(enginerpc.EngineService, {
-    log(call: any, cb: any) {
-      const severity = ["DEBUG", "INFO", "WARNING", "ERROR"][call.request.getSeverity()] ?? "?";
-      logs.push(`${severity}: ${call.request.getMessage()}`);
-      cb(null, new Empty());
-    },
-    getRootResource(_call: any, cb: any) {
-      const resp = new engineproto.GetRootResourceResponse();
-      resp.setUrn(rootResource);
-      cb(null, resp);
-    },
-    setRootResource(call: any, cb: any) {
-      rootResource = call.request.getUrn();
-      cb(null, new engineproto.SetRootResourceResponse());
-    },
-  });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err: Error | null, p: number) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
+  const address = await program.serve(server);
   return {
-    address: `127.0.0.1:${port}`,
+    address,
     registrations,
-    logs,
+    logs: program.logs,
     get stackOutputs() {
-      return stackOutputs;
+      return program.stackOutputs;
     },
     close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
   };
