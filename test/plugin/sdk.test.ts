@@ -195,7 +195,10 @@ describe("the generated TypeScript SDK (sdk/nodejs)", function () {
           assert.equal(r.version, schema.version);
         }
         assert.deepEqual(byType(first.registrations, "backupportal:index:Node").replaceOnChanges, ["businessUnitId", "consumerId"]);
-        assert.deepEqual(byType(first.registrations, "backupportal:index:Node").additionalSecretOutputs, ["tsmPassword", "generatedPassword"]);
+        assert.deepEqual(byType(first.registrations, "backupportal:index:Node").additionalSecretOutputs, [
+          "tsmPassword",
+          "generatedPassword",
+        ]);
 
         // An unchanged up: Check and Diff only; not one request that writes.
         const mark = emu.requests().length;
