@@ -1,0 +1,102 @@
+// The export's read and its summary, in the mocha process (so the mutation run sees them; export.test.ts runs the
+// exported stack through the provider host, which Stryker's sandbox cannot): the reads run at most `concurrency`
+// at once, the progress counts every read and ends at done = total = the reads the emulator saw, which is the
+// minimum `minimumReads` computes; the summary line and the header say what the issue says.
+import assert from "node:assert/strict";
+import { startEmulator, Emulator } from "../../emulator";
+import { exportPortal, header, minimumReads, readPortalTree, summaryLine } from "../../provider/export";
+import { plain } from "../../provider/export/out";
+import { clientFor } from "../support/portal";
+import { VARIED } from "./fixtures";
+import { plant, readsSince } from "./support";
+
+describe("backup-portal export: the read and the summary", () => {
+  let emu: Emulator;
+  before(async () => {
+    emu = await startEmulator({ quiet: true });
+    plant(emu, VARIED);
+  });
+  after(() => emu.close());
+
+  it("reads at most `concurrency` at once, reports every read, and ends at the minimum the tree needs", async () => {
+    const client = clientFor(emu);
+    await client.businessUnits.children(1); // the token first, so every counted request is a read of the tree
+    let active = 0;
+    let most = 0;
+    const real = client.consumers.list.bind(client.consumers);
+    client.consumers.list = async (id: number) => {
+      most = Math.max(most, ++active);
+      try {
+        await new Promise((r) => setTimeout(r, 5));
+        return await real(id);
+      } finally {
+        active--;
+      }
+    };
+    const progress: Array<[number, number]> = [];
+    const mark = emu.requests().length;
+    const tree = await readPortalTree(client, 1, { concurrency: 2, onProgress: (d, t) => progress.push([d, t]) });
+    const reads = readsSince(emu, mark).length;
+    assert.ok(most >= 1 && most <= 2, `at most 2 reads at once, saw ${most}`);
+    const [done, total] = progress[progress.length - 1];
+    assert.deepEqual([done, total], [reads, reads], "the last progress: every read done");
+    assert.ok(
+      progress.every(([d, t]) => d <= t),
+      "done never passes total",
+    );
+    assert.equal(minimumReads(tree), reads, "the reads made are the fewest the tree needs");
+    assert.ok(tree.businessUnits.length > 0 && tree.references.list("timeZone", 1).length > 0);
+  });
+
+  it("with the default concurrency, up to 16 reads run at once", async () => {
+    const client = clientFor(emu);
+    let active = 0;
+    let most = 0;
+    const real = client.nodes.find.bind(client.nodes);
+    client.nodes.find = async (bu: number, c: number) => {
+      most = Math.max(most, ++active);
+      try {
+        await new Promise((r) => setTimeout(r, 20));
+        return await real(bu, c);
+      } finally {
+        active--;
+      }
+    };
+    await readPortalTree(client, 1);
+    assert.ok(most > 2 && most <= 16, `between 3 and 16 node reads at once, saw ${most}`);
+  });
+
+  it("renders YAML by default and JSON when asked, with the same tenants", async () => {
+    const client = clientFor(emu);
+    const yaml = await exportPortal(client, 1);
+    const json = await exportPortal(client, 1, { format: "json" });
+    assert.match(yaml.text, /^# Exported by `backup-portal export`: everything below business unit 1/m);
+    assert.deepEqual(JSON.parse(json.text).config["backup-portal:tenants"], plain(json.tenants));
+    assert.equal(yaml.text.includes('"config"'), false, "the default is not JSON");
+    assert.deepEqual(plain(json.tenants), plain(yaml.tenants));
+  });
+
+  it("the summary line counts each kind and the values to review, singular and plural", () => {
+    assert.equal(
+      summaryLine({ counts: { businessUnits: 212, consumers: 430, nodes: 415 }, reviews: [{}, {}, {}] as never }),
+      "exported 212 business units, 430 consumers, 415 nodes; 3 values need review (see comments)",
+    );
+    assert.equal(
+      summaryLine({ counts: { businessUnits: 1, consumers: 1, nodes: 1 }, reviews: [{}] as never }),
+      "exported 1 business unit, 1 consumer, 1 node; 1 value needs review (see comments)",
+    );
+    assert.equal(
+      summaryLine({ counts: { businessUnits: 0, consumers: 0, nodes: 0 }, reviews: [] }),
+      "exported 0 business units, 0 consumers, 0 nodes; 0 values need review (see comments)",
+    );
+  });
+
+  it("the header names the root, adoption, the review marks and how to set a node's password", () => {
+    assert.deepEqual(header(7), [
+      "Exported by `backup-portal export`: everything below business unit 7, each object adopted",
+      "(adoptId, adopt: true), so the first `pulumi up` takes it over. Review the lines marked `review:` before you commit.",
+      "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported.",
+      "To set one from the stack: `pulumi config set --secret <key> <password>`, and passwordSecret: <key> on the node.",
+    ]);
+  });
+});
