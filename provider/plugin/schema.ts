@@ -38,27 +38,27 @@ export function inputType(rule: FieldRule): TypeSpec {
   }
 }
 
+/** A table's doc as a sentence. */
+const sentence = (doc: string) => doc.charAt(0).toUpperCase() + doc.slice(1) + (doc.endsWith(".") ? "" : ".");
+
 /** The description: the table's doc, with the bounds the rule holds a value to. */
 function describe(rule: FieldRule): string {
-  const doc = rule.doc.charAt(0).toUpperCase() + rule.doc.slice(1);
+  const doc = sentence(rule.doc);
   switch (rule.kind) {
     case "string":
-      return `${doc}. At most ${rule.maxLength} characters.`;
+      return `${doc} At most ${rule.maxLength} characters.`;
     case "integer":
     case "number": {
       const max = upperBound(rule);
-      return `${doc}. At least ${rule.min}${max === undefined || max === MAX_INTEGER ? "" : `, at most ${max}`}.`;
+      return `${doc} At least ${rule.min}${max === undefined || max === MAX_INTEGER ? "" : `, at most ${max}`}.`;
     }
     case "reference":
     case "references":
-      return `${doc}. A ${REFERENCE_WHAT[rule.ref]} name (case-insensitive) or id.`;
+      return `${doc} A ${REFERENCE_WHAT[rule.ref]} name (case-insensitive) or id.`;
     default:
-      return `${doc}.`;
+      return doc;
   }
 }
-
-/** A table's doc as a sentence. */
-const sentence = (doc: string) => doc.charAt(0).toUpperCase() + doc.slice(1) + (doc.endsWith(".") ? "" : ".");
 
 /**
  * The schema type of a TypeScript type the resource tables write (an other input's or an output's). Every number
