@@ -51,6 +51,9 @@ interface PhaseResult {
   requests: number;
   hostCpuMs: number;
   operations: number;
+  /** Provider processes started in the phase, and their time from spawn to configured (not in wallMs). */
+  starts: number;
+  startMs: number;
 }
 
 const fmt = (ms: number) => `${Math.round(ms)} ms`;
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
       let cpu = 0;
       let operations = 0;
       let startMs = 0;
+      let starts = 0;
       const cpu0 = new Map<number, number>();
       const engine = new TestEngine({
         stack: "bench",
@@ -111,6 +115,7 @@ async function main(): Promise<void> {
         onHostStarted: (h: ProviderHost, ms: number) => {
           cpu0.set(h.pid, processCpuMs(h.pid) ?? 0);
           startMs += ms;
+          starts += 1;
         },
         onHostStopping: (h: ProviderHost) => {
           cpu += (processCpuMs(h.pid) ?? 0) - (cpu0.get(h.pid) ?? 0);
@@ -123,11 +128,12 @@ async function main(): Promise<void> {
         cpu = 0;
         operations = 0;
         startMs = 0;
+        starts = 0;
         const t0 = performance.now();
         await run();
         const wallMs = performance.now() - t0 - startMs;
         const requests = (await portal.requests()).length - mark;
-        results.push({ phase: name, wallMs, ideal: id, requests, hostCpuMs: cpu, operations });
+        results.push({ phase: name, wallMs, ideal: id, requests, hostCpuMs: cpu, operations, starts, startMs });
       };
       let stateBytes = 0;
       try {
@@ -159,11 +165,14 @@ async function main(): Promise<void> {
             `${r.operations ? (r.hostCpuMs / r.operations).toFixed(2) : "-"} ms`,
         );
       }
+      const started = results.reduce((a, r) => ({ n: a.n + r.starts, ms: a.ms + r.startMs }), { n: 0, ms: 0 });
+      const startup = started.n ? started.ms / started.n : 0;
+      console.log(`  start-up (spawn to configured, not in the wall times): ${fmt(startup)} per provider process, ${started.n} processes`);
       const create = results[0];
       const all = results.reduce((a, r) => ({ cpu: a.cpu + r.hostCpuMs, ops: a.ops + r.operations }), { cpu: 0, ops: 0 });
       summary.push(
         `bench:plugin ${path} create-wall/ideal=${(create.wallMs / create.ideal.wallMs).toFixed(2)} ` +
-          `cpu/op=${(all.cpu / all.ops).toFixed(2)}ms state=${stateBytes.toFixed(0)}B`,
+          `cpu/op=${(all.cpu / all.ops).toFixed(2)}ms state=${stateBytes.toFixed(0)}B startup=${Math.round(startup)}ms`,
       );
     }
   } finally {

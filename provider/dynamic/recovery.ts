@@ -11,11 +11,12 @@
 // replacement (`pulumi up --replace`) the old object carries the same marker and
 // would be taken over instead of replaced.
 import { createHash } from "crypto";
-import * as pulumi from "@pulumi/pulumi";
+// The SDK's metadata module, not its index: the plugin loads this file too, and the index loads all of the SDK.
+import { getProject, getStack } from "@pulumi/pulumi/metadata";
 import { markerFor } from "../portal/marker";
 
 /** The stable identity of a resource, stored as its hidden `createKey` input. */
-export function createKeyFor(type: string, name: string, project = pulumi.getProject(), stack = pulumi.getStack()): string {
+export function createKeyFor(type: string, name: string, project = getProject(), stack = getStack()): string {
   return createHash("sha256").update(`${project}\u0000${stack}\u0000${type}\u0000${name}`).digest("hex").slice(0, 32);
 }
 

@@ -20,9 +20,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   }
   // The engine reads the first line of stdout as the port: nothing else may be printed there.
   console.log = console.error;
-  const { port, server } = await serve({ version: version(), onCancel: () => undefined });
+  const { port, shutdown } = await serve({ version: version(), onCancel: () => undefined });
   process.stdout.write(`${port}\n`);
-  const stop = () => server.tryShutdown(() => process.exit(0));
+  const stop = () => void shutdown().then(() => process.exit(0));
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
 }

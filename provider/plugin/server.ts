@@ -4,7 +4,6 @@
 // the plugin has no rules of its own. What it adds is what only a native
 // provider can do: configuration (CheckConfig, DiffConfig, Configure), a schema,
 // detailed diffs, imports by id and secrets kept as secrets.
-import * as grpc from "@grpc/grpc-js";
 import * as anyproto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
@@ -20,9 +19,7 @@ import { packageSchema } from "./schema";
 import { inputKeys, PluginResource, resourceOf } from "./resources";
 import { secretKeys as tableSecrets } from "../rules/resources";
 import { fromWire, PropertyMap, toWire } from "./values";
-
-type Callback = (err: Partial<grpc.StatusObject> | null, value?: unknown) => void;
-type Handler = (call: { request: any }, callback: Callback) => void;
+import { GrpcStatus, STATUS, UnaryHandler, UnaryMethod, unaryServer } from "./grpc";
 
 const struct = (m: PropertyMap) => structproto.Struct.fromJavaScript(m as Record<string, structproto.JavaScriptValue>);
 const props = (s: structproto.Struct | undefined) => (s ? (s.toJavaScript() as PropertyMap) : {});
@@ -34,34 +31,26 @@ function urnParts(urn: string): { stack: string; project: string; name: string }
 }
 
 /** The error the engine shows; a create that made the object carries its id and properties (ErrorResourceInitFailed). */
-function toStatus(e: unknown): Partial<grpc.StatusObject> {
+function toStatus(e: unknown): GrpcStatus {
   const err = e as Error & { id?: string; properties?: PropertyMap; reasons?: string[] };
   const message = err instanceof Error ? err.message : String(e);
-  const metadata = new grpc.Metadata();
-  if (err?.id) {
-    const detail = new provproto.ErrorResourceInitFailed();
-    detail.setId(err.id);
-    detail.setProperties(struct(err.properties ?? {}));
-    detail.setReasonsList(err.reasons ?? [message]);
-    const any = new anyproto.Any();
-    any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-    const status = new statusproto.Status();
-    status.setCode(grpc.status.UNKNOWN);
-    status.setMessage(message);
-    status.addDetails(any);
-    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
-  }
-  return { code: grpc.status.UNKNOWN, details: message, metadata };
+  if (!err?.id) return new GrpcStatus(STATUS.UNKNOWN, message);
+  const detail = new provproto.ErrorResourceInitFailed();
+  detail.setId(err.id);
+  detail.setProperties(struct(err.properties ?? {}));
+  detail.setReasonsList(err.reasons ?? [message]);
+  const any = new anyproto.Any();
+  any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new statusproto.Status();
+  status.setCode(STATUS.UNKNOWN);
+  status.setMessage(message);
+  status.addDetails(any);
+  return new GrpcStatus(STATUS.UNKNOWN, message, status.serializeBinary());
 }
 
 /** One unary handler: `run` answers, or its error goes back as the call's status. */
-function unary(run: (req: any) => Promise<unknown>): Handler {
-  return (call, callback) => {
-    run(call.request).then(
-      (resp) => callback(null, resp),
-      (e) => callback(toStatus(e)),
-    );
-  };
+function unary(run: (req: any) => Promise<unknown>): UnaryHandler {
+  return (request) => run(request).catch((e) => Promise.reject(toStatus(e)));
 }
 
 function resourceFor(type: string, urn: string): PluginResource {
@@ -83,7 +72,7 @@ export interface ServerOptions {
   onCancel?: () => void;
 }
 
-export function providerService(opts: ServerOptions): Record<string, Handler> {
+export function providerService(opts: ServerOptions): Record<string, UnaryHandler> {
   let acceptSecrets = false;
   const wire = (m: PropertyMap, secrets: Set<string>) => struct(acceptSecrets ? toWire(m, secrets) : toWire(m, []));
 
@@ -261,14 +250,7 @@ function diffResponse(
 }
 
 /** Serves the provider on 127.0.0.1 and resolves the port (the plugin prints it for the engine). */
-export async function serve(opts: ServerOptions): Promise<{ port: number; server: grpc.Server }> {
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
-  server.addService(
-    provrpc.ResourceProviderService as unknown as grpc.ServiceDefinition,
-    providerService(opts) as unknown as grpc.UntypedServiceImplementation,
-  );
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
-  );
-  return { port, server };
+export async function serve(opts: ServerOptions): Promise<{ port: number; shutdown(): Promise<void> }> {
+  const server = unaryServer(provrpc.ResourceProviderService as unknown as Record<string, UnaryMethod>, providerService(opts));
+  return { port: await server.listen(), shutdown: () => server.shutdown() };
 }

@@ -1,5 +1,5 @@
 // BusinessUnit: a business unit of the portal, under a parent business unit.
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker, noteCreated } from "../dynamic/recovery";
 import { hostProvider, Lifecycle, serializedProvider } from "../dynamic/provider";

@@ -1,5 +1,5 @@
 // Consumer: a consumption unit of a business unit; it carries at most one backup node.
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { portal, recoverInterruptedCreates } from "../dynamic/connection";
 import { createdInThisRun, createKeyFor, createMarker } from "../dynamic/recovery";
 import { takeRemovedWithNode } from "../dynamic/removed";

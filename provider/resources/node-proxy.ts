@@ -1,5 +1,5 @@
 // NodeProxy: one proxy relation; the agent's node may act for the target's node.
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { portal } from "../dynamic/connection";
 import { hostProvider, Lifecycle, serializedProvider } from "../dynamic/provider";
 import { DynamicResource } from "../dynamic/resource";

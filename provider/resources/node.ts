@@ -1,5 +1,6 @@
 // Node: the backup node of a consumer, with its password and activation.
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { secret } from "@pulumi/pulumi/output";
 import { portal } from "../dynamic/connection";
 import { PartialCreateError } from "../dynamic/partial";
 import { noteRemovedWithNode } from "../dynamic/removed";
@@ -369,7 +370,7 @@ export class Node extends DynamicResource {
   declare readonly href: pulumi.Output<string>;
 
   constructor(name: string, args: NodeArgs, opts?: pulumi.CustomResourceOptions) {
-    const tsmPassword = args.tsmPassword === undefined ? undefined : pulumi.secret(args.tsmPassword);
+    const tsmPassword = args.tsmPassword === undefined ? undefined : secret(args.tsmPassword);
     super(
       nodeProviderText,
       name,
