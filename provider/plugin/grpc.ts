@@ -43,7 +43,8 @@ export const MAX_REQUEST_BYTES = 400 * 1024 * 1024;
 export function percentEncoded(text: string): string {
   let out = "";
   for (const byte of Buffer.from(text, "utf8")) {
-    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    out +=
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   return out;
 }
@@ -61,7 +62,8 @@ function unframe(body: Buffer): Buffer | GrpcStatus {
   if (body.length < 5) return new GrpcStatus(STATUS.INTERNAL, `request body of ${body.length} bytes holds no message frame`);
   if (body[0] !== 0) return new GrpcStatus(STATUS.UNIMPLEMENTED, "compressed messages are not supported: send them uncompressed");
   const length = body.readUInt32BE(1);
-  if (body.length !== 5 + length) return new GrpcStatus(STATUS.INTERNAL, `request frame says ${length} bytes, the body holds ${body.length - 5}`);
+  if (body.length !== 5 + length)
+    return new GrpcStatus(STATUS.INTERNAL, `request frame says ${length} bytes, the body holds ${body.length - 5}`);
   return body.subarray(5);
 }
 
