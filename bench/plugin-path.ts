@@ -6,8 +6,9 @@
 // plugin (test/plugin/plugin-host.ts), which also gets the preview's Create (it supports preview). Phases:
 // create, no-op update, refresh, destroy. Prints per path and phase the wall time next to the ideal
 // (bench/ideal.ts: max(requests × latency / parallel, depth × latency)), the provider process's CPU per
-// resource operation (Check, Diff, Create, Read, Update, Delete), and state bytes per resource
-// (docs/benchmark.md, "Plugin path beside the dynamic path").
+// resource operation (Check, Diff, Create, Read, Update, Delete), the stand-in's own CPU per operation (it is
+// on the same serial path as the provider, where the Go engine's cost is small), each provider process's
+// start-up, and state bytes per resource (docs/benchmark.md, "Plugin path beside the dynamic path").
 //
 // `--paths dynamic-0.2.0` runs the dynamic path with the `__provider` text 0.2.0 stored (the closure serializer's
 // 2.6 KB, test/dynamic/fixtures/provider-0.2.0/): the cost of that text beside the current one, in one run.
@@ -54,6 +55,8 @@ interface PhaseResult {
   /** Provider processes started in the phase, and their time from spawn to configured (not in wallMs). */
   starts: number;
   startMs: number;
+  /** CPU of this process, the engine stand-in (the emulator runs in its own): on the same critical path. */
+  standInCpuMs: number;
 }
 
 const fmt = (ms: number) => `${Math.round(ms)} ms`;
@@ -130,10 +133,22 @@ async function main(): Promise<void> {
         startMs = 0;
         starts = 0;
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         await run();
+        const c = process.cpuUsage(c0);
         const wallMs = performance.now() - t0 - startMs;
         const requests = (await portal.requests()).length - mark;
-        results.push({ phase: name, wallMs, ideal: id, requests, hostCpuMs: cpu, operations, starts, startMs });
+        results.push({
+          phase: name,
+          wallMs,
+          ideal: id,
+          requests,
+          hostCpuMs: cpu,
+          operations,
+          starts,
+          startMs,
+          standInCpuMs: (c.user + c.system) / 1000,
+        });
       };
       let stateBytes = 0;
       try {
@@ -156,13 +171,13 @@ async function main(): Promise<void> {
         await engine.close();
       }
       console.log(`\n${path}: state ${stateBytes.toFixed(0)} bytes per resource; load ${load()}`);
-      console.log("  phase      wall      ideal   wall/ideal  requests (ideal)  host cpu   operations  cpu/op");
+      console.log("  phase      wall      ideal   wall/ideal  requests (ideal)  host cpu   operations  cpu/op   stand-in cpu/op");
       for (const r of results) {
         const ratio = r.ideal.wallMs > 0 ? (r.wallMs / r.ideal.wallMs).toFixed(2) : "n/a";
         console.log(
           `  ${r.phase.padEnd(8)} ${fmt(r.wallMs).padStart(8)} ${fmt(r.ideal.wallMs).padStart(9)} ${ratio.padStart(9)}  ` +
             `${String(r.requests).padStart(8)} (${r.ideal.total})  ${fmt(r.hostCpuMs).padStart(9)} ${String(r.operations).padStart(10)}  ` +
-            `${r.operations ? (r.hostCpuMs / r.operations).toFixed(2) : "-"} ms`,
+            `${r.operations ? (r.hostCpuMs / r.operations).toFixed(2) : "-"} ms  ${r.operations ? (r.standInCpuMs / r.operations).toFixed(2) : "-"} ms`,
         );
       }
       const started = results.reduce((a, r) => ({ n: a.n + r.starts, ms: a.ms + r.startMs }), { n: 0, ms: 0 });
