@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { toTenants } from "../../provider/export/map";
 import { renderYaml } from "../../provider/export/render";
-import type { BusinessUnitRead, PortalTree } from "../../provider/export/read";
+import type { BusinessUnitRead, ConsumerRead, PortalTree } from "../../provider/export/read";
 
 type Item = { id: number; name?: string; windowsId?: string };
 /** Time zones, operating systems and node types are one list; policy domains and option sets are a business unit's
@@ -158,7 +158,7 @@ describe("export mapping: each field", () => {
         },
         [
           {
-            consumer: { id: 20, name: "b", extraConsumerField: 1 },
+            consumer: { id: 20, name: "b", extraConsumerField: 1 } as ConsumerRead["consumer"],
             node: node(30, { cpuCount: undefined, clientOptionSet: { id: 5 }, locked: true, osLevel: "x", oddNodeField: 2 }),
           },
           { consumer: { id: 21, name: "a" }, node: node(31, { operatingSystem: { name: "Linux" }, decommissioned: true }) },
