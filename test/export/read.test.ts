@@ -76,6 +76,14 @@ describe("backup-portal export: the read and the summary", () => {
     assert.deepEqual(plain(json.tenants), plain(yaml.tenants));
   });
 
+  it("export passes the read's progress on to its caller", async () => {
+    const progress: Array<[number, number]> = [];
+    const r = await exportPortal(clientFor(emu), 1, { onProgress: (d, t) => progress.push([d, t]) });
+    const total = minimumReads(r.tree);
+    assert.deepEqual(progress[progress.length - 1], [total, total]);
+    assert.ok(progress.length >= total, `one call per read at least, saw ${progress.length} for ${total}`);
+  });
+
   it("the summary line counts each kind and the values to review, singular and plural", () => {
     assert.equal(
       summaryLine({ counts: { businessUnits: 212, consumers: 430, nodes: 415 }, reviews: [{}, {}, {}] as never }),
