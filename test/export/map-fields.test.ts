@@ -67,7 +67,7 @@ describe("export mapping: each field", () => {
           { consumer: { id: 20, name: "db", note: "" }, node: node(30, { tsmName: undefined, locked: true, decommissioned: true }) },
           { consumer: { id: 22, name: "billing" } },
         ],
-        [bu(11, "Child", { billingStorageTypeId: 2, domainFilter: [{ id: 7 }] }, [], [], 10)],
+        [bu(11, "Child", { billingStorageTypeId: 2, domainFilter: [{ id: 7 }], invoiceDay: 29 }, [], [], 10)],
       ),
     ]);
     assert.equal(
@@ -100,6 +100,8 @@ describe("export mapping: each field", () => {
         "          name: Child",
         "          registrationNumber: R-11",
         "          timeZone: UTC",
+        "          # invoiceDay: 29",
+        "          # review: invoiceDay must be an integer from 1 to 28, got 29; left out, so the first up leaves the portal's value as it is; set a valid one to manage it",
         "          domainFilter:",
         "            - BU-DOM",
         "          billingStorageTypeId: 2",
@@ -133,7 +135,9 @@ describe("export mapping: each field", () => {
         "            tsmName: N31",
       ].join("\n") + "\n",
     );
-    assert.deepEqual(reviewLines(r.reviews), []);
+    assert.deepEqual(reviewLines(r.reviews), [
+      "tenants.acme.businessUnits.child.invoiceDay: invoiceDay must be an integer from 1 to 28, got 29; left out, so the first up leaves the portal's value as it is; set a valid one to manage it",
+    ]);
     assert.deepEqual(r.counts, { businessUnits: 2, consumers: 3, nodes: 2 });
   });
 

@@ -151,6 +151,7 @@ describe("export --merge, in process: what is kept, what is added, what is liste
       "      consumers:",
       "        erp:",
       "          name: erp-01",
+      "          note: x",
       "          node:",
       "            tsmName: acme-web",
       "            cpuCount: 4",
@@ -158,6 +159,10 @@ describe("export --merge, in process: what is kept, what is added, what is liste
       "          adoptId: 3",
       "        plain:",
       "          adoptId: 12",
+      "        renamed:",
+      "          adoptId: 13",
+      "          node:",
+      "            tsmName: old-name",
       "    tz:",
       "      adoptId: 5",
       "      timeZone: Atlantis",
@@ -180,6 +185,7 @@ describe("export --merge, in process: what is kept, what is added, what is liste
             lost: out({ adoptId: 11, name: "lost" }),
             other: out({ adoptId: 3, name: "other", node: out({ adopt: true, cpuCount: 1 }) }),
             plain: out({ adoptId: 12, name: "plain" }),
+            renamed: out({ adoptId: 13, name: "renamed", node: out({ adopt: true, tsmName: "NEW-NAME" }) }),
           }),
         }),
         tz: out({ adoptId: 5, name: "tz", registrationNumber: "R", timeZone: "Lemuria" }),
@@ -199,6 +205,7 @@ describe("export --merge, in process: what is kept, what is added, what is liste
         "      consumers:",
         "        erp:",
         "          name: erp-01",
+        "          note: x",
         "          node:",
         "            tsmName: acme-web",
         "            cpuCount: 4",
@@ -206,6 +213,10 @@ describe("export --merge, in process: what is kept, what is added, what is liste
         "          adoptId: 3",
         "        plain:",
         "          adoptId: 12",
+        "        renamed:",
+        "          adoptId: 13",
+        "          node:",
+        "            tsmName: old-name",
         "      businessUnits:",
         "        kid:",
         "          adoptId: 6",
@@ -221,9 +232,11 @@ describe("export --merge, in process: what is kept, what is added, what is liste
     assert.deepEqual(differences(r), [
       'tenants.made-by-code.registrationNumber: the portal has "TB-1", the file "tb-1"',
       'tenants.made-by-code.supportResponsible: the portal has true, the file "true"',
+      'tenants.made-by-code.consumers.erp.note: the portal has none, the file "x"',
       "tenants.made-by-code.consumers.erp.node.cpuCount: the portal has 2, the file 4",
       'tenants.made-by-code.consumers.lost: consumer 11 ("lost") is on the portal, not in the file; add it by hand or export it',
       "tenants.made-by-code.consumers.other.node: the consumer has a node on the portal, none in the file",
+      'tenants.made-by-code.consumers.renamed.node.tsmName: the portal has "NEW-NAME", the file "old-name"',
       'tenants.tz.registrationNumber: the portal has "R", the file none',
       'tenants.tz.timeZone: the portal has "Lemuria", the file "Atlantis"',
       'tenants.tz.note: the portal has none, the file "kept"',
@@ -298,11 +311,33 @@ describe("export --merge, in process: what is kept, what is added, what is liste
     assert.deepEqual(r.added, ["tenants.acme-3", "tenants.dup"]);
   });
 
-  it("sequences written flush with their key, as the file writes them", () => {
-    const file = ["config:", "  backup-portal:tenants:", "    acme:", "      adoptId: 1", "      aliases:", "      - old-acme", ""].join(
-      "\n",
+  it("two portal business units with one name: the file's entry of that name is the first one's, the other is added", () => {
+    const same = (adoptId: number) => out({ adoptId, name: "Same", registrationNumber: "R" });
+    const r = merged(
+      "config:\n  backup-portal:tenants:\n    same:\n      name: Same\n      registrationNumber: R\n",
+      out({ same: same(1), "same-2": same(2) }),
     );
-    const r = merged(file, out({ acme: out({ adoptId: 1, name: "acme" }), b: out({ adoptId: 2, name: "b", tags: ["a"] }) }));
+    assert.deepEqual(r.added, ["tenants.same-2"]);
+    assert.deepEqual(differences(r), []);
+  });
+
+  it("sequences written flush with their key, as the file writes them", () => {
+    // A note's line that starts with "- " is no sequence: the first sequence is aliases, flush.
+    const file = [
+      "config:",
+      "  backup-portal:tenants:",
+      "    acme:",
+      "      adoptId: 1",
+      "      note: |",
+      "        - a point",
+      "      aliases:",
+      "      - old-acme",
+      "",
+    ].join("\n");
+    const r = merged(
+      file,
+      out({ acme: out({ adoptId: 1, name: "acme", note: "- a point\n" }), b: out({ adoptId: 2, name: "b", tags: ["a"] }) }),
+    );
     assert.equal(
       r.text,
       [
@@ -310,6 +345,8 @@ describe("export --merge, in process: what is kept, what is added, what is liste
         "  backup-portal:tenants:",
         "    acme:",
         "      adoptId: 1",
+        "      note: |",
+        "        - a point",
         "      aliases:",
         "      - old-acme",
         "    b:",
