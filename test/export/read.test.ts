@@ -115,8 +115,8 @@ describe("backup-portal export: the reference lists a tree needs", () => {
 
   it("reads each list the names need once, and a business unit's own list only for an id the root's list lacks", async () => {
     emu = await startEmulator({ quiet: true });
-    // Below the root: one business unit without a time zone, two nodes without an option set, one of them naming
-    // a policy domain (99) the root's list lacks.
+    // Below the root: two business units without a time zone, nodes without an option set, one in each naming a
+    // policy domain (99, 98) the root's list lacks.
     const made = plant(emu, [
       {
         name: "Root",
@@ -132,24 +132,31 @@ describe("backup-portal export: the reference lists a tree needs", () => {
               { name: "plain", node: { os: 3, type: 1, domain: 1, cpuCount: 1 } },
             ],
           },
+          {
+            name: "Third server",
+            registrationNumber: "T",
+            timeZoneId: undefined as unknown as number,
+            consumers: [{ name: "dangling too", node: { os: 3, type: 1, domain: 98, cpuCount: 1 } }],
+          },
         ],
       },
     ]);
-    const [root, child] = made.businessUnits;
+    const [root, child, third] = made.businessUnits;
     const client = clientFor(emu);
     await client.businessUnits.children(1); // the token first, so every counted request is a read of the tree
     const mark = emu.requests().length;
     const tree = await readPortalTree(client, root);
     const reads = readsSince(emu, mark).map((r) => r.path.replace(/\?.*/, ""));
-    // 1 list of the root's children, 1 of the child's, 1 of its consumers, 2 node reads; the root's operating
-    // systems, node types and policy domains; the child's own policy domains (for 99). No time zones, no option sets.
-    assert.equal(reads.length, 9, reads.join("\n"));
+    // 1 list of the root's children; for each child 1 of its children, 1 of its consumers, a node read each (2, 1);
+    // the root's operating systems, node types and policy domains; each child's own policy domains (for 99, 98).
+    // No time zones, no option sets.
+    assert.equal(reads.length, 13, reads.join("\n"));
     assert.deepEqual(
-      reads.filter((p) => /domain/i.test(p)),
-      [`/v1/bunits/${root}/defaultserver/domains`, `/v1/bunits/${child}/defaultserver/domains`],
+      reads.filter((p) => /domain/i.test(p)).sort(),
+      [root, child, third].map((id) => `/v1/bunits/${id}/defaultserver/domains`).sort(),
     );
     assert.equal(reads.filter((p) => /timezone|clientoptionset/i.test(p)).length, 0, reads.join("\n"));
-    assert.equal(minimumReads(tree), 9);
+    assert.equal(minimumReads(tree), 13);
     assert.deepEqual(tree.references.list("clientOptionSet", child), [], "a kind no name needs is an empty list");
   });
 });
