@@ -4,7 +4,7 @@
 // minimum `minimumReads` computes; the summary line and the header say what the issue says.
 import assert from "node:assert/strict";
 import { startEmulator, Emulator } from "../../emulator";
-import { exportPortal, header, minimumReads, readPortalTree, summaryLine } from "../../provider/export";
+import { exportPortal, header, minimumReads, readPortalTree, summaryLine, toTenants } from "../../provider/export";
 import { plain } from "../../provider/export/out";
 import { clientFor } from "../support/portal";
 import { VARIED } from "./fixtures";
@@ -144,6 +144,10 @@ describe("backup-portal export: the reference lists a tree needs", () => {
     const [root, child, third] = made.businessUnits;
     const client = clientFor(emu);
     await client.businessUnits.children(1); // the token first, so every counted request is a read of the tree
+    // A portal may leave the time zone out altogether (the emulator sends at least its id): the third one has none.
+    const children = client.businessUnits.children.bind(client.businessUnits);
+    client.businessUnits.children = async (id: number) =>
+      (await children(id)).map((b) => (b.id === third ? { ...b, timeZone: undefined } : b));
     const mark = emu.requests().length;
     const tree = await readPortalTree(client, root);
     const reads = readsSince(emu, mark).map((r) => r.path.replace(/\?.*/, ""));
@@ -158,5 +162,15 @@ describe("backup-portal export: the reference lists a tree needs", () => {
     assert.equal(reads.filter((p) => /timezone|clientoptionset/i.test(p)).length, 0, reads.join("\n"));
     assert.equal(minimumReads(tree), 13);
     assert.deepEqual(tree.references.list("clientOptionSet", child), [], "a kind no name needs is an empty list");
+    assert.deepEqual(
+      toTenants(tree)
+        .reviews.filter((r) => r.path.endsWith(".timeZone"))
+        .map((r) => `${r.path}: ${r.message}`),
+      [
+        "tenants.other-server.timeZone: the stack needs a timeZone: set it on the portal or here",
+        "tenants.third-server.timeZone: the stack needs a timeZone: set it on the portal or here",
+      ],
+      "no time zone, in either shape: a review note, not a crash",
+    );
   });
 });
