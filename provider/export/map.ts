@@ -113,7 +113,7 @@ class Mapper {
   readonly reviews: Review[] = [];
   readonly counts = { businessUnits: 0, consumers: 0, nodes: 0 };
   /** Where each exported consumer went: business unit id and key. */
-  private readonly consumerKeys = new Map<number, { bunitId: number; key: string; hasNode: boolean; path: string }>();
+  private readonly consumerKeys = new Map<number, { bunitId: number; key: string; hasNode: boolean }>();
 
   constructor(private readonly refs: ReferenceLists) {}
 
@@ -256,7 +256,7 @@ class Mapper {
     );
     for (const c of [...b.consumers].sort((x, y) => byText(keys.get(x.consumer.id)!, keys.get(y.consumer.id)!))) {
       const key = keys.get(c.consumer.id)!;
-      this.consumerKeys.set(c.consumer.id, { bunitId: b.bu.id, key, hasNode: !!c.node, path: `${path}.${key}` });
+      this.consumerKeys.set(c.consumer.id, { bunitId: b.bu.id, key, hasNode: !!c.node });
       out.set(key, this.consumer(c, b.bu.id, `${path}.${key}`));
     }
     return out;

@@ -2,7 +2,7 @@
 // the portal lists the objects in.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { keysFor, slug } from "../../provider/export/keys";
+import { byText, keysFor, slug } from "../../provider/export/keys";
 import { KEY_PATTERN } from "../../provider/tenants/fields";
 
 describe("export keys", () => {
@@ -11,6 +11,28 @@ describe("export keys", () => {
     assert.equal(slug("  Zürich  Ölfabrik!! "), "zurich-olfabrik");
     assert.equal(slug("東京"), "");
     assert.equal(slug("a".repeat(100)).length, 63);
+    assert.equal(slug(`${"a".repeat(62)} b`), "a".repeat(62), "cut at 63, a dash left at the end is dropped");
+  });
+
+  it("a numbered key is cut so that the number fits, without a dash before the dash of the number", () => {
+    const name = `${"a".repeat(60)} b`;
+    const keys = keysFor(
+      [
+        { id: 1, name },
+        { id: 2, name },
+      ],
+      "consumer",
+    );
+    assert.deepEqual([...keys.values()], [`${"a".repeat(60)}-b`, `${"a".repeat(60)}-2`]);
+  });
+
+  it("an object without a name gets the fallback; a fallback that breaks the key rule is an internal error", () => {
+    assert.deepEqual(Object.fromEntries(keysFor([{ id: 4 }, { id: 3 }], "consumer")), { 3: "consumer", 4: "consumer-2" });
+    assert.throws(() => keysFor([{ id: 1, name: "東京" }], "_x"), { message: 'internal: key "_x" breaks the key rule' });
+  });
+
+  it("byText orders by code unit, equal texts as equal", () => {
+    assert.deepEqual([byText("a", "b"), byText("b", "a"), byText("a", "a"), byText("B", "a")], [-1, 1, 0, -1]);
   });
 
   it("duplicates numbered in id order; a name that is itself numbered keeps its key", () => {

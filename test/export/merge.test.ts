@@ -8,6 +8,9 @@ import { parse } from "yaml";
 import { clientSuite } from "../support/portal";
 import { exportCli, plant } from "./support";
 import { VARIED } from "./fixtures";
+import { mergeInto, MergeError, MergeResult } from "../../provider/export/merge";
+import { OutMap, OutValue } from "../../provider/export/out";
+import type { ReferenceLists } from "../../provider/export/read";
 
 const STACK = `# yaml-language-server: $schema=./tenants.schema.json
 # Production: reviewed by the platform team.
@@ -116,5 +119,281 @@ describe("backup-portal export --merge", function () {
       /Pulumi\.prod\.yaml: config\.backup-portal:rootBusinessUnitId is 1, but the export is below business unit 2; export with --bunit 1/,
     );
     assert.equal(fs.readFileSync(file, "utf8"), STACK);
+  });
+});
+
+/** The portal's side of a merge, built directly: business units and consumers as export maps them. */
+const out = (entries: Record<string, OutValue>) => Object.entries(entries).reduce((m, [k, v]) => m.set(k, v), new OutMap());
+const REFS: ReferenceLists = {
+  list: (kind) =>
+    ({
+      timeZone: [
+        { id: 1, name: "(GMT) UTC", windowsId: "UTC" },
+        { id: 2, name: "Other" },
+      ],
+      domain: [{ id: 7, name: "STANDARD" }],
+    })[kind as string] ?? [],
+};
+const merged = (file: string, tenants: OutMap) => mergeInto(file, "Pulumi.x.yaml", { rootId: 1, tenants }, REFS);
+const differences = (r: MergeResult) => r.differences.map((d) => `${d.path}: ${d.message}`);
+
+describe("export --merge, in process: what is kept, what is added, what is listed", () => {
+  it("matched entries are compared, field by field, by the meaning of each value", () => {
+    const file = [
+      "config:",
+      "  backup-portal:rootBusinessUnitId: 1",
+      "  backup-portal:tenants:",
+      "    made-by-code:",
+      "      registrationNumber: tb-1",
+      "      timeZone: utc",
+      '      supportResponsible: "true"',
+      "      domainFilter: [standard]",
+      "      consumers:",
+      "        erp:",
+      "          name: erp-01",
+      "          note: x",
+      "          node:",
+      "            tsmName: acme-web",
+      "            cpuCount: 4",
+      "        other:",
+      "          adoptId: 3",
+      "        plain:",
+      "          adoptId: 12",
+      "        renamed:",
+      "          adoptId: 13",
+      "          node:",
+      "            tsmName: old-name",
+      "    tz:",
+      "      adoptId: 5",
+      "      timeZone: Atlantis",
+      "      note: kept",
+      "",
+    ].join("\n");
+    const r = merged(
+      file,
+      out({
+        "made-by-code": out({
+          adoptId: 4,
+          name: "made-by-code",
+          registrationNumber: "TB-1",
+          timeZone: "UTC",
+          supportResponsible: true,
+          domainFilter: ["STANDARD"],
+          businessUnits: out({ kid: out({ adoptId: 6, name: "kid", registrationNumber: "K", timeZone: "UTC" }) }),
+          consumers: out({
+            "erp-01": out({ adoptId: 9, name: "erp-01", node: out({ adopt: true, tsmName: "ACME-WEB", cpuCount: 2 }) }),
+            lost: out({ adoptId: 11, name: "lost" }),
+            other: out({ adoptId: 3, name: "other", node: out({ adopt: true, cpuCount: 1 }) }),
+            plain: out({ adoptId: 12, name: "plain" }),
+            renamed: out({ adoptId: 13, name: "renamed", node: out({ adopt: true, tsmName: "NEW-NAME" }) }),
+          }),
+        }),
+        tz: out({ adoptId: 5, name: "tz", registrationNumber: "R", timeZone: "Lemuria" }),
+      }),
+    );
+    assert.equal(
+      r.text,
+      [
+        "config:",
+        "  backup-portal:rootBusinessUnitId: 1",
+        "  backup-portal:tenants:",
+        "    made-by-code:",
+        "      registrationNumber: tb-1",
+        "      timeZone: utc",
+        '      supportResponsible: "true"',
+        "      domainFilter: [ standard ]",
+        "      consumers:",
+        "        erp:",
+        "          name: erp-01",
+        "          note: x",
+        "          node:",
+        "            tsmName: acme-web",
+        "            cpuCount: 4",
+        "        other:",
+        "          adoptId: 3",
+        "        plain:",
+        "          adoptId: 12",
+        "        renamed:",
+        "          adoptId: 13",
+        "          node:",
+        "            tsmName: old-name",
+        "      businessUnits:",
+        "        kid:",
+        "          adoptId: 6",
+        "          name: kid",
+        "          registrationNumber: K",
+        "          timeZone: UTC",
+        "    tz:",
+        "      adoptId: 5",
+        "      timeZone: Atlantis",
+        "      note: kept",
+      ].join("\n") + "\n",
+    );
+    assert.deepEqual(differences(r), [
+      'tenants.made-by-code.registrationNumber: the portal has "TB-1", the file "tb-1"',
+      'tenants.made-by-code.supportResponsible: the portal has true, the file "true"',
+      'tenants.made-by-code.consumers.erp.note: the portal has none, the file "x"',
+      "tenants.made-by-code.consumers.erp.node.cpuCount: the portal has 2, the file 4",
+      'tenants.made-by-code.consumers.lost: consumer 11 ("lost") is on the portal, not in the file; add it by hand or export it',
+      "tenants.made-by-code.consumers.other.node: the consumer has a node on the portal, none in the file",
+      'tenants.made-by-code.consumers.renamed.node.tsmName: the portal has "NEW-NAME", the file "old-name"',
+      'tenants.tz.registrationNumber: the portal has "R", the file none',
+      'tenants.tz.timeZone: the portal has "Lemuria", the file "Atlantis"',
+      'tenants.tz.note: the portal has none, the file "kept"',
+    ]);
+    assert.deepEqual(r.added, ["tenants.made-by-code.businessUnits.kid"]);
+  });
+
+  it("a business unit the file lacks is added at the end, under a free key, in the file's indentation; entries are kept as they are", () => {
+    const file = [
+      "# top",
+      "config:",
+      "        # a comment is no indentation",
+      "    backup-portal:tenants:",
+      "        acme:",
+      "            note: x - y",
+      "            adoptId: 99",
+      "            name: acme",
+      "            aliases:",
+      "                - old-acme",
+      "        acme-2:",
+      "            name: someone else",
+      "        dup-a:",
+      "            name: Dup",
+      "        dup-b:",
+      "            name: Dup",
+      "        broken: null",
+      "        scalar: 5",
+      "",
+    ].join("\n");
+    const r = merged(
+      file,
+      out({
+        acme: out({ adoptId: 1, name: "acme", note: "n".repeat(100), tags: ["a", "b"] }),
+        dup: out({ adoptId: 2, name: "Dup" }),
+      }),
+    );
+    assert.equal(
+      r.text,
+      [
+        "# top",
+        "config:",
+        "    # a comment is no indentation",
+        "    backup-portal:tenants:",
+        "        acme:",
+        "            note: x - y",
+        "            adoptId: 99",
+        "            name: acme",
+        "            aliases:",
+        "                - old-acme",
+        "        acme-2:",
+        "            name: someone else",
+        "        dup-a:",
+        "            name: Dup",
+        "        dup-b:",
+        "            name: Dup",
+        "        broken: null",
+        "        scalar: 5",
+        "        acme-3:",
+        "            adoptId: 1",
+        "            name: acme",
+        "            note: nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn",
+        "            tags:",
+        "                - a",
+        "                - b",
+        "        dup:",
+        "            adoptId: 2",
+        "            name: Dup",
+        "    backup-portal:rootBusinessUnitId: 1",
+      ].join("\n") + "\n",
+    );
+    assert.deepEqual(differences(r), []);
+    assert.deepEqual(r.added, ["tenants.acme-3", "tenants.dup"]);
+  });
+
+  it("two portal business units with one name: the file's entry of that name is the first one's, the other is added", () => {
+    const same = (adoptId: number) => out({ adoptId, name: "Same", registrationNumber: "R" });
+    const r = merged(
+      "config:\n  backup-portal:tenants:\n    same:\n      name: Same\n      registrationNumber: R\n",
+      out({ same: same(1), "same-2": same(2) }),
+    );
+    assert.deepEqual(r.added, ["tenants.same-2"]);
+    assert.deepEqual(differences(r), []);
+  });
+
+  it("sequences written flush with their key, as the file writes them", () => {
+    // A note's line that starts with "- " is no sequence: the first sequence is aliases, flush.
+    const file = [
+      "config:",
+      "  backup-portal:tenants:",
+      "    acme:",
+      "      adoptId: 1",
+      "      note: |",
+      "        - a point",
+      "      aliases:",
+      "      - old-acme",
+      "",
+    ].join("\n");
+    const r = merged(
+      file,
+      out({ acme: out({ adoptId: 1, name: "acme", note: "- a point\n" }), b: out({ adoptId: 2, name: "b", tags: ["a"] }) }),
+    );
+    assert.equal(
+      r.text,
+      [
+        "config:",
+        "  backup-portal:tenants:",
+        "    acme:",
+        "      adoptId: 1",
+        "      note: |",
+        "        - a point",
+        "      aliases:",
+        "      - old-acme",
+        "    b:",
+        "      adoptId: 2",
+        "      name: b",
+        "      tags:",
+        "      - a",
+        "  backup-portal:rootBusinessUnitId: 1",
+      ].join("\n") + "\n",
+    );
+    assert.deepEqual(differences(r), []);
+    assert.deepEqual(r.added, ["tenants.b"]);
+  });
+
+  it("a file the merge cannot use is refused with one line naming it; an empty file or block gets what is missing", () => {
+    const b = out({ b: out({ adoptId: 2, name: "b", tags: ["t"] }) });
+    const refused: Array<[string, string]> = [
+      [
+        "a: [",
+        "Pulumi.x.yaml: not YAML the merge can read: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 5:",
+      ],
+      ["- a\n", "Pulumi.x.yaml: the file must be a map with a config: key"],
+      ["config: 5\n", "Pulumi.x.yaml: config: must be a map"],
+      ["config:\n  backup-portal:tenants: [1]\n", "Pulumi.x.yaml: config.backup-portal:tenants must be a map from key to business unit"],
+      [
+        "config:\n  backup-portal:rootBusinessUnitId: 2\n",
+        "Pulumi.x.yaml: config.backup-portal:rootBusinessUnitId is 2, but the export is below business unit 1; export with --bunit 2",
+      ],
+    ];
+    for (const [file, message] of refused) {
+      assert.throws(
+        () => merged(file, b),
+        (e: Error) => e instanceof MergeError && e.message === message,
+        file,
+      );
+    }
+    const added = "    b:\n      adoptId: 2\n      name: b\n      tags:\n        - t\n";
+    const filled: Array<[string, string]> = [
+      ["", `config:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants:\n${added}`],
+      ["other: 1\n", `other: 1\nconfig:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants:\n${added}`],
+      ["config:\n", `config:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants:\n${added}`],
+      ["config:\n  backup-portal:tenants:\n", `config:\n  backup-portal:tenants:\n${added}  backup-portal:rootBusinessUnitId: 1\n`],
+    ];
+    for (const [file, text] of filled) {
+      const r = merged(file, b);
+      assert.equal(r.text, text, file);
+      assert.deepEqual(r.added, ["tenants.b"]);
+    }
   });
 });

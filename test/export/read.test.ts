@@ -4,7 +4,7 @@
 // minimum `minimumReads` computes; the summary line and the header say what the issue says.
 import assert from "node:assert/strict";
 import { startEmulator, Emulator } from "../../emulator";
-import { exportPortal, header, minimumReads, readPortalTree, summaryLine } from "../../provider/export";
+import { exportPortal, header, minimumReads, readPortalTree, summaryLine, toTenants } from "../../provider/export";
 import { plain } from "../../provider/export/out";
 import { clientFor } from "../support/portal";
 import { VARIED } from "./fixtures";
@@ -76,6 +76,14 @@ describe("backup-portal export: the read and the summary", () => {
     assert.deepEqual(plain(json.tenants), plain(yaml.tenants));
   });
 
+  it("export passes the read's progress on to its caller", async () => {
+    const progress: Array<[number, number]> = [];
+    const r = await exportPortal(clientFor(emu), 1, { onProgress: (d, t) => progress.push([d, t]) });
+    const total = minimumReads(r.tree);
+    assert.deepEqual(progress[progress.length - 1], [total, total]);
+    assert.ok(progress.length >= total, `one call per read at least, saw ${progress.length} for ${total}`);
+  });
+
   it("the summary line counts each kind and the values to review, singular and plural", () => {
     assert.equal(
       summaryLine({ counts: { businessUnits: 212, consumers: 430, nodes: 415 }, reviews: [{}, {}, {}] as never }),
@@ -98,5 +106,71 @@ describe("backup-portal export: the read and the summary", () => {
       "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported.",
       "To set one from the stack: `pulumi config set --secret <key> <password>`, and passwordSecret: <key> on the node.",
     ]);
+  });
+});
+
+describe("backup-portal export: the reference lists a tree needs", () => {
+  let emu: Emulator;
+  after(() => emu?.close());
+
+  it("reads each list the names need once, and a business unit's own list only for an id the root's list lacks", async () => {
+    emu = await startEmulator({ quiet: true });
+    // Below the root: two business units without a time zone, nodes without an option set, one in each naming a
+    // policy domain (99, 98) the root's list lacks.
+    const made = plant(emu, [
+      {
+        name: "Root",
+        registrationNumber: "R",
+        timeZoneId: 1,
+        children: [
+          {
+            name: "Other server",
+            registrationNumber: "O",
+            timeZoneId: undefined as unknown as number,
+            consumers: [
+              { name: "dangling", node: { os: 3, type: 1, domain: 99, cpuCount: 1 } },
+              { name: "plain", node: { os: 3, type: 1, domain: 1, cpuCount: 1 } },
+            ],
+          },
+          {
+            name: "Third server",
+            registrationNumber: "T",
+            timeZoneId: undefined as unknown as number,
+            consumers: [{ name: "dangling too", node: { os: 3, type: 1, domain: 98, cpuCount: 1 } }],
+          },
+        ],
+      },
+    ]);
+    const [root, child, third] = made.businessUnits;
+    const client = clientFor(emu);
+    await client.businessUnits.children(1); // the token first, so every counted request is a read of the tree
+    // A portal may leave the time zone out altogether (the emulator sends at least its id): the third one has none.
+    const children = client.businessUnits.children.bind(client.businessUnits);
+    client.businessUnits.children = async (id: number) =>
+      (await children(id)).map((b) => (b.id === third ? { ...b, timeZone: undefined } : b));
+    const mark = emu.requests().length;
+    const tree = await readPortalTree(client, root);
+    const reads = readsSince(emu, mark).map((r) => r.path.replace(/\?.*/, ""));
+    // 1 list of the root's children; for each child 1 of its children, 1 of its consumers, a node read each (2, 1);
+    // the root's operating systems, node types and policy domains; each child's own policy domains (for 99, 98).
+    // No time zones, no option sets.
+    assert.equal(reads.length, 13, reads.join("\n"));
+    assert.deepEqual(
+      reads.filter((p) => /domain/i.test(p)).sort(),
+      [root, child, third].map((id) => `/v1/bunits/${id}/defaultserver/domains`).sort(),
+    );
+    assert.equal(reads.filter((p) => /timezone|clientoptionset/i.test(p)).length, 0, reads.join("\n"));
+    assert.equal(minimumReads(tree), 13);
+    assert.deepEqual(tree.references.list("clientOptionSet", child), [], "a kind no name needs is an empty list");
+    assert.deepEqual(
+      toTenants(tree)
+        .reviews.filter((r) => r.path.endsWith(".timeZone"))
+        .map((r) => `${r.path}: ${r.message}`),
+      [
+        "tenants.other-server.timeZone: the stack needs a timeZone: set it on the portal or here",
+        "tenants.third-server.timeZone: the stack needs a timeZone: set it on the portal or here",
+      ],
+      "no time zone, in either shape: a review note, not a crash",
+    );
   });
 });
