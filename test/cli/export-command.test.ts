@@ -97,11 +97,18 @@ describe("backup-portal export: the command", function () {
     const file = path.join(sub, "stack.yaml");
     fs.mkdirSync(sub, { recursive: true });
     const stdout = await exportCli(emu);
-    const r = await exportCli(emu, ["--out", file]);
+    // The mode is the command's own, whatever the umask lets through.
+    const umask = process.umask(0);
+    let r;
+    try {
+      r = await exportCli(emu, ["--out", file]);
+    } finally {
+      process.umask(umask);
+    }
     assert.equal(r.code, 0, r.err);
     assert.equal(r.out, "");
     assert.equal(fs.readFileSync(file, "utf8"), stdout.out);
-    assert.equal(fs.statSync(file).mode & 0o777, 0o644 & ~process.umask());
+    assert.equal(fs.statSync(file).mode & 0o777, 0o644);
     assert.deepEqual(fs.readdirSync(sub), ["stack.yaml"]);
     assert.match(r.err.trimEnd().split("\n").pop()!, SUMMARY);
   });
@@ -173,6 +180,11 @@ describe("backup-portal export: the command", function () {
     for (const l of lines) assert.match(l, /^export: portal reads: \d+\/\d+ entries \(\d+%\)$/);
     const [, done, total] = /(\d+)\/(\d+)/.exec(lines[lines.length - 1])!;
     assert.equal(done, total);
+    // On a terminal the line is rewritten in place and cleared before the summary.
+    const tty = await exportCli(emu, ["--progress", "--bunit", String(planted[0])], { errIsTTY: true });
+    assert.equal(tty.code, 0, tty.err);
+    assert.match(tty.err, /^\r\x1b\[Kexport: portal reads: /);
+    assert.match(tty.err, /\(100%\)\r\x1b\[Kexported /);
     const quiet = await exportCli(emu, ["--bunit", String(planted[0])]);
     assert.doesNotMatch(quiet.err, /portal reads/);
   });

@@ -109,6 +109,12 @@ describe("backup-portal register: the command's own checks", function () {
     }
   });
 
+  it("--rotate-password with --password-file is accepted: it goes on to read the metadata", async () => {
+    const r = await register(["--rotate-password", "--password-file", path.join(dir, "pw"), "--timeout", "200"]);
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, /cannot read the instance metadata/);
+  });
+
   it("progress lines unless --quiet; details only with --verbose", async () => {
     const plain = await register(["--timeout", "200"]);
     assert.equal(plain.code, 1);
