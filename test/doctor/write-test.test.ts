@@ -12,7 +12,8 @@ import { Checks, type Check } from "../../provider/doctor/report";
 import { writeTest } from "../../provider/doctor/write-test";
 import { clientFor, ORIGIN } from "../support/portal";
 
-type Verdict = "pass" | "refuse" | "lose" | "fake204";
+/** Passed on; refused (closed before the portal); lost (passed on, then closed); or answered by the proxy itself. */
+type Verdict = "pass" | "refuse" | "lose" | "fake204" | { status: number; json: unknown };
 type Rule = (req: { method: string; path: string }, seen: Array<{ method: string; path: string }>) => Verdict;
 
 /** A proxy on loopback in front of `target` that applies `rule` to each request, given the requests `seen` before it. */
@@ -31,6 +32,8 @@ async function startProxy(
       seen.push(info);
       if (verdict === "refuse") return void res.destroy();
       if (verdict === "fake204") return void res.writeHead(204).end();
+      if (typeof verdict === "object")
+        return void res.writeHead(verdict.status, { "content-type": "application/json" }).end(JSON.stringify(verdict.json));
       const out = http.request(
         { host: to.hostname, port: to.port, method: info.method, path: info.path, headers: { ...req.headers, host: to.host } },
         (answer) => {
@@ -223,5 +226,49 @@ describe("doctor: the write test, in process", function () {
     assert.equal(r.checks.get("cleanup")!.status, "ok");
     assert.deepEqual(r.left, []);
     assert.deepEqual(r.onPortal, []);
+  });
+
+  it("the node steps' other answers: each said as that answer, with the fix where one failed", async () => {
+    const step = (method: string, tail: RegExp) => (req: { method: string; path: string }) => req.method === method && tail.test(req.path);
+    const spname = step("GET", /\/node\/spname(\?|$)/);
+    const activate = step("GET", /\/node\/activate\?/);
+    const nodeDelete = step("DELETE", /\/node(\?|$)/);
+    const portalSaid = (status: number) => ({ status, json: { status, code: "Refused", message: `refused with ${status}` } });
+
+    // No spname: the name the doctor made up is used; the second activation refused with 409.
+    const a = await run((req, seen) => (spname(req) ? portalSaid(404) : activate(req) && seen.some(activate) ? portalSaid(409) : "pass"));
+    assert.equal(
+      a.checks.get("spname")!.detail,
+      "GET .../node/spname answered HTTP 404 (Refused: refused with 404); it is not in spec 000 and the providers take tsmName from the config (handled)",
+    );
+    assert.equal(a.checks.get("spname")!.reading, "none");
+    assert.match(a.checks.get("activate")!.detail, /^activated as DOCTOR-0A1B2C3D; the answer was /);
+    const again = a.checks.get("activate-again")!;
+    assert.equal(again.status, "differs");
+    assert.equal(again.reading, "409");
+    assert.match(
+      again.detail,
+      /^activating again under the same name is refused \(.*refused with 409.*\); a retried activation then fails and `pulumi refresh` settles it$/,
+    );
+
+    // The activation and the node's DELETE fail: each failed with its fix; the cleanup still removes the consumer.
+    const b = await run((req) => (activate(req) ? portalSaid(500) : nodeDelete(req) ? portalSaid(500) : "pass"));
+    assert.deepEqual(b.checks.get("activate"), {
+      id: "activate",
+      status: "failed",
+      detail: "GET .../node/activate answered HTTP 500: Refused: refused with 500",
+      fix: "the providers activate nodes this way: report this answer",
+    });
+    const del = b.checks.get("node-delete")!;
+    assert.equal(del.status, "failed");
+    assert.equal(del.detail, "DELETE .../node answered HTTP 500: Refused: refused with 500");
+    assert.equal(del.fix, "the providers delete nodes this way: report this answer");
+    assert.match(b.checks.get("cleanup")!.detail, /^removed consumer \d+ "doctor-0a1b2c3d" and its node$/);
+    assert.deepEqual(b.onPortal, []);
+
+    // A second DELETE answered 200 rather than 404: a reading, not a failure.
+    const c = await run((req, seen) => (nodeDelete(req) && seen.some(nodeDelete) ? { status: 200, json: {} } : "pass"));
+    assert.equal(c.checks.get("delete-again")!.detail, "a second DELETE answers HTTP 200; the client takes 2xx and 404 as done");
+    assert.equal(c.checks.get("delete-again")!.reading, "200");
   });
 });
