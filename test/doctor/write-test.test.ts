@@ -251,6 +251,12 @@ describe("doctor: the write test, in process", function () {
       /^activating again under the same name is refused \(.*refused with 409.*\); a retried activation then fails and `pulumi refresh` settles it$/,
     );
 
+    // The second activation refused otherwise than 409: a failure of the activation, not a reading.
+    const a2 = await run((req, seen) => (activate(req) && seen.some(activate) ? portalSaid(500) : "pass"));
+    assert.equal(a2.checks.has("activate-again"), false);
+    assert.equal(a2.checks.get("activate")!.status, "failed", "the last activate line");
+    assert.match(a2.checks.get("activate")!.detail, /refused with 500/);
+
     // The activation and the node's DELETE fail: each failed with its fix; the cleanup still removes the consumer.
     const b = await run((req) => (activate(req) ? portalSaid(500) : nodeDelete(req) ? portalSaid(500) : "pass"));
     assert.deepEqual(b.checks.get("activate"), {
