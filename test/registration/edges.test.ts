@@ -24,6 +24,7 @@ import {
 } from "../../provider/registration";
 import {
   checkNodeBuild,
+  isPinnedSpec,
   DEFAULT_NODE_BUILD,
   ownPackage,
   registryIntegrity,
@@ -47,6 +48,8 @@ function md(meta: Record<string, string>, extra: Partial<InstanceMetadata> = {})
   };
 }
 
+/** The end of every hint to set a metadata key. */
+const HINT = "(or in the instance's metadata in your Pulumi program)";
 const problemsOf = (meta: Record<string, string>) => parseRegistrationMetadata(md(meta), { cpuCount: () => 2 }).problems;
 const specOf = (meta: Record<string, string>, cpuCount?: () => number) => {
   const r = parseRegistrationMetadata(md({ backup_bunit: "3", ...meta }), cpuCount ? { cpuCount } : {});
@@ -60,7 +63,8 @@ describe("registration edges: metadata keys and names", () => {
     assert.equal(uuidSuffix(` ${UUID.toUpperCase()} `), "1A2B3C");
     assert.equal(uuidSuffix(UUID.replace(/-/g, "")), "1A2B3C", "a uuid without dashes is still canonical");
     const hashed = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 6).toUpperCase();
-    for (const odd of ["abcde", "x1a2b3c4d-5e6f", "1a2b3c4d-xyzw", "1a2b3c4"]) assert.equal(uuidSuffix(odd), hashed(odd), odd);
+    for (const odd of ["abcde", "x1a2b3c4d-5e6f", "1a2b3c4d-xyzw", "1a2b3c4d-5xyz", "1a2b3c4"])
+      assert.equal(uuidSuffix(odd), hashed(odd), odd);
   });
 
   it("derived names lose every leading and trailing dot or dash; consumer names are trimmed and cut at 200", () => {
@@ -81,11 +85,10 @@ describe("registration edges: metadata keys and names", () => {
     for (const bad of ["x12", "12x", "0", "1.5"]) {
       const [p] = problemsOf({ backup_bunit: bad });
       assert.equal(p?.key, "backup_bunit", bad);
-      assert.ok(
-        p.message.startsWith(
-          `backup_bunit must be a business unit id (a positive integer), got ${JSON.stringify(bad)}; names are not accepted`,
-        ),
+      assert.equal(
         p.message,
+        `backup_bunit must be a business unit id (a positive integer), got ${JSON.stringify(bad)}; names are not accepted because they ` +
+          `are not unique; set it with \`openstack server set --property backup_bunit=<business unit id> <instance>\` ${HINT}`,
       );
     }
     assert.equal(specOf({ backup_bunit: "12" }).businessUnitId, 12);
@@ -114,9 +117,10 @@ describe("registration edges: metadata keys and names", () => {
     for (const bad of ["0", "100001", "a1", "1a"]) {
       const [p] = problemsOf({ backup_bunit: "3", backup_cpu_count: bad });
       assert.equal(p?.key, "backup_cpu_count", bad);
-      assert.ok(
-        p.message.startsWith(`backup_cpu_count must be a whole number from 1 to 100000, got ${JSON.stringify(bad)}; set it with`),
+      assert.equal(
         p.message,
+        `backup_cpu_count must be a whole number from 1 to 100000, got ${JSON.stringify(bad)}; set it with ` +
+          `\`openstack server set --property backup_cpu_count=4 <instance>\` ${HINT} or remove it to use this instance's CPU count`,
       );
     }
   });
@@ -127,7 +131,10 @@ describe("registration edges: metadata keys and names", () => {
       { key: "backup_contact", message: "backup_contact is 501 characters long; at most 500 are allowed" },
     ]);
     const [p] = problemsOf({ backup_bunit: "3", backup_tsm_name: "a b" });
-    assert.match(p.message, /^backup_tsm_name "a b" .*; set it with .* or remove it to use the derived name WEB01-1A2B3C$/);
+    assert.match(
+      p.message,
+      /^backup_tsm_name "a b" .*; set it with `openstack server set --property backup_tsm_name=WEB01 <instance>` .* or remove it to use the derived name WEB01-1A2B3C$/,
+    );
     assert.deepEqual(specOf({ backup_zz: "1", backup_aa: "2", other: "3" }).unknownKeys, ["backup_aa", "backup_zz"]);
   });
 });
@@ -172,6 +179,17 @@ describe("registration edges: portal credentials", () => {
     assert.equal(r.credentials, undefined);
     assert.equal(r.problems[0], `"backupPortal" in the user data must be an object {url, origin, clientId, username, password}`);
     assert.match(r.problems[1], /^portal credentials are missing: url \(BACKUP_PORTAL_URL\), origin \(BACKUP_PORTAL_ORIGIN\), clientId/);
+    // A backupPortal block without some settings: no notes, so nothing in brackets after the format.
+    assert.ok(
+      resolveCredentials({}, '{"backupPortal": {}}').problems[0].endsWith(
+        '{"backupPortal": {"url", "origin", "clientId", "username", "password"}}',
+      ),
+    );
+    assert.ok(
+      resolveCredentials({}, null).problems[0].includes(
+        "Export the BACKUP_PORTAL_* variables (e.g. from a 0600 env file, as the Pulumi helper registrationUserData does), or launch the instance with JSON user data",
+      ),
+    );
     const noted = resolveCredentials({}, "#!/bin/sh");
     assert.match(noted.problems[0], / \(the user data is a script, so it holds no portal account\)$/);
     assert.match(
@@ -207,6 +225,7 @@ describe("registration edges: files", () => {
   it("the option file quotes a value with spaces, names the option it refuses, and flattens comment line breaks", () => {
     const text = renderOptionFile({ serverName: "SP 01", serverAddress: "a", nodeName: "N", comments: ["one\r\ntwo\nthree"] });
     assert.match(text, /^\* one two three\nSERVERNAME {8}"SP 01"\n/);
+    assert.match(renderOptionFile({ serverName: "S", serverAddress: "a", nodeName: "N" }), /^SERVERNAME/, "no comments: no comment line");
     for (const [field, name] of [
       ["serverName", "SERVERNAME"],
       ["serverAddress", "TCPSERVERADDRESS"],
@@ -261,6 +280,7 @@ describe("registration edges: lock file", () => {
     const started = Date.now();
     await assert.rejects(acquireLock(file, { waitMs: 0 }), (err: unknown) => {
       assert.ok(err instanceof LockBusyError);
+      assert.equal(err.name, "LockBusyError");
       assert.equal(err.holder, "h".repeat(200));
       assert.equal(err.message, `lock file ${file} is held by ${"h".repeat(200)}`);
       return true;
@@ -327,6 +347,10 @@ describe("registration edges: node passwords", () => {
 describe("registration edges: the boot script's inputs", () => {
   after(removeTempDirs);
 
+  it("a pinned spec's name is a whole npm name: no path, no upper case", () => {
+    for (const spec of ["Evil/pkg@1.0.0", "pkg/../x@1.0.0", "@1.0.0"]) assert.equal(isPinnedSpec(spec), false, spec);
+  });
+
   it("ownPackage is this package's name and version", () => {
     const pkg = require("../../package.json") as { name: string; version: string };
     assert.deepEqual(ownPackage(), { name: pkg.name, version: pkg.version });
@@ -350,6 +374,10 @@ describe("registration edges: the boot script's inputs", () => {
     const good = DEFAULT_NODE_BUILD;
     assert.equal(checkNodeBuild({ ...good, version: "22.12.10" }).version, "22.12.10");
     assert.equal(checkNodeBuild({ ...good, distUrl: "https://mirror.example/node/" }).distUrl, "https://mirror.example/node/");
+    assert.throws(
+      () => checkNodeBuild({ ...good, version: undefined } as unknown as typeof good),
+      /node\.version must be an exact version like 22\.12\.0, got undefined$/,
+    );
     for (const version of ["v22.12.0", "22.12.0-rc.1", "22.12"])
       assert.throws(
         () => checkNodeBuild({ ...good, version }),
@@ -400,7 +428,9 @@ describe("registration edges: the boot script's inputs", () => {
     ]);
     has(["# sha256 of a file, as sha256sum prints it.", "sha256_of() { sha256sum \"$1\" | cut -d ' ' -f 1; }", "# npm's integrity string"]);
     has(['run mkdir -p "$WORK_DIR"', 'PATH="$NODE_PREFIX/bin:$PATH"', "export PATH"]);
-    has(["  NODE_DIST=https://mirror.example/dist"]);
+    has(["  NODE_DIST=https://mirror.example/dist", '  case "$(uname -m)" in']);
+    has(["}", "# A command that changes the machine: printed in a dry run, else run.", "run() {"]);
+    has(["}", "", 'run mkdir -p "$WORK_DIR"']);
     has([
       '  elif [ "$(sha256_of "$archive")" != "$NODE_SHA256" ]; then',
       '    rm -f "$archive"',
