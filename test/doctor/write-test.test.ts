@@ -277,4 +277,32 @@ describe("doctor: the write test, in process", function () {
     assert.equal(c.checks.get("delete-again")!.detail, "a second DELETE answers HTTP 200; the client takes 2xx and 404 as done");
     assert.equal(c.checks.get("delete-again")!.reading, "200");
   });
+
+  it("a refused PUT, spname read, password change: each failed with its own fix", async () => {
+    const put = (req: { method: string; path: string }) => req.method === "PUT" && CONSUMER.test(req.path);
+    const spname = (req: { method: string; path: string }) => req.method === "GET" && /\/node\/spname(\?|$)/.test(req.path);
+    const password = (req: { method: string; path: string }) => req.method === "POST" && /\/node\/password(\?|$)/.test(req.path);
+    const r = await run((req, seen) =>
+      put(req)
+        ? "refuse"
+        : spname(req) && seen.some(spname)
+          ? "refuse"
+          : password(req)
+            ? { status: 500, json: { code: "X", message: "no" } }
+            : "pass",
+    );
+    assert.deepEqual(
+      [r.checks.get("put")!.status, r.checks.get("put")!.fix],
+      ["failed", "the providers update with PUT: check the account's rights"],
+    );
+    assert.deepEqual(
+      [r.checks.get("spname")!.status, r.checks.get("spname")!.fix],
+      ["failed", "the client could not read the proposed name: report this answer"],
+    );
+    assert.deepEqual(
+      [r.checks.get("password")!.status, r.checks.get("password")!.fix],
+      ["failed", "the providers set node passwords this way: report this answer"],
+    );
+    assert.deepEqual(r.onPortal, []);
+  });
 });
