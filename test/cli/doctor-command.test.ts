@@ -5,27 +5,10 @@ import * as net from "node:net";
 import { startEmulator, type Emulator } from "../../emulator";
 import { run } from "../../provider/cli/doctor";
 import { formatReport, type DoctorReport } from "../../provider/doctor";
+import { captured } from "../support/captured";
 import { envFor } from "../support/portal";
 
-interface Outcome {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function doctor(argv: string[], env: Record<string, string>): Promise<Outcome> {
-  const c = { out: "", err: "" };
-  const code = await run(argv, {
-    out: (t) => {
-      c.out += t;
-    },
-    err: (t) => {
-      c.err += t;
-    },
-    env,
-  });
-  return { code, ...c };
-}
+const doctor = (argv: string[], env: Record<string, string>) => captured((io) => run(argv, { ...io, env }));
 
 describe("backup-portal doctor: the command", function () {
   this.timeout(60_000);

@@ -6,32 +6,18 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { CommandIo, formatHelp } from "../../provider/cli/args";
+import { formatHelp } from "../../provider/cli/args";
 import { COMMAND_NAMES, commandSpec, main, packageVersion } from "../../provider/cli/main";
+import { captured, type Captured } from "../support/captured";
 
 const ROOT = path.join(__dirname, "..", "..");
 const BIN = path.join(ROOT, "bin", "backup-portal.js");
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
-interface Outcome {
-  code: number;
-  out: string;
-  err: string;
-}
+type Outcome = Captured;
 
 /** Runs `backup-portal <argv>` in this process with its output captured. */
-async function cli(argv: string[]): Promise<Outcome> {
-  const o = { out: "", err: "" };
-  const io: CommandIo = {
-    out: (t) => {
-      o.out += t;
-    },
-    err: (t) => {
-      o.err += t;
-    },
-  };
-  return { code: await main(argv, io), ...o };
-}
+const cli = (argv: string[]) => captured((io) => main(argv, io));
 
 /** Runs the real binary, bounded in time, with no portal in its environment. */
 function binary(argv: string[]): Outcome {

@@ -4,19 +4,9 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { COMMAND_NAMES, commandSpec, main } from "../../provider/cli/main";
 import { editDistance, suggest } from "../../provider/rules/suggest";
+import { captured } from "../support/captured";
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const c = { out: "", err: "" };
-  const code = await main(argv, {
-    out: (t) => {
-      c.out += t;
-    },
-    err: (t) => {
-      c.err += t;
-    },
-  });
-  return { code, ...c };
-}
+const cli = (argv: string[]) => captured((io) => main(argv, io));
 
 /** The word with its characters at i and i + 1 swapped: a typist's slip. */
 const swap = (w: string, i: number) => w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2);

@@ -5,7 +5,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import {
-  CommandIo,
   CommandSpec,
   dateText,
   existingPath,
@@ -18,22 +17,12 @@ import {
   UsageError,
 } from "../../provider/cli/args";
 import { main, packageVersion } from "../../provider/cli/main";
+import { captured } from "../support/captured";
 
 const refused = (f: () => unknown, message: string) =>
   assert.throws(f, (e: unknown) => e instanceof UsageError && e.message === message, message);
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const o = { out: "", err: "" };
-  const io: CommandIo = {
-    out: (t) => {
-      o.out += t;
-    },
-    err: (t) => {
-      o.err += t;
-    },
-  };
-  return { code: await main(argv, io), ...o };
-}
+const cli = (argv: string[]) => captured((io) => main(argv, io));
 
 describe("cli values, exactly", () => {
   let dir: string;

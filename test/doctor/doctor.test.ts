@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { startEmulator, type Emulator, type EmulatorOptions, type State } from "../../emulator";
 import { run } from "../../provider/cli/doctor";
 import type { DoctorReport } from "../../provider/doctor";
+import { captured } from "../support/captured";
 import { envFor } from "../support/portal";
 
 interface Outcome {
@@ -16,33 +17,11 @@ interface Outcome {
   report?: DoctorReport;
 }
 
-async function doctor(env: Record<string, string>, args: string[] = []): Promise<Outcome> {
-  const c = { out: "", err: "" };
-  const code = await run(["--json", ...args], {
-    out: (t) => {
-      c.out += t;
-    },
-    err: (t) => {
-      c.err += t;
-    },
-    env,
-  });
-  const report = code === 2 ? undefined : (JSON.parse(c.out) as DoctorReport);
-  return { code, ...c, report };
-}
+const doctorText = (env: Record<string, string>, args: string[] = []): Promise<Outcome> => captured((io) => run(args, { ...io, env }));
 
-async function doctorText(env: Record<string, string>, args: string[] = []): Promise<Outcome> {
-  const c = { out: "", err: "" };
-  const code = await run(args, {
-    out: (t) => {
-      c.out += t;
-    },
-    err: (t) => {
-      c.err += t;
-    },
-    env,
-  });
-  return { code, ...c };
+async function doctor(env: Record<string, string>, args: string[] = []): Promise<Outcome> {
+  const c = await doctorText(env, ["--json", ...args]);
+  return { ...c, report: c.code === 2 ? undefined : (JSON.parse(c.out) as DoctorReport) };
 }
 
 const check = (o: Outcome, id: string) => {

@@ -30,23 +30,7 @@ import {
   registryIntegrity,
   renderBootScript,
 } from "../../provider/registration/boot-script";
-import { InstanceMetadata } from "../../provider/metadata";
-import { removeTempDirs, tempDir, UUID } from "./helpers";
-
-function md(meta: Record<string, string>, extra: Partial<InstanceMetadata> = {}): InstanceMetadata {
-  return {
-    uuid: UUID,
-    name: "web01",
-    hostname: "web01.novalocal",
-    publicKeys: {},
-    sshKeys: [],
-    keys: [],
-    devices: [],
-    dedicatedCpus: [],
-    meta,
-    ...extra,
-  };
-}
+import { md, removeTempDirs, tempDir, UUID } from "./helpers";
 
 /** The end of every hint to set a metadata key. */
 const HINT = "(or in the instance's metadata in your Pulumi program)";

@@ -6,6 +6,7 @@ import { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
 import { MetadataService, startMetadataService } from "../../emulator/metadata-service";
+import type { InstanceMetadata } from "../../provider/metadata";
 import { run } from "../../provider/cli/register";
 
 export const UUID = "1a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d";
@@ -20,6 +21,22 @@ export function instanceDocument(meta: Record<string, string> | undefined, extra
     launch_index: 0,
     availability_zone: "nova",
     ...(meta ? { meta } : {}),
+    ...extra,
+  };
+}
+
+/** The metadata the registration reads, for an instance with `meta` (and `extra` fields). */
+export function md(meta: Record<string, string>, extra: Partial<InstanceMetadata> = {}): InstanceMetadata {
+  return {
+    uuid: UUID,
+    name: "web01",
+    hostname: "web01.novalocal",
+    publicKeys: {},
+    sshKeys: [],
+    keys: [],
+    devices: [],
+    dedicatedCpus: [],
+    meta,
     ...extra,
   };
 }

@@ -22,23 +22,7 @@ import {
   uuidSuffix,
   writeSecretFile,
 } from "../../provider/registration";
-import { InstanceMetadata } from "../../provider/metadata";
-import { modeOf, removeTempDirs, tempDir, UUID } from "./helpers";
-
-function md(meta: Record<string, string>, extra: Partial<InstanceMetadata> = {}): InstanceMetadata {
-  return {
-    uuid: UUID,
-    name: "web01",
-    hostname: "web01.novalocal",
-    publicKeys: {},
-    sshKeys: [],
-    keys: [],
-    devices: [],
-    dedicatedCpus: [],
-    meta,
-    ...extra,
-  };
-}
+import { modeOf, md, removeTempDirs, tempDir, UUID } from "./helpers";
 
 describe("registration: node names", () => {
   it("derives upper-case names with a stable uuid suffix", () => {
