@@ -11,7 +11,7 @@
 // metadata objects, stream decoders) cost more CPU than the provider's own work (docs/benchmark.md).
 import * as http2 from "http2";
 
-export const STATUS = { OK: 0, UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13, RESOURCE_EXHAUSTED: 8 } as const;
+export const STATUS = { OK: 0, UNKNOWN: 2, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
 
 /** A failed call's status, as a handler throws it (any other error is UNKNOWN with its message). */
 export class GrpcStatus extends Error {
@@ -87,7 +87,7 @@ function trailersOnly(stream: http2.ServerHttp2Stream, status: GrpcStatus): void
 function answer(stream: http2.ServerHttp2Stream, message: Buffer): void {
   if (stream.destroyed || stream.closed || stream.headersSent) return;
   stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
-  stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0", "grpc-message": "" }));
+  stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": String(STATUS.OK), "grpc-message": "" }));
   stream.end(frame(message));
 }
 
