@@ -87,7 +87,8 @@ export function verifyRegistrationToken(secret: string, token: string, now = Dat
   } catch {
     throw new TokenRefused("malformed");
   }
-  const c = claims as { b?: unknown; e?: unknown; n?: unknown };
+  // Signed, yet not an object (`null`, a number): as malformed as any other wrong claim, not a crash.
+  const c = (typeof claims === "object" && claims !== null ? claims : {}) as { b?: unknown; e?: unknown; n?: unknown };
   if (!Number.isSafeInteger(c.b) || (c.b as number) < 1 || !Number.isSafeInteger(c.e) || typeof c.n !== "string" || c.n.length < 16)
     throw new TokenRefused("malformed");
   if (Math.floor(now / 1000) >= (c.e as number)) throw new TokenRefused("expired");
