@@ -3,8 +3,8 @@
 // over all its tries, retries with backoff and jitter for what is safe to
 // repeat and can succeed when repeated, and errors as PortalError.
 import * as http from "http";
-import * as https from "https";
 import { setTimeout as wait } from "timers/promises";
+import { keepAliveAgent } from "../http/keep-alive-agent";
 import { parseRetryAfter } from "../http/retry-after";
 import { PortalError, redact } from "./errors";
 import { HintContext, settingName, STACK_HINTS } from "./hints";
@@ -150,8 +150,7 @@ export class Transport {
   }
 
   constructor(private readonly opts: TransportOptions) {
-    const Agent = opts.url.startsWith("https:") ? https.Agent : http.Agent;
-    this.agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets });
+    this.agent = keepAliveAgent(opts.url, opts.maxSockets);
   }
 
   get timeoutMs(): number {
