@@ -56,6 +56,17 @@ export function checkConfig(news: Record<string, unknown>, env: NodeJS.ProcessEn
   return failures;
 }
 
+/**
+ * The configuration Configure receives: the provider's inputs (`args`), and for what they leave out the
+ * `backupportal:config:<key>` variables older engines send beside them; keys without their namespace.
+ */
+export function configurationOf(args: Record<string, unknown>, variables: Iterable<[string, string]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of variables) out[bare(key)] = value;
+  for (const [key, value] of Object.entries(args)) if (value !== undefined) out[bare(key)] = value;
+  return out;
+}
+
 /** The stack-config lookup resolveSettings and dynamic/connection.ts use, answered from the provider's inputs. */
 export function lookup(args: Record<string, unknown>): (configKey: string) => string | undefined {
   const byKey = new Map(Object.entries(args).map(([k, v]) => [bare(k), v]));

@@ -14,7 +14,7 @@ import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { configure as configurePortal, resetConnection } from "../dynamic/connection";
 import { createKeyFor } from "../dynamic/recovery";
 import { sameValue, UNKNOWN } from "../dynamic/values";
-import { checkConfig, diffConfig, lookup } from "./config";
+import { checkConfig, configurationOf, diffConfig, lookup } from "./config";
 import { packageSchema } from "./schema";
 import { inputKeys, PluginResource, resourceOf } from "./resources";
 import { secretKeys as tableSecrets } from "../rules/resources";
@@ -112,13 +112,11 @@ export function providerService(opts: ServerOptions): Record<string, UnaryHandle
       return diffResponse(changed, replaces, false);
     }),
     configure: unary(async (req: provproto.ConfigureRequest) => {
-      // args: the provider's inputs; variables: the legacy `backupportal:config:<key>` map (older engines).
       const args: PropertyMap = req.getArgs() ? fromWire(props(req.getArgs())).props : {};
-      req.getVariablesMap().forEach((v: string, k: string) => {
-        if (args[k] === undefined) args[k] = v;
-      });
+      const variables: Array<[string, string]> = [];
+      req.getVariablesMap().forEach((v: string, k: string) => variables.push([k, v]));
       resetConnection();
-      configurePortal({ get: lookup(args) });
+      configurePortal({ get: lookup(configurationOf(args, variables)) });
       acceptSecrets = req.getAcceptsecrets();
       const resp = new provproto.ConfigureResponse();
       resp.setAcceptsecrets(true);

@@ -45,10 +45,10 @@ export function checkRequest(urn: string, olds: PropertyMap, news: PropertyMap):
 }
 
 /** ConfigureRequest: variables 1 (the legacy `<pkg>:config:<key>` map), args 2, then the flags. */
-export function configureRequest(args: PropertyMap, variables: Record<string, string>): Uint8Array {
+export function configureRequest(args: PropertyMap, variables: Record<string, string>, acceptSecrets = true): Uint8Array {
   const req = new provproto.ConfigureRequest();
   for (const [k, v] of Object.entries(variables)) req.getVariablesMap().set(k, v);
-  req.setAcceptsecrets(true);
+  req.setAcceptsecrets(acceptSecrets);
   req.setAcceptresources(true);
   req.setSendsOldInputs(true);
   req.setSendsOldInputsToDelete(true);
@@ -84,9 +84,17 @@ export function readRequest(id: string, urn: string, props: PropertyMap, inputs:
 }
 
 /** UpdateRequest: id 1, urn 2, olds 3, news 4, old_inputs 8, name 9, type 10. */
-export function updateRequest(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs: PropertyMap): Uint8Array {
+export function updateRequest(
+  id: string,
+  urn: string,
+  olds: PropertyMap,
+  news: PropertyMap,
+  oldInputs: PropertyMap,
+  preview = false,
+): Uint8Array {
   const req = addressed(new provproto.UpdateRequest(), urn);
   req.setId(id);
+  req.setPreview(preview);
   return withStructs(req, [
     [3, olds],
     [4, news],

@@ -59,6 +59,35 @@ describe("backupportal provider configuration", function () {
     assert.equal((await p.diffConfig(olds, olds)).changes, "none");
   });
 
+  it("Configure: the args win over an older engine's variables, which fill only what the args leave out", async () => {
+    const p = await start();
+    const { username: _left, ...args } = argsFor(a);
+    // provider_plugin.go sends both; the variables in the legacy `<package>:config:<key>` form.
+    await p.configure(args, { variables: { "backupportal:config:url": b.url, "backupportal:config:username": "admin" } });
+    const urn = urnOf("BusinessUnit", "from-variables");
+    const inputs = (await p.check(urn, {}, { parentId: 1, name: "From variables", registrationNumber: "1", timeZone: "UTC" })).inputs;
+    const before = b.requests().length;
+    const made = await p.create(urn, inputs);
+    const c = clientFor(a);
+    try {
+      assert.equal(
+        (await c.businessUnits.get(Number(made.id))).name,
+        "From variables",
+        "made on the args' portal, as the variables' account",
+      );
+    } finally {
+      c.close();
+    }
+    assert.equal(b.requests().length, before, "the variables' url was not used");
+  });
+
+  it("an engine that does not accept secrets (Configure acceptSecrets false) gets plain values back", async () => {
+    const p = await start();
+    await p.configure(argsFor(a), { acceptSecrets: false });
+    const checked = await p.check(urnOf("Node", "plain"), {}, { businessUnitId: 1, consumerId: 2, tsmPassword: secret("s3cret-pass") });
+    assert.equal(checked.inputs.tsmPassword, "s3cret-pass");
+  });
+
   it("explicit providers: two plugin processes, each configured for its own portal, create where they point", async () => {
     const [pa, pb] = await Promise.all([start(), start()]);
     await pa.configure(argsFor(a));

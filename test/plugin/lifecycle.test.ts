@@ -152,6 +152,35 @@ describe("backupportal plugin process", function () {
     await plugin.delete(db.id, cUrn("db01"), db.properties);
   });
 
+  it("a property the program marks secret stays a secret from every call, previews included (provider_plugin.go: acceptSecrets)", async () => {
+    const urn = urnOf("BusinessUnit", "hush");
+    const declared = { parentId: 1, name: "Hush", registrationNumber: secret("556677-0001"), timeZone: "W. Europe Standard Time" };
+    const checked = await plugin.check(urn, {}, declared);
+    assert.deepEqual(checked.failures, []);
+    assert.ok(isSecret(checked.inputs.registrationNumber), "Check");
+    assert.equal(checked.inputs.name, "Hush", "and only what was secret");
+    assert.ok(isSecret((await plugin.create(urn, checked.inputs, true)).properties.registrationNumber), "Create in a preview");
+    const created = await plugin.create(urn, checked.inputs);
+    assert.ok(isSecret(created.properties.registrationNumber), "Create");
+    const read = await plugin.read(created.id, urn, created.properties, checked.inputs);
+    assert.ok(isSecret(read.properties.registrationNumber), "Read");
+    assert.ok(isSecret(read.inputs?.registrationNumber), "Read's inputs");
+    // New inputs with another secret, and the old one no longer marked: the state's secret stays one.
+    const news = (await plugin.check(urn, checked.inputs, { ...declared, registrationNumber: "556677-0001", note: secret("vip") })).inputs;
+    const mark = emu.requests().length;
+    const planned = await plugin.update(created.id, urn, created.properties, news, true);
+    assert.deepEqual(writesSince(emu, mark), [], "an Update in a preview writes nothing");
+    assert.deepEqual(
+      [planned.properties.businessUnitId, planned.properties.name, isSecret(planned.properties.note)],
+      [Number(created.id), "Hush", true],
+      "it shows the state's outputs with the new inputs",
+    );
+    const updated = await plugin.update(created.id, urn, created.properties, news);
+    assert.ok(isSecret(updated.properties.note), "Update: the new secret");
+    assert.ok(isSecret(updated.properties.registrationNumber), "Update: the state's secret");
+    await plugin.delete(created.id, urn, updated.properties);
+  });
+
   it("a preview: Check and Diff with unknowns pass, Create with preview writes nothing (plan.go, step_generator.go)", async () => {
     const urn = urnOf("Consumer", "later");
     const mark = emu.requests().length;

@@ -118,8 +118,14 @@ export class Plugin {
     return diffOf(await this.call("DiffConfig", diffRequest("id", urn, wire(olds), wire(news), wire(olds))));
   }
 
-  async configure(args: PropertyMap): Promise<{ acceptSecrets: boolean; supportsPreview: boolean }> {
-    const resp = provproto.ConfigureResponse.deserializeBinary(await this.call("Configure", configureRequest(wire(args), {})));
+  /** Configure as the engine sends it: the provider's inputs as args; `variables` as older engines also send them. */
+  async configure(
+    args: PropertyMap,
+    opts: { variables?: Record<string, string>; acceptSecrets?: boolean } = {},
+  ): Promise<{ acceptSecrets: boolean; supportsPreview: boolean }> {
+    const resp = provproto.ConfigureResponse.deserializeBinary(
+      await this.call("Configure", configureRequest(wire(args), opts.variables ?? {}, opts.acceptSecrets)),
+    );
     return { acceptSecrets: resp.getAcceptsecrets(), supportsPreview: resp.getSupportspreview() };
   }
 
@@ -139,8 +145,8 @@ export class Plugin {
     return readResponse(await this.call("Read", readRequest(id, urn, wire(props), inputs && wire(inputs))));
   }
 
-  async update(id: string, urn: string, olds: PropertyMap, news: PropertyMap) {
-    return updateResponse(await this.call("Update", updateRequest(id, urn, wire(olds), wire(news), {})));
+  async update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, preview = false) {
+    return updateResponse(await this.call("Update", updateRequest(id, urn, wire(olds), wire(news, preview), {}, preview)));
   }
 
   async delete(id: string, urn: string, props: PropertyMap): Promise<void> {
