@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import * as fs from "fs";
 import * as path from "path";
 import { startMetadataService } from "../../emulator/metadata-service";
+import { readInstanceMetadata } from "../../provider/metadata";
 import { hashSecret } from "../../emulator/util";
 import {
   acquireLock,
@@ -171,6 +172,9 @@ describe("registration: registerInstance step by step (in process)", function ()
     });
     const half = await reg(bu, { dryRun: true });
     assert.deepEqual(half.result?.actions, ["set node password", `activate as ${TSM_NAME}`]);
+    // Its node has no client option set: an explicit one is a change.
+    const set = await reg({ ...bu, backup_option_set: "DEDUP_AND_COMPRESS" }, { dryRun: true });
+    assert.deepEqual(set.result?.actions, ["update node (client option set)", "set node password", `activate as ${TSM_NAME}`]);
     assert.deepEqual(half.lines, [checking(), "found consumer 2, node not activated"]);
     // Without its node.
     emu.update((s) => {
@@ -370,6 +374,7 @@ describe("registration: registerInstance step by step (in process)", function ()
         emu.clearFaults();
         assert.equal(err.kind, "portal", err.message);
         assert.deepEqual(err.done, done);
+        assert.deepEqual(err.problems, []);
         const so = done.length ? `registration stopped after: ${done.join(", ")}` : "registration stopped before any change";
         assert.ok(err.message.startsWith(`${so}: `), err.message);
         assert.match(err.message, /failed \(HTTP 500\): .+\. Run it again once the cause is fixed: it continues where it stopped\.$/);
@@ -399,6 +404,8 @@ describe("registration: registerInstance step by step (in process)", function ()
           `Portal said: ${taken.message.split("Portal said: ")[1]}`,
       );
       assert.deepEqual(taken.done, done.split(", "));
+      assert.equal(taken.kind, "portal");
+      assert.deepEqual(taken.problems, []);
       // From the config drive the hint says to read the metadata service; the second look fails and is logged.
       emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET", path: `/v1/bunits/${BUNIT}/consumers` }, skip: 1 });
       const drive = await reg(bu, {}, "config-drive");
@@ -411,6 +418,11 @@ describe("registration: registerInstance step by step (in process)", function ()
         drive.logs.filter((l) => l.startsWith("looking for")),
         [drive.logs.find((l) => l.startsWith("looking for this instance's registration again failed: GET "))],
       );
+      // The same without a log.
+      emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET", path: `/v1/bunits/${BUNIT}/consumers` }, skip: 1 });
+      const quiet = failed(await reg(bu, { log: undefined }));
+      emu.clearFaults();
+      assert.match(quiet.message, new RegExp(`^cannot activate the node as ${TSM_NAME}: another node is already named`));
       // Activated meanwhile under another name (by another run): a conflict that is not a taken name.
       emu.update((s) => {
         s.nodes.find((n) => n.id === 1)!.tsmName = "WEB-01";
@@ -434,6 +446,43 @@ describe("registration: registerInstance step by step (in process)", function ()
         await proxy.close();
       }
     });
+    it("the name taken while this run worked: by this instance under another consumer (said so), or by another node (the usual message)", async () => {
+      let onActivate: (s: ReturnType<Emulator["state"]>) => void = () => undefined;
+      const proxy = await startPortalProxy(emu.url, {
+        before: (req) => {
+          if (req.path.includes("/node/activate")) emu.update((s) => onActivate(s));
+        },
+      });
+      const env = { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url };
+      try {
+        // Another run registered this instance as consumer 1 (its activated node takes the name).
+        onActivate = (s) => {
+          s.consumers.find((c) => c.id === 1)!.tags = [TAG];
+          s.nodes.find((n) => n.id === 1)!.tsmName = TSM_NAME;
+        };
+        const own = failed(await reg(bu, { env }));
+        assert.equal(own.kind, "portal");
+        assert.deepEqual(own.problems, []);
+        assert.deepEqual(own.done, ["created consumer 4", "created node", "set node password"]);
+        assert.equal(
+          own.message,
+          `cannot activate the node as ${TSM_NAME}: this instance is registered under that name already, as the node of consumer 1, ` +
+            "most likely by another `backup-portal register` that ran at the same time. Consumer 4 of this run is a duplicate: delete it on the portal, " +
+            `then run again with --rotate-password so that the password file holds the password of node ${TSM_NAME} ` +
+            "(done so far: created consumer 4, created node, set node password).",
+        );
+        // Another node took the name, and another consumer of this instance (2, not activated) appeared: not this instance's name.
+        emu.reset();
+        onActivate = (s) => {
+          s.nodes.find((n) => n.id === 1)!.tsmName = TSM_NAME;
+          s.consumers.find((c) => c.id === 2)!.tags = [TAG];
+        };
+        const other = failed(await reg(bu, { env }));
+        assert.match(other.message, new RegExp(`^cannot activate the node as ${TSM_NAME}: another node is already named ${TSM_NAME}; `));
+      } finally {
+        await proxy.close();
+      }
+    });
   });
 
   describe("files", () => {
@@ -444,6 +493,7 @@ describe("registration: registerInstance step by step (in process)", function ()
       const err = failed(await reg(bu, { passwordFile }));
       assert.equal(err.kind, "files");
       assert.deepEqual(err.done, ["created consumer 4", "created node"]);
+      assert.deepEqual(err.problems, []);
       const shown = passwordFile.replace("tenant", "***");
       assert.ok(
         err.message.startsWith(`cannot write the password file ${shown} (done so far: created consumer 4, created node): `),
@@ -466,6 +516,7 @@ describe("registration: registerInstance step by step (in process)", function ()
       const err = failed(r);
       assert.equal(err.kind, "files");
       assert.deepEqual(err.done, ["created consumer 4", "created node"]);
+      assert.deepEqual(err.problems, []);
       assert.match(
         err.message,
         new RegExp(
@@ -491,6 +542,7 @@ describe("registration: registerInstance step by step (in process)", function ()
       const err = failed(await reg(bu, { optionFile }));
       assert.equal(err.kind, "files");
       assert.deepEqual(err.done, ["created consumer 4", "created node", "set node password", `activated as ${TSM_NAME}`]);
+      assert.deepEqual(err.problems, []);
       assert.ok(
         err.message.startsWith(`the node is registered as ${TSM_NAME} but the option file ${optionFile} could not be written: `),
         err.message,
@@ -510,7 +562,7 @@ describe("registration: registerInstance step by step (in process)", function ()
         passwordSet: true,
       };
       const file = path.join(dir, "dsm.opt");
-      for (const server of [{ address: "sp01.backup.example" }, { name: "SP01" }]) {
+      for (const server of [{ address: "sp01.backup.example" }, { name: "SP01" }, undefined]) {
         await assert.rejects(
           writeOptionFile(file, { ...base, server }, () => undefined),
           (err: unknown) => {
@@ -522,6 +574,22 @@ describe("registration: registerInstance step by step (in process)", function ()
         );
       }
       assert.ok(!fs.existsSync(file));
+      const lines: string[] = [];
+      await writeOptionFile(file, { ...base, server: { name: "SP01", address: "sp01.backup.example", port: 1600 } }, (l) => lines.push(l));
+      assert.deepEqual(lines, [`option file ${file}: written`]);
+      assert.equal(
+        fs.readFileSync(file, "utf8"),
+        [
+          `* Backup client options of node ${TSM_NAME}, written by \`backup-portal register\`.`,
+          `* Instance ${UUID}, business unit ${BUNIT}, consumer 4. Changes are overwritten by the next run.`,
+          "SERVERNAME        SP01",
+          "TCPSERVERADDRESS  sp01.backup.example",
+          "TCPPORT           1600",
+          `NODENAME          ${TSM_NAME}`,
+          "PASSWORDACCESS    GENERATE",
+          "",
+        ].join("\n"),
+      );
     });
 
     it("the lock: a run waits, says so, then gives up; a bad wait is a usage error; a lock file that cannot be made", async () => {
@@ -541,6 +609,15 @@ describe("registration: registerInstance step by step (in process)", function ()
       } finally {
         held.release();
       }
+      // A lock file that does not say who holds it.
+      fs.writeFileSync(lockFile, "");
+      const anonymous = await reg(bu, { lockFile, lockWaitMs: 150 });
+      assert.match(
+        failed(anonymous).message,
+        new RegExp(`^another registration is running \\(lock file ${lockFile}; waited 0 s\\); nothing was changed\\.`),
+      );
+      assert.deepEqual(anonymous.lines, [`waiting for another registration to finish (lock file ${lockFile})`]);
+      fs.rmSync(lockFile);
       const bad = failed(await reg(bu, { lockWaitMs: -1 }));
       assert.equal(bad.kind, "usage");
       assert.match(bad.message, /; nothing was changed$/);
@@ -596,11 +673,15 @@ describe("registration: registerInstance step by step (in process)", function ()
       }
       const broken = await startMetadataService({ metadata: "{ not json" });
       try {
+        const reader = await readInstanceMetadata({ url: broken.url, discoverConfigDrive: false, attempts: 1, userData: true }).catch(
+          (e: unknown) => e,
+        );
         await assert.rejects(
           registerInstance({ metadata: { url: broken.url, discoverConfigDrive: false, attempts: 1 }, env: {} }),
           (err: unknown) => {
             assert.ok(err instanceof RegistrationError && err.kind === "metadata");
-            assert.ok(!err.message.includes("not on an instance"), err.message);
+            assert.ok(reader instanceof Error);
+            assert.equal(err.message, `cannot read the instance metadata; nothing was changed: ${reader.message}`);
             return true;
           },
         );
