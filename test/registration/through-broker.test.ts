@@ -157,13 +157,16 @@ describe("registration: registerThroughBroker (in process)", function () {
         usage.message,
         "rotatePassword needs passwordFile: a new node password kept nowhere locks the backup client out; nothing was changed",
       );
-      const bad = await startMetadataService({ metadata: instanceDocument({ backup_bunit: String(BUNIT), backup_cpu_count: "many" }) });
+      const bad = await startMetadataService({
+        metadata: instanceDocument({ backup_bunit: String(BUNIT), backup_cpu_count: "many", backup_tsm_name: "no spaces" }),
+      });
       try {
         const config = await refused(opts(broker.url, { metadata: { url: bad.url, discoverConfigDrive: false } }));
         assert.equal(config.kind, "configuration");
-        assert.equal(config.problems.length, 1);
-        assert.match(config.problems[0], /^backup_cpu_count/);
-        assert.equal(config.message, `cannot register this instance; nothing was changed:\n  - ${config.problems[0]}`);
+        assert.equal(config.problems.length, 2);
+        assert.ok(config.problems.some((p) => p.startsWith("backup_cpu_count")));
+        assert.ok(config.problems.some((p) => p.startsWith("backup_tsm_name")));
+        assert.equal(config.message, `cannot register this instance; nothing was changed:\n  - ${config.problems.join("\n  - ")}`);
       } finally {
         await bad.close();
       }
@@ -232,6 +235,13 @@ describe("registration: registerThroughBroker (in process)", function () {
       },
       { status: 500, text: "not json", kind: "portal", message: "registration through the broker failed: status 500" },
       { status: 200, text: JSON.stringify({ error: 7 }), kind: "portal", message: "registration through the broker failed: status 200" },
+      // A result with a failure status is no success.
+      {
+        status: 502,
+        text: JSON.stringify({ result: resultOf(), error: "half an answer" }),
+        kind: "portal",
+        message: "registration through the broker failed: half an answer",
+      },
     ];
     for (const c of cases) {
       const broker = await standIn(() => ({ status: c.status, text: c.text }));
@@ -242,6 +252,9 @@ describe("registration: registerThroughBroker (in process)", function () {
         assert.deepEqual(err.problems, c.problems ?? []);
         assert.deepEqual(err.done, c.done ?? []);
         assert.deepEqual(secretDirEntries(), [], "no password file, no temp file");
+        // Without a password file, the same error.
+        const bare = await refused(opts(broker.url, { passwordFile: undefined }));
+        assert.equal(bare.message, c.message);
       } finally {
         await broker.close();
       }
@@ -255,9 +268,11 @@ describe("registration: registerThroughBroker (in process)", function () {
     assert.equal(err.kind, "portal");
     assert.match(
       err.message,
-      new RegExp(`^the registration broker at ${gone.url} did not answer \\(.+\\); nothing was changed here\\. Run again$`),
+      new RegExp(`^the registration broker at ${gone.url} did not answer \\(fetch failed\\); nothing was changed here\\. Run again$`),
     );
     assert.deepEqual(secretDirEntries(), []);
+    const bare = await refused(opts(gone.url, { passwordFile: undefined }));
+    assert.equal(bare.message, err.message);
 
     const stuck = http.createServer(() => undefined);
     await new Promise<void>((done) => stuck.listen(0, "127.0.0.1", () => done()));
@@ -292,6 +307,7 @@ describe("registration: registerThroughBroker (in process)", function () {
       const err = await refused(opts(broker.url, { passwordFile: file }));
       assert.equal(err.kind, "files");
       assert.ok(err.message.startsWith(`cannot write the password file ${file}; nothing was changed: `), err.message);
+      assert.match(err.message, /ENOTDIR|EEXIST/);
       assert.equal(broker.seen.length, 1, "the broker was not asked");
     } finally {
       await broker.close();
@@ -308,6 +324,7 @@ describe("registration: registerThroughBroker (in process)", function () {
       const err = await refused(opts(broker.url));
       assert.equal(err.kind, "files");
       assert.deepEqual(err.done, resultOf().actions);
+      assert.deepEqual(err.problems, []);
       assert.match(
         err.message,
         new RegExp(
