@@ -252,6 +252,7 @@ describe("registration: registerInstance step by step (in process)", function ()
 
   describe("configuration problems: every one at once, nothing changed", () => {
     it("names not known to the portal, a default it lacks, a server without an address; the config-drive note when a fix is a metadata change", async () => {
+      const linux = emu.state().operatingSystems.find((o) => o.name === "Linux")!;
       emu.update((s) => {
         s.operatingSystems = s.operatingSystems.filter((o) => o.name !== "Linux");
         s.servers[0].address = "";
@@ -282,7 +283,7 @@ describe("registration: registerInstance step by step (in process)", function ()
       assert.ok(!network.message.includes("note:"), network.message);
       // Only the server's problem, which no metadata change fixes: no note from the config drive either.
       emu.update((s) => {
-        s.operatingSystems.push({ id: 3, name: "Linux", createdDate: s.servers[0].createdDate });
+        s.operatingSystems.push(linux);
         s.servers[0].address = "sp01.backup.example";
         s.servers[0].name = "";
       });
