@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "crypto";
 import * as fs from "fs";
+import fsModule = require("fs");
 import * as os from "os";
 import * as path from "path";
 import {
@@ -206,6 +207,23 @@ describe("registration edges: portal credentials", () => {
 describe("registration edges: files", () => {
   after(removeTempDirs);
 
+  it("a temp file that cannot be written (a full disk) is removed and the error passed on", async () => {
+    const dir = tempDir();
+    const open = fs.promises.open;
+    // The one fault a temp dir cannot produce: the write after a successful open fails.
+    fs.promises.open = async (...args: Parameters<typeof open>) => {
+      const fh = await open(...args);
+      fh.writeFile = () => Promise.reject(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }));
+      return fh;
+    };
+    try {
+      await assert.rejects(prepareSecretFile(path.join(dir, "secret"), "x"), /^Error: ENOSPC/);
+    } finally {
+      fs.promises.open = open;
+    }
+    assert.deepEqual(fs.readdirSync(dir), []);
+  });
+
   it("the option file quotes a value with spaces, names the option it refuses, and flattens comment line breaks", () => {
     const text = renderOptionFile({ serverName: "SP 01", serverAddress: "a", nodeName: "N", comments: ["one\r\ntwo\nthree"] });
     assert.match(text, /^\* one two three\nSERVERNAME {8}"SP 01"\n/);
@@ -246,6 +264,22 @@ describe("registration edges: files", () => {
 
 describe("registration edges: lock file", () => {
   after(removeTempDirs);
+
+  it("a lock file that cannot be written after it was created (a full disk) is removed and the error passed on", async () => {
+    const file = path.join(tempDir(), "r.lock");
+    // The module itself: `import * as` gives a copy with getters only.
+    const writeSync = fsModule.writeSync;
+    fsModule.writeSync = () => {
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    };
+    try {
+      await assert.rejects(acquireLock(file, { waitMs: 0 }), /^Error: ENOSPC/);
+    } finally {
+      fsModule.writeSync = writeSync;
+    }
+    assert.ok(!fs.existsSync(file), "no lock left behind");
+    (await acquireLock(file, { waitMs: 0 })).release();
+  });
 
   it("the lock directory is /run exactly when it is writable", () => {
     let writable = true;
@@ -325,6 +359,14 @@ describe("registration edges: node passwords", () => {
     // 192000 characters, about 2880 each (standard deviation 54): a byte taken modulo 66 without dropping the
     // top of the range makes the first 58 characters a third more likely, one extra byte value 'A' alone.
     assert.ok(Math.max(...values) / Math.min(...values) < 1.2, JSON.stringify(Object.fromEntries(counts)));
+  });
+
+  it("every password holds an upper-case and a lower-case letter, a digit and a symbol, even the shortest", () => {
+    // At 8 characters about two draws in three lack one class: each such draw must be drawn again.
+    for (let i = 0; i < 300; i++) {
+      const p = generateNodePassword(8);
+      assert.match(p, /^(?=.*[A-Z])(?=.*[a-z])(?=.*[0-9])(?=.*[_\-+.])[A-Za-z0-9_\-+.]{8}$/, p);
+    }
   });
 });
 
