@@ -29,8 +29,8 @@ describe("billing: period files at their edges", () => {
   it("lists the periods in order, and only files named <YYYY-MM-DD>.json", async () => {
     const dir = bunitDir(out, 4);
     fs.mkdirSync(dir, { recursive: true });
-    // Three years of months, written in a scrambled order (every 7th of 36): a directory lists its files in an
-    // order of its own (insertion, reversed insertion, a hash), seldom the periods' order.
+    // Three years of months, written in a scrambled order (every 7th of 36). Node's readdir sorts names on Linux
+    // (libuv's scandir); the function sorts too, for the systems where it does not.
     const months = Array.from({ length: 36 }, (_, i) => `${2023 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, "0")}-01`);
     for (let i = 0; i < 36; i++) fs.writeFileSync(path.join(dir, `${months[(i * 7) % 36]}.json`), "{}");
     for (const name of ["2025-04-01xjson", "2025-05-01.json.tmp", "notes.json"]) fs.writeFileSync(path.join(dir, name), "{}");
