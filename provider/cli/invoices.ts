@@ -1,7 +1,6 @@
 // `backup-portal invoices`: invoices, the contract and invoice files of a business unit, and
 // uploading an invoice file.
 import * as fs from "fs";
-import * as path from "path";
 import {
   getContract,
   getInvoice,
@@ -19,6 +18,7 @@ import {
   formatBytes,
   formatJson,
   formatRecord,
+  formatTable,
   formatTime,
   printTable,
   processIo,
@@ -88,7 +88,8 @@ function checkUpload(file: string, name: string | undefined): void {
   }
   const problem = invoiceFileProblem(st);
   if (problem) throw new UsageError(`--upload ${JSON.stringify(file)} ${problem}`);
-  if (name !== undefined && (name !== path.basename(name) || /[\\/]/.test(name) || name === "." || name === ".."))
+  // No separator of either kind (a name with one is not its own basename, on any platform), no `.` or `..`.
+  if (name !== undefined && (/[\\/]/.test(name) || name === "." || name === ".."))
     throw new UsageError(`--name needs a plain file name (no directory), got ${JSON.stringify(name)}`);
 }
 
@@ -130,8 +131,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
           sendToBillingAddress: o["send-to-billing-address"] === true,
           form: o["raw-upload"] === true ? "raw" : "multipart",
         });
-        if (o.json) io.out(formatJson(stored));
-        else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");
+        io.out(o.json ? formatJson(stored) : formatTable(FILE_COLUMNS, fileRows([stored])));
         return 0;
       }
       const invoices =
@@ -158,7 +158,8 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
 
 /** One mode at a time; the upload's options only with --upload, and its file checked. */
 function check(o: Values): void {
-  const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
+  // Flags without a --no- form: given is true, absent is undefined.
+  const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined);
   if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
   if (
     o.upload === undefined &&

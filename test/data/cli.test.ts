@@ -315,6 +315,80 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
     });
   });
 
+  describe("invoices: the exact output and each refusal", () => {
+    it("the invoice table (ids and amounts right-aligned), the contract, the files; --limit keeps the latest n, 0 none", async () => {
+      assert.equal(
+        (await cli(invoices, ["--bunit", "1"])).out,
+        "DATE        ID  AMOUNT  CURRENCY\n2025-01-01   1   10.17  EUR\n2025-02-01   2   11.19  EUR\n2025-03-01   3   12.20  EUR\n",
+      );
+      assert.equal(
+        (await cli(invoices, ["--bunit", "1", "--contract"])).out,
+        "id:        1\nname:      Reseller agreement\nstart:     2024-01-01 00:00:00\ncurrency:  EUR\n",
+      );
+      assert.deepEqual(
+        json(await cli(invoices, ["--bunit", "1", "--json", "--limit", "1"])).map((i: { date: string }) => i.date),
+        ["2025-03-01"],
+      );
+      assert.equal((await cli(invoices, ["--bunit", "1", "--limit", "0"])).out, "(no invoices)\n");
+      assert.deepEqual(
+        json(await cli(invoices, ["--bunit", "1", "--files", "--json"])).map((f: { id: number; fileName: string }) => [f.id, f.fileName]),
+        [[1, "invoice-2025-03-01.pdf"]],
+      );
+      assert.equal((await cli(invoices, ["--bunit", "1", "--files", "--limit", "0"])).out, "(no invoice files)\n");
+      assert.equal((await cli(invoices, ["--bunit", "2", "--files"])).out, "(no invoice files)\n");
+    });
+
+    it("an upload: multipart unless --raw-upload, not sent to the billing address unless asked", async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-invoice-"));
+      try {
+        const file = path.join(dir, "april.pdf");
+        fs.writeFileSync(file, "%PDF-1.4\n%%EOF\n");
+        emu.clearRequests();
+        const plain = await cli(invoices, ["--bunit", "1", "--upload", file]);
+        assert.equal(plain.code, 0, plain.err);
+        // No ERP reference: the columns either side of its empty cell run together.
+        assert.deepEqual(table(plain)[1].slice(1, 4), ["april.pdf", "15 B", "no"]);
+        const raw = await cli(invoices, ["--bunit", "1", "--upload", file, "--raw-upload", "--name", "raw.pdf"]);
+        assert.equal(raw.code, 0, raw.err);
+        const uploads = emu.requestDetails().filter((r) => r.method === "POST" && r.path.includes("invoice"));
+        assert.equal(uploads.length, 2);
+        assert.match(uploads[0].headers["content-type"], /^multipart\/form-data/);
+        assert.equal(uploads[0].headers["x-file-name"], undefined);
+        assert.equal(uploads[1].headers["x-file-name"], "raw.pdf");
+        assert.doesNotMatch(uploads[1].headers["content-type"] ?? "", /multipart/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("refusals name what is wrong: two modes, upload options without --upload, a file that cannot be read, a name with a path", async () => {
+      const cases: Array<[string[], string]> = [
+        [["--date", "2025-01-01", "--files"], "--date, --files exclude each other"],
+        [["--contract", "--upload", "/dev/null"], "--contract, --upload exclude each other"],
+        [["--name", "x.pdf"], "--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload"],
+        [["--send-to-billing-address"], "--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload"],
+        [["--raw-upload"], "--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload"],
+        [["--upload", "/dev/null/x"], "--upload \"/dev/null/x\": ENOTDIR: not a directory, stat '/dev/null/x'"],
+      ];
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-invoice-"));
+      try {
+        const file = path.join(dir, "may.pdf");
+        fs.writeFileSync(file, "%PDF-1.4\n");
+        for (const name of ["sub/x.pdf", "sub\\x.pdf", "x.pdf/", ".", ".."])
+          cases.push([["--upload", file, "--name", name], `--name needs a plain file name (no directory), got ${JSON.stringify(name)}`]);
+        emu.clearRequests();
+        for (const [argv, message] of cases) {
+          const c = await cli(invoices, ["--bunit", "1", ...argv]);
+          assert.equal(c.code, 2, argv.join(" "));
+          assert.equal(c.err.split("\n")[0], `backup-portal invoices: ${message}`, argv.join(" "));
+        }
+        assert.deepEqual(emu.requests(), []);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
   describe("billing", () => {
     it("periods as a table and JSON, forecasts, one period's lines", async () => {
       const rows = table(await cli(billing, ["--bunit", "1", "--include-next", "1"]));
