@@ -389,6 +389,133 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
     });
   });
 
+  describe("jobs, billing, reports, audit: the exact output and each refusal", () => {
+    const C2 = ["--bunit", "2", "--consumer", "1"];
+    const T = "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d";
+    /** The first line of stderr of a refused command, after checking the exit code. */
+    const refusal = async (cmd: Run, argv: string[]) => {
+      const c = await cli(cmd, argv);
+      assert.equal(c.code, 2, `${argv.join(" ")}: ${c.err}`);
+      return c.err.split("\n")[0];
+    };
+
+    it("jobs: the table (numbers right-aligned), the note only beside a table, --limit, --first without jobs, the clamp note", async () => {
+      const c = await cli(jobs, [...C2, "--limit", "2"]);
+      const lines = c.out.split("\n");
+      assert.equal(lines[0], "ID  TYPE    STATUS                   STARTED              COMPLETED            TRANSFERRED  OBJECTS");
+      assert.match(lines[1], new RegExp(`^40  Backup  Completed with warnings  ${T}  ${T} {7}980 MB {5}1210$`));
+      assert.match(lines[2], new RegExp(`^41  Backup  Completed {16}${T}  ${T} {6}1\\.01 GB {5}1302$`));
+      assert.equal(lines.length, 4);
+      assert.equal(c.err, "jobs of the latest 24 hours (use --from, --to or --all for others)\n");
+      const one = await cli(jobs, [...C2, "--json", "--limit", "1"]);
+      assert.deepEqual(
+        json(one).map((j: { id: number }) => j.id),
+        [41],
+      );
+      assert.equal(one.err, "");
+      assert.equal((await cli(jobs, [...C2, "--limit", "0"])).out, "(no jobs)\n");
+      assert.deepEqual(json(await cli(jobs, ["--bunit", "2", "--consumer", "2", "--first", "--json"])), { firstJobCompleted: null });
+      const clamped = await cli(jobs, [...C2, "--from", "2020-01-01", "--limit", "1"]);
+      assert.match(clamped.err, /^--from lies before the first job; starting at the first job \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)\n$/);
+      assert.equal(clamped.out.split("\n").length, 3);
+      assert.equal((await cli(jobs, [...C2, "--all", "--to", "1d", "--json"])).code, 0);
+      assert.equal(await refusal(jobs, [...C2, "--first", "--to", "1d"]), "backup-portal jobs: --first takes no --from, --to or --all");
+      assert.equal(await refusal(jobs, [...C2, "--first", "--from", "7d"]), "backup-portal jobs: --first takes no --from, --to or --all");
+      assert.equal(await refusal(jobs, [...C2, "--all", "--from", "7d"]), "backup-portal jobs: --all and --from exclude each other");
+    });
+
+    it("billing: one period's lines and total, the periods with forecasts, --lines, --limit 0, what goes with --period", async () => {
+      assert.equal(
+        (await cli(billing, ["--bunit", "1", "--period", "2025-01-01"])).out,
+        [
+          "PERIOD      CONSUMER  NAME    STORAGE  TRANSFERRED  AMOUNT",
+          "2025-01-01         1  web-01  53.0 GB      15.9 GB    1.22",
+          "2025-01-01         2  db-01       0 B          0 B    0.00",
+          "2025-01-01         3  erp-01   430 GB      35.0 GB    8.95",
+          "total 2025-01-01: 10.17",
+          "",
+        ].join("\n"),
+      );
+      assert.equal(
+        (await cli(billing, ["--bunit", "1", "--include-next", "1"])).out,
+        [
+          "PERIOD      GENERATED            LINES  TOTAL",
+          "2025-01-01  2025-01-01 01:00:00      3  10.17",
+          "2025-02-01  2025-02-01 01:00:00      3  11.19",
+          "2025-03-01  2025-03-01 01:00:00      3  12.20",
+          "2025-04-01  (forecast)               3  10.17",
+          "",
+        ].join("\n"),
+      );
+      assert.equal(
+        (await cli(billing, ["--bunit", "1", "--lines", "--limit", "1"])).out,
+        [
+          "PERIOD      CONSUMER  NAME    STORAGE  TRANSFERRED  AMOUNT",
+          "2025-03-01         1  web-01  63.6 GB      19.0 GB    1.46",
+          "2025-03-01         2  db-01       0 B          0 B    0.00",
+          "2025-03-01         3  erp-01   516 GB      42.0 GB   10.74",
+          "total 2025-03-01: 12.20",
+          "",
+        ].join("\n"),
+      );
+      assert.equal((await cli(billing, ["--bunit", "1", "--limit", "0"])).out, "(no billing data)\n");
+      assert.equal((await cli(billing, ["--bunit", "1", "--lines", "--limit", "0"])).out, "(no billing lines)\n");
+      for (const extra of [
+        ["--from", "2025-01-01"],
+        ["--to", "2025-01-01"],
+        ["--include-next", "0"],
+      ])
+        assert.equal(
+          await refusal(billing, ["--bunit", "1", "--period", "2025-01-01", ...extra]),
+          "backup-portal billing: --period takes no --from, --to or --include-next",
+        );
+    });
+
+    it("reports: status and warnings columns, --latest as a table or none, --limit 0, --latest takes no span", async () => {
+      const c = await cli(reports, [...C2, "--limit", "2", "--status", "--warnings"]);
+      const lines = c.out.split("\n");
+      assert.equal(lines[0], "DATE                 STORAGE USED  TRANSFERRED  STATUS      WARNINGS");
+      assert.match(lines[1], new RegExp(`^${T} {7}52\\.0 GB {6}1\\.10 GB  Successful$`));
+      assert.match(lines[2], new RegExp(`^${T} {7}53\\.0 GB {6}1\\.10 GB  Warning {5}Schedule DAILY missed once$`));
+      assert.equal(lines.length, 4);
+      const latest = (await cli(reports, [...C2, "--latest"])).out.split("\n");
+      assert.equal(latest[0], "DATE                 STORAGE USED  TRANSFERRED  STATUS   WARNINGS");
+      assert.match(latest[1], new RegExp(`^${T} {7}53\\.0 GB {6}1\\.10 GB  Warning  Schedule DAILY missed once$`));
+      assert.equal((await cli(reports, ["--bunit", "2", "--consumer", "2", "--latest"])).out, "(no reports)\n");
+      assert.equal((await cli(reports, [...C2, "--limit", "0"])).out, "(no reports)\n");
+      assert.equal(await refusal(reports, [...C2, "--latest", "--to", "1d"]), "backup-portal reports: --latest takes no --from/--to");
+    });
+
+    it("reports and audit as the portal may send them: a warning without a message, no status, a type without a name", async () => {
+      emu.update((st) => {
+        const last = st.reports.filter((r) => r.consumerId === 1).sort((a, b) => a.date.localeCompare(b.date))[
+          st.reports.filter((r) => r.consumerId === 1).length - 1
+        ];
+        (last as { warnings: unknown[] }).warnings = [{ warningTypeId: 1, message: "full disk" }, { warningTypeId: 2 }];
+        delete (last as { status?: string }).status;
+        const first = st.auditLogs.filter((e) => e.consumerId === 1).sort((a, b) => a.time.localeCompare(b.time))[0];
+        first.type = 250;
+        delete (first as { objectId?: number }).objectId;
+      });
+      const latest = (await cli(reports, [...C2, "--latest"])).out.split("\n");
+      assert.match(latest[1], new RegExp(`^${T} {7}53\\.0 GB {6}1\\.10 GB {10}full disk; \\{"warningTypeId":2\\}$`));
+      const audited = (await cli(audit, [...C2, "--limit", "3"])).out.split("\n");
+      assert.match(audited[1], new RegExp(`^${T}  250 {5}Create  Consumer {4}admin   Consumer "web-01" created$`));
+    });
+
+    it("audit: the table with type names and the object, none with --limit 0", async () => {
+      const lines = (await cli(audit, [...C2, "--limit", "3"])).out.split("\n");
+      assert.equal(lines[0], "TIME                 TYPE    ACTION  OBJECT      USER    MESSAGE");
+      assert.match(lines[1], new RegExp(`^${T}  create  Create  Consumer 1  admin   Consumer "web-01" created$`));
+      assert.match(lines[2], new RegExp(`^${T}  modify  Modify  Consumer 1  tenant  Consumer modified: note$`));
+      assert.equal((await cli(audit, [...C2, "--limit", "0"])).out, "(no audit log entries)\n");
+      assert.equal(
+        await refusal(audit, [...C2, "--type", "info,nope"]),
+        'backup-portal audit: --type: unknown audit log type "nope"; valid: info (0), create (100), modify (200), delete (300), error (400)',
+      );
+    });
+  });
+
   describe("billing", () => {
     it("periods as a table and JSON, forecasts, one period's lines", async () => {
       const rows = table(await cli(billing, ["--bunit", "1", "--include-next", "1"]));
