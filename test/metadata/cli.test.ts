@@ -134,6 +134,33 @@ describe("metadata: backup-portal metadata CLI", () => {
     assert.match(help.stdout.replace(/\s+/g, " "), /--deadline <ms>.*twice cloud-init's worst case for one document/);
   });
 
+  it("a source switched off (meta.dsmode disabled) is printed, and said once on stderr; a timeout comes with a hint, other failures without", async () => {
+    svc = await startMetadataService({ metadata: { ...SAMPLE_METADATA, meta: { dsmode: "disabled" } } });
+    const io = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive"], io), 0, io.stderr);
+    assert.equal(JSON.parse(io.stdout).disabled, true);
+    assert.equal(
+      io.stderr,
+      `backup-portal metadata: warning: meta.dsmode is "disabled" at ${svc.url}/openstack/latest/meta_data.json: cloud-init does not use this source, and register refuses to run\n`,
+    );
+    await svc.close();
+    svc = await startMetadataService({ delayMs: 1500 });
+    const slow = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive", "--timeout", "100", "--attempts", "1"], slow), 1);
+    assert.ok(
+      slow.stderr.endsWith(
+        "\nhint: not on an instance, or the service is unreachable from here; try --config-drive or a larger --timeout\n",
+      ),
+      slow.stderr,
+    );
+    await svc.close();
+    svc = await startMetadataService({ metadata: "[]" });
+    const broken = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive"], broken), 1);
+    assert.doesNotMatch(broken.stderr, /hint:/);
+    assert.equal(broken.stderr.split("\n").length, 2, broken.stderr);
+  });
+
   it("--help prints usage; bad arguments exit 2", async () => {
     const help = capture();
     assert.equal(await run(["--help"], help), 0);
