@@ -20,6 +20,7 @@ import {
   formatRecord,
   formatTable,
   formatTime,
+  latestRows,
   printTable,
   processIo,
   runCommand,
@@ -101,7 +102,6 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
     io,
     async ({ client, options: o }) => {
       const b = o.bunit as number;
-      const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
 
       if (o.contract) {
         const contract = await getContract(client, b);
@@ -118,7 +118,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
         return 0;
       }
       if (o.files) {
-        const files = limit(await getInvoiceFiles(client, b)) as InvoiceFile[];
+        const files = latestRows(await getInvoiceFiles(client, b), o.limit);
         if (o.json) io.out(formatJson(files));
         else printTable(io, FILE_COLUMNS, fileRows(files), "no invoice files");
         return 0;
@@ -137,9 +137,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
       const invoices =
         typeof o.date === "string"
           ? [await getInvoice(client, b, o.date)]
-          : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<
-              ReturnType<typeof getInvoices>
-            >);
+          : latestRows(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined }), o.limit);
       if (o.json) {
         io.out(formatJson(typeof o.date === "string" ? invoices[0] : invoices));
         return 0;

@@ -185,6 +185,12 @@ export function formatAmount(n: number | undefined, currency?: string): string {
   return `${n.toFixed(2)}${currency ? ` ${currency}` : ""}`;
 }
 
+/** The latest `limit` rows (the last ones: data comes oldest first), or all without --limit. */
+export function latestRows<T>(rows: T[], limit: Values[string]): T[] {
+  if (typeof limit !== "number") return rows;
+  return limit === 0 ? [] : rows.slice(-limit);
+}
+
 /** Writes a table, or a note when there are no rows. */
 export function printTable(
   io: CliIo,

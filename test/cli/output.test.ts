@@ -12,6 +12,7 @@ import {
   formatRecord,
   formatTable,
   formatTime,
+  latestRows,
   printTable,
   processIo,
   Progress,
@@ -118,6 +119,15 @@ describe("cli output helpers", () => {
     assert.equal(formatJson({ a: [1] }), '{\n  "a": [\n    1\n  ]\n}\n');
     assert.equal(formatJson("a\u007fb\u0085c\u009fd\u00a0"), '"a\\u007fb\\u0085c\\u009fd\u00a0"\n');
     assert.equal(formatJson(undefined), "null\n");
+  });
+
+  it("latestRows: the last n rows for --limit n, none for 0, all for more than there are or no --limit", () => {
+    const rows = [1, 2, 3];
+    assert.deepEqual(latestRows(rows, 2), [2, 3]);
+    assert.deepEqual(latestRows(rows, 1), [3]);
+    assert.deepEqual(latestRows(rows, 0), []);
+    assert.deepEqual(latestRows(rows, 5), [1, 2, 3]);
+    assert.deepEqual(latestRows(rows, undefined), [1, 2, 3]);
   });
 
   it("printTable: the note in parentheses when there are no rows, else the table", () => {

@@ -415,6 +415,11 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
       assert.equal(one.err, "");
       assert.equal((await cli(jobs, [...C2, "--limit", "0"])).out, "(no jobs)\n");
       assert.deepEqual(json(await cli(jobs, ["--bunit", "2", "--consumer", "2", "--first", "--json"])), { firstJobCompleted: null });
+      // --to alone is a span too: no note of the latest 24 hours; a --from after the first job: no clamp note.
+      const to = await cli(jobs, [...C2, "--to", "2h"]);
+      assert.deepEqual([to.code, to.err], [0, ""]);
+      assert.ok(to.out.split("\n").length > 5, to.out);
+      assert.deepEqual([(await cli(jobs, [...C2, "--from", "7d"])).err], [""]);
       const clamped = await cli(jobs, [...C2, "--from", "2020-01-01", "--limit", "1"]);
       assert.match(clamped.err, /^--from lies before the first job; starting at the first job \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)\n$/);
       assert.equal(clamped.out.split("\n").length, 3);
@@ -503,12 +508,36 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
       assert.match(audited[1], new RegExp(`^${T}  250 {5}Create  Consumer {4}admin   Consumer "web-01" created$`));
     });
 
+    it("billing as the portal may send it: a period with no lines and no total", async () => {
+      emu.update((st) => {
+        const one = st.billingData.filter((b) => b.businessUnitId === 1).sort((a, b) => a.period.localeCompare(b.period));
+        one[one.length - 2].lines = [];
+        delete (one[one.length - 2] as { total?: number }).total;
+      });
+      const periods = await cli(billing, ["--bunit", "1", "--limit", "2"]);
+      assert.equal(periods.err, "");
+      assert.equal(
+        periods.out,
+        "PERIOD      GENERATED            LINES  TOTAL\n2025-02-01  2025-02-01 01:00:00      0\n2025-03-01  2025-03-01 01:00:00      3  12.20\n",
+      );
+      const lines = (await cli(billing, ["--bunit", "1", "--lines", "--limit", "2"])).out.split("\n");
+      assert.deepEqual(
+        lines.map((l) => l.slice(0, 12)),
+        ["PERIOD      ", "2025-03-01  ", "2025-03-01  ", "2025-03-01  ", "total 2025-0", ""],
+      );
+      assert.equal(lines[4], "total 2025-03-01: 12.20");
+    });
+
     it("audit: the table with type names and the object, none with --limit 0", async () => {
       const lines = (await cli(audit, [...C2, "--limit", "3"])).out.split("\n");
       assert.equal(lines[0], "TIME                 TYPE    ACTION  OBJECT      USER    MESSAGE");
       assert.match(lines[1], new RegExp(`^${T}  create  Create  Consumer 1  admin   Consumer "web-01" created$`));
       assert.match(lines[2], new RegExp(`^${T}  modify  Modify  Consumer 1  tenant  Consumer modified: note$`));
       assert.equal((await cli(audit, [...C2, "--limit", "0"])).out, "(no audit log entries)\n");
+      const oldest = json(await cli(audit, [...C2, "--json"]));
+      const newest = json(await cli(audit, [...C2, "--json", "--desc"]));
+      assert.ok(oldest.length > 1);
+      assert.deepEqual(newest, [...oldest].reverse());
       assert.equal(
         await refusal(audit, [...C2, "--type", "info,nope"]),
         'backup-portal audit: --type: unknown audit log type "nope"; valid: info (0), create (100), modify (200), delete (300), error (400)',
