@@ -103,10 +103,11 @@ export function parseCommandArgs(command: CommandSpec, argv: string[]): Values {
   const config: Record<string, { type: "boolean" | "string"; short?: string }> = {};
   for (const [name, s] of Object.entries(specs)) {
     config[name] = { type: s.kind === "flag" ? "boolean" : "string", ...(s.short ? { short: s.short } : {}) };
-    if (s.negation !== undefined) config[`no-${name}`] = { type: "boolean" };
   }
   // Not strict: the parser splits argv into tokens and each is judged here, so that every refusal is
-  // a UsageError naming the option as given, and a value may start with one dash (`--from -7d`).
+  // a UsageError naming the option as given, and a value may start with one dash (`--from -7d`). A
+  // `--no-<name>` is not declared to the parser: it reads an undeclared option as a flag, which a
+  // negation is, and the loop below tells a declared negation from an unknown option.
   const { tokens } = parseArgs({ args: argv, options: config, strict: false, allowPositionals: true, tokens: true });
   const values: Values = {};
   for (const t of tokens) {

@@ -68,8 +68,8 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
           orderDesc: o.desc === true,
           limit: o.limit as number | undefined,
           pageSize: o["page-size"] as number | undefined,
-          onProgress: (seen, total) =>
-            progress.update(seen, total === undefined || o.limit === undefined ? total : Math.min(total, o.limit as number)),
+          // The total is capped at --limit by getAuditLog.
+          onProgress: (seen, total) => progress.update(seen, total),
         });
       } finally {
         progress.done();

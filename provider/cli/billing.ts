@@ -8,6 +8,7 @@ import {
   formatBytes,
   formatJson,
   formatTime,
+  latestRows,
   printTable,
   processIo,
   runCommand,
@@ -86,7 +87,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
         to: o.to as string | undefined,
         includeNext: o["include-next"] as number | undefined,
       });
-      if (typeof o.limit === "number") periods = o.limit === 0 ? [] : periods.slice(-o.limit);
+      periods = latestRows(periods, o.limit);
       if (o.json) {
         io.out(formatJson(periods));
         return 0;

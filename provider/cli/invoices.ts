@@ -1,7 +1,6 @@
 // `backup-portal invoices`: invoices, the contract and invoice files of a business unit, and
 // uploading an invoice file.
 import * as fs from "fs";
-import * as path from "path";
 import {
   getContract,
   getInvoice,
@@ -19,7 +18,9 @@ import {
   formatBytes,
   formatJson,
   formatRecord,
+  formatTable,
   formatTime,
+  latestRows,
   printTable,
   processIo,
   runCommand,
@@ -88,7 +89,8 @@ function checkUpload(file: string, name: string | undefined): void {
   }
   const problem = invoiceFileProblem(st);
   if (problem) throw new UsageError(`--upload ${JSON.stringify(file)} ${problem}`);
-  if (name !== undefined && (name !== path.basename(name) || /[\\/]/.test(name) || name === "." || name === ".."))
+  // No separator of either kind (a name with one is not its own basename, on any platform), no `.` or `..`.
+  if (name !== undefined && (/[\\/]/.test(name) || name === "." || name === ".."))
     throw new UsageError(`--name needs a plain file name (no directory), got ${JSON.stringify(name)}`);
 }
 
@@ -100,7 +102,6 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
     io,
     async ({ client, options: o }) => {
       const b = o.bunit as number;
-      const limit = (rows: unknown[]) => (typeof o.limit === "number" ? (o.limit === 0 ? [] : rows.slice(-o.limit)) : rows);
 
       if (o.contract) {
         const contract = await getContract(client, b);
@@ -117,7 +118,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
         return 0;
       }
       if (o.files) {
-        const files = limit(await getInvoiceFiles(client, b)) as InvoiceFile[];
+        const files = latestRows(await getInvoiceFiles(client, b), o.limit);
         if (o.json) io.out(formatJson(files));
         else printTable(io, FILE_COLUMNS, fileRows(files), "no invoice files");
         return 0;
@@ -130,16 +131,13 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
           sendToBillingAddress: o["send-to-billing-address"] === true,
           form: o["raw-upload"] === true ? "raw" : "multipart",
         });
-        if (o.json) io.out(formatJson(stored));
-        else printTable(io, FILE_COLUMNS, fileRows([stored]), "nothing stored");
+        io.out(o.json ? formatJson(stored) : formatTable(FILE_COLUMNS, fileRows([stored])));
         return 0;
       }
       const invoices =
         typeof o.date === "string"
           ? [await getInvoice(client, b, o.date)]
-          : (limit(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined })) as Awaited<
-              ReturnType<typeof getInvoices>
-            >);
+          : latestRows(await getInvoices(client, b, { from: o.from as string | undefined, to: o.to as string | undefined }), o.limit);
       if (o.json) {
         io.out(formatJson(typeof o.date === "string" ? invoices[0] : invoices));
         return 0;
@@ -158,7 +156,8 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
 
 /** One mode at a time; the upload's options only with --upload, and its file checked. */
 function check(o: Values): void {
-  const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined && o[k] !== false);
+  // Flags without a --no- form: given is true, absent is undefined.
+  const modes = ["date", "contract", "files", "upload"].filter((k) => o[k] !== undefined);
   if (modes.length > 1) throw new UsageError(`--${modes.join(", --")} exclude each other`);
   if (
     o.upload === undefined &&

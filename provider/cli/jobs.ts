@@ -8,6 +8,7 @@ import {
   formatBytes,
   formatJson,
   formatTime,
+  latestRows,
   printTable,
   processIo,
   runCommand,
@@ -58,7 +59,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
         if (r.clamped) io.err(`--from lies before the first job; starting at the first job (${r.firstJob})\n`);
         jobs = r.jobs;
       }
-      if (typeof o.limit === "number") jobs = o.limit === 0 ? [] : jobs.slice(-o.limit);
+      jobs = latestRows(jobs, o.limit);
       if (o.json) {
         io.out(formatJson(jobs));
         return 0;

@@ -130,8 +130,9 @@ export function formatTable(columns: Array<Column | string>, rows: Array<Array<s
   const widths = cols.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i].length)));
   const line = (values: string[]) =>
     values
-      .map((v, i) => (cols[i].align === "right" ? v.padStart(widths[i]) : i === values.length - 1 ? v : v.padEnd(widths[i])))
+      .map((v, i) => (cols[i].align === "right" ? v.padStart(widths[i]) : v.padEnd(widths[i])))
       .join("  ")
+      // The last column's padding, and the gap before an empty last cell.
       .replace(/\s+$/, "");
   return [line(cols.map((c) => c.header)), ...cells.map(line)].join("\n") + "\n";
 }
@@ -154,9 +155,14 @@ export function formatJson(value: unknown): string {
 
 const UNITS = ["B", "kB", "MB", "GB", "TB", "PB"];
 
+/** A number to show: not undefined, null (portal data may hold it), NaN or an infinity. */
+function finite(n: number | undefined): n is number {
+  return Number.isFinite(n);
+}
+
 /** Bytes in decimal units with three significant digits (`53.0 GB`). */
 export function formatBytes(n: number | undefined): string {
-  if (n === undefined || n === null || !Number.isFinite(n)) return "";
+  if (!finite(n)) return "";
   let v = Math.abs(n);
   let u = 0;
   while (v >= 1000 && u < UNITS.length - 1) {
@@ -175,8 +181,14 @@ export function formatTime(ts: string | undefined): string {
 }
 
 export function formatAmount(n: number | undefined, currency?: string): string {
-  if (n === undefined || n === null || !Number.isFinite(n)) return "";
+  if (!finite(n)) return "";
   return `${n.toFixed(2)}${currency ? ` ${currency}` : ""}`;
+}
+
+/** The latest `limit` rows (the last ones: data comes oldest first), or all without --limit. */
+export function latestRows<T>(rows: T[], limit: Values[string]): T[] {
+  if (typeof limit !== "number") return rows;
+  return limit === 0 ? [] : rows.slice(-limit);
 }
 
 /** Writes a table, or a note when there are no rows. */
@@ -229,9 +241,17 @@ export class Progress {
   }
 }
 
+/**
+ * Whether the command's stderr is a terminal: as the io says, else only the process's own stderr can be (the io
+ * as given, `raw`: terminalIo's wrapper is never processIo itself).
+ */
+function stderrIsTTY(io: CliIo): boolean {
+  return io.errIsTTY ?? ((io.raw ?? io) === processIo ? Boolean(process.stderr.isTTY) : false);
+}
+
 /** Whether to show progress: --progress / --no-progress, else only when stderr is a terminal. */
 export function progressWanted(p: Values, io: CliIo): { enabled: boolean; tty: boolean } {
-  const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
+  const tty = stderrIsTTY(io);
   const flag = p.progress;
   return { enabled: typeof flag === "boolean" ? flag : tty, tty };
 }
@@ -280,7 +300,7 @@ export function runCommand(
       const own = !client;
       try {
         // A retry prints one line on a terminal: an unresponsive portal is not silence until the deadline.
-        const tty = io.errIsTTY ?? (io === processIo ? Boolean(process.stderr.isTTY) : false);
+        const tty = stderrIsTTY(io);
         client ??= new PortalClient(
           {
             ...resolveSettings(undefined, io.env ?? process.env, "cli"),

@@ -8,6 +8,7 @@ import {
   formatBytes,
   formatJson,
   formatTime,
+  latestRows,
   printTable,
   processIo,
   runCommand,
@@ -60,7 +61,7 @@ export function run(argv: string[], given: CliIo = processIo): Promise<number> {
         status = warnings = true;
       } else {
         reports = await getReports(client, b, c, { from: o.from as string | undefined, to: o.to as string | undefined, status, warnings });
-        if (typeof o.limit === "number") reports = o.limit === 0 ? [] : reports.slice(-o.limit);
+        reports = latestRows(reports, o.limit);
         if (o.json) {
           io.out(formatJson(reports));
           return 0;

@@ -1,7 +1,8 @@
 // The declaration layer of the command line: one CommandSpec gives both what util.parseArgs reads
 // (with the typed values, negation and refusals the commands document) and the help text.
 import assert from "node:assert/strict";
-import { CommandSpec, formatHelp, parseCommandArgs, runCommand, UsageError } from "../../provider/cli/args";
+import { CommandSpec, formatHelp, parseCommandArgs, processIo, runCommand, UsageError } from "../../provider/cli/args";
+import { captured } from "../support/captured";
 
 const SPEC: CommandSpec = {
   label: "backup-portal example",
@@ -125,5 +126,125 @@ describe("cli: options declared once, read with util.parseArgs", () => {
     assert.equal(ran, 0);
     assert.equal(await runCommand(SPEC, ["--bunit", "1"], io, (v) => v, body), 0);
     assert.equal(ran, 1);
+  });
+
+  it("an unknown option is never read as a negation, and only declared negations are suggested", () => {
+    const refused = (argv: string[]) => {
+      try {
+        parse(["--bunit", "1", ...argv]);
+      } catch (e) {
+        assert.ok(e instanceof UsageError);
+        return e.message;
+      }
+      assert.fail(`${argv.join(" ")} was accepted`);
+    };
+    // Ends with a declared name that has a negation, without the `no-`.
+    assert.equal(refused(["--abcprogress"]), 'unknown option "--abcprogress"; did you mean --progress?');
+    // Near `--no-quiet`, which is not declared (quiet has no negation).
+    assert.equal(refused(["--no-quiett"]), 'unknown option "--no-quiett"');
+    assert.equal(refused(["--no-progres"]), 'unknown option "--no-progres"; did you mean --no-progress?');
+  });
+
+  it("every missing required option is named", () => {
+    const spec: CommandSpec = {
+      label: "x",
+      usage: [],
+      options: { bunit: { kind: "int", value: "id", required: true }, consumer: { kind: "int", required: true } },
+    };
+    assert.throws(
+      () => parseCommandArgs(spec, []),
+      (e: Error) => e instanceof UsageError && e.message === "missing --bunit <id>, --consumer <n>",
+    );
+  });
+
+  it("help: the kind as the value's name when none is given, no text for no description, every note, whitespace as one space", () => {
+    const help = formatHelp({
+      label: "x",
+      usage: ["x [options]"],
+      options: {
+        base: { kind: "url" },
+        port: { kind: "int", description: "the  port\tto\nuse", required: true, default: 5 },
+      },
+    });
+    assert.equal(
+      help,
+      [
+        "usage: x [options]",
+        "",
+        "options:",
+        "  --base <url>",
+        "  --port <n>    the port to use (required; default 5)",
+        "  -h, --help    show this help",
+      ].join("\n"),
+    );
+  });
+
+  it("help: a description fills the line to the last column exactly, and wraps one character later; no trailing blanks", () => {
+    // `-h, --help` is the widest option (10 columns): descriptions start at column 14 and have 66 columns.
+    const lines = (description: string) =>
+      formatHelp({ label: "x", usage: ["x"], options: { x: { kind: "flag", description } } })
+        .split("\n")
+        .slice(3, -1);
+    const a = "a".repeat(32);
+    assert.deepEqual(lines(`${a} ${"b".repeat(33)}`), [`  --x         ${a} ${"b".repeat(33)}`]);
+    assert.deepEqual(lines(`${a} ${"b".repeat(34)}`), [`  --x         ${a}`, `              ${"b".repeat(34)}`]);
+    assert.deepEqual(lines(`${"word  ".repeat(14)}\n`), [`  --x         ${"word ".repeat(12)}word`, `              word`]);
+  });
+
+  it("runCommand: a late usage error is exit 2 with the usage, any other failure exit 1 in one line; a bug in prepare is thrown", async () => {
+    const late = await captured((io) =>
+      runCommand(
+        SPEC,
+        ["--bunit", "1"],
+        io,
+        (v) => v,
+        async () => {
+          throw new UsageError("found late");
+        },
+      ),
+    );
+    assert.deepEqual([late.code, late.err], [2, `backup-portal example: found late\n\n${formatHelp(SPEC)}\n`]);
+    const failed = await captured((io) =>
+      runCommand(
+        SPEC,
+        ["--bunit", "1"],
+        io,
+        (v) => v,
+        async () => {
+          throw new Error("it failed");
+        },
+      ),
+    );
+    assert.deepEqual([failed.code, failed.err], [1, "backup-portal example: it failed\n"]);
+    await assert.rejects(
+      captured((io) =>
+        runCommand(
+          SPEC,
+          ["--bunit", "1"],
+          io,
+          () => {
+            throw new TypeError("a bug");
+          },
+          async () => 0,
+        ),
+      ),
+      TypeError,
+    );
+  });
+
+  it("processIo writes to the process's stdout and stderr", () => {
+    const written: string[] = [];
+    const out = process.stdout.write;
+    const err = process.stderr.write;
+    process.stdout.write = ((chunk: string) => written.push(`out:${chunk}`) > 0) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string) => written.push(`err:${chunk}`) > 0) as typeof process.stderr.write;
+    try {
+      processIo.out("a");
+      processIo.err("b");
+    } finally {
+      process.stdout.write = out;
+      process.stderr.write = err;
+    }
+    assert.deepEqual(written, ["out:a", "err:b"]);
   });
 });

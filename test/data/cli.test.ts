@@ -315,6 +315,236 @@ describe("data: backup-portal reports|jobs|audit|invoices|billing", function () 
     });
   });
 
+  describe("invoices: the exact output and each refusal", () => {
+    it("the invoice table (ids and amounts right-aligned), the contract, the files; --limit keeps the latest n, 0 none", async () => {
+      assert.equal(
+        (await cli(invoices, ["--bunit", "1"])).out,
+        "DATE        ID  AMOUNT  CURRENCY\n2025-01-01   1   10.17  EUR\n2025-02-01   2   11.19  EUR\n2025-03-01   3   12.20  EUR\n",
+      );
+      assert.equal(
+        (await cli(invoices, ["--bunit", "1", "--contract"])).out,
+        "id:        1\nname:      Reseller agreement\nstart:     2024-01-01 00:00:00\ncurrency:  EUR\n",
+      );
+      assert.deepEqual(
+        json(await cli(invoices, ["--bunit", "1", "--json", "--limit", "1"])).map((i: { date: string }) => i.date),
+        ["2025-03-01"],
+      );
+      assert.equal((await cli(invoices, ["--bunit", "1", "--limit", "0"])).out, "(no invoices)\n");
+      assert.deepEqual(
+        json(await cli(invoices, ["--bunit", "1", "--files", "--json"])).map((f: { id: number; fileName: string }) => [f.id, f.fileName]),
+        [[1, "invoice-2025-03-01.pdf"]],
+      );
+      assert.equal((await cli(invoices, ["--bunit", "1", "--files", "--limit", "0"])).out, "(no invoice files)\n");
+      assert.equal((await cli(invoices, ["--bunit", "2", "--files"])).out, "(no invoice files)\n");
+    });
+
+    it("an upload: multipart unless --raw-upload, not sent to the billing address unless asked", async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-invoice-"));
+      try {
+        const file = path.join(dir, "april.pdf");
+        fs.writeFileSync(file, "%PDF-1.4\n%%EOF\n");
+        emu.clearRequests();
+        const plain = await cli(invoices, ["--bunit", "1", "--upload", file]);
+        assert.equal(plain.code, 0, plain.err);
+        // No ERP reference: the columns either side of its empty cell run together.
+        assert.deepEqual(table(plain)[1].slice(1, 4), ["april.pdf", "15 B", "no"]);
+        const raw = await cli(invoices, ["--bunit", "1", "--upload", file, "--raw-upload", "--name", "raw.pdf"]);
+        assert.equal(raw.code, 0, raw.err);
+        const uploads = emu.requestDetails().filter((r) => r.method === "POST" && r.path.includes("invoice"));
+        assert.equal(uploads.length, 2);
+        assert.match(uploads[0].headers["content-type"], /^multipart\/form-data/);
+        assert.equal(uploads[0].headers["x-file-name"], undefined);
+        assert.equal(uploads[1].headers["x-file-name"], "raw.pdf");
+        assert.doesNotMatch(uploads[1].headers["content-type"] ?? "", /multipart/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("refusals name what is wrong: two modes, upload options without --upload, a file that cannot be read, a name with a path", async () => {
+      const cases: Array<[string[], string]> = [
+        [["--date", "2025-01-01", "--files"], "--date, --files exclude each other"],
+        [["--contract", "--upload", "/dev/null"], "--contract, --upload exclude each other"],
+        [["--name", "x.pdf"], "--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload"],
+        [["--send-to-billing-address"], "--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload"],
+        [["--raw-upload"], "--name, --erp-reference, --send-to-billing-address and --raw-upload go with --upload"],
+        [["--upload", "/dev/null/x"], "--upload \"/dev/null/x\": ENOTDIR: not a directory, stat '/dev/null/x'"],
+      ];
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-invoice-"));
+      try {
+        const file = path.join(dir, "may.pdf");
+        fs.writeFileSync(file, "%PDF-1.4\n");
+        for (const name of ["sub/x.pdf", "sub\\x.pdf", "x.pdf/", ".", ".."])
+          cases.push([["--upload", file, "--name", name], `--name needs a plain file name (no directory), got ${JSON.stringify(name)}`]);
+        emu.clearRequests();
+        for (const [argv, message] of cases) {
+          const c = await cli(invoices, ["--bunit", "1", ...argv]);
+          assert.equal(c.code, 2, argv.join(" "));
+          assert.equal(c.err.split("\n")[0], `backup-portal invoices: ${message}`, argv.join(" "));
+        }
+        assert.deepEqual(emu.requests(), []);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe("jobs, billing, reports, audit: the exact output and each refusal", () => {
+    const C2 = ["--bunit", "2", "--consumer", "1"];
+    const T = "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d";
+    /** The first line of stderr of a refused command, after checking the exit code. */
+    const refusal = async (cmd: Run, argv: string[]) => {
+      const c = await cli(cmd, argv);
+      assert.equal(c.code, 2, `${argv.join(" ")}: ${c.err}`);
+      return c.err.split("\n")[0];
+    };
+
+    it("jobs: the table (numbers right-aligned), the note only beside a table, --limit, --first without jobs, the clamp note", async () => {
+      const c = await cli(jobs, [...C2, "--limit", "2"]);
+      const lines = c.out.split("\n");
+      assert.equal(lines[0], "ID  TYPE    STATUS                   STARTED              COMPLETED            TRANSFERRED  OBJECTS");
+      assert.match(lines[1], new RegExp(`^40  Backup  Completed with warnings  ${T}  ${T} {7}980 MB {5}1210$`));
+      assert.match(lines[2], new RegExp(`^41  Backup  Completed {16}${T}  ${T} {6}1\\.01 GB {5}1302$`));
+      assert.equal(lines.length, 4);
+      assert.equal(c.err, "jobs of the latest 24 hours (use --from, --to or --all for others)\n");
+      const one = await cli(jobs, [...C2, "--json", "--limit", "1"]);
+      assert.deepEqual(
+        json(one).map((j: { id: number }) => j.id),
+        [41],
+      );
+      assert.equal(one.err, "");
+      assert.equal((await cli(jobs, [...C2, "--limit", "0"])).out, "(no jobs)\n");
+      assert.deepEqual(json(await cli(jobs, ["--bunit", "2", "--consumer", "2", "--first", "--json"])), { firstJobCompleted: null });
+      // --to alone is a span too: no note of the latest 24 hours; a --from after the first job: no clamp note.
+      const to = await cli(jobs, [...C2, "--to", "2h"]);
+      assert.deepEqual([to.code, to.err], [0, ""]);
+      assert.ok(to.out.split("\n").length > 5, to.out);
+      assert.deepEqual([(await cli(jobs, [...C2, "--from", "7d"])).err], [""]);
+      const clamped = await cli(jobs, [...C2, "--from", "2020-01-01", "--limit", "1"]);
+      assert.match(clamped.err, /^--from lies before the first job; starting at the first job \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)\n$/);
+      assert.equal(clamped.out.split("\n").length, 3);
+      assert.equal((await cli(jobs, [...C2, "--all", "--to", "1d", "--json"])).code, 0);
+      assert.equal(await refusal(jobs, [...C2, "--first", "--to", "1d"]), "backup-portal jobs: --first takes no --from, --to or --all");
+      assert.equal(await refusal(jobs, [...C2, "--first", "--from", "7d"]), "backup-portal jobs: --first takes no --from, --to or --all");
+      assert.equal(await refusal(jobs, [...C2, "--all", "--from", "7d"]), "backup-portal jobs: --all and --from exclude each other");
+    });
+
+    it("billing: one period's lines and total, the periods with forecasts, --lines, --limit 0, what goes with --period", async () => {
+      assert.equal(
+        (await cli(billing, ["--bunit", "1", "--period", "2025-01-01"])).out,
+        [
+          "PERIOD      CONSUMER  NAME    STORAGE  TRANSFERRED  AMOUNT",
+          "2025-01-01         1  web-01  53.0 GB      15.9 GB    1.22",
+          "2025-01-01         2  db-01       0 B          0 B    0.00",
+          "2025-01-01         3  erp-01   430 GB      35.0 GB    8.95",
+          "total 2025-01-01: 10.17",
+          "",
+        ].join("\n"),
+      );
+      assert.equal(
+        (await cli(billing, ["--bunit", "1", "--include-next", "1"])).out,
+        [
+          "PERIOD      GENERATED            LINES  TOTAL",
+          "2025-01-01  2025-01-01 01:00:00      3  10.17",
+          "2025-02-01  2025-02-01 01:00:00      3  11.19",
+          "2025-03-01  2025-03-01 01:00:00      3  12.20",
+          "2025-04-01  (forecast)               3  10.17",
+          "",
+        ].join("\n"),
+      );
+      assert.equal(
+        (await cli(billing, ["--bunit", "1", "--lines", "--limit", "1"])).out,
+        [
+          "PERIOD      CONSUMER  NAME    STORAGE  TRANSFERRED  AMOUNT",
+          "2025-03-01         1  web-01  63.6 GB      19.0 GB    1.46",
+          "2025-03-01         2  db-01       0 B          0 B    0.00",
+          "2025-03-01         3  erp-01   516 GB      42.0 GB   10.74",
+          "total 2025-03-01: 12.20",
+          "",
+        ].join("\n"),
+      );
+      assert.equal((await cli(billing, ["--bunit", "1", "--limit", "0"])).out, "(no billing data)\n");
+      assert.equal((await cli(billing, ["--bunit", "1", "--lines", "--limit", "0"])).out, "(no billing lines)\n");
+      for (const extra of [
+        ["--from", "2025-01-01"],
+        ["--to", "2025-01-01"],
+        ["--include-next", "0"],
+      ])
+        assert.equal(
+          await refusal(billing, ["--bunit", "1", "--period", "2025-01-01", ...extra]),
+          "backup-portal billing: --period takes no --from, --to or --include-next",
+        );
+    });
+
+    it("reports: status and warnings columns, --latest as a table or none, --limit 0, --latest takes no span", async () => {
+      const c = await cli(reports, [...C2, "--limit", "2", "--status", "--warnings"]);
+      const lines = c.out.split("\n");
+      assert.equal(lines[0], "DATE                 STORAGE USED  TRANSFERRED  STATUS      WARNINGS");
+      assert.match(lines[1], new RegExp(`^${T} {7}52\\.0 GB {6}1\\.10 GB  Successful$`));
+      assert.match(lines[2], new RegExp(`^${T} {7}53\\.0 GB {6}1\\.10 GB  Warning {5}Schedule DAILY missed once$`));
+      assert.equal(lines.length, 4);
+      const latest = (await cli(reports, [...C2, "--latest"])).out.split("\n");
+      assert.equal(latest[0], "DATE                 STORAGE USED  TRANSFERRED  STATUS   WARNINGS");
+      assert.match(latest[1], new RegExp(`^${T} {7}53\\.0 GB {6}1\\.10 GB  Warning  Schedule DAILY missed once$`));
+      assert.equal((await cli(reports, ["--bunit", "2", "--consumer", "2", "--latest"])).out, "(no reports)\n");
+      assert.equal((await cli(reports, [...C2, "--limit", "0"])).out, "(no reports)\n");
+      assert.equal(await refusal(reports, [...C2, "--latest", "--to", "1d"]), "backup-portal reports: --latest takes no --from/--to");
+    });
+
+    it("reports and audit as the portal may send them: a warning without a message, no status, a type without a name", async () => {
+      emu.update((st) => {
+        const last = st.reports.filter((r) => r.consumerId === 1).sort((a, b) => a.date.localeCompare(b.date))[
+          st.reports.filter((r) => r.consumerId === 1).length - 1
+        ];
+        (last as { warnings: unknown[] }).warnings = [{ warningTypeId: 1, message: "full disk" }, { warningTypeId: 2 }];
+        delete (last as { status?: string }).status;
+        const first = st.auditLogs.filter((e) => e.consumerId === 1).sort((a, b) => a.time.localeCompare(b.time))[0];
+        first.type = 250;
+        delete (first as { objectId?: number }).objectId;
+      });
+      const latest = (await cli(reports, [...C2, "--latest"])).out.split("\n");
+      assert.match(latest[1], new RegExp(`^${T} {7}53\\.0 GB {6}1\\.10 GB {10}full disk; \\{"warningTypeId":2\\}$`));
+      const audited = (await cli(audit, [...C2, "--limit", "3"])).out.split("\n");
+      assert.match(audited[1], new RegExp(`^${T}  250 {5}Create  Consumer {4}admin   Consumer "web-01" created$`));
+    });
+
+    it("billing as the portal may send it: a period with no lines and no total", async () => {
+      emu.update((st) => {
+        const one = st.billingData.filter((b) => b.businessUnitId === 1).sort((a, b) => a.period.localeCompare(b.period));
+        one[one.length - 2].lines = [];
+        delete (one[one.length - 2] as { total?: number }).total;
+      });
+      const periods = await cli(billing, ["--bunit", "1", "--limit", "2"]);
+      assert.equal(periods.err, "");
+      assert.equal(
+        periods.out,
+        "PERIOD      GENERATED            LINES  TOTAL\n2025-02-01  2025-02-01 01:00:00      0\n2025-03-01  2025-03-01 01:00:00      3  12.20\n",
+      );
+      const lines = (await cli(billing, ["--bunit", "1", "--lines", "--limit", "2"])).out.split("\n");
+      assert.deepEqual(
+        lines.map((l) => l.slice(0, 12)),
+        ["PERIOD      ", "2025-03-01  ", "2025-03-01  ", "2025-03-01  ", "total 2025-0", ""],
+      );
+      assert.equal(lines[4], "total 2025-03-01: 12.20");
+    });
+
+    it("audit: the table with type names and the object, none with --limit 0", async () => {
+      const lines = (await cli(audit, [...C2, "--limit", "3"])).out.split("\n");
+      assert.equal(lines[0], "TIME                 TYPE    ACTION  OBJECT      USER    MESSAGE");
+      assert.match(lines[1], new RegExp(`^${T}  create  Create  Consumer 1  admin   Consumer "web-01" created$`));
+      assert.match(lines[2], new RegExp(`^${T}  modify  Modify  Consumer 1  tenant  Consumer modified: note$`));
+      assert.equal((await cli(audit, [...C2, "--limit", "0"])).out, "(no audit log entries)\n");
+      const oldest = json(await cli(audit, [...C2, "--json"]));
+      const newest = json(await cli(audit, [...C2, "--json", "--desc"]));
+      assert.ok(oldest.length > 1);
+      assert.deepEqual(newest, [...oldest].reverse());
+      assert.equal(
+        await refusal(audit, [...C2, "--type", "info,nope"]),
+        'backup-portal audit: --type: unknown audit log type "nope"; valid: info (0), create (100), modify (200), delete (300), error (400)',
+      );
+    });
+  });
+
   describe("billing", () => {
     it("periods as a table and JSON, forecasts, one period's lines", async () => {
       const rows = table(await cli(billing, ["--bunit", "1", "--include-next", "1"]));

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { run, CliIo } from "../../provider/cli/metadata";
+import { metadataOptions } from "../../provider/cli/metadata-options";
+import { UsageError } from "../../provider/cli/args";
 import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
 import * as fs from "fs";
 import * as path from "path";
@@ -132,6 +134,33 @@ describe("metadata: backup-portal metadata CLI", () => {
     assert.match(help.stdout.replace(/\s+/g, " "), /--deadline <ms>.*twice cloud-init's worst case for one document/);
   });
 
+  it("a source switched off (meta.dsmode disabled) is printed, and said once on stderr; a timeout comes with a hint, other failures without", async () => {
+    svc = await startMetadataService({ metadata: { ...SAMPLE_METADATA, meta: { dsmode: "disabled" } } });
+    const io = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive"], io), 0, io.stderr);
+    assert.equal(JSON.parse(io.stdout).disabled, true);
+    assert.equal(
+      io.stderr,
+      `backup-portal metadata: warning: meta.dsmode is "disabled" at ${svc.url}/openstack/latest/meta_data.json: cloud-init does not use this source, and register refuses to run\n`,
+    );
+    await svc.close();
+    svc = await startMetadataService({ delayMs: 1500 });
+    const slow = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive", "--timeout", "100", "--attempts", "1"], slow), 1);
+    assert.ok(
+      slow.stderr.endsWith(
+        "\nhint: not on an instance, or the service is unreachable from here; try --config-drive or a larger --timeout\n",
+      ),
+      slow.stderr,
+    );
+    await svc.close();
+    svc = await startMetadataService({ metadata: "[]" });
+    const broken = capture();
+    assert.equal(await run(["--url", svc.url, "--no-config-drive"], broken), 1);
+    assert.doesNotMatch(broken.stderr, /hint:/);
+    assert.equal(broken.stderr.split("\n").length, 2, broken.stderr);
+  });
+
   it("--help prints usage; bad arguments exit 2", async () => {
     const help = capture();
     assert.equal(await run(["--help"], help), 0);
@@ -171,5 +200,66 @@ describe("metadata: backup-portal metadata CLI", () => {
     }
     assert.equal(code, 0);
     assert.equal(JSON.parse(written).metadata.uuid, SAMPLE_METADATA.uuid);
+  });
+});
+
+describe("metadata: the reader's options from the command line (metadataOptions)", () => {
+  it("each option given becomes the reader's, under the reader's name; the rest keep the reader's defaults", () => {
+    assert.deepEqual(metadataOptions({}), {});
+    assert.deepEqual(metadataOptions({ "no-config-drive": false, "no-network": false }), {});
+    assert.deepEqual(
+      metadataOptions({
+        url: "http://127.0.0.1:9",
+        platform: "openstack",
+        "api-version": "2018-08-27",
+        timeout: 5,
+        attempts: 2,
+        deadline: 9,
+        "no-config-drive": true,
+        "no-network": true,
+      }),
+      {
+        url: "http://127.0.0.1:9",
+        platform: "openstack",
+        version: "2018-08-27",
+        timeoutMs: 5,
+        attempts: 2,
+        deadlineMs: 9,
+        discoverConfigDrive: false,
+        network: false,
+      },
+    );
+  });
+
+  it("a value the reader refuses is a UsageError that names the option as the command line spells it", () => {
+    const cases: Array<[Record<string, string | number>, string]> = [
+      [{ platform: "a/b" }, '--platform must be a single non-empty path segment, got "a/b"'],
+      [{ "api-version": ".." }, '--api-version must be a single non-empty path segment, got ".."'],
+      [{ timeout: 0 }, "--timeout must be a number >= 1, got 0"],
+      [{ attempts: 0 }, "--attempts must be a number >= 1, got 0"],
+      [{ deadline: 0.5 }, "--deadline must be a number >= 1, got 0.5"],
+      // Not one of the reader's option names: the message stays as the reader wrote it.
+      [{ url: "ftp://127.0.0.1" }, 'metadata service URL must be an http(s) URL, got "ftp://127.0.0.1"'],
+    ];
+    for (const [values, message] of cases) {
+      assert.throws(
+        () => metadataOptions(values),
+        (e: Error) => e instanceof UsageError && e.message === message,
+        JSON.stringify(values),
+      );
+    }
+  });
+
+  it("a bug is not reported as a bad argument", () => {
+    assert.throws(() => metadataOptions({ platform: 5 }), TypeError);
+  });
+
+  it("the command says which option is wrong", async () => {
+    const io = capture();
+    assert.equal(await run(["--platform", "a/b", "--no-config-drive"], io), 2);
+    assert.ok(
+      io.stderr.startsWith('backup-portal metadata: --platform must be a single non-empty path segment, got "a/b"\n\nusage:'),
+      io.stderr,
+    );
   });
 });
