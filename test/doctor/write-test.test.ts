@@ -3,64 +3,13 @@
 // (passed on, then the connection closed): what the portal is left holding, and what the report says, on each
 // path of the cleanup: the DELETE worked or not, and the portal said afterwards whether the consumer is there or not.
 import assert from "node:assert/strict";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import { startEmulator, type Emulator } from "../../emulator";
 import { Probe } from "../../provider/doctor/probe";
 import { checkLogin } from "../../provider/doctor/read-checks";
 import { Checks, type Check } from "../../provider/doctor/report";
 import { writeTest } from "../../provider/doctor/write-test";
 import { clientFor, ORIGIN } from "../support/portal";
-
-/** Passed on; refused (closed before the portal); lost (passed on, then closed); or answered by the proxy itself. */
-type Verdict = "pass" | "refuse" | "lose" | "fake204" | { status: number; json: unknown };
-type Rule = (req: { method: string; path: string }, seen: Array<{ method: string; path: string }>) => Verdict;
-
-/** A proxy on loopback in front of `target` that applies `rule` to each request, given the requests `seen` before it. */
-async function startProxy(
-  target: string,
-  rule: () => Rule,
-): Promise<{ url: string; seen: Array<{ method: string; path: string }>; close(): Promise<void> }> {
-  const to = new URL(target);
-  const seen: Array<{ method: string; path: string }> = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const info = { method: req.method ?? "GET", path: req.url ?? "/" };
-      const verdict = rule()(info, seen);
-      seen.push(info);
-      if (verdict === "refuse") return void res.destroy();
-      if (verdict === "fake204") return void res.writeHead(204).end();
-      if (typeof verdict === "object")
-        return void res.writeHead(verdict.status, { "content-type": "application/json" }).end(JSON.stringify(verdict.json));
-      const out = http.request(
-        { host: to.hostname, port: to.port, method: info.method, path: info.path, headers: { ...req.headers, host: to.host } },
-        (answer) => {
-          const body: Buffer[] = [];
-          answer.on("data", (c: Buffer) => body.push(c));
-          answer.on("end", () => {
-            if (verdict === "lose") return void res.destroy();
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            res.end(Buffer.concat(body));
-          });
-        },
-      );
-      out.on("error", () => res.destroy());
-      out.end(Buffer.concat(chunks));
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      }),
-  };
-}
+import { startProxy, type Proxy, type Rule } from "../support/proxy";
 
 const NAME = "doctor-0a1b2c3d";
 const CONSUMER = /^\/v1\/bunits\/2\/consumers\/\d+(\?|$)/;
@@ -74,7 +23,7 @@ const keepConsumer =
 describe("doctor: the write test, in process", function () {
   this.timeout(60_000);
   let em: Emulator;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let proxy: Proxy;
   let rule: Rule = () => "pass";
   before(async () => {
     em = await startEmulator({ quiet: true });
