@@ -35,6 +35,14 @@ const on =
     match(req) ? (typeof verdict === "function" ? verdict(req) : verdict) : "pass";
 const path = (method: string, p: string | RegExp) => (r: Seen) =>
   r.method === method && (typeof p === "string" ? r.path.split("?")[0] === p : p.test(r.path));
+/** The one check of a run, with its id and status (its detail varies with the platform's words for a closed connection). */
+function only(checks: Check[], id: string, status: Check["status"]): Check {
+  assert.deepEqual(
+    checks.map((c) => [c.id, c.status]),
+    [[id, status]],
+  );
+  return checks[0];
+}
 const portalSaid = (status: number, code = "Refused") => ({ status, json: { status, code, message: `refused with ${status}` } });
 
 describe("doctor: the read checks, in process", function () {
@@ -108,12 +116,33 @@ describe("doctor: the read checks, in process", function () {
       assert.deepEqual(r.checks, [{ id: "version", status: "ok", detail: `portal 12.0.345.6789 ${at()} (answered as bare text)` }]);
     });
 
+    it("asked without a token even when the probe holds one, as is the login; the refresh grant with the login's", async () => {
+      await run(
+        () => "pass",
+        async (c) => {
+          c.probe.token = "A-token-held-before";
+          assert.ok(await checkVersion(c));
+          assert.ok(await checkLogin(c));
+        },
+      );
+      const sent = em
+        .requestDetails()
+        .filter((d) => d.path === "/v1/fullVersion" || d.path === "/v1/oauth")
+        .slice(-3);
+      assert.deepEqual(
+        sent.map((d) => [d.path, d.headers.authorization]),
+        [
+          ["/v1/fullVersion", undefined],
+          ["/v1/oauth", undefined],
+          ["/v1/oauth", "Bearer ***"],
+        ],
+      );
+    });
+
     it("no answer: failed with the URL fix, and the run stops", async () => {
       const r = await run(() => "refuse", checkVersion);
       assert.equal(r.result, false);
-      assert.equal(r.checks.length, 1);
-      const [v] = r.checks;
-      assert.equal(v.status, "failed");
+      const v = only(r.checks, "version", "failed");
       assert.match(v.detail, new RegExp(`^no answer from ${proxy.url}: GET /v1/fullVersion: .+`));
       assert.equal(v.fix, `${URL_FIX}, and make sure the portal is reachable from here (proxy, firewall)`);
     });
@@ -246,8 +275,7 @@ describe("doctor: the read checks, in process", function () {
     it("no answer: failed with the URL fix", async () => {
       const r = await run(() => "refuse", checkLogin);
       assert.equal(r.result, false);
-      assert.equal(r.checks.length, 1);
-      assert.equal(r.checks[0].status, "failed");
+      only(r.checks, "login", "failed");
       assert.match(r.checks[0].detail, /^POST \/v1\/oauth: /);
       assert.equal(r.checks[0].fix, URL_FIX);
       assert.equal(r.c.probe.token, undefined);
@@ -370,7 +398,7 @@ describe("doctor: the read checks, in process", function () {
       }
       const lost = await run(refresh("refuse"), checkLogin);
       assert.equal(lost.result, true);
-      assert.equal(lost.checks[1].status, "differs");
+      only(lost.checks.slice(1), "refresh", "differs");
       assert.equal(lost.checks[1].reading, "unknown");
       assert.match(
         lost.checks[1].detail,
@@ -402,8 +430,7 @@ describe("doctor: the read checks, in process", function () {
         ]);
       }
       const none = await run(() => "refuse", checkOrigin, { login: true });
-      assert.equal(none.checks.length, 1);
-      assert.equal(none.checks[0].status, "skipped");
+      only(none.checks, "origin", "skipped");
       assert.match(none.checks[0].detail, /^GET \/v1\/me: /);
     });
   });
@@ -478,7 +505,7 @@ describe("doctor: the read checks, in process", function () {
 
     it("/v1/me failing otherwise: failed with the client's hint, or the generic fix", async () => {
       const failing = await run(on(me, portalSaid(500)), checkAccount);
-      assert.equal(failing.checks[0].status, "failed");
+      only(failing.checks.slice(0, 1), "me", "failed");
       assert.equal(failing.checks[0].detail, `GET /v1/me failed (HTTP 500): Refused: refused with 500. Hint: ${FAILED_HINT}`);
       assert.equal(failing.checks[0].fix, FAILED_HINT);
       // Nothing to go on: no business unit is read.
@@ -681,8 +708,7 @@ describe("doctor: the read checks, in process", function () {
         assert.deepEqual(r.checks, [want], JSON.stringify(answer));
       }
       const none = await errors(on(consumer0, "refuse"));
-      assert.equal(none.checks.length, 1);
-      assert.equal(none.checks[0].status, "skipped");
+      only(none.checks, "errors", "skipped");
       assert.match(none.checks[0].detail, /^GET \/v1\/bunits\/2\/consumers\/0: /);
     });
   });
@@ -708,6 +734,22 @@ describe("doctor: the read checks, in process", function () {
       const end = new URL(r.seen[2].path, "http://x").searchParams.get("endTime");
       const ahead = Date.parse(end!) - Date.now();
       assert.ok(ahead > 86_000_000 && ahead <= 86_400_000, end!);
+    });
+
+    it("the jobs counted are those the portal answered until tomorrow, older ones too", async () => {
+      const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+      const r = await jobs((req) =>
+        req.method === "GET" && /^\/v1\/bunits\/2\/consumers\/1\/jobs\/first\?/.test(req.path)
+          ? {
+              status: 200,
+              json: [
+                { id: 1, completed: ago(3 * 86_400_000) },
+                { id: 2, completed: ago(3_600_000) },
+              ],
+            }
+          : "pass",
+      );
+      assert.match(r.checks[0].detail, /\(consumer 1, 2 jobs\)$/);
     });
 
     it("a consumer without jobs is passed over for one with; none with jobs: the first", async () => {
@@ -772,7 +814,7 @@ describe("doctor: the read checks, in process", function () {
       ]);
       em.reset();
       const failing = await jobs(on(path("GET", /\/jobs/), portalSaid(500)));
-      assert.equal(failing.checks[0].status, "skipped");
+      only(failing.checks, "jobs-path", "skipped");
       assert.match(
         failing.checks[0].detail,
         /^neither path answered a job list: GET \/v1\/bunits\/2\/consumers\/1\/jobs\/first failed \(HTTP 500\): Refused: refused with 500\. Hint: the portal failed: try again later; only `backup-portal jobs` needs it$/,
