@@ -16,7 +16,8 @@ export interface Seen {
  */
 export type Verdict =
   "pass" | "refuse" | "lose" | "fake204" | { status: number; json: unknown } | { status: number; text: string; type?: string };
-export type Rule = (req: Seen, seen: Seen[]) => Verdict;
+/** Decides a request from what it is, the requests seen before it and its headers. */
+export type Rule = (req: Seen, seen: Seen[], headers: http.IncomingHttpHeaders) => Verdict;
 
 export interface Proxy {
   url: string;
@@ -34,7 +35,7 @@ export async function startProxy(target: string, rule: () => Rule): Promise<Prox
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const info = { method: req.method ?? "GET", path: req.url ?? "/" };
-      const verdict = rule()(info, seen);
+      const verdict = rule()(info, seen, req.headers);
       seen.push(info);
       if (verdict === "refuse") return void res.destroy();
       if (verdict === "fake204") return void res.writeHead(204).end();
