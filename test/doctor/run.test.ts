@@ -81,6 +81,15 @@ describe("doctor: runDoctor, in process", function () {
     assert.equal(r.checks.length, 5);
   });
 
+  it("a portal that does not answer: the version check says so with the address and the request", async () => {
+    const closed = await startProxy(em.url, () => () => "pass");
+    await closed.close();
+    const r = await runDoctor({ env: { ...envFor(em), BACKUP_PORTAL_URL: closed.url }, timeoutMs: 2000 });
+    const v = byId(r, "version");
+    assert.equal(v.status, "failed");
+    assert.ok(v.detail.startsWith(`no answer from ${closed.url}: GET /v1/fullVersion: `), v.detail);
+  });
+
   it("the password is hidden in every line, the settings' too (before any client exists)", async () => {
     // The emulator's accounts use their name as password: the username's line hides it.
     const r = await runDoctor({ env: { ...envFor(em), BACKUP_PORTAL_URL: "ftp://portal.example" } });
