@@ -673,7 +673,7 @@ describe("doctor: the read checks, in process", function () {
 
     it("another shape, another status, no error at all, no answer", async () => {
       const long = `not found ${"-".repeat(90)}`;
-      const other = (status: number, text: string) => ({
+      const other = (status: number, text: string): Check => ({
         id: "errors",
         status: "differs",
         detail: `an unknown consumer is HTTP ${status} with ${JSON.stringify(text)}; the client shows the portal's text as it is (handled)`,

@@ -17,8 +17,8 @@ const isDelete = (r: { method: string; path: string }) => r.method === "DELETE" 
 /** The node's DELETE refused: the emulator's removes the consumer with it, and the cleanup would find nothing to do. */
 const keepConsumer =
   (r: Rule): Rule =>
-  (req, seen) =>
-    req.method === "DELETE" && /\/node(\?|$)/.test(req.path) ? "refuse" : r(req, seen);
+  (req, seen, headers) =>
+    req.method === "DELETE" && /\/node(\?|$)/.test(req.path) ? "refuse" : r(req, seen, headers);
 
 describe("doctor: the write test, in process", function () {
   this.timeout(60_000);
