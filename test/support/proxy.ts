@@ -12,10 +12,16 @@ export interface Seen {
 
 /**
  * Passed on; refused (closed before the portal); lost (passed on, then closed); an empty 204; or answered by the
- * proxy itself: `json` as application/json, or `text` with `type` (default text/plain).
+ * proxy itself: `json` as application/json, or `text` with `type` (default text/plain); with `forward`, after
+ * passing the request on (the portal acts, its answer is replaced).
  */
 export type Verdict =
-  "pass" | "refuse" | "lose" | "fake204" | { status: number; json: unknown } | { status: number; text: string; type?: string };
+  | "pass"
+  | "refuse"
+  | "lose"
+  | "fake204"
+  | { status: number; json: unknown; forward?: boolean }
+  | { status: number; text: string; type?: string; forward?: boolean };
 /** Decides a request from what it is, the requests seen before it and its headers. */
 export type Rule = (req: Seen, seen: Seen[], headers: http.IncomingHttpHeaders) => Verdict;
 
@@ -39,11 +45,12 @@ export async function startProxy(target: string, rule: () => Rule): Promise<Prox
       seen.push(info);
       if (verdict === "refuse") return void res.destroy();
       if (verdict === "fake204") return void res.writeHead(204).end();
-      if (typeof verdict === "object") {
-        if ("json" in verdict)
-          return void res.writeHead(verdict.status, { "content-type": "application/json" }).end(JSON.stringify(verdict.json));
-        return void res.writeHead(verdict.status, { "content-type": verdict.type ?? "text/plain" }).end(verdict.text);
-      }
+      const answerInstead = (): void => {
+        if (typeof verdict !== "object") return;
+        if ("json" in verdict) res.writeHead(verdict.status, { "content-type": "application/json" }).end(JSON.stringify(verdict.json));
+        else res.writeHead(verdict.status, { "content-type": verdict.type ?? "text/plain" }).end(verdict.text);
+      };
+      if (typeof verdict === "object" && !verdict.forward) return answerInstead();
       const out = http.request(
         { host: to.hostname, port: to.port, method: info.method, path: info.path, headers: { ...req.headers, host: to.host } },
         (answer) => {
@@ -51,6 +58,7 @@ export async function startProxy(target: string, rule: () => Rule): Promise<Prox
           answer.on("data", (c: Buffer) => body.push(c));
           answer.on("end", () => {
             if (verdict === "lose") return void res.destroy();
+            if (typeof verdict === "object") return answerInstead();
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             res.end(Buffer.concat(body));
           });
