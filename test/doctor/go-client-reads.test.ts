@@ -10,6 +10,7 @@ import { checkGoClientReads } from "../../provider/doctor/go-client-reads";
 import { Probe } from "../../provider/doctor/probe";
 import { Checks } from "../../provider/doctor/report";
 import { clientFor, envFor } from "../support/portal";
+import { startProxy, type Proxy, type Rule } from "../support/proxy";
 
 async function doctorOn(opts: EmulatorOptions, args: string[] = []): Promise<{ code: number; report: DoctorReport }> {
   const em = await startEmulator({ quiet: true, ...opts });
@@ -54,6 +55,79 @@ describe("doctor: the Go client's reads beyond spec 000", function () {
     }
     assert.match(line(report, "go-bunit-read").detail, /bunitID=2 /);
   });
+  describe("the check alone, through a proxy that answers in the portal's place", () => {
+    let em: Emulator;
+    let proxy: Proxy;
+    let rule: Rule = () => "pass";
+    before(async () => {
+      em = await startEmulator({ quiet: true });
+      proxy = await startProxy(em.url, () => rule);
+    });
+    after(async () => {
+      await proxy?.close();
+      await em?.close();
+    });
+
+    /** The two lines for business unit 1 with `r` deciding each request. */
+    async function through(r: Rule): Promise<Checks["list"]> {
+      const client = clientFor(em, "admin", { url: proxy.url, maxAttempts: 1 });
+      const checks = new Checks();
+      const probe = new Probe({ url: proxy.url, origin: "o", timeoutMs: 5000, secrets: () => [] });
+      rule = r;
+      try {
+        await checkGoClientReads({ client, probe, checks, username: "admin", clientId: "emulator", password: "admin" }, 1);
+      } finally {
+        rule = () => "pass";
+        client.close();
+      }
+      return checks.list;
+    }
+    const WHY = "not in spec 000; the published Go client reads it; nothing the providers do needs it";
+
+    it("405 is 'not served' too", async () => {
+      const refused = { status: 405, json: { code: "MethodNotAllowed", message: "no" } };
+      const [bunit, actions] = await through((req) => (/^\/v1\/(bunits\?|actions)/.test(req.path) ? refused : "pass"));
+      assert.deepEqual(bunit, {
+        id: "go-bunit-read",
+        status: "differs",
+        detail: `GET /v1/bunits?bunitID=1 is not served (${WHY})`,
+        reading: "not served",
+      });
+      assert.deepEqual(actions, {
+        id: "go-actions",
+        status: "differs",
+        detail: `GET /v1/actions is not served (${WHY})`,
+        reading: "not served",
+      });
+    });
+
+    it("the children as a collection, or none; no actions listed: none read by id", async () => {
+      const unit = (businessUnits: unknown) => ({ status: 200, json: { id: 1, name: "Reseller", businessUnits } });
+      const cases: Array<[unknown, string]> = [
+        [{ items: [{ id: 2 }, { id: 3 }, { id: 4 }], total: 3 }, "3 child business unit(s), businessUnits a collection"],
+        [undefined, "0 child business unit(s), businessUnits absent"],
+      ];
+      for (const [children, said] of cases) {
+        const [bunit, actions] = await through((req) =>
+          req.path.startsWith("/v1/bunits?") ? unit(children) : req.path === "/v1/actions" ? { status: 200, json: [] } : "pass",
+        );
+        assert.deepEqual(bunit, {
+          id: "go-bunit-read",
+          status: "ok",
+          detail: `GET /v1/bunits?bunitID=1 is served (${WHY}): ${said}`,
+          reading: "served",
+        });
+        assert.deepEqual(actions, {
+          id: "go-actions",
+          status: "ok",
+          detail: `GET /v1/actions is served (${WHY}): 0 action(s)`,
+          reading: "served",
+        });
+      }
+      assert.ok(!proxy.seen.some((s) => /^\/v1\/actions\/\d/.test(s.path)), "no action read by id");
+    });
+  });
+
   describe("the check alone, on one emulator", () => {
     let em: Emulator;
     before(async () => {

@@ -6,6 +6,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Checks, formatReport, type DoctorReport } from "../../provider/doctor/report";
 import { isHtml, NoAnswer, Probe, said, type ProbeAnswer } from "../../provider/doctor/probe";
+import { DEFAULT_MAX_ANSWER_BYTES } from "../../provider/portal/settings";
 
 describe("doctor: the report", () => {
   it("Checks redacts the detail and the fix of every check, keeps the reading, and counts only failures", () => {
@@ -87,7 +88,8 @@ describe("doctor: the probe", () => {
   let base: string;
   const seen: Seen[] = [];
   // The answer of the next request: status, content type, body; `hang` never answers.
-  let next: { status: number; type?: string; body: string; hang?: boolean } = { status: 200, body: "" };
+  // `declared` sends only the head, with that Content-Length.
+  let next: { status: number; type?: string; body: string; hang?: boolean; declared?: number } = { status: 200, body: "" };
 
   before(async () => {
     server = http.createServer((req, res) => {
@@ -96,6 +98,7 @@ describe("doctor: the probe", () => {
       req.on("end", () => {
         seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
         if (next.hang) return;
+        if (next.declared !== undefined) return void res.writeHead(next.status, { "Content-Length": next.declared }).flushHeaders();
         res.writeHead(next.status, next.type ? { "Content-Type": next.type } : {});
         res.end(next.body);
       });
@@ -186,6 +189,16 @@ describe("doctor: the probe", () => {
       return true;
     });
     assert.equal(probe().clean("pw-123 and tok-456"), "*** and ***");
+  });
+
+  it("an answer over the size cap: NoAnswer saying so, with its status", async () => {
+    next = { status: 207, body: "", declared: DEFAULT_MAX_ANSWER_BYTES + 1 };
+    await assert.rejects(probe().send("GET", "/v1/big"), (e: unknown) => {
+      assert.ok(e instanceof NoAnswer);
+      assert.equal(e.message, `GET /v1/big: the answer is larger than ${DEFAULT_MAX_ANSWER_BYTES} bytes (HTTP 207)`);
+      return true;
+    });
+    server.closeAllConnections();
   });
 
   it("isHtml: by the content type or a page's first tag", () => {

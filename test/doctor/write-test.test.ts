@@ -3,64 +3,13 @@
 // (passed on, then the connection closed): what the portal is left holding, and what the report says, on each
 // path of the cleanup: the DELETE worked or not, and the portal said afterwards whether the consumer is there or not.
 import assert from "node:assert/strict";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import { startEmulator, type Emulator } from "../../emulator";
 import { Probe } from "../../provider/doctor/probe";
 import { checkLogin } from "../../provider/doctor/read-checks";
 import { Checks, type Check } from "../../provider/doctor/report";
 import { writeTest } from "../../provider/doctor/write-test";
 import { clientFor, ORIGIN } from "../support/portal";
-
-/** Passed on; refused (closed before the portal); lost (passed on, then closed); or answered by the proxy itself. */
-type Verdict = "pass" | "refuse" | "lose" | "fake204" | { status: number; json: unknown };
-type Rule = (req: { method: string; path: string }, seen: Array<{ method: string; path: string }>) => Verdict;
-
-/** A proxy on loopback in front of `target` that applies `rule` to each request, given the requests `seen` before it. */
-async function startProxy(
-  target: string,
-  rule: () => Rule,
-): Promise<{ url: string; seen: Array<{ method: string; path: string }>; close(): Promise<void> }> {
-  const to = new URL(target);
-  const seen: Array<{ method: string; path: string }> = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const info = { method: req.method ?? "GET", path: req.url ?? "/" };
-      const verdict = rule()(info, seen);
-      seen.push(info);
-      if (verdict === "refuse") return void res.destroy();
-      if (verdict === "fake204") return void res.writeHead(204).end();
-      if (typeof verdict === "object")
-        return void res.writeHead(verdict.status, { "content-type": "application/json" }).end(JSON.stringify(verdict.json));
-      const out = http.request(
-        { host: to.hostname, port: to.port, method: info.method, path: info.path, headers: { ...req.headers, host: to.host } },
-        (answer) => {
-          const body: Buffer[] = [];
-          answer.on("data", (c: Buffer) => body.push(c));
-          answer.on("end", () => {
-            if (verdict === "lose") return void res.destroy();
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            res.end(Buffer.concat(body));
-          });
-        },
-      );
-      out.on("error", () => res.destroy());
-      out.end(Buffer.concat(chunks));
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      }),
-  };
-}
+import { startProxy, type Proxy, type Rule, type Verdict } from "../support/proxy";
 
 const NAME = "doctor-0a1b2c3d";
 const CONSUMER = /^\/v1\/bunits\/2\/consumers\/\d+(\?|$)/;
@@ -68,13 +17,13 @@ const isDelete = (r: { method: string; path: string }) => r.method === "DELETE" 
 /** The node's DELETE refused: the emulator's removes the consumer with it, and the cleanup would find nothing to do. */
 const keepConsumer =
   (r: Rule): Rule =>
-  (req, seen) =>
-    req.method === "DELETE" && /\/node(\?|$)/.test(req.path) ? "refuse" : r(req, seen);
+  (req, seen, headers) =>
+    req.method === "DELETE" && /\/node(\?|$)/.test(req.path) ? "refuse" : r(req, seen, headers);
 
 describe("doctor: the write test, in process", function () {
   this.timeout(60_000);
   let em: Emulator;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let proxy: Proxy;
   let rule: Rule = () => "pass";
   before(async () => {
     em = await startEmulator({ quiet: true });
@@ -304,5 +253,204 @@ describe("doctor: the write test, in process", function () {
       ["failed", "the providers set node passwords this way: report this answer"],
     );
     assert.deepEqual(r.onPortal, []);
+  });
+
+  describe("each step's line, pinned to the portal's answer", () => {
+    type Req = { method: string; path: string };
+    const step = (method: string, tail: RegExp) => (req: Req) => req.method === method && tail.test(req.path);
+    const spname = step("GET", /\/node\/spname(\?|$)/);
+    const activate = step("GET", /\/node\/activate\?/);
+    const nodeDelete = step("DELETE", /\/node(\?|$)/);
+    const consumerRead = (req: Req) => req.method === "GET" && CONSUMER.test(req.path);
+    const list = (req: Req) => req.method === "GET" && /^\/v1\/bunits\/2\/consumers(\?|$)/.test(req.path);
+    /** `v` for the first request `match` picks, the others passed on. */
+    const first =
+      (match: (req: Req) => boolean, v: Verdict, other: Rule = () => "pass"): Rule =>
+      (req, seen, headers) =>
+        match(req) && !seen.some(match) ? v : other(req, seen, headers);
+    const portalSaid = (status: number) => ({ status, json: { status, code: "Refused", message: `refused with ${status}` } });
+
+    it("a clean run: the node's names, its DELETE, and what is sent (note, contact, JSON bodies, comment, name)", async () => {
+      const r = await run(() => "pass");
+      assert.equal(r.checks.get("node-create")!.detail, "made its node (Windows workstation, File server, domain STANDARD)");
+      assert.deepEqual(r.checks.get("node-delete"), {
+        id: "node-delete",
+        status: "ok",
+        detail: "DELETE .../node answers 200 with the deleted node (what the published Go client decodes)",
+        reading: "200 with the node",
+      });
+      const sent = em.requestDetails();
+      const body = (method: string, tail: RegExp) => sent.filter((d) => d.method === method && tail.test(d.path)).map((d) => d.body);
+      assert.deepEqual(
+        body("POST", /^\/v1\/bunits\/2\/consumers$/).map((b) => (b as { note?: string }).note),
+        ["made by backup-portal doctor --write-test; removed when it ends"],
+      );
+      assert.deepEqual(
+        body("POST", /\/node$/).map((b) => (b as { contact?: string }).contact),
+        ["backup-portal doctor"],
+      );
+      assert.deepEqual(body("DELETE", /\/node$/), [{}, {}]);
+      const paths = proxy.seen.map((x) => `${x.method} ${x.path}`);
+      assert.ok(
+        paths.some((x) => /^DELETE \/v1\/bunits\/2\/consumers\/\d+\?.*deletionComment=backup-portal\+doctor\+--write-test/.test(x)),
+        paths.join("\n"),
+      );
+      // Without a proposed name, the one made up from the random suffix, upper-cased.
+      await run((req) => (spname(req) ? portalSaid(404) : "pass"));
+      assert.ok(
+        proxy.seen.some((x) => x.path.endsWith("/node/activate?tsmName=DOCTOR-0A1B2C3D")),
+        proxy.seen.map((x) => x.path).join("\n"),
+      );
+    });
+
+    it("reference items without a name: by their id; a node the portal refuses: failed with the fix", async () => {
+      const r = await run((req) =>
+        req.method === "GET" && /^\/v1\/(nodeoperatingsystems|nodetypes|bunits\/2\/defaultserver\/domains)$/.test(req.path)
+          ? { status: 200, json: [{ id: 1 }] }
+          : "pass",
+      );
+      assert.equal(r.checks.get("node-create")!.detail, "made its node (1, 1, domain 1)");
+      const refused = await run(first(step("POST", /\/node$/), portalSaid(400)));
+      const c = refused.checks.get("node-create")!;
+      assert.deepEqual([c.status, c.fix], ["failed", "check the reference data lines above"]);
+      assert.equal(refused.checks.has("put"), false, "no further node step");
+      assert.deepEqual(refused.onPortal, []);
+    });
+
+    it("a PUT that replaces: differs", async () => {
+      const put = step("PUT", CONSUMER);
+      const r = await run((req, seen) =>
+        consumerRead(req) && seen.filter(put).length === 2 && !seen.some(spname)
+          ? { status: 200, json: { id: Number(/consumers\/(\d+)/.exec(req.path)![1]), name: NAME, businessUnitId: 2 } }
+          : "pass",
+      );
+      assert.deepEqual(r.checks.get("put"), {
+        id: "put",
+        status: "differs",
+        detail: "a PUT replaces the object: fields it leaves out are cleared; the providers send every declared field (handled)",
+        reading: "replace",
+      });
+    });
+
+    it("the proposed name is the one activated, bare or as a JSON string", async () => {
+      const bare = await run((req) => (spname(req) ? { status: 200, text: "DOCTOR-PROPOSED" } : "pass"));
+      assert.equal(
+        bare.checks.get("spname")!.detail,
+        "GET .../node/spname answers the bare name (DOCTOR-PROPOSED), as the published Go client expects",
+      );
+      assert.match(bare.checks.get("activate")!.detail, /^activated as DOCTOR-PROPOSED; /);
+      assert.ok(proxy.seen.some((x) => x.path.includes("/node/activate?tsmName=DOCTOR-PROPOSED")));
+      const json = await run((req) => (spname(req) ? { status: 200, json: "DOCTOR-JSONNAME" } : "pass"));
+      assert.deepEqual(json.checks.get("spname"), {
+        id: "spname",
+        status: "differs",
+        detail: 'GET .../node/spname answers a JSON string ("DOCTOR-JSONNAME"); the client takes both (handled)',
+        reading: "json",
+      });
+      assert.match(json.checks.get("activate")!.detail, /^activated as DOCTOR-JSONNAME; /);
+    });
+
+    const noSpname: Rule = (req) => (spname(req) ? portalSaid(404) : "pass");
+
+    it("the activation's answer: a JSON string, no body, the bare name; a node that does not carry the name fails", async () => {
+      const cases: Array<[Verdict, string]> = [
+        [{ status: 200, json: "DOCTOR-0A1B2C3D", forward: true }, "a JSON string"],
+        [{ status: 200, text: "  ", forward: true }, "no body"],
+        [{ status: 200, text: " DOCTOR-0A1B2C3D\n", forward: true }, "the bare name"],
+      ];
+      for (const [answer, shape] of cases) {
+        const r = await run(first(activate, answer, noSpname));
+        assert.deepEqual(
+          r.checks.get("activate"),
+          {
+            id: "activate",
+            status: "ok",
+            detail: `activated as DOCTOR-0A1B2C3D; the answer was ${shape} (the client takes any)`,
+            reading: shape,
+          },
+          shape,
+        );
+      }
+      // Answered, but the portal never saw it: the node has no name.
+      const unseen = await run(first(activate, { status: 200, json: "DOCTOR-0A1B2C3D" }, noSpname));
+      const a = unseen.checks.get("activate")!;
+      assert.deepEqual([a.status, a.fix], ["failed", "report this answer: the providers read the activated name back"]);
+      assert.match(a.detail, /^activated as DOCTOR-0A1B2C3D, but the node reads tsmName (undefined|null)$/);
+      assert.equal(unseen.checks.has("activate-again"), false);
+    });
+
+    it("a password change answered without the node: said with no id", async () => {
+      const r = await run(first(step("POST", /\/node\/password$/), "fake204"));
+      assert.equal(
+        r.checks.get("password")!.detail,
+        "POST .../node/password answered the node (id ?); the password is never kept from an answer",
+      );
+    });
+
+    it("the node's DELETE answered otherwise: each shape said, anything but 200 or 204 a failure", async () => {
+      const differs = (status: number, said: string) => ({
+        id: "node-delete",
+        status: "differs",
+        detail: `DELETE .../node answers ${status}${said}; the client takes any 2xx (handled)`,
+        reading: status === 200 ? "200 empty" : "204",
+      });
+      const cases: Array<[Verdict, unknown]> = [
+        [{ status: 200, json: null, forward: true }, differs(200, ' with "null"')],
+        [{ status: 200, json: {}, forward: true }, differs(200, ' with "{}"')],
+        [{ status: 200, text: "x".repeat(50), forward: true }, differs(200, ` with "${"x".repeat(40)}"`)],
+        [{ status: 204, text: "", forward: true }, differs(204, " without a body")],
+        [
+          { status: 202, json: { id: 5 }, forward: true },
+          {
+            id: "node-delete",
+            status: "failed",
+            detail: 'DELETE .../node answered HTTP 202: {"id":5}',
+            fix: "the providers delete nodes this way: report this answer",
+          },
+        ],
+      ];
+      for (const [answer, want] of cases) {
+        const r = await run(first(nodeDelete, answer));
+        assert.deepEqual(r.checks.get("node-delete"), want, JSON.stringify(answer));
+        assert.deepEqual(r.onPortal, []);
+      }
+    });
+
+    it("the consumer kept after its node's DELETE: differs; its read failing then: the DELETE step failed", async () => {
+      // The node's DELETE answered by the proxy: the portal still holds the node and the consumer.
+      const kept = await run(first(nodeDelete, { status: 200, json: { id: 1 } }));
+      assert.deepEqual(kept.checks.get("consumer-removed"), {
+        id: "consumer-removed",
+        status: "differs",
+        detail: "the consumer stays after its node is deleted; the Consumer resource's delete removes it (handled)",
+        reading: "consumer kept",
+      });
+      assert.deepEqual(kept.onPortal, []);
+      const failing = await run((req, seen) =>
+        consumerRead(req) && seen.some(nodeDelete) && !seen.some((x, i) => consumerRead(x) && i > seen.findIndex(nodeDelete))
+          ? portalSaid(500)
+          : "pass",
+      );
+      const d = failing.checks.get("node-delete")!;
+      assert.equal(d.status, "failed");
+      assert.match(d.detail, /^GET \/v1\/bunits\/2\/consumers\/\d+ failed \(HTTP 500\): Refused: refused with 500/);
+      assert.equal(failing.checks.has("consumer-removed"), false);
+    });
+
+    it("after a refused DELETE, the portal's own word on the consumer wins over its failing list", async () => {
+      const refusedThen = (read: Verdict): Rule =>
+        keepConsumer((req, seen) =>
+          isDelete(req) || (list(req) && seen.some(isDelete)) ? "refuse" : consumerRead(req) && seen.some(isDelete) ? read : "pass",
+        );
+      // 404: gone, whatever the list says.
+      const gone = await run(refusedThen(portalSaid(404)));
+      assert.deepEqual(gone.left, []);
+      assert.match(gone.checks.get("cleanup")!.detail, /^removed consumer \d+ "doctor-0a1b2c3d" and its node$/);
+      // Read as there: named as left, not "perhaps".
+      const there = await run(refusedThen("pass"));
+      assert.equal(there.onPortal.length, 1);
+      const { id } = there.onPortal[0];
+      assert.deepEqual(there.left, [`consumer ${id} "${NAME}" in business unit 2 (with its node, if any): ${removal(id)}`]);
+    });
   });
 });
