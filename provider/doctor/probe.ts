@@ -66,7 +66,9 @@ export class Probe {
           json = undefined;
         }
       }
-      return { status: res.status, contentType, text, json };
+      // The text without the secrets known so far: every check cuts it to a few dozen characters, and a secret
+      // cut in two would no longer be found by the report's own redaction.
+      return { status: res.status, contentType, text: this.clean(text), json };
     } catch (err) {
       const why =
         err instanceof TimeoutError

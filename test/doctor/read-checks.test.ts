@@ -711,6 +711,17 @@ describe("doctor: the read checks, in process", function () {
       only(none.checks, "errors", "skipped");
       assert.match(none.checks[0].detail, /^GET \/v1\/bunits\/2\/consumers\/0: /);
     });
+
+    it("a secret the portal echoes is removed before the text is cut, so no part of it is shown", async () => {
+      // The run's password is "admin"; cut at 80 characters, the echo would end in "adm", which the report's
+      // redaction of the whole password no longer finds.
+      const echo = `${"y".repeat(77)}admin and more`;
+      const r = await errors(on(consumer0, { status: 404, text: echo }));
+      assert.equal(
+        r.checks[0].detail,
+        `an unknown consumer is HTTP 404 with ${JSON.stringify(`${"y".repeat(77)}***`)}; the client shows the portal's text as it is (handled)`,
+      );
+    });
   });
 
   describe("job list path", () => {
