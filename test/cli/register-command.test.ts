@@ -109,6 +109,13 @@ describe("backup-portal register: the command's own checks", function () {
     }
   });
 
+  it("its Ctrl-C and SIGTERM handlers live only while a run goes on, also one that fails", async () => {
+    const before = [process.listenerCount("SIGINT"), process.listenerCount("SIGTERM")];
+    const r = await register(["--broker", closed, "--timeout", "200", "--quiet"], { [TOKEN_ENV]: "a-token" });
+    assert.equal(r.code, 1, r.err);
+    assert.deepEqual([process.listenerCount("SIGINT"), process.listenerCount("SIGTERM")], before);
+  });
+
   it("--rotate-password with --password-file is accepted: it goes on to read the metadata", async () => {
     const r = await register(["--rotate-password", "--password-file", path.join(dir, "pw"), "--timeout", "200"]);
     assert.equal(r.code, 1, r.err);
