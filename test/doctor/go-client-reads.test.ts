@@ -10,7 +10,7 @@ import { checkGoClientReads } from "../../provider/doctor/go-client-reads";
 import { Probe } from "../../provider/doctor/probe";
 import { Checks } from "../../provider/doctor/report";
 import { clientFor, envFor } from "../support/portal";
-import { startProxy, type Proxy, type Rule } from "../support/proxy";
+import { type Proxy, type Rule, withProxiedEmulator } from "../support/proxy";
 
 async function doctorOn(opts: EmulatorOptions, args: string[] = []): Promise<{ code: number; report: DoctorReport }> {
   const em = await startEmulator({ quiet: true, ...opts });
@@ -59,14 +59,10 @@ describe("doctor: the Go client's reads beyond spec 000", function () {
     let em: Emulator;
     let proxy: Proxy;
     let rule: Rule = () => "pass";
-    before(async () => {
-      em = await startEmulator({ quiet: true });
-      proxy = await startProxy(em.url, () => rule);
-    });
-    after(async () => {
-      await proxy?.close();
-      await em?.close();
-    });
+    withProxiedEmulator(
+      (e, p) => ([em, proxy] = [e, p]),
+      () => rule,
+    );
 
     /** The two lines for business unit 1 with `r` deciding each request. */
     async function through(r: Rule): Promise<Checks["list"]> {

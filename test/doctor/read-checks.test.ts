@@ -3,7 +3,7 @@
 // answer a portal may give is said as that answer, with the exact detail, reading and fix, and each check returns
 // whether the run can go on.
 import assert from "node:assert/strict";
-import { startEmulator, type Emulator } from "../../emulator";
+import { type Emulator } from "../../emulator";
 import { Probe } from "../../provider/doctor/probe";
 import {
   checkAccount,
@@ -19,7 +19,7 @@ import {
 import { Checks, type Check } from "../../provider/doctor/report";
 import { cliHints } from "../../provider/portal/hints";
 import { clientFor, ORIGIN } from "../support/portal";
-import { startProxy, type Proxy, type Rule, type Seen, type Verdict } from "../support/proxy";
+import { type Proxy, type Rule, type Seen, type Verdict, withProxiedEmulator } from "../support/proxy";
 
 const URL_FIX = "set BACKUP_PORTAL_URL to the portal API's base address, without /v1";
 const LOGIN_FIX =
@@ -50,14 +50,10 @@ describe("doctor: the read checks, in process", function () {
   let em: Emulator;
   let proxy: Proxy;
   let rule: Rule = () => "pass";
-  before(async () => {
-    em = await startEmulator({ quiet: true });
-    proxy = await startProxy(em.url, () => rule);
-  });
-  after(async () => {
-    await proxy?.close();
-    await em?.close();
-  });
+  withProxiedEmulator(
+    (e, p) => ([em, proxy] = [e, p]),
+    () => rule,
+  );
 
   /**
    * One check through the proxy with `r` (the login before it, when asked, passed on): what it returned, the

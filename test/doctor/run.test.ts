@@ -3,10 +3,10 @@
 // checks to pass, the hints a command's user can follow, and no password or token in any line, also where the
 // portal echoes one back.
 import assert from "node:assert/strict";
-import { startEmulator, type Emulator } from "../../emulator";
+import { type Emulator } from "../../emulator";
 import { runDoctor, type DoctorReport } from "../../provider/doctor";
 import { envFor } from "../support/portal";
-import { startProxy, type Proxy, type Rule } from "../support/proxy";
+import { startProxy, type Proxy, type Rule, withProxiedEmulator } from "../support/proxy";
 
 const byId = (r: DoctorReport, id: string) => {
   const found = r.checks.find((c) => c.id === id);
@@ -19,14 +19,10 @@ describe("doctor: runDoctor, in process", function () {
   let em: Emulator;
   let proxy: Proxy;
   let rule: Rule = () => "pass";
-  before(async () => {
-    em = await startEmulator({ quiet: true });
-    proxy = await startProxy(em.url, () => rule);
-  });
-  after(async () => {
-    await proxy?.close();
-    await em?.close();
-  });
+  withProxiedEmulator(
+    (e, p) => ([em, proxy] = [e, p]),
+    () => rule,
+  );
   beforeEach(() => {
     em.reset();
     rule = () => "pass";

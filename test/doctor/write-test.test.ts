@@ -3,13 +3,13 @@
 // (passed on, then the connection closed): what the portal is left holding, and what the report says, on each
 // path of the cleanup: the DELETE worked or not, and the portal said afterwards whether the consumer is there or not.
 import assert from "node:assert/strict";
-import { startEmulator, type Emulator } from "../../emulator";
+import { type Emulator } from "../../emulator";
 import { Probe } from "../../provider/doctor/probe";
 import { checkLogin } from "../../provider/doctor/read-checks";
 import { Checks, type Check } from "../../provider/doctor/report";
 import { writeTest } from "../../provider/doctor/write-test";
 import { clientFor, ORIGIN } from "../support/portal";
-import { startProxy, type Proxy, type Rule, type Verdict } from "../support/proxy";
+import { type Proxy, type Rule, type Verdict, withProxiedEmulator } from "../support/proxy";
 
 const NAME = "doctor-0a1b2c3d";
 const CONSUMER = /^\/v1\/bunits\/2\/consumers\/\d+(\?|$)/;
@@ -25,14 +25,10 @@ describe("doctor: the write test, in process", function () {
   let em: Emulator;
   let proxy: Proxy;
   let rule: Rule = () => "pass";
-  before(async () => {
-    em = await startEmulator({ quiet: true });
-    proxy = await startProxy(em.url, () => rule);
-  });
-  after(async () => {
-    await proxy?.close();
-    await em?.close();
-  });
+  withProxiedEmulator(
+    (e, p) => ([em, proxy] = [e, p]),
+    () => rule,
+  );
 
   /** One write test through the proxy with `r`; the checks by id, what it left, and the doctor consumers on the portal. */
   async function run(r: Rule): Promise<{ checks: Map<string, Check>; left: string[]; onPortal: Array<{ id: number; name: string }> }> {

@@ -2,6 +2,7 @@
 // closed before it reaches the portal), lost (passed on, then the connection closed) or answered in the portal's
 // place, as the test's rule decides from the request and the requests seen before it.
 import * as http from "node:http";
+import { startEmulator, type Emulator } from "../../emulator";
 import { closeServer, listenLoopback } from "./loopback";
 
 export interface Seen {
@@ -69,4 +70,22 @@ export async function startProxy(target: string, rule: () => Rule): Promise<Prox
     });
   });
   return { url: await listenLoopback(server), seen, close: () => closeServer(server) };
+}
+
+/**
+ * For one describe block: the emulator behind a proxy, started before its tests and closed after them. `use`
+ * receives both once started; the proxy applies whatever rule `rule()` returns at each request.
+ */
+export function withProxiedEmulator(use: (em: Emulator, proxy: Proxy) => void, rule: () => Rule): void {
+  let em: Emulator | undefined;
+  let proxy: Proxy | undefined;
+  before(async () => {
+    em = await startEmulator({ quiet: true });
+    proxy = await startProxy(em.url, rule);
+    use(em, proxy);
+  });
+  after(async () => {
+    await proxy?.close();
+    await em?.close();
+  });
 }
