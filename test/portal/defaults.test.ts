@@ -14,6 +14,8 @@ describe("portal client defaults", function () {
   let most = 0;
   let failing = false;
   const seen: Array<{ path: string; auth?: string }> = [];
+  const held: Array<() => void> = [];
+  let quiet: NodeJS.Timeout | undefined;
 
   before(async () => {
     server = http.createServer((req, res) => {
@@ -31,11 +33,16 @@ describe("portal client defaults", function () {
         }
         open++;
         most = Math.max(most, open);
-        // Held long enough for every request of the burst to be waiting for a connection.
-        setTimeout(() => {
+        // Every answer is held until no request has come for 500 ms: however slow the machine, the burst fills
+        // every connection the client allows before any is freed, and more than it allows would show.
+        held.push(() => {
           open--;
           res.writeHead(200, { "Content-Type": "application/json" }).end("[]");
-        }, 150);
+        });
+        clearTimeout(quiet);
+        quiet = setTimeout(() => {
+          for (const answer of held.splice(0)) answer();
+        }, 500);
       });
     });
     url = await listenLoopback(server);
