@@ -6,7 +6,6 @@
 // detailed diffs, imports by id and secrets kept as secrets.
 import * as anyproto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
-import * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
@@ -20,9 +19,7 @@ import { inputKeys, PluginResource, resourceOf } from "./resources";
 import { secretKeys as tableSecrets } from "../rules/resources";
 import { fromWire, PropertyMap, toWire } from "./values";
 import { GrpcStatus, STATUS, UnaryHandler, UnaryMethod, unaryServer } from "./grpc";
-
-const struct = (m: PropertyMap) => structproto.Struct.fromJavaScript(m as Record<string, structproto.JavaScriptValue>);
-const props = (s: structproto.Struct | undefined) => (s ? (s.toJavaScript() as PropertyMap) : {});
+import { Answer, Call, GeneratedMethod, serializeWithMaps, withPropertyMaps } from "./message-codec";
 
 /** `urn:pulumi:<stack>::<project>::<type>::<name>` → its parts. */
 function urnParts(urn: string): { stack: string; project: string; name: string } {
@@ -37,10 +34,9 @@ function toStatus(e: unknown): GrpcStatus {
   if (!err?.id) return new GrpcStatus(STATUS.UNKNOWN, message);
   const detail = new provproto.ErrorResourceInitFailed();
   detail.setId(err.id);
-  detail.setProperties(struct(err.properties ?? {}));
   detail.setReasonsList(err.reasons ?? [message]);
   const any = new anyproto.Any();
-  any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  any.pack(serializeWithMaps(detail, { properties: err.properties ?? {} }, "ErrorResourceInitFailed"), "pulumirpc.ErrorResourceInitFailed");
   const status = new statusproto.Status();
   status.setCode(STATUS.UNKNOWN);
   status.setMessage(message);
@@ -49,7 +45,7 @@ function toStatus(e: unknown): GrpcStatus {
 }
 
 /** One unary handler: `run` answers, or its error goes back as the call's status. */
-function unary(run: (req: any) => Promise<unknown>): UnaryHandler {
+function unary(run: (call: Call) => Promise<Answer>): UnaryHandler {
   return (request) => run(request).catch((e) => Promise.reject(toStatus(e)));
 }
 
@@ -74,45 +70,44 @@ export interface ServerOptions {
 
 export function providerService(opts: ServerOptions): Record<string, UnaryHandler> {
   let acceptSecrets = false;
-  const wire = (m: PropertyMap, secrets: Set<string>) => struct(acceptSecrets ? toWire(m, secrets) : toWire(m, []));
+  const wire = (m: PropertyMap, secrets: Set<string>) => (acceptSecrets ? toWire(m, secrets) : toWire(m, []));
 
   return {
     // Engines that call Handshake take the plugin's flags from its answer (and may skip Configure's).
     handshake: unary(async () => {
       const resp = new provproto.ProviderHandshakeResponse();
       resp.setAcceptSecrets(true);
-      return resp;
+      return { message: resp };
     }),
     getPluginInfo: unary(async () => {
       const info = new plugproto.PluginInfo();
       info.setVersion(opts.version);
-      return info;
+      return { message: info };
     }),
     getSchema: unary(async () => {
       const resp = new provproto.GetSchemaResponse();
       resp.setSchema(JSON.stringify(await packageSchema(opts.version)));
-      return resp;
+      return { message: resp };
     }),
-    checkConfig: unary(async (req: provproto.CheckRequest) => {
-      const news = fromWire(props(req.getNews())).props;
+    checkConfig: unary(async ({ maps }) => {
+      const news = fromWire(maps.news).props;
       const resp = new provproto.CheckResponse();
-      resp.setInputs(req.getNews());
       for (const f of checkConfig(news)) {
         const failure = new provproto.CheckFailure();
         failure.setProperty(f.property);
         failure.setReason(f.reason);
         resp.addFailures(failure);
       }
-      return resp;
+      return { message: resp, maps: { inputs: maps.news } };
     }),
-    diffConfig: unary(async (req: provproto.DiffRequest) => {
-      const olds = fromWire(props(req.getOldInputs() ?? req.getOlds())).props;
-      const news = fromWire(props(req.getNews())).props;
+    diffConfig: unary(async ({ maps }) => {
+      const olds = fromWire(maps.oldInputs ?? maps.olds).props;
+      const news = fromWire(maps.news).props;
       const { changed, replaces } = diffConfig(olds, news);
-      return diffResponse(changed, replaces, false);
+      return { message: diffResponse(changed, replaces, false) };
     }),
-    configure: unary(async (req: provproto.ConfigureRequest) => {
-      const args: PropertyMap = req.getArgs() ? fromWire(props(req.getArgs())).props : {};
+    configure: unary(async ({ message: req, maps }: Call<provproto.ConfigureRequest>) => {
+      const args = fromWire(maps.args).props;
       const variables: Array<[string, string]> = [];
       req.getVariablesMap().forEach((v: string, k: string) => variables.push([k, v]));
       resetConnection();
@@ -123,12 +118,12 @@ export function providerService(opts: ServerOptions): Record<string, UnaryHandle
       resp.setSupportspreview(true);
       resp.setAcceptresources(false);
       resp.setAcceptoutputs(false);
-      return resp;
+      return { message: resp };
     }),
-    check: unary(async (req: provproto.CheckRequest) => {
+    check: unary(async ({ message: req, maps }: Call<provproto.CheckRequest>) => {
       const r = resourceFor(req.getType(), req.getUrn());
-      const olds = fromWire(props(req.getOlds()));
-      const news = fromWire(props(req.getNews()));
+      const olds = fromWire(maps.olds);
+      const news = fromWire(maps.news);
       // The dynamic resource classes add `createKey` at registration; here it is derived from the URN the same way.
       if (news.props.createKey === undefined) {
         const u = urnParts(req.getUrn());
@@ -136,49 +131,46 @@ export function providerService(opts: ServerOptions): Record<string, UnaryHandle
       }
       const result = await r.lifecycle.check(olds.props, news.props);
       const resp = new provproto.CheckResponse();
-      resp.setInputs(wire(result.inputs ?? news.props, secretKeys(r, news.secrets)));
       for (const f of result.failures ?? []) {
         const failure = new provproto.CheckFailure();
         failure.setProperty(f.property);
         failure.setReason(f.reason);
         resp.addFailures(failure);
       }
-      return resp;
+      return { message: resp, maps: { inputs: wire(result.inputs ?? news.props, secretKeys(r, news.secrets)) } };
     }),
-    diff: unary(async (req: provproto.DiffRequest) => {
+    diff: unary(async ({ message: req, maps }: Call<provproto.DiffRequest>) => {
       const r = resourceFor(req.getType(), req.getUrn());
-      const olds = fromWire(props(req.getOlds())).props;
-      const news = fromWire(props(req.getNews())).props;
+      const olds = fromWire(maps.olds).props;
+      const news = fromWire(maps.news).props;
       const result = await r.lifecycle.diff(req.getId(), olds, news);
       // The properties named: the inputs whose value changed, and whatever the lifecycle says replaces.
       const changed = inputKeys(r).filter((k) => !sameValue(olds[k], news[k]));
       const replaces = result.replaces ?? [];
       for (const k of replaces) if (!changed.includes(k)) changed.push(k);
       const some = result.changes ?? changed.length > 0;
-      return diffResponse(some ? changed : [], replaces, !!result.deleteBeforeReplace, some);
+      return { message: diffResponse(some ? changed : [], replaces, !!result.deleteBeforeReplace, some) };
     }),
-    create: unary(async (req: provproto.CreateRequest) => {
+    create: unary(async ({ message: req, maps }: Call<provproto.CreateRequest>) => {
       const r = resourceFor(req.getType(), req.getUrn());
-      const inputs = fromWire(props(req.getProperties()));
+      const inputs = fromWire(maps.properties);
       const resp = new provproto.CreateResponse();
       if (req.getPreview()) {
         // A preview shows the inputs; the outputs are not known until the portal answers (so a program's
         // reference to one, `${acme.businessUnitId}`, is unknown rather than missing).
         const outs: PropertyMap = { ...inputs.props };
         for (const key of Object.keys(r.spec.outputs)) outs[key] ??= UNKNOWN;
-        resp.setProperties(wire(outs, secretKeys(r, inputs.secrets)));
-        return resp;
+        return { message: resp, maps: { properties: wire(outs, secretKeys(r, inputs.secrets)) } };
       }
       const result = await r.lifecycle.create(inputs.props);
       resp.setId(result.id);
-      resp.setProperties(wire(result.outs ?? {}, secretKeys(r, inputs.secrets)));
-      return resp;
+      return { message: resp, maps: { properties: wire(result.outs ?? {}, secretKeys(r, inputs.secrets)) } };
     }),
-    read: unary(async (req: provproto.ReadRequest) => {
+    read: unary(async ({ message: req, maps }: Call<provproto.ReadRequest>) => {
       const r = resourceFor(req.getType(), req.getUrn());
       let id = req.getId();
-      const state = fromWire(props(req.getProperties()));
-      const inputs = fromWire(props(req.getInputs()));
+      const state = fromWire(maps.properties);
+      const inputs = fromWire(maps.inputs);
       // An import: only the id is known. It names the object and the ids the portal addresses it under.
       if (Object.keys(state.props).length === 0) {
         const parsed = r.importId.parse(id);
@@ -191,36 +183,31 @@ export function providerService(opts: ServerOptions): Record<string, UnaryHandle
       const result = await r.lifecycle.read(id, state.props);
       const resp = new provproto.ReadResponse();
       resp.setId(result.id ?? "");
-      if (result.id) {
-        const secrets = secretKeys(r, state.secrets, inputs.secrets);
-        resp.setProperties(wire(result.props ?? {}, secrets));
-        if (result.inputs) resp.setInputs(wire(result.inputs, secrets));
-      }
-      return resp;
+      if (!result.id) return { message: resp };
+      const secrets = secretKeys(r, state.secrets, inputs.secrets);
+      const properties = wire(result.props ?? {}, secrets);
+      return { message: resp, maps: { properties, inputs: result.inputs && wire(result.inputs, secrets) } };
     }),
-    update: unary(async (req: provproto.UpdateRequest) => {
+    update: unary(async ({ message: req, maps }: Call<provproto.UpdateRequest>) => {
       const r = resourceFor(req.getType(), req.getUrn());
-      const olds = fromWire(props(req.getOlds()));
-      const news = fromWire(props(req.getNews()));
+      const olds = fromWire(maps.olds);
+      const news = fromWire(maps.news);
       const resp = new provproto.UpdateResponse();
-      if (req.getPreview()) {
-        resp.setProperties(wire({ ...olds.props, ...news.props }, secretKeys(r, news.secrets)));
-        return resp;
-      }
+      if (req.getPreview())
+        return { message: resp, maps: { properties: wire({ ...olds.props, ...news.props }, secretKeys(r, news.secrets)) } };
       const result = await r.lifecycle.update(req.getId(), olds.props, news.props);
-      resp.setProperties(wire(result.outs ?? {}, secretKeys(r, olds.secrets, news.secrets)));
-      return resp;
+      return { message: resp, maps: { properties: wire(result.outs ?? {}, secretKeys(r, olds.secrets, news.secrets)) } };
     }),
-    delete: unary(async (req: provproto.DeleteRequest) => {
+    delete: unary(async ({ message: req, maps }: Call<provproto.DeleteRequest>) => {
       const r = resourceFor(req.getType(), req.getUrn());
-      await r.lifecycle.delete(req.getId(), fromWire(props(req.getProperties())).props);
-      return new emptyproto.Empty();
+      await r.lifecycle.delete(req.getId(), fromWire(maps.properties).props);
+      return { message: new emptyproto.Empty() };
     }),
     cancel: unary(async () => {
       opts.onCancel?.();
-      return new emptyproto.Empty();
+      return { message: new emptyproto.Empty() };
     }),
-    attach: unary(async () => new emptyproto.Empty()),
+    attach: unary(async () => ({ message: new emptyproto.Empty() })),
   };
 }
 
@@ -249,6 +236,9 @@ function diffResponse(
 
 /** Serves the provider on 127.0.0.1 and resolves the port (the plugin prints it for the engine). */
 export async function serve(opts: ServerOptions): Promise<{ port: number; shutdown(): Promise<void> }> {
-  const server = unaryServer(provrpc.ResourceProviderService as unknown as Record<string, UnaryMethod>, providerService(opts));
+  const service: Record<string, UnaryMethod> = {};
+  for (const [name, method] of Object.entries(provrpc.ResourceProviderService as unknown as Record<string, GeneratedMethod>))
+    service[name] = withPropertyMaps(method);
+  const server = unaryServer(service, providerService(opts));
   return { port: await server.listen(), shutdown: () => server.shutdown() };
 }

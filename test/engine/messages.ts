@@ -7,7 +7,7 @@
  * generated classes. `name` and `type` are filled from the URN, as the engine does.
  */
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import { splitStructFields, withStructFields } from "./struct-wire";
+import { splitStructFields, withStructFields } from "../../provider/plugin/struct-wire";
 import type { PropertyMap } from "./values";
 
 function urnName(urn: string): string {

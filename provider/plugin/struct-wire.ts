@@ -1,11 +1,11 @@
 /**
- * TEST CODE — part of the stand-in for the Pulumi engine (see host.ts). `google.protobuf.Struct` fields
- * written and read directly on the protobuf wire, as the Go engine's protobuf-go marshals them
- * (sdk/go/common/resource/plugin/rpc.go, MarshalProperties → structpb), instead of through
- * google-protobuf's JavaScript classes: those build a message object per value and encode strings one
- * byte at a time into a JS array, which made them the largest part of the stand-in's CPU (every Check
- * carries the 2.6 KB `__provider` twice, docs/benchmark.md). The bytes are the same wire format; the
- * tests decode them with google-protobuf (test/engine/struct-wire.test.ts).
+ * `google.protobuf.Struct` fields written and read directly on the protobuf wire, as the Go engine's
+ * protobuf-go marshals them (sdk/go/common/resource/plugin/rpc.go, MarshalProperties → structpb), instead
+ * of through google-protobuf's JavaScript classes: those build a message object per value and encode
+ * strings one byte at a time into a JS array, which made them the largest single cost of every Check and
+ * Diff (docs/benchmark.md). The plugin reads and writes its property maps with it (message-codec.ts), and
+ * the engine stand-in its side of the same messages (test/engine/messages.ts). The bytes are the same wire
+ * format; test/plugin/struct-wire.test.ts holds it to google-protobuf's, byte for byte, both ways.
  *
  * Struct  { map<string, Value> fields = 1 }            an entry: { string key = 1; Value value = 2 }
  * Value   { oneof kind: null_value = 1 (enum), number_value = 2 (double), string_value = 3,
@@ -46,6 +46,11 @@ class Sizer {
         this.lens.push(n);
         return 1 + varintSize(n) + n;
       }
+      case "object":
+        break;
+      default:
+        // google-protobuf refuses these too (Struct.fromJavaScript: "Unexpected struct type").
+        throw new Error(`struct-wire: a Struct cannot hold ${typeof v}`);
     }
     const n = Array.isArray(v) ? this.list(v) : this.struct(v as StructMap);
     return 1 + varintSize(n) + n;

@@ -1,9 +1,9 @@
-/** TEST: the stand-in's own Struct codec against google-protobuf's, byte for byte in both directions. */
+/** TEST: the Struct codec of the plugin and the engine stand-in against google-protobuf's, byte for byte in both directions. */
 import * as assert from "assert";
 import fc from "fast-check";
 import * as structproto from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import { decodeStruct, encodeStruct, splitStructFields, StructMap, withStructFields } from "./struct-wire";
+import { decodeStruct, encodeStruct, splitStructFields, StructMap, withStructFields } from "../../provider/plugin/struct-wire";
 
 type JsValue = structproto.JavaScriptValue;
 
@@ -38,7 +38,7 @@ const EXAMPLES: StructMap[] = [
   { small: 1e-300, large: -1.7976931348623157e308, int: 2 ** 53 },
 ];
 
-describe("engine stand-in: Struct on the wire (struct-wire.ts)", () => {
+describe("plugin and engine stand-in: Struct on the wire (struct-wire.ts)", () => {
   it("writes what google-protobuf reads", () => {
     for (const m of EXAMPLES) assert.deepStrictEqual(readByThem(encodeStruct(m)), m);
     fc.assert(
@@ -103,5 +103,17 @@ describe("engine stand-in: Struct on the wire (struct-wire.ts)", () => {
     assert.strictEqual(req.hasProperties(), true);
     assert.deepStrictEqual(req.getProperties()?.toJavaScript(), {});
     assert.strictEqual(req.hasInputs(), false);
+  });
+});
+
+describe("plugin: Struct on the wire refuses what a Struct cannot hold", () => {
+  it("names the type instead of writing a corrupt message, as google-protobuf refuses it", () => {
+    for (const bad of [undefined, () => 1, Symbol("s"), BigInt(1)]) {
+      assert.throws(
+        () => encodeStruct({ nested: { bad } } as unknown as StructMap),
+        /struct-wire: a Struct cannot hold (undefined|function|symbol|bigint)/,
+      );
+      assert.throws(() => theirs({ nested: { bad } } as unknown as StructMap));
+    }
   });
 });
