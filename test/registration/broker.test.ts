@@ -10,19 +10,8 @@ import { PortalClient } from "../../provider/portal/client";
 import { BrokerHandle, mintRegistrationToken, startRegistrationBroker } from "../../provider/broker";
 import { main as brokerMain, SECRET_ENV } from "../../provider/broker/main";
 import { renderRegistrationUserData } from "../../provider/registration/user-data";
-import { Emulator, envFor, ORIGIN, startEmulator, writes } from "../support/portal";
-import {
-  blockWhenTempAppears,
-  CPU_COUNT,
-  instanceDocument,
-  modeOf,
-  Outcome,
-  register,
-  removeTempDirs,
-  tempDir,
-  TSM_NAME,
-  UUID,
-} from "./helpers";
+import { envFor, ORIGIN, writes } from "../support/portal";
+import { blockWhenTempAppears, CPU_COUNT, instanceDocument, modeOf, Outcome, register, registrationSuite, TSM_NAME, UUID } from "./helpers";
 
 const SECRET = "broker-secret-0123456789-abcdefghijklmnop";
 const BUNIT = 2;
@@ -47,25 +36,14 @@ function encodings(secret: string): string[] {
 }
 
 describe("registration: through the registration broker", function () {
-  let emu: Emulator;
+  const suite = registrationSuite();
   let broker: BrokerHandle;
   let client: PortalClient;
-  let dir: string;
-  let optionFile: string;
-  let passwordFile: string;
   let tokenFile: string;
   const logs: string[] = [];
 
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await emu.close();
-    removeTempDirs();
-  });
   beforeEach(async () => {
-    emu.reset();
-    emu.update((s) => {
+    suite.emu.update((s) => {
       s.users.push({
         id: 90,
         createdDate: "2020-01-01T00:00:00Z",
@@ -77,20 +55,17 @@ describe("registration: through the registration broker", function () {
         businessUnitId: 1,
       });
     });
-    client = new PortalClient({ url: emu.url, origin: ORIGIN, clientId: "emulator", ...RESELLER, retryBaseMs: 20, retryMaxMs: 200 });
+    client = new PortalClient({ url: suite.emu.url, origin: ORIGIN, clientId: "emulator", ...RESELLER, retryBaseMs: 20, retryMaxMs: 200 });
     logs.length = 0;
     broker = await startRegistrationBroker({ secret: SECRET, client, log: (l) => logs.push(l) });
-    dir = tempDir();
-    optionFile = path.join(dir, "tsm", "dsm.opt");
-    passwordFile = path.join(dir, "secret", "node-password");
-    tokenFile = path.join(dir, "registration-token");
+    tokenFile = path.join(suite.dir, "registration-token");
   });
   afterEach(async () => {
     await broker.close();
     client.close();
   });
 
-  const files = (): string[] => ["--option-file", optionFile, "--password-file", passwordFile];
+  const files = (): string[] => ["--option-file", suite.optionFile, "--password-file", suite.passwordFile];
   /** `register --broker` on an instance (uuid, backup_bunit) whose token file holds `token`; no portal variables. */
   function run(token: string, o: { uuid?: string; bunit?: number; args?: string[] } = {}): Promise<Outcome> {
     fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
@@ -99,23 +74,23 @@ describe("registration: through the registration broker", function () {
   }
   const mint = (extra: { businessUnitId?: number; now?: number; ttlSeconds?: number } = {}) =>
     mintRegistrationToken(SECRET, { businessUnitId: BUNIT, ...extra });
-  const tagged = (uuid = UUID) => emu.state().consumers.filter((c) => c.tags?.includes(`instance-uuid:${uuid}`));
+  const tagged = (uuid = UUID) => suite.emu.state().consumers.filter((c) => c.tags?.includes(`instance-uuid:${uuid}`));
 
   it("registers the instance: consumer, node, password (in the instance's file only), activation, option file", async () => {
     const outcome = await run(mint());
     assert.equal(outcome.code, 0, outcome.stderr);
     const [c] = tagged();
     assert.equal(c.businessUnitId, BUNIT);
-    const node = emu.state().nodes.find((n) => n.consumerId === c.id)!;
+    const node = suite.emu.state().nodes.find((n) => n.consumerId === c.id)!;
     assert.equal(node.tsmName, TSM_NAME);
     assert.equal(node.cpuCount, CPU_COUNT, "the instance's CPU count");
-    const password = fs.readFileSync(passwordFile, "utf8");
+    const password = fs.readFileSync(suite.passwordFile, "utf8");
     assert.equal(node.passwordHash, hashSecret(password, `node-${node.id}`), "the file holds the portal's node password");
-    assert.equal(modeOf(passwordFile), 0o600);
-    assert.match(fs.readFileSync(optionFile, "utf8"), new RegExp(`NODENAME\\s+${TSM_NAME}`));
+    assert.equal(modeOf(suite.passwordFile), 0o600);
+    assert.match(fs.readFileSync(suite.optionFile, "utf8"), new RegExp(`NODENAME\\s+${TSM_NAME}`));
     assert.match(outcome.stdout, /^created consumer \d+, created node, set node password, activated as WEB01-1A2B3C, wrote /);
     // The portal saw the reseller's account, not a tenant's.
-    assert.ok(emu.requests().some((r) => r.method === "POST" && r.path === "/v1/oauth" && r.status === 200));
+    assert.ok(suite.emu.requests().some((r) => r.method === "POST" && r.path === "/v1/oauth" && r.status === 200));
     for (const text of [outcome.stdout, outcome.stderr, logs.join("\n")]) {
       assert.ok(!text.includes(password), "node password printed");
       for (const e of encodings(RESELLER.password)) assert.ok(!text.includes(e), "reseller password printed");
@@ -144,18 +119,22 @@ describe("registration: through the registration broker", function () {
     // ...and a token registered once is spent, even for the instance that used it.
     const fresh = mint();
     assert.equal((await run(fresh)).code, 0);
-    emu.clearRequests();
+    suite.emu.clearRequests();
     const replay = await run(fresh, { args: ["--rotate-password"] });
     assert.equal(replay.code, 3);
     assert.match(replay.stderr, /has been used already/);
-    assert.deepEqual(writes(emu), [], "a replayed token changes nothing");
+    assert.deepEqual(writes(suite.emu), [], "a replayed token changes nothing");
 
     // Another business unit than the token's: refused, whatever the instance's metadata says.
     const other = await run(mint(), { uuid: OTHER_UUID, bunit: OTHER_BUNIT });
     assert.equal(other.code, 3);
     assert.match(other.stderr, /the registration token is for another business unit than the instance's backup_bunit/);
     assert.deepEqual(tagged(OTHER_UUID), []);
-    assert.equal(emu.state().consumers.filter((c) => c.businessUnitId === OTHER_BUNIT).length, 1, "business unit 3 keeps its one consumer");
+    assert.equal(
+      suite.emu.state().consumers.filter((c) => c.businessUnitId === OTHER_BUNIT).length,
+      1,
+      "business unit 3 keeps its one consumer",
+    );
 
     // An hour after it was minted: expired.
     const old = mint({ now: Date.now() - 3600_000 - 1000 });
@@ -178,11 +157,11 @@ describe("registration: through the registration broker", function () {
 
   it("the instance that claimed a token may retry until it has registered (a portal failure at boot)", async () => {
     const token = mint();
-    emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers` } });
+    suite.emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers` } });
     const failed = await run(token);
-    emu.clearFaults();
+    suite.emu.clearFaults();
     assert.equal(failed.code, 1, failed.stderr);
-    assert.ok(!fs.existsSync(passwordFile), "no password file before the portal took one");
+    assert.ok(!fs.existsSync(suite.passwordFile), "no password file before the portal took one");
     const again = await run(token);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(tagged().length, 1);
@@ -190,26 +169,26 @@ describe("registration: through the registration broker", function () {
 
   it("the password file moves into place only after the portal took the password; a failed move names the command", async () => {
     // The portal refuses the password: no file, no temp file.
-    emu.setFaults({
+    suite.emu.setFaults({
       errorRate: 1,
       statuses: [500],
       match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/4/node/password` },
     });
     const refused = await run(mint());
-    emu.clearFaults();
+    suite.emu.clearFaults();
     assert.equal(refused.code, 1, refused.stderr);
-    assert.deepEqual(fs.readdirSync(path.dirname(passwordFile)), [], "no password file, no temp file");
+    assert.deepEqual(fs.readdirSync(path.dirname(suite.passwordFile)), [], "no password file, no temp file");
     // The portal took it, the file cannot be moved in place (a directory there).
     // Put there after the flag check, while the portal (delayed) takes the password.
-    emu.setFaults({ latencyMs: 800, match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/` } });
-    const [blocked] = await Promise.all([run(mint(), { uuid: OTHER_UUID }), blockWhenTempAppears(passwordFile)]);
-    emu.clearFaults();
+    suite.emu.setFaults({ latencyMs: 800, match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/` } });
+    const [blocked] = await Promise.all([run(mint(), { uuid: OTHER_UUID }), blockWhenTempAppears(suite.passwordFile)]);
+    suite.emu.clearFaults();
     assert.equal(blocked.code, 1, blocked.stderr);
     assert.match(
       blocked.stderr,
       /the node password was set on the portal but the password file .* could not be written .*run `backup-portal register --rotate-password --password-file /,
     );
-    assert.deepEqual(fs.readdirSync(path.dirname(passwordFile)), ["node-password"], "the temp file is removed");
+    assert.deepEqual(fs.readdirSync(path.dirname(suite.passwordFile)), ["node-password"], "the temp file is removed");
   });
 
   it("a bad backup_* key is reported by the instance before the token is spent", async () => {
@@ -238,13 +217,13 @@ describe("registration: through the registration broker", function () {
     });
     assert.equal(noToken.status, 401);
     assert.deepEqual(await noToken.json(), { error: "the registration token is not a token of this broker", kind: "token" });
-    assert.deepEqual(writes(emu), []);
+    assert.deepEqual(writes(suite.emu), []);
   });
 
   it("refuses to start with a short secret; --token-file needs --broker; --broker needs a token", async () => {
     await assert.rejects(startRegistrationBroker({ secret: "short", client }), /at least 32 bytes/);
     const doc = instanceDocument({ backup_bunit: "2" });
-    const alone = await register(["--token-file", tokenFile], { doc, env: envFor(emu, "tenant") });
+    const alone = await register(["--token-file", tokenFile], { doc, env: envFor(suite.emu, "tenant") });
     assert.equal(alone.code, 2);
     assert.match(alone.stderr, /--token-file goes with --broker <url>/);
     const none = await register([...files(), "--broker", broker.url], { doc, env: {} });
@@ -255,7 +234,7 @@ describe("registration: through the registration broker", function () {
   it("backup-portal registration-broker: the portal account and the secret only from the environment", async () => {
     const io = { out: "", err: "" };
     const capture = { out: (t: string) => void (io.out += t), err: (t: string) => void (io.err += t) };
-    const env = { ...envFor(emu, "admin"), [SECRET_ENV]: SECRET };
+    const env = { ...envFor(suite.emu, "admin"), [SECRET_ENV]: SECRET };
     assert.equal(await brokerMain(["--port", "0"], { ...env, [SECRET_ENV]: "too-short" }, capture), 2);
     assert.match(io.err, /REGISTRATION_BROKER_SECRET must hold at least 32 bytes/);
     const started = await brokerMain(["--port", "0", "--quiet"], env, capture);

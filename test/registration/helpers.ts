@@ -8,6 +8,7 @@ import * as path from "path";
 import { MetadataService, startMetadataService } from "../../emulator/metadata-service";
 import type { InstanceMetadata } from "../../provider/metadata";
 import { run } from "../../provider/cli/register";
+import { clientSuite, type Emulator } from "../support/portal";
 
 export const UUID = "1a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d";
 export const TSM_NAME = "WEB01-1A2B3C";
@@ -59,6 +60,43 @@ export function tempDir(): string {
 
 export function removeTempDirs(): void {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+
+/**
+ * Registers the hooks of a registration suite: clientSuite()'s (one portal emulator on 127.0.0.1, started once
+ * and reset before each test: state, request log, faults), and a fresh temp dir before each test, faults
+ * cleared after each, the temp dirs removed at the end. The hooks fill the fields in: read them inside tests and
+ * hooks, not while the suite is being declared.
+ */
+export function registrationSuite() {
+  const portal = clientSuite();
+  let dir: string | undefined;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => (portal.emu as Emulator | undefined)?.clearFaults());
+  after(() => removeTempDirs());
+  const filled = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`registrationSuite: ${name} is read before the suite's hooks set it`);
+    return value;
+  };
+  return {
+    get emu(): Emulator {
+      return filled<Emulator>(portal.emu, "emu");
+    },
+    /** This test's temp dir. */
+    get dir(): string {
+      return filled(dir, "dir");
+    },
+    /** Where this test's option file goes (its directory does not exist yet). */
+    get optionFile(): string {
+      return path.join(this.dir, "tsm", "dsm.opt");
+    },
+    /** Where this test's node password file goes (its directory does not exist yet). */
+    get passwordFile(): string {
+      return path.join(this.dir, "secret", "node-password");
+    },
+  };
 }
 
 /**

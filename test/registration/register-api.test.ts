@@ -16,8 +16,8 @@ import {
   summarize,
 } from "../../provider/registration";
 import { writeOptionFile } from "../../provider/registration/register";
-import { clientFor, Emulator, envFor, startEmulator, writes } from "../support/portal";
-import { blockWhenTempAppears, instanceDocument, md, removeTempDirs, startPortalProxy, tempDir, TSM_NAME, UUID } from "./helpers";
+import { clientFor, Emulator, envFor, writes } from "../support/portal";
+import { blockWhenTempAppears, instanceDocument, md, registrationSuite, startPortalProxy, TSM_NAME, UUID } from "./helpers";
 
 const BUNIT = 2; // Tenant A, reachable by the "tenant" account
 const TAG = `instance-uuid:${UUID}`;
@@ -34,21 +34,7 @@ interface Run {
 }
 
 describe("registration: registerInstance step by step (in process)", function () {
-  let emu: Emulator;
-  let dir: string;
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await emu.close();
-    removeTempDirs();
-  });
-  beforeEach(() => {
-    emu.reset();
-    dir = tempDir();
-  });
-  afterEach(() => emu.clearFaults());
+  const suite = registrationSuite();
 
   /** registerInstance with the metadata as found (`meta`, from `source`), no retries, a lock in the temp dir. */
   async function reg(
@@ -61,9 +47,9 @@ describe("registration: registerInstance step by step (in process)", function ()
     try {
       const result = await registerInstance({
         found: { source, location: LOCATION, metadata: md(meta), disabled: false },
-        env: envFor(emu, "tenant"),
+        env: envFor(suite.emu, "tenant"),
         optionFile: false,
-        lockFile: path.join(dir, "register.lock"),
+        lockFile: path.join(suite.dir, "register.lock"),
         cpuCount: () => 2,
         portal: { maxAttempts: 1, retryBaseMs: 10, retryMaxMs: 50 },
         progress: (l) => lines.push(l),
@@ -77,8 +63,8 @@ describe("registration: registerInstance step by step (in process)", function ()
     }
   }
   const bu = { backup_bunit: String(BUNIT) };
-  const tagged = () => emu.state().consumers.filter((c) => c.tags?.includes(TAG));
-  const checking = () => `checking business unit ${BUNIT} and the requested names on ${emu.url}`;
+  const tagged = () => suite.emu.state().consumers.filter((c) => c.tags?.includes(TAG));
+  const checking = () => `checking business unit ${BUNIT} and the requested names on ${suite.emu.url}`;
   const failed = (r: Run): RegistrationError => {
     assert.ok(r.error, `expected a RegistrationError, got ${JSON.stringify(r.result)}`);
     return r.error;
@@ -96,7 +82,7 @@ describe("registration: registerInstance step by step (in process)", function ()
       "setting the node password",
       `activating the node as ${TSM_NAME}`,
     ]);
-    const node = emu.state().nodes.find((n) => n.consumerId === c.id)!;
+    const node = suite.emu.state().nodes.find((n) => n.consumerId === c.id)!;
     assert.deepEqual(first.result, {
       status: "registered",
       instance: { uuid: UUID, name: "web01", source: "network", location: LOCATION },
@@ -114,8 +100,8 @@ describe("registration: registerInstance step by step (in process)", function ()
     assert.equal(c.note, `Registered by the instance itself (backup-portal register), instance ${UUID}`);
     assert.equal(summarize(first.result), `created consumer ${c.id}, created node, set node password, activated as ${TSM_NAME}`);
 
-    emu.clearRequests();
-    const optionFile = path.join(dir, "dsm.opt");
+    suite.emu.clearRequests();
+    const optionFile = path.join(suite.dir, "dsm.opt");
     const second = await reg(bu, { optionFile });
     assert.ok(second.result, second.error?.message);
     assert.deepEqual(second.lines, [
@@ -132,10 +118,10 @@ describe("registration: registerInstance step by step (in process)", function ()
       summarize(second.result),
       `already registered as ${TSM_NAME} (business unit ${BUNIT}, consumer ${c.id}); wrote ${optionFile}`,
     );
-    assert.deepEqual(writes(emu), []);
+    assert.deepEqual(writes(suite.emu), []);
     // Only the list's consumer without tags (db-01) is read in full: the others' tags are in the list.
     assert.deepEqual(
-      emu
+      suite.emu
         .requests()
         .filter((r) => /^\/v1\/bunits\/\d+\/consumers\/\d+$/.test(r.path.split("?")[0]))
         .map((r) => r.path),
@@ -153,9 +139,9 @@ describe("registration: registerInstance step by step (in process)", function ()
   });
 
   it("a dry run takes no lock and plans every step; with a node not activated only the password and the name", async () => {
-    const blocker = path.join(dir, "a-file");
+    const blocker = path.join(suite.dir, "a-file");
     fs.writeFileSync(blocker, "");
-    const optionFile = path.join(dir, "dsm.opt");
+    const optionFile = path.join(suite.dir, "dsm.opt");
     const dry = await reg(bu, { dryRun: true, lockFile: path.join(blocker, "register.lock"), optionFile });
     assert.ok(dry.result, dry.error?.message);
     assert.deepEqual(dry.result.actions, [
@@ -165,9 +151,9 @@ describe("registration: registerInstance step by step (in process)", function ()
       `activate as ${TSM_NAME}`,
       `write ${optionFile}`,
     ]);
-    assert.deepEqual(writes(emu), []);
+    assert.deepEqual(writes(suite.emu), []);
     // Consumer 2 (db-01) has a node that is not activated: tagged, it is this instance's.
-    emu.update((s) => {
+    suite.emu.update((s) => {
       s.consumers.find((c) => c.id === 2)!.tags = [TAG];
     });
     const half = await reg(bu, { dryRun: true });
@@ -177,7 +163,7 @@ describe("registration: registerInstance step by step (in process)", function ()
     assert.deepEqual(set.result?.actions, ["update node (client option set)", "set node password", `activate as ${TSM_NAME}`]);
     assert.deepEqual(half.lines, [checking(), "found consumer 2, node not activated"]);
     // Without its node.
-    emu.update((s) => {
+    suite.emu.update((s) => {
       s.nodes = s.nodes.filter((n) => n.consumerId !== 2);
     });
     const bare = await reg(bu, { dryRun: true });
@@ -190,13 +176,13 @@ describe("registration: registerInstance step by step (in process)", function ()
     const first = await reg(meta);
     assert.ok(first.result, first.error?.message);
     const c = tagged()[0];
-    const nodeOf = () => emu.state().nodes.find((n) => n.consumerId === c.id)!;
+    const nodeOf = () => suite.emu.state().nodes.find((n) => n.consumerId === c.id)!;
     assert.equal(nodeOf().contact, "ops@example.org");
-    emu.clearRequests();
+    suite.emu.clearRequests();
     const same = await reg({ ...meta, backup_tsm_name: TSM_NAME.toLowerCase() });
     assert.equal(same.result?.status, "unchanged", same.error?.message);
     assert.deepEqual(same.result.warnings, [], "the same name in another case is no change");
-    assert.deepEqual(writes(emu), []);
+    assert.deepEqual(writes(suite.emu), []);
 
     const changed = { ...meta, backup_contact: "it@example.org", backup_cpu_count: "5" };
     const plan = await reg(changed, { dryRun: true });
@@ -207,10 +193,10 @@ describe("registration: registerInstance step by step (in process)", function ()
     assert.equal(nodeOf().contact, "it@example.org");
     assert.equal(nodeOf().cpuCount, 5);
 
-    emu.clearRequests();
+    suite.emu.clearRequests();
     const defaults = await reg(bu);
     assert.equal(defaults.result?.status, "unchanged");
-    assert.deepEqual(writes(emu), []);
+    assert.deepEqual(writes(suite.emu), []);
   });
 
   it("warnings: unknown keys (one or several), a name that cannot change, a locked or decommissioned node", async () => {
@@ -222,7 +208,7 @@ describe("registration: registerInstance step by step (in process)", function ()
     ]);
     const two = await reg({ ...bu, backup_x: "1", backup_y: "2" });
     assert.match(two.result!.warnings[0], /^unknown metadata keys backup_x, backup_y ignored; known keys: /);
-    emu.update((s) => {
+    suite.emu.update((s) => {
       const n = s.nodes.find((x) => x.tsmName === TSM_NAME)!;
       n.locked = true;
       n.decommissioned = true;
@@ -235,7 +221,7 @@ describe("registration: registerInstance step by step (in process)", function ()
   });
 
   it("several consumers carry the tag (in any case, beside other tags): the lowest id of the most complete wins, with a warning", async () => {
-    emu.update((s) => {
+    suite.emu.update((s) => {
       const base = s.consumers.find((c) => c.id === 2)!;
       s.consumers.push({ ...base, id: 61, name: "dup-b", tags: [TAG] });
       s.consumers.push({ ...base, id: 60, name: "dup-a", tags: [7 as unknown as string, "web", TAG.toUpperCase()] });
@@ -247,17 +233,17 @@ describe("registration: registerInstance step by step (in process)", function ()
       `consumers 60, 61 of business unit ${BUNIT} all carry ${TAG}; using 60: delete the others on the portal`,
       KEPT_NOWHERE,
     ]);
-    assert.equal(emu.state().nodes.find((n) => n.tsmName === TSM_NAME)?.consumerId, 60);
+    assert.equal(suite.emu.state().nodes.find((n) => n.tsmName === TSM_NAME)?.consumerId, 60);
   });
 
   describe("configuration problems: every one at once, nothing changed", () => {
     it("names not known to the portal, a default it lacks, a server without an address; the config-drive note when a fix is a metadata change", async () => {
-      const linux = emu.state().operatingSystems.find((o) => o.name === "Linux")!;
-      emu.update((s) => {
+      const linux = suite.emu.state().operatingSystems.find((o) => o.name === "Linux")!;
+      suite.emu.update((s) => {
         s.operatingSystems = s.operatingSystems.filter((o) => o.name !== "Linux");
         s.servers[0].address = "";
       });
-      const optionFile = path.join(dir, "dsm.opt");
+      const optionFile = path.join(suite.dir, "dsm.opt");
       const r = await reg({ ...bu, backup_domain: "NODAYS" }, { optionFile }, "config-drive");
       const err = failed(r);
       assert.equal(err.kind, "configuration");
@@ -276,13 +262,13 @@ describe("registration: registerInstance step by step (in process)", function ()
         err.message,
         `cannot register this instance; nothing was changed:\n${err.problems.map((p) => `  - ${p}`).join("\n")}\nnote: ${CONFIG_DRIVE_NOTE}`,
       );
-      assert.deepEqual(writes(emu), []);
+      assert.deepEqual(writes(suite.emu), []);
       // From the network, no note; without an option file the server's address is not needed.
       const network = failed(await reg({ ...bu, backup_domain: "NODAYS" }, { optionFile: false }));
       assert.equal(network.problems.length, 2);
       assert.ok(!network.message.includes("note:"), network.message);
       // Only the server's problem, which no metadata change fixes: no note from the config drive either.
-      emu.update((s) => {
+      suite.emu.update((s) => {
         s.operatingSystems.push(linux);
         s.servers[0].address = "sp01.backup.example";
         s.servers[0].name = "";
@@ -302,7 +288,7 @@ describe("registration: registerInstance step by step (in process)", function ()
           "use the id of a business unit the account's own business unit contains (`openstack server set --property backup_bunit=<id> <instance>`)",
       );
       // An account whose name is not its password (the tenant's is: redacted).
-      emu.update((s) => {
+      suite.emu.update((s) => {
         const tenant = s.users.find((u) => u.username === "tenant")!;
         s.users.push({
           ...tenant,
@@ -312,10 +298,10 @@ describe("registration: registerInstance step by step (in process)", function ()
           passwordHash: hashSecret("Ops-a-Pa55word", "salt-a"),
         });
       });
-      const env = { ...envFor(emu, "tenant"), BACKUP_PORTAL_USERNAME: "ops-a", BACKUP_PORTAL_PASSWORD: "Ops-a-Pa55word" };
+      const env = { ...envFor(suite.emu, "tenant"), BACKUP_PORTAL_USERNAME: "ops-a", BACKUP_PORTAL_PASSWORD: "Ops-a-Pa55word" };
       const other = failed(await reg({ backup_bunit: "3" }, { env }));
       assert.match(other.problems[0], /^backup_bunit 3: the account "ops-a" may not reach business unit 3; use the id/);
-      const client = clientFor(emu, "tenant");
+      const client = clientFor(suite.emu, "tenant");
       try {
         const broker = failed(await reg({ backup_bunit: "3" }, { client }));
         assert.match(broker.problems[0], /^backup_bunit 3: the account "of the registration broker" may not reach business unit 3; /);
@@ -325,11 +311,11 @@ describe("registration: registerInstance step by step (in process)", function ()
     });
 
     it("a refused account names the settings to check", async () => {
-      const err = failed(await reg(bu, { env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_PASSWORD: "wrong" } }));
+      const err = failed(await reg(bu, { env: { ...envFor(suite.emu, "tenant"), BACKUP_PORTAL_PASSWORD: "wrong" } }));
       assert.equal(err.kind, "configuration");
       assert.ok(
         err.message.startsWith(
-          `the portal at ${emu.url} refused the account "tenant": check BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_ORIGIN (it must be the origin registered with the client ID), BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD. Nothing was changed. (`,
+          `the portal at ${suite.emu.url} refused the account "tenant": check BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_ORIGIN (it must be the origin registered with the client ID), BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD. Nothing was changed. (`,
         ),
         err.message,
       );
@@ -348,14 +334,14 @@ describe("registration: registerInstance step by step (in process)", function ()
 
   describe("portal failures: what was done, and no password", () => {
     it("reading a name fails: a portal error, not a configuration problem", async () => {
-      emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET" }, skip: 1, count: 1 });
+      suite.emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET" }, skip: 1, count: 1 });
       const err = failed(await reg(bu));
       assert.equal(err.kind, "portal");
       assert.match(err.message, /^cannot check the registration on the portal; nothing was changed: GET \S+ failed \(HTTP 500\)/);
     });
 
     it("listing the consumers fails", async () => {
-      emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET", path: `/v1/bunits/${BUNIT}/consumers` } });
+      suite.emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET", path: `/v1/bunits/${BUNIT}/consumers` } });
       const err = failed(await reg(bu));
       assert.equal(err.kind, "portal");
       assert.match(err.message, /^cannot look up this instance's consumer; nothing was changed: GET \S+ failed \(HTTP 500\)/);
@@ -369,10 +355,10 @@ describe("registration: registerInstance step by step (in process)", function ()
         [`/v1/bunits/${BUNIT}/consumers/4/node/activate`, ["created consumer 4", "created node", "set node password"]],
       ];
       for (const [p, done] of steps) {
-        emu.reset();
-        emu.setFaults({ errorRate: 1, statuses: [500], match: { method: p.endsWith("activate") ? "GET" : "POST", path: p } });
+        suite.emu.reset();
+        suite.emu.setFaults({ errorRate: 1, statuses: [500], match: { method: p.endsWith("activate") ? "GET" : "POST", path: p } });
         const err = failed(await reg(bu));
-        emu.clearFaults();
+        suite.emu.clearFaults();
         assert.equal(err.kind, "portal", err.message);
         assert.deepEqual(err.done, done);
         assert.deepEqual(err.problems, []);
@@ -383,7 +369,7 @@ describe("registration: registerInstance step by step (in process)", function ()
     });
 
     it("a log line for each retry", async () => {
-      emu.setFaults({ errorRate: 1, statuses: [503], match: { method: "GET", path: `/v1/bunits/${BUNIT}` }, count: 1 });
+      suite.emu.setFaults({ errorRate: 1, statuses: [503], match: { method: "GET", path: `/v1/bunits/${BUNIT}` }, count: 1 });
       const r = await reg(bu, { portal: { maxAttempts: 3, retryBaseMs: 10, retryMaxMs: 50 } });
       assert.ok(r.result, r.error?.message);
       assert.ok(
@@ -393,7 +379,7 @@ describe("registration: registerInstance step by step (in process)", function ()
     });
 
     it("the portal refuses the name: taken by another node, or refused otherwise; a failed second look is logged", async () => {
-      emu.update((s) => {
+      suite.emu.update((s) => {
         s.nodes.find((n) => n.id === 1)!.tsmName = TSM_NAME;
       });
       const taken = failed(await reg(bu));
@@ -408,9 +394,9 @@ describe("registration: registerInstance step by step (in process)", function ()
       assert.equal(taken.kind, "portal");
       assert.deepEqual(taken.problems, []);
       // From the config drive the hint says to read the metadata service; the second look fails and is logged.
-      emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET", path: `/v1/bunits/${BUNIT}/consumers` }, skip: 1 });
+      suite.emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET", path: `/v1/bunits/${BUNIT}/consumers` }, skip: 1 });
       const drive = await reg(bu, {}, "config-drive");
-      emu.clearFaults();
+      suite.emu.clearFaults();
       assert.match(
         failed(drive).message,
         new RegExp(`and run again \\(${CONFIG_DRIVE_NOTE.replace(/[()`.]/g, "\\$&")}\\) \\(done so far: `),
@@ -420,25 +406,25 @@ describe("registration: registerInstance step by step (in process)", function ()
         [drive.logs.find((l) => l.startsWith("looking for this instance's registration again failed: GET "))],
       );
       // The same without a log.
-      emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET", path: `/v1/bunits/${BUNIT}/consumers` }, skip: 1 });
+      suite.emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "GET", path: `/v1/bunits/${BUNIT}/consumers` }, skip: 1 });
       const quiet = failed(await reg(bu, { log: undefined }));
-      emu.clearFaults();
+      suite.emu.clearFaults();
       assert.match(quiet.message, new RegExp(`^cannot activate the node as ${TSM_NAME}: another node is already named`));
       // Activated meanwhile under another name (by another run): a conflict that is not a taken name.
-      emu.update((s) => {
+      suite.emu.update((s) => {
         s.nodes.find((n) => n.id === 1)!.tsmName = "WEB-01";
       });
-      const proxy = await startPortalProxy(emu.url, {
+      const proxy = await startPortalProxy(suite.emu.url, {
         before: (req) => {
           if (!req.path.includes("/node/activate")) return;
-          emu.update((s) => {
+          suite.emu.update((s) => {
             const mine = s.consumers.filter((c) => c.tags?.includes(TAG)).map((c) => c.id);
             s.nodes.find((n) => mine.includes(n.consumerId))!.tsmName = "ELSEWHERE";
           });
         },
       });
       try {
-        const refused = failed(await reg(bu, { env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url } }));
+        const refused = failed(await reg(bu, { env: { ...envFor(suite.emu, "tenant"), BACKUP_PORTAL_URL: proxy.url } }));
         assert.match(
           refused.message,
           new RegExp(`^cannot activate the node as ${TSM_NAME}: the portal refused the name; set another name with`),
@@ -449,12 +435,12 @@ describe("registration: registerInstance step by step (in process)", function ()
     });
     it("the name taken while this run worked: by this instance under another consumer (said so), or by another node (the usual message)", async () => {
       let onActivate: (s: ReturnType<Emulator["state"]>) => void = () => undefined;
-      const proxy = await startPortalProxy(emu.url, {
+      const proxy = await startPortalProxy(suite.emu.url, {
         before: (req) => {
-          if (req.path.includes("/node/activate")) emu.update((s) => onActivate(s));
+          if (req.path.includes("/node/activate")) suite.emu.update((s) => onActivate(s));
         },
       });
-      const env = { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url };
+      const env = { ...envFor(suite.emu, "tenant"), BACKUP_PORTAL_URL: proxy.url };
       try {
         // Another run registered this instance as consumer 1 (its activated node takes the name).
         onActivate = (s) => {
@@ -473,7 +459,7 @@ describe("registration: registerInstance step by step (in process)", function ()
             "(done so far: created consumer 4, created node, set node password).",
         );
         // Another node took the name, and another consumer of this instance (2, not activated) appeared: not this instance's name.
-        emu.reset();
+        suite.emu.reset();
         onActivate = (s) => {
           s.nodes.find((n) => n.id === 1)!.tsmName = TSM_NAME;
           s.consumers.find((c) => c.id === 2)!.tags = [TAG];
@@ -488,7 +474,7 @@ describe("registration: registerInstance step by step (in process)", function ()
 
   describe("files", () => {
     it("a password file that cannot be prepared: nothing more on the portal; a path holding the account password is shown without it", async () => {
-      const blocker = path.join(dir, "tenant");
+      const blocker = path.join(suite.dir, "tenant");
       fs.writeFileSync(blocker, "");
       const passwordFile = path.join(blocker, "node-password");
       const err = failed(await reg(bu, { passwordFile }));
@@ -501,18 +487,18 @@ describe("registration: registerInstance step by step (in process)", function ()
         err.message,
       );
       assert.ok(!err.message.includes("tenant"), err.message);
-      assert.ok(!emu.requests().some((r) => r.path.endsWith("/password")), "no password set");
+      assert.ok(!suite.emu.requests().some((r) => r.path.endsWith("/password")), "no password set");
       // A registered node whose password is rotated: nothing done before.
       fs.rmSync(blocker);
-      assert.ok((await reg(bu, { passwordFile: path.join(dir, "pw") })).result);
+      assert.ok((await reg(bu, { passwordFile: path.join(suite.dir, "pw") })).result);
       fs.writeFileSync(blocker, "");
       const rotate = failed(await reg(bu, { passwordFile, rotatePassword: true }));
       assert.match(rotate.message, /\(done so far: nothing\): /);
     });
 
     it("the password file cannot be moved in place after the portal took the password: the command to run", async () => {
-      const passwordFile = path.join(dir, "secret", "node-password");
-      emu.setFaults({ latencyMs: 500, match: { method: "POST", path: `/v1/bunits/${BUNIT}/consumers/4/node/password` } });
+      const passwordFile = path.join(suite.dir, "secret", "node-password");
+      suite.emu.setFaults({ latencyMs: 500, match: { method: "POST", path: `/v1/bunits/${BUNIT}/consumers/4/node/password` } });
       const [r] = await Promise.all([reg(bu, { passwordFile }), blockWhenTempAppears(passwordFile)]);
       const err = failed(r);
       assert.equal(err.kind, "files");
@@ -528,7 +514,7 @@ describe("registration: registerInstance step by step (in process)", function ()
     });
 
     it("a password file written: named in the result and the actions, no warning", async () => {
-      const passwordFile = path.join(dir, "node-password");
+      const passwordFile = path.join(suite.dir, "node-password");
       const r = await reg(bu, { passwordFile });
       assert.ok(r.result, r.error?.message);
       assert.deepEqual(r.result.passwordFile, { path: passwordFile, written: true });
@@ -537,7 +523,7 @@ describe("registration: registerInstance step by step (in process)", function ()
     });
 
     it("an option file that cannot be written, after the registration: the node's name and what was done", async () => {
-      const blocker = path.join(dir, "a-file");
+      const blocker = path.join(suite.dir, "a-file");
       fs.writeFileSync(blocker, "");
       const optionFile = path.join(blocker, "dsm.opt");
       const err = failed(await reg(bu, { optionFile }));
@@ -562,7 +548,7 @@ describe("registration: registerInstance step by step (in process)", function ()
         credentialSources: {},
         passwordSet: true,
       };
-      const file = path.join(dir, "dsm.opt");
+      const file = path.join(suite.dir, "dsm.opt");
       for (const server of [{ address: "sp01.backup.example" }, { name: "SP01" }, undefined]) {
         await assert.rejects(
           writeOptionFile(file, { ...base, server }, () => undefined),
@@ -594,7 +580,7 @@ describe("registration: registerInstance step by step (in process)", function ()
     });
 
     it("the lock: a run waits, says so, then gives up; a bad wait is a usage error; a lock file that cannot be made", async () => {
-      const lockFile = path.join(dir, "held.lock");
+      const lockFile = path.join(suite.dir, "held.lock");
       const held = await acquireLock(lockFile);
       try {
         const busy = await reg(bu, { lockFile, lockWaitMs: 300 });
@@ -622,7 +608,7 @@ describe("registration: registerInstance step by step (in process)", function ()
       const bad = failed(await reg(bu, { lockWaitMs: -1 }));
       assert.equal(bad.kind, "usage");
       assert.match(bad.message, /; nothing was changed$/);
-      const blocker = path.join(dir, "a-file");
+      const blocker = path.join(suite.dir, "a-file");
       fs.writeFileSync(blocker, "");
       const cannot = failed(await reg(bu, { lockFile: path.join(blocker, "x.lock") }));
       assert.equal(cannot.kind, "files");
@@ -630,7 +616,7 @@ describe("registration: registerInstance step by step (in process)", function ()
         cannot.message,
         new RegExp(`^cannot create the lock file ${blocker}/x\\.lock: .+; nothing was changed \\(give another path with --lock-file\\)$`),
       );
-      assert.deepEqual(emu.requests(), []);
+      assert.deepEqual(suite.emu.requests(), []);
     });
   });
 

@@ -6,14 +6,14 @@ import * as path from "path";
 import { hashSecret } from "../../emulator/util";
 import { registerInstance, RegistrationError } from "../../provider/registration";
 import { startMetadataService } from "../../emulator/metadata-service";
-import { clientFor, Emulator, envFor, startEmulator, writes } from "../support/portal";
+import { clientFor, envFor, writes } from "../support/portal";
 import {
   CPU_COUNT,
   instanceDocument,
   modeOf,
   Outcome,
   register,
-  removeTempDirs,
+  registrationSuite,
   startPortalProxy,
   tempDir,
   TSM_NAME,
@@ -24,47 +24,30 @@ const TAG = `instance-uuid:${UUID}`;
 const BUNIT = 2; // Tenant A, reachable by the "tenant" account
 
 describe("registration: backup-portal register", function () {
-  let emu: Emulator;
-  let dir: string;
-  let optionFile: string;
-  let passwordFile: string;
-  const files = (): string[] => ["--option-file", optionFile, "--password-file", passwordFile];
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await emu.close();
-    removeTempDirs();
-  });
-  beforeEach(() => {
-    emu.reset();
-    dir = tempDir();
-    optionFile = path.join(dir, "tsm", "dsm.opt");
-    passwordFile = path.join(dir, "secret", "node-password");
-  });
+  const suite = registrationSuite();
+  const files = (): string[] => ["--option-file", suite.optionFile, "--password-file", suite.passwordFile];
 
   const run = (
     args: string[],
     meta: Record<string, string> | undefined,
     extra: { userData?: string | null; env?: NodeJS.ProcessEnv; doc?: Record<string, unknown> } = {},
   ): Promise<Outcome> =>
-    register(args, { doc: extra.doc ?? instanceDocument(meta), userData: extra.userData, env: extra.env ?? envFor(emu, "tenant") });
+    register(args, { doc: extra.doc ?? instanceDocument(meta), userData: extra.userData, env: extra.env ?? envFor(suite.emu, "tenant") });
 
-  const tagged = () => emu.state().consumers.filter((c) => c.tags?.includes(TAG));
-  const nodeOfConsumer = (consumerId: number) => emu.state().nodes.find((n) => n.consumerId === consumerId);
+  const tagged = () => suite.emu.state().consumers.filter((c) => c.tags?.includes(TAG));
+  const nodeOfConsumer = (consumerId: number) => suite.emu.state().nodes.find((n) => n.consumerId === consumerId);
 
   /** The node password from the password file must match the portal's, and appear nowhere else. */
   function assertPasswordKept(outcomes: Outcome[], consumerId: number): string {
-    const password = fs.readFileSync(passwordFile, "utf8");
+    const password = fs.readFileSync(suite.passwordFile, "utf8");
     assert.match(password, /^[A-Za-z0-9_\-+.]{32}$/);
-    assert.equal(modeOf(passwordFile), 0o600);
+    assert.equal(modeOf(suite.passwordFile), 0o600);
     const node = nodeOfConsumer(consumerId)!;
     assert.equal(node.passwordHash, hashSecret(password, `node-${node.id}`), "the portal holds the password of the file");
     for (const o of outcomes) {
       assert.ok(!o.stdout.includes(password) && !o.stderr.includes(password), "password printed");
     }
-    assert.ok(!fs.readFileSync(optionFile, "utf8").includes(password), "password in the option file");
+    assert.ok(!fs.readFileSync(suite.optionFile, "utf8").includes(password), "password in the option file");
     return password;
   }
 
@@ -92,27 +75,29 @@ describe("registration: backup-portal register", function () {
       { os: 3, type: 1, domain: 1, cos: 2, cpu: CPU_COUNT, contact: "ops@example.com", tsm: TSM_NAME },
     );
     assert.deepEqual(
-      writes(emu).map((w) => `${w.method} ${w.path.split("?")[0]}`),
+      writes(suite.emu).map((w) => `${w.method} ${w.path.split("?")[0]}`),
       [
         `POST /v1/bunits/${BUNIT}/consumers`,
         `POST /v1/bunits/${BUNIT}/consumers/${c.id}/node`,
         `POST /v1/bunits/${BUNIT}/consumers/${c.id}/node/password`,
       ],
     );
-    assert.ok(emu.requests().some((r) => r.path.startsWith(`/v1/bunits/${BUNIT}/consumers/${c.id}/node/activate?tsmName=${TSM_NAME}`)));
+    assert.ok(
+      suite.emu.requests().some((r) => r.path.startsWith(`/v1/bunits/${BUNIT}/consumers/${c.id}/node/activate?tsmName=${TSM_NAME}`)),
+    );
 
-    assert.equal(modeOf(optionFile), 0o600);
-    const options = fs.readFileSync(optionFile, "utf8");
+    assert.equal(modeOf(suite.optionFile), 0o600);
+    const options = fs.readFileSync(suite.optionFile, "utf8");
     assert.match(options, new RegExp(`^NODENAME +${TSM_NAME}$`, "m"));
     assert.match(options, /^SERVERNAME +SP01$/m);
     assert.match(options, /^TCPSERVERADDRESS +sp01\.backup\.example$/m);
     assert.match(options, /^TCPPORT +1500$/m);
     assert.match(options, /^PASSWORDACCESS +GENERATE$/m);
-    assert.deepEqual(fs.readdirSync(path.dirname(optionFile)), ["dsm.opt"], "no temp file left behind");
+    assert.deepEqual(fs.readdirSync(path.dirname(suite.optionFile)), ["dsm.opt"], "no temp file left behind");
 
     assert.equal(
       first.stdout.trim(),
-      `created consumer ${c.id}, created node, set node password (saved to ${passwordFile}), activated as ${TSM_NAME}, wrote ${optionFile}`,
+      `created consumer ${c.id}, created node, set node password (saved to ${suite.passwordFile}), activated as ${TSM_NAME}, wrote ${suite.optionFile}`,
     );
     assert.match(first.stderr, /register: reading instance metadata/);
     assertPasswordKept([first], c.id);
@@ -121,9 +106,9 @@ describe("registration: backup-portal register", function () {
   it("a second run (or one after a reboot) writes nothing", async () => {
     const first = await run(files(), { backup_bunit: String(BUNIT) });
     assert.equal(first.code, 0, first.stderr);
-    const password = fs.readFileSync(passwordFile, "utf8");
-    const optionsBefore = fs.statSync(optionFile).mtimeMs;
-    emu.clearRequests();
+    const password = fs.readFileSync(suite.passwordFile, "utf8");
+    const optionsBefore = fs.statSync(suite.optionFile).mtimeMs;
+    suite.emu.clearRequests();
 
     for (let i = 0; i < 2; i++) {
       const again = await run(files(), { backup_bunit: String(BUNIT) });
@@ -133,36 +118,36 @@ describe("registration: backup-portal register", function () {
         new RegExp(`^already registered as ${TSM_NAME} \\(business unit ${BUNIT}, consumer \\d+\\); nothing to do\\n$`),
       );
     }
-    assert.deepEqual(writes(emu), [], "no POST/PUT/DELETE after the first run");
-    assert.ok(!emu.requests().some((r) => r.path.includes("/activate")), "no activation call either");
+    assert.deepEqual(writes(suite.emu), [], "no POST/PUT/DELETE after the first run");
+    assert.ok(!suite.emu.requests().some((r) => r.path.includes("/activate")), "no activation call either");
     assert.equal(tagged().length, 1);
-    assert.equal(fs.readFileSync(passwordFile, "utf8"), password, "password unchanged");
-    assert.equal(fs.statSync(optionFile).mtimeMs, optionsBefore, "option file not rewritten");
+    assert.equal(fs.readFileSync(suite.passwordFile, "utf8"), password, "password unchanged");
+    assert.equal(fs.statSync(suite.optionFile).mtimeMs, optionsBefore, "option file not rewritten");
 
     const json = await run([...files(), "--json"], { backup_bunit: String(BUNIT) });
     const result = JSON.parse(json.stdout);
     assert.equal(result.status, "unchanged");
     assert.deepEqual(result.actions, []);
     assert.equal(result.tsmName, TSM_NAME);
-    assert.deepEqual(result.optionFile, { path: optionFile, written: false });
-    assert.deepEqual(writes(emu), []);
+    assert.deepEqual(result.optionFile, { path: suite.optionFile, written: false });
+    assert.deepEqual(writes(suite.emu), []);
   });
 
   it("rewrites a missing option file without touching the portal", async () => {
     assert.equal((await run(files(), { backup_bunit: String(BUNIT) })).code, 0);
-    fs.rmSync(optionFile);
-    emu.clearRequests();
+    fs.rmSync(suite.optionFile);
+    suite.emu.clearRequests();
     const again = await run(files(), { backup_bunit: String(BUNIT) });
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, new RegExp(`already registered as ${TSM_NAME} .*; wrote ${optionFile.replace(/[.]/g, "\\.")}`));
-    assert.deepEqual(writes(emu), []);
-    assert.equal(modeOf(optionFile), 0o600);
+    assert.match(again.stdout, new RegExp(`already registered as ${TSM_NAME} .*; wrote ${suite.optionFile.replace(/[.]/g, "\\.")}`));
+    assert.deepEqual(writes(suite.emu), []);
+    assert.equal(modeOf(suite.optionFile), 0o600);
   });
 
   it("registers again after the node was deleted on the portal", async () => {
     assert.equal((await run(files(), { backup_bunit: String(BUNIT) })).code, 0);
     const old = tagged()[0];
-    await clientFor(emu, "tenant").nodes.delete(BUNIT, old.id);
+    await clientFor(suite.emu, "tenant").nodes.delete(BUNIT, old.id);
     assert.equal(tagged().length, 0, "deleting the node removed the consumer");
 
     const again = await run(files(), { backup_bunit: String(BUNIT) });
@@ -176,10 +161,10 @@ describe("registration: backup-portal register", function () {
   });
 
   it("gives a consumer without a node its node (no second consumer)", async () => {
-    const client = clientFor(emu, "tenant");
+    const client = clientFor(suite.emu, "tenant");
     const c = await client.consumers.create(BUNIT, { name: "web01 (registered by hand)", tags: [TAG] });
     client.close();
-    emu.clearRequests();
+    suite.emu.clearRequests();
 
     const outcome = await run(files(), { backup_bunit: String(BUNIT) });
     assert.equal(outcome.code, 0, outcome.stderr);
@@ -188,56 +173,59 @@ describe("registration: backup-portal register", function () {
       [c.id],
     );
     assert.equal(nodeOfConsumer(c.id)?.tsmName, TSM_NAME);
-    assert.ok(!writes(emu).some((w) => w.method === "POST" && w.path === `/v1/bunits/${BUNIT}/consumers`), "no consumer created");
+    assert.ok(!writes(suite.emu).some((w) => w.method === "POST" && w.path === `/v1/bunits/${BUNIT}/consumers`), "no consumer created");
     assert.match(outcome.stdout, /^created node, set node password/);
     assertPasswordKept([outcome], c.id);
   });
 
   it("activates (with a fresh password) a node that exists but is not activated", async () => {
-    const client = clientFor(emu, "tenant");
+    const client = clientFor(suite.emu, "tenant");
     const c = await client.consumers.create(BUNIT, { name: "web01", tags: [TAG] });
     await client.nodes.create(BUNIT, c.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 } });
     client.close();
-    emu.clearRequests();
+    suite.emu.clearRequests();
 
     const outcome = await run(files(), { backup_bunit: String(BUNIT) });
     assert.equal(outcome.code, 0, outcome.stderr);
     assert.deepEqual(
-      writes(emu).map((w) => w.path),
+      writes(suite.emu).map((w) => w.path),
       [`/v1/bunits/${BUNIT}/consumers/${c.id}/node/password`],
     );
     assert.equal(nodeOfConsumer(c.id)?.tsmName, TSM_NAME);
-    assert.equal(outcome.stdout.trim(), `set node password (saved to ${passwordFile}), activated as ${TSM_NAME}, wrote ${optionFile}`);
+    assert.equal(
+      outcome.stdout.trim(),
+      `set node password (saved to ${suite.passwordFile}), activated as ${TSM_NAME}, wrote ${suite.optionFile}`,
+    );
   });
 
   it("updates the node when an explicitly set key differs; defaults never change it", async () => {
     assert.equal((await run(files(), { backup_bunit: String(BUNIT) })).code, 0);
     const c = tagged()[0];
-    emu.clearRequests();
+    suite.emu.clearRequests();
     const changed = await run(files(), { backup_bunit: String(BUNIT), backup_domain: "30DAYS", backup_cpu_count: "2" });
     assert.equal(changed.code, 0, changed.stderr);
     assert.match(changed.stdout, /^updated node \(domain, cpu count\)$/m);
     assert.deepEqual(
-      writes(emu).map((w) => `${w.method} ${w.path}`),
+      writes(suite.emu).map((w) => `${w.method} ${w.path}`),
       [`PUT /v1/bunits/${BUNIT}/consumers/${c.id}/node`],
     );
     assert.equal(nodeOfConsumer(c.id)?.domainId, 2);
     assert.equal(nodeOfConsumer(c.id)?.cpuCount, 2);
-    emu.clearRequests();
+    suite.emu.clearRequests();
     // Without the keys the defaults (STANDARD, this machine's CPU count) do not revert the node.
     const plain = await run(files(), { backup_bunit: String(BUNIT) });
     assert.match(plain.stdout, /nothing to do/);
-    assert.deepEqual(writes(emu), []);
+    assert.deepEqual(writes(suite.emu), []);
   });
 
   it("--rotate-password sets a new password on a registered node, and only that", async () => {
     assert.equal((await run(files(), { backup_bunit: String(BUNIT) })).code, 0);
-    const before = fs.readFileSync(passwordFile, "utf8");
-    emu.clearRequests();
+    const before = fs.readFileSync(suite.passwordFile, "utf8");
+    suite.emu.clearRequests();
     const rotated = await run([...files(), "--rotate-password"], { backup_bunit: String(BUNIT) });
     assert.equal(rotated.code, 0, rotated.stderr);
     assert.deepEqual(
-      writes(emu).map((w) => w.path.split("/").pop()),
+      writes(suite.emu).map((w) => w.path.split("/").pop()),
       ["password"],
     );
     const after = assertPasswordKept([rotated], tagged()[0].id);
@@ -249,14 +237,14 @@ describe("registration: backup-portal register", function () {
     assert.equal(outcome.code, 0, outcome.stderr);
     assert.equal(
       outcome.stdout.trim(),
-      `dry run, would: create consumer "web01", create node, set node password, activate as ${TSM_NAME}, write ${optionFile}`,
+      `dry run, would: create consumer "web01", create node, set node password, activate as ${TSM_NAME}, write ${suite.optionFile}`,
     );
-    assert.deepEqual(writes(emu), []);
-    assert.ok(!fs.existsSync(optionFile) && !fs.existsSync(passwordFile));
+    assert.deepEqual(writes(suite.emu), []);
+    assert.ok(!fs.existsSync(suite.optionFile) && !fs.existsSync(suite.passwordFile));
   });
 
   it("takes the portal account from JSON user data; the environment wins per variable", async () => {
-    const env = envFor(emu, "tenant");
+    const env = envFor(suite.emu, "tenant");
     const account = {
       url: env.BACKUP_PORTAL_URL,
       origin: env.BACKUP_PORTAL_ORIGIN,
@@ -303,12 +291,12 @@ describe("registration: backup-portal register", function () {
       meta: Record<string, string> | undefined,
       extra: { userData?: string | null; env?: NodeJS.ProcessEnv } = {},
     ): Promise<string> {
-      emu.clearRequests();
+      suite.emu.clearRequests();
       const outcome = await run(files(), meta, extra);
       assert.equal(outcome.code, 3, `exit code; stderr: ${outcome.stderr}`);
-      assert.deepEqual(writes(emu), [], "no write on the portal");
+      assert.deepEqual(writes(suite.emu), [], "no write on the portal");
       assert.equal(tagged().length, 0);
-      assert.ok(!fs.existsSync(optionFile) && !fs.existsSync(passwordFile), "no files written");
+      assert.ok(!fs.existsSync(suite.optionFile) && !fs.existsSync(suite.passwordFile), "no files written");
       assert.match(outcome.stderr, /nothing was changed/);
       assert.equal(outcome.stdout, "");
       return outcome.stderr;
@@ -318,26 +306,26 @@ describe("registration: backup-portal register", function () {
       const err = await fails(undefined);
       assert.match(err, /backup_bunit is missing/);
       assert.match(err, /openstack server set --property backup_bunit=/);
-      assert.deepEqual(emu.requests(), [], "not even a portal read");
+      assert.deepEqual(suite.emu.requests(), [], "not even a portal read");
     });
 
     it("meta.dsmode disabled (cloud-init's off switch) stops it: exit 3, so the boot loop does not retry", async () => {
       const err = await fails({ backup_bunit: String(BUNIT), dsmode: "disabled" });
       assert.match(err, /the instance metadata sets dsmode=disabled, cloud-init's switch that turns this metadata source off/);
       assert.match(err, /openstack server unset --property dsmode <instance>/);
-      assert.deepEqual(emu.requests(), [], "not even a portal read");
+      assert.deepEqual(suite.emu.requests(), [], "not even a portal read");
     });
 
     it("a non-numeric backup_bunit", async () => {
       const err = await fails({ backup_bunit: "Tenant A" });
       assert.match(err, /backup_bunit must be a business unit id \(a positive integer\), got "Tenant A"/);
-      assert.deepEqual(emu.requests(), []);
+      assert.deepEqual(suite.emu.requests(), []);
     });
 
     it("a business unit the account cannot reach, or that does not exist", async () => {
       assert.match(await fails({ backup_bunit: "3" }), /backup_bunit 3: the account .* may not reach business unit 3/);
       assert.match(
-        await fails({ backup_bunit: "999" }, { env: envFor(emu, "admin") }),
+        await fails({ backup_bunit: "999" }, { env: envFor(suite.emu, "admin") }),
         /backup_bunit 999: the portal has no business unit with this id/,
       );
     });
@@ -352,7 +340,7 @@ describe("registration: backup-portal register", function () {
       const err = await fails({ backup_bunit: String(BUNIT), backup_tsm_name: "web 01!", backup_cpu_count: "many" });
       assert.match(err, /backup_tsm_name "web 01!" contains " ", "!"; allowed are letters, digits and _ \. - \+ &/);
       assert.match(err, /backup_cpu_count must be a whole number/);
-      assert.deepEqual(emu.requests(), []);
+      assert.deepEqual(suite.emu.requests(), []);
     });
 
     it("missing credentials name the variables and the user data format", async () => {
@@ -360,7 +348,7 @@ describe("registration: backup-portal register", function () {
       assert.match(err, /portal credentials are missing: url \(BACKUP_PORTAL_URL\), origin .*password \(BACKUP_PORTAL_PASSWORD\)/);
       assert.match(err, /"backupPortal"/);
       assert.match(err, /the user data is a #cloud-config document/);
-      assert.deepEqual(emu.requests(), []);
+      assert.deepEqual(suite.emu.requests(), []);
     });
 
     it("broken JSON user data is reported without quoting it", async () => {
@@ -383,10 +371,10 @@ describe("registration: backup-portal register", function () {
     );
     assert.match(taken.stderr, /done so far: created consumer \d+, created node, set node password/);
     const c = tagged()[0];
-    const password = fs.readFileSync(passwordFile, "utf8");
+    const password = fs.readFileSync(suite.passwordFile, "utf8");
     assert.ok(!taken.stderr.includes(password) && !taken.stdout.includes(password));
-    assert.ok(!fs.existsSync(optionFile), "no option file before activation");
-    emu.clearRequests();
+    assert.ok(!fs.existsSync(suite.optionFile), "no option file before activation");
+    suite.emu.clearRequests();
 
     const resumed = await run(files(), { backup_bunit: String(BUNIT), backup_tsm_name: "web01-prod" });
     assert.equal(resumed.code, 0, resumed.stderr);
@@ -395,12 +383,12 @@ describe("registration: backup-portal register", function () {
       [c.id],
     );
     assert.deepEqual(
-      writes(emu).map((w) => w.path.split("/").pop()),
+      writes(suite.emu).map((w) => w.path.split("/").pop()),
       ["password"],
       "only a new password; no new consumer or node",
     );
     assert.equal(nodeOfConsumer(c.id)?.tsmName, "WEB01-PROD");
-    assert.match(fs.readFileSync(optionFile, "utf8"), /^NODENAME +WEB01-PROD$/m);
+    assert.match(fs.readFileSync(suite.optionFile, "utf8"), /^NODENAME +WEB01-PROD$/m);
     assertPasswordKept([taken, resumed], c.id);
   });
 
@@ -414,16 +402,16 @@ describe("registration: backup-portal register", function () {
   });
 
   it("without --password-file the password is set but kept nowhere, with a warning", async () => {
-    const outcome = await run(["--option-file", optionFile], { backup_bunit: String(BUNIT) });
+    const outcome = await run(["--option-file", suite.optionFile], { backup_bunit: String(BUNIT) });
     assert.equal(outcome.code, 0, outcome.stderr);
     assert.match(outcome.stdout, /^created consumer \d+, created node, set node password, activated as/);
     assert.match(outcome.stderr, /warning: the node password was set on the portal but kept nowhere/);
   });
 
   it("a portal failure while creating reports what was done; the rerun finishes", async () => {
-    emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/4/node` } });
+    suite.emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST", pathPrefix: `/v1/bunits/${BUNIT}/consumers/4/node` } });
     const failed = await run([...files(), "--json"], { backup_bunit: String(BUNIT) });
-    emu.clearFaults();
+    suite.emu.clearFaults();
     assert.equal(failed.code, 1);
     const report = JSON.parse(failed.stdout);
     assert.equal(report.status, "failed");
@@ -451,11 +439,11 @@ describe("registration: backup-portal register", function () {
       err: (t) => {
         out.stderr += t;
       },
-      env: envFor(emu, "tenant"),
+      env: envFor(suite.emu, "tenant"),
     });
     assert.equal(code, 1);
     assert.match(out.stderr, /cannot read the instance metadata; nothing was changed/);
-    assert.deepEqual(emu.requests(), []);
+    assert.deepEqual(suite.emu.requests(), []);
   });
 
   it("bad metadata reader options are bad arguments (exit 2, not retried), and touch nothing", async () => {
@@ -470,12 +458,12 @@ describe("registration: backup-portal register", function () {
       assert.match(outcome.stderr, /usage: backup-portal register/);
       assert.equal(outcome.metadataRequests, 0);
     }
-    assert.deepEqual(emu.requests(), []);
+    assert.deepEqual(suite.emu.requests(), []);
     // The API says so too: kind "usage", not a metadata read failure.
     await assert.rejects(
       registerInstance({
         metadata: { url: "http://127.0.0.1:9", platform: "a/b", discoverConfigDrive: false },
-        env: envFor(emu, "tenant"),
+        env: envFor(suite.emu, "tenant"),
         optionFile: false,
       }),
       (err: unknown) =>
@@ -486,15 +474,15 @@ describe("registration: backup-portal register", function () {
   describe("two runs at the same time", () => {
     it("register the instance once: the second waits for the lock, then finds it registered", async () => {
       const svc = await startMetadataService({ metadata: instanceDocument({ backup_bunit: String(BUNIT) }) });
-      const lockFile = path.join(dir, "register.lock");
+      const lockFile = path.join(suite.dir, "register.lock");
       const lines: string[][] = [[], []];
-      emu.setFaults({ latencyMs: 150 });
+      suite.emu.setFaults({ latencyMs: 150 });
       try {
         const results = await Promise.all(
           lines.map((l) =>
             registerInstance({
               metadata: { url: svc.url, discoverConfigDrive: false },
-              env: envFor(emu, "tenant"),
+              env: envFor(suite.emu, "tenant"),
               optionFile: false,
               cpuCount: () => 1,
               lockFile,
@@ -504,7 +492,7 @@ describe("registration: backup-portal register", function () {
         );
         assert.deepEqual(results.map((r) => r.status).sort(), ["registered", "unchanged"]);
         assert.equal(tagged().length, 1, "one consumer");
-        assert.equal(emu.state().nodes.filter((n) => n.consumerId === tagged()[0].id).length, 1, "one node");
+        assert.equal(suite.emu.state().nodes.filter((n) => n.consumerId === tagged()[0].id).length, 1, "one node");
         assert.deepEqual(
           results.map((r) => r.consumerId),
           [tagged()[0].id, tagged()[0].id],
@@ -513,13 +501,13 @@ describe("registration: backup-portal register", function () {
         assert.equal(lines.flat().filter((l) => l.startsWith(waiting)).length, 1, "one run waited, and said so");
         assert.ok(!fs.existsSync(lockFile), "the lock is removed");
       } finally {
-        emu.clearFaults();
+        suite.emu.clearFaults();
         await svc.close();
       }
     });
 
     it("a lock held too long: a bounded wait, then an error naming the file; nothing changed; a failed run removes its lock", async () => {
-      const lockFile = path.join(dir, "register.lock");
+      const lockFile = path.join(suite.dir, "register.lock");
       fs.writeFileSync(lockFile, "pid 4242 on elsewhere since 2020-01-01T00:00:00.000Z (0a1b2c)\n");
       const svc = await startMetadataService({ metadata: instanceDocument({ backup_bunit: String(BUNIT) }) });
       try {
@@ -527,7 +515,7 @@ describe("registration: backup-portal register", function () {
         await assert.rejects(
           registerInstance({
             metadata: { url: svc.url, discoverConfigDrive: false },
-            env: envFor(emu, "tenant"),
+            env: envFor(suite.emu, "tenant"),
             optionFile: false,
             lockFile,
             lockWaitMs: 300,
@@ -549,15 +537,15 @@ describe("registration: backup-portal register", function () {
           },
         );
         assert.ok(Date.now() - started < 5000);
-        assert.deepEqual(emu.requests(), [], "the portal was not even read");
+        assert.deepEqual(suite.emu.requests(), [], "the portal was not even read");
         assert.ok(fs.existsSync(lockFile), "another run's lock is left alone");
 
         fs.rmSync(lockFile);
-        emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST" } });
+        suite.emu.setFaults({ errorRate: 1, statuses: [500], match: { method: "POST" } });
         await assert.rejects(
           registerInstance({
             metadata: { url: svc.url, discoverConfigDrive: false },
-            env: envFor(emu, "tenant"),
+            env: envFor(suite.emu, "tenant"),
             optionFile: false,
             lockFile,
             portal: { maxAttempts: 1 },
@@ -566,18 +554,18 @@ describe("registration: backup-portal register", function () {
         );
         assert.ok(!fs.existsSync(lockFile), "a failed run removes its lock");
       } finally {
-        emu.clearFaults();
+        suite.emu.clearFaults();
         await svc.close();
       }
     });
 
     it("a node name taken by this instance's own registration (another run's) is said so, not blamed on the name", async () => {
       let other: number | undefined;
-      const proxy = await startPortalProxy(emu.url, {
+      const proxy = await startPortalProxy(suite.emu.url, {
         // Just before this run activates its node, another run registers the instance and takes the name.
         before: async (req) => {
           if (other !== undefined || !req.path.includes("/node/activate")) return;
-          const client = clientFor(emu, "tenant");
+          const client = clientFor(suite.emu, "tenant");
           try {
             const c = await client.consumers.create(BUNIT, { name: "web01", tags: [TAG] });
             other = c.id;
@@ -592,7 +580,7 @@ describe("registration: backup-portal register", function () {
         const outcome = await run(
           files(),
           { backup_bunit: String(BUNIT) },
-          { env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url } },
+          { env: { ...envFor(suite.emu, "tenant"), BACKUP_PORTAL_URL: proxy.url } },
         );
         assert.equal(outcome.code, 1);
         const mine = tagged()
@@ -618,18 +606,18 @@ describe("registration: backup-portal register", function () {
     assert.equal((await run(files(), { backup_bunit: String(BUNIT) })).code, 0);
     const c = tagged()[0];
     // A portal whose lists leave the tags out: only the full consumer has them.
-    const proxy = await startPortalProxy(emu.url, {
+    const proxy = await startPortalProxy(suite.emu.url, {
       rewrite: (req, body) => {
         if (req.method !== "GET" || !/^\/v1\/bunits\/\d+\/consumers$/.test(req.path.split("?")[0])) return body;
         const list = body as { items: Array<Record<string, unknown>> };
         return { ...list, items: list.items.map(({ tags: _tags, ...rest }) => rest) };
       },
     });
-    emu.clearRequests();
+    suite.emu.clearRequests();
     try {
       const meta = { backup_bunit: String(BUNIT) };
       const again = await run(files(), meta, {
-        env: { ...envFor(emu, "tenant"), BACKUP_PORTAL_URL: proxy.url },
+        env: { ...envFor(suite.emu, "tenant"), BACKUP_PORTAL_URL: proxy.url },
         doc: instanceDocument(meta, { name: "web01-renamed" }),
       });
       assert.equal(again.code, 0, again.stderr);
@@ -637,13 +625,13 @@ describe("registration: backup-portal register", function () {
         again.stdout,
         new RegExp(`^already registered as ${TSM_NAME} \\(business unit ${BUNIT}, consumer ${c.id}\\); nothing to do$`, "m"),
       );
-      assert.deepEqual(writes(emu), [], "no second consumer or node");
+      assert.deepEqual(writes(suite.emu), [], "no second consumer or node");
       assert.deepEqual(
         tagged().map((x) => x.id),
         [c.id],
       );
       assert.ok(
-        emu.requests().some((r) => r.method === "GET" && r.path.split("?")[0] === `/v1/bunits/${BUNIT}/consumers/${c.id}`),
+        suite.emu.requests().some((r) => r.method === "GET" && r.path.split("?")[0] === `/v1/bunits/${BUNIT}/consumers/${c.id}`),
         "read in full",
       );
     } finally {
@@ -686,12 +674,12 @@ describe("registration: backup-portal register", function () {
     const d = tempDir();
     fs.mkdirSync(path.join(d, "openstack", "latest"), { recursive: true });
     fs.writeFileSync(path.join(d, "openstack", "latest", "meta_data.json"), JSON.stringify(instanceDocument(meta)));
-    emu.clearRequests();
+    suite.emu.clearRequests();
     const outcome = await run([...files(), "--config-drive", d], meta);
     assert.equal(outcome.code, 3, outcome.stderr);
     assert.match(outcome.stderr, /dsmode=disabled, cloud-init's switch that turns this metadata source off/);
-    assert.deepEqual(emu.requests(), [], "not even a portal read");
-    assert.ok(!fs.existsSync(optionFile), "nothing written");
+    assert.deepEqual(suite.emu.requests(), [], "not even a portal read");
+    assert.ok(!fs.existsSync(suite.optionFile), "nothing written");
   });
 
   it("registerInstance (the API) answers a typed result and throws RegistrationError", async () => {
@@ -700,7 +688,7 @@ describe("registration: backup-portal register", function () {
       const lines: string[] = [];
       const result = await registerInstance({
         metadata: { url: svc.url, discoverConfigDrive: false },
-        env: envFor(emu, "tenant"),
+        env: envFor(suite.emu, "tenant"),
         optionFile: false,
         cpuCount: () => 1,
         progress: (l) => lines.push(l),

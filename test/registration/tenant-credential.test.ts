@@ -4,39 +4,31 @@
 import assert from "node:assert/strict";
 import * as path from "path";
 import { PortalError } from "../../provider/portal/errors";
-import { clientFor, Emulator, envFor, startEmulator, writes } from "../support/portal";
-import { instanceDocument, register, removeTempDirs, tempDir, UUID } from "./helpers";
+import { clientFor, envFor, writes } from "../support/portal";
+import { instanceDocument, register, registrationSuite, UUID } from "./helpers";
 
 const OWN_BUNIT = 2; // the "tenant" account's business unit (seed)
 const OTHER_BUNIT = 3; // another tenant's
 
 describe("registration: a tenant's own registration account", () => {
-  let emu: Emulator;
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  after(async () => {
-    await emu.close();
-    removeTempDirs();
-  });
-  beforeEach(() => emu.reset());
+  const suite = registrationSuite();
 
   it("registers in its own business unit, and cannot register into another tenant's", async () => {
-    const dir = tempDir();
+    const dir = suite.dir;
     const args = ["--option-file", path.join(dir, "dsm.opt"), "--password-file", path.join(dir, "pw")];
-    const other = await register(args, { doc: instanceDocument({ backup_bunit: String(OTHER_BUNIT) }), env: envFor(emu, "tenant") });
+    const other = await register(args, { doc: instanceDocument({ backup_bunit: String(OTHER_BUNIT) }), env: envFor(suite.emu, "tenant") });
     assert.equal(other.code, 3, other.stderr);
     assert.match(other.stderr, /backup_bunit 3: the account ".*" may not reach business unit 3/);
-    assert.deepEqual(writes(emu), [], "nothing changed on the portal");
-    assert.equal(emu.state().consumers.filter((c) => c.businessUnitId === OTHER_BUNIT).length, 1);
+    assert.deepEqual(writes(suite.emu), [], "nothing changed on the portal");
+    assert.equal(suite.emu.state().consumers.filter((c) => c.businessUnitId === OTHER_BUNIT).length, 1);
 
-    const own = await register(args, { doc: instanceDocument({ backup_bunit: String(OWN_BUNIT) }), env: envFor(emu, "tenant") });
+    const own = await register(args, { doc: instanceDocument({ backup_bunit: String(OWN_BUNIT) }), env: envFor(suite.emu, "tenant") });
     assert.equal(own.code, 0, own.stderr);
-    assert.ok(emu.state().consumers.some((c) => c.businessUnitId === OWN_BUNIT && c.tags?.includes(`instance-uuid:${UUID}`)));
+    assert.ok(suite.emu.state().consumers.some((c) => c.businessUnitId === OWN_BUNIT && c.tags?.includes(`instance-uuid:${UUID}`)));
   });
 
   it("the account cannot read or change anything in another business unit through the API either", async () => {
-    const client = clientFor(emu, "tenant");
+    const client = clientFor(suite.emu, "tenant");
     try {
       const attempts: Array<[string, () => Promise<unknown>]> = [
         ["read the business unit", () => client.businessUnits.get(OTHER_BUNIT)],
@@ -53,7 +45,7 @@ describe("registration: a tenant's own registration account", () => {
         assert.ok(err instanceof PortalError && err.status === 403, `${what}: ${String(err)}`);
       }
       assert.deepEqual(
-        writes(emu).filter((w) => w.status < 400),
+        writes(suite.emu).filter((w) => w.status < 400),
         [],
       );
     } finally {
