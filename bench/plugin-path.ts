@@ -12,8 +12,11 @@
 //
 // `--paths dynamic-0.2.0` runs the dynamic path with the `__provider` text 0.2.0 stored (the closure serializer's
 // 2.6 KB, test/dynamic/fixtures/provider-0.2.0/): the cost of that text beside the current one, in one run.
+// Two floors: `--paths echo` runs a provider process that speaks the plugin's wire and does nothing else
+// (bench/echo-provider.js): what any provider process costs under the stand-in. `--paths floor` runs a provider
+// that does no work in the bench's own process (bench/floor-host.ts): the stand-in's own scheduling.
 //
-//   npm run bench:plugin -- [--tenants 10] [--consumers 4] [--latency 20] [--parallel 16] [--paths dynamic,plugin,dynamic-0.2.0]
+//   npm run bench:plugin -- [--tenants 10] [--consumers 4] [--latency 20] [--parallel 16] [--paths dynamic,plugin,dynamic-0.2.0,echo,floor]
 import * as fs from "fs";
 import * as os from "os";
 import * as nodePath from "path";
@@ -25,6 +28,7 @@ import { pluginType, startPluginHost } from "../test/plugin/plugin-host";
 import { Ideal, ideal, idealCreate, idealDestroy, idealRefresh } from "./ideal";
 import { processCpuMs, startPortalProcess } from "./portal-process";
 import { exactlyOnce, workload } from "./workload";
+import { startFloorHost } from "./floor-host";
 
 function arg(name: string, dflt: number, min = 1): number {
   const i = process.argv.indexOf(name);
@@ -83,7 +87,10 @@ async function main(): Promise<void> {
   try {
     await portal.setFaults({ latencyMs: latency });
     for (const path of paths) {
-      if (!["dynamic", "plugin", "dynamic-0.2.0"].includes(path)) throw new Error(`--paths: dynamic, plugin or dynamic-0.2.0, got ${path}`);
+      if (!["dynamic", "plugin", "dynamic-0.2.0", "echo", "floor"].includes(path))
+        throw new Error(`--paths: dynamic, plugin, dynamic-0.2.0, echo or floor, got ${path}`);
+      const native = path === "plugin" || path === "echo" || path === "floor";
+      const requests = path === "dynamic" || path === "dynamic-0.2.0" || path === "plugin";
       const w = workload({ tenants, consumersPerTenant: consumers, prefix: path === "dynamic-0.2.0" ? "o" : path[0] });
       const resources: DesiredResource[] =
         path === "dynamic"
@@ -110,8 +117,13 @@ async function main(): Promise<void> {
           startHost: (config: Record<string, string>, secretKeys: string[], project: string) =>
             startPluginHost(config, secretKeys, project),
         }),
+        ...(path === "echo" && {
+          startHost: (config: Record<string, string>, secretKeys: string[], project: string) =>
+            startPluginHost(config, secretKeys, project, nodePath.join(__dirname, "echo-provider.js")),
+        }),
+        ...(path === "floor" && { startHost: (_c: Record<string, string>, _s: string[], project: string) => startFloorHost(project) }),
         // The plugin has no environment fallback: it gets the connection as provider configuration.
-        ...(path === "plugin" && {
+        ...(native && {
           config: { url: portal.url, origin: ORIGIN, clientId: "emulator", username: "admin", password: "admin" },
           secretConfigKeys: ["password"],
         }),
@@ -153,7 +165,7 @@ async function main(): Promise<void> {
       let stateBytes = 0;
       try {
         await phase("create", idealCreate(o), () => engine.up(resources));
-        const check = exactlyOnce(await portal.state(), w);
+        const check = requests ? exactlyOnce(await portal.state(), w) : { missing: [], duplicates: [], unexpected: [] };
         if (check.missing.length || check.duplicates.length || check.unexpected.length)
           throw new Error(`${path}: the portal does not hold the declared objects exactly once: ${JSON.stringify(check)}`);
         const bytes = Object.values(engine.stateBytesPerResource());

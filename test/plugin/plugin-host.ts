@@ -13,8 +13,14 @@ import { Plugin } from "./plugin";
 /** The plugin's resource type for a dynamic type (`pulumi-nodejs:dynamic/backup-portal:Node` → `backupportal:index:Node`). */
 export const pluginType = (dynamicType: string) => `backupportal:index:${dynamicType.split(":").pop()}`;
 
-export async function startPluginHost(config: Record<string, string>, secretKeys: string[], project: string): Promise<ProviderHost> {
-  const plugin = await Plugin.start();
+/** `executable`: another provider process speaking the same protocol (the bench's echo provider). */
+export async function startPluginHost(
+  config: Record<string, string>,
+  secretKeys: string[],
+  project: string,
+  executable?: string,
+): Promise<ProviderHost> {
+  const plugin = await Plugin.start({}, undefined, executable);
   const args: PropertyMap = {};
   for (const [k, v] of Object.entries(config)) {
     const key = k.replace(/^backup-portal:/, "");

@@ -59,10 +59,10 @@ export class Plugin {
   }
 
   /** Launches the plugin as the engine does (the executable, in another folder) and waits for its port line. */
-  static async start(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Plugin> {
+  static async start(env: Record<string, string> = {}, timeoutMs = 60_000, executable = PLUGIN): Promise<Plugin> {
     // No BACKUP_PORTAL_* from the test's environment: the provider's configuration is what is tested.
     const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("BACKUP_PORTAL_"))) as Record<string, string>;
-    const child = spawn(PLUGIN, [], { cwd: os.tmpdir(), env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(executable, [], { cwd: os.tmpdir(), env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     const p = new Plugin(child);
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no port within ${timeoutMs}ms; output:\n${p.output}`)), timeoutMs);
