@@ -62,9 +62,12 @@ export function structFields(type: GeneratedClass): Array<[name: string, field: 
   const known = cache.get(type);
   if (known) return known;
   const found: Array<[string, number]> = [];
+  const fresh = new type();
   for (const setter of Object.getOwnPropertyNames(type.prototype)) {
     const getter = `get${setter.slice(3)}`;
     if (!/^set[A-Z]/.test(setter) || typeof type.prototype[getter] !== "function") continue;
+    // An unset message field reads as undefined; a scalar or list reads as its default: no need to try those.
+    if (fresh[getter]() != null) continue;
     try {
       const message = new type();
       message[setter](new structproto.Struct());
