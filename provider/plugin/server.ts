@@ -11,6 +11,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { configure as configurePortal, resetConnection } from "../dynamic/connection";
+import { PartialCreateError } from "../dynamic/partial";
 import { createKeyFor } from "../dynamic/recovery";
 import { sameValue, UNKNOWN } from "../dynamic/values";
 import { checkConfig, configurationOf, diffConfig, lookup } from "./config";
@@ -162,7 +163,16 @@ export function providerService(opts: ServerOptions): Record<string, UnaryHandle
         for (const key of Object.keys(r.spec.outputs)) outs[key] ??= UNKNOWN;
         return { message: resp, maps: { properties: wire(outs, secretKeys(r, inputs.secrets)) } };
       }
-      const result = await r.lifecycle.create(inputs.props);
+      const result = await r.lifecycle.create(inputs.props).catch((e: unknown) => {
+        // A create that made the object (PartialCreateError): the engine records these properties in state, so
+        // they go as an answer's would, secrets wrapped.
+        if (!(e instanceof PartialCreateError)) throw e;
+        throw Object.assign(new Error(e.message), {
+          id: e.id,
+          reasons: e.reasons,
+          properties: wire(e.properties, secretKeys(r, inputs.secrets)),
+        });
+      });
       resp.setId(result.id);
       return { message: resp, maps: { properties: wire(result.outs ?? {}, secretKeys(r, inputs.secrets)) } };
     }),

@@ -6,6 +6,9 @@ import { ORIGIN, startEmulator, type Emulator } from "../support/portal";
 import { writesSince } from "../resources/support";
 import { secret, SECRET_SIG, SIG_KEY, UNKNOWN } from "../engine/values";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as statusproto from "@pulumi/pulumi/proto/status_pb";
+import { GrpcCallError } from "../engine/grpc-unary";
+import { clientFor } from "../support/portal";
 import { Plugin, urnOf } from "./plugin";
 
 export const providerArgs = (emu: Emulator, user = "admin") => ({
@@ -208,6 +211,52 @@ describe("backupportal plugin process", function () {
       r.failures.find((f) => f.property === "timeZone")!.reason,
       /unknown time zone .*"Mars\/Olympus"; valid: .*W\. Europe Standard Time/,
     );
+  });
+
+  // provider_plugin.go Create: an error with ErrorResourceInitFailed details records the object as partially
+  // created, with the properties the details carry: those go to state as an answer's would, secrets wrapped.
+  it("Node: a create whose activation fails hands the engine the node's id and properties, a secret input still a secret", async () => {
+    const admin = clientFor(emu);
+    try {
+      const holder = await admin.consumers.create(1, { name: "holder" });
+      await admin.nodes.create(1, holder.id, { operatingSystem: { id: 3 }, type: { id: 1 }, domain: { id: 1 }, cpuCount: 1 });
+      await admin.nodes.activate(1, holder.id, "TAKEN");
+      const cUrn = urnOf("Consumer", "part01");
+      const consumer = await plugin.create(
+        cUrn,
+        (await plugin.check(cUrn, {}, { businessUnitId: 1, name: "part01", nodeName: "TAKEN" })).inputs,
+      );
+      const nUrn = urnOf("Node", "part-node");
+      const declared = {
+        businessUnitId: 1,
+        consumerId: Number(consumer.id),
+        operatingSystem: "Linux",
+        type: "File server",
+        domain: secret("STANDARD"),
+        cpuCount: 2,
+        tsmName: "TAKEN",
+        tsmPassword: secret("s3cret-part"),
+      };
+      const checked = await plugin.check(nUrn, {}, declared);
+      const err = await plugin.create(nUrn, checked.inputs).then(
+        () => assert.fail("the activation of a name another node holds must fail"),
+        (e: unknown) => e as GrpcCallError,
+      );
+      assert.ok(err instanceof GrpcCallError, String(err));
+      assert.match(err.details, /^created \d+, but a later step failed: .*run `pulumi up` again to finish it\.$/);
+      const status = statusproto.Status.deserializeBinary(new Uint8Array(err.statusDetails!));
+      const any = status.getDetailsList().find((d) => d.getTypeName() === "pulumirpc.ErrorResourceInitFailed");
+      assert.ok(any, "the answer carries ErrorResourceInitFailed");
+      const detail = provproto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
+      assert.equal(detail.getId(), consumer.id);
+      const props = detail.getProperties()!.toJavaScript() as Record<string, unknown>;
+      assert.equal(props.nodeId, Number(consumer.id));
+      assert.equal(props.tsmPassword, undefined, "the unfinished password is not recorded");
+      assert.ok(isSecret(props.domain), `a secret input stays a secret in the recorded properties: ${JSON.stringify(props.domain)}`);
+      assert.doesNotMatch(err.details + plugin.logs(), /s3cret-part/);
+    } finally {
+      admin.close();
+    }
   });
 });
 
