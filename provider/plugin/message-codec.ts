@@ -76,7 +76,7 @@ export function structFields(type: GeneratedClass): Array<[name: string, field: 
       if (field !== undefined && type.deserializeBinary(bytes)[getter]() instanceof structproto.Struct)
         found.push([setter[3].toLowerCase() + setter.slice(4), field]);
     } catch {
-      // Not a message field: a scalar's writer refuses a Struct.
+      // A message field of another type: its writer or reader may refuse a Struct.
     }
   }
   cache.set(type, found);
