@@ -10,7 +10,7 @@ import { checkGoClientReads } from "../../provider/doctor/go-client-reads";
 import { Probe } from "../../provider/doctor/probe";
 import { Checks } from "../../provider/doctor/report";
 import { clientFor, envFor } from "../support/portal";
-import { type Proxy, type Rule, withProxiedEmulator } from "../support/proxy";
+import { proxiedEmulatorSuite, type Rule } from "../support/proxy";
 
 async function doctorOn(opts: EmulatorOptions, args: string[] = []): Promise<{ code: number; report: DoctorReport }> {
   const em = await startEmulator({ quiet: true, ...opts });
@@ -56,24 +56,18 @@ describe("doctor: the Go client's reads beyond spec 000", function () {
     assert.match(line(report, "go-bunit-read").detail, /bunitID=2 /);
   });
   describe("the check alone, through a proxy that answers in the portal's place", () => {
-    let em: Emulator;
-    let proxy: Proxy;
-    let rule: Rule = () => "pass";
-    withProxiedEmulator(
-      (e, p) => ([em, proxy] = [e, p]),
-      () => rule,
-    );
+    const suite = proxiedEmulatorSuite();
 
     /** The two lines for business unit 1 with `r` deciding each request. */
     async function through(r: Rule): Promise<Checks["list"]> {
-      const client = clientFor(em, "admin", { url: proxy.url, maxAttempts: 1 });
+      const client = clientFor(suite.em, "admin", { url: suite.proxy.url, maxAttempts: 1 });
       const checks = new Checks();
-      const probe = new Probe({ url: proxy.url, origin: "o", timeoutMs: 5000, secrets: () => [] });
-      rule = r;
+      const probe = new Probe({ url: suite.proxy.url, origin: "o", timeoutMs: 5000, secrets: () => [] });
+      suite.rule = r;
       try {
         await checkGoClientReads({ client, probe, checks, username: "admin", clientId: "emulator", password: "admin" }, 1);
       } finally {
-        rule = () => "pass";
+        suite.rule = () => "pass";
         client.close();
       }
       return checks.list;
@@ -120,7 +114,7 @@ describe("doctor: the Go client's reads beyond spec 000", function () {
           reading: "served",
         });
       }
-      assert.ok(!proxy.seen.some((s) => /^\/v1\/actions\/\d/.test(s.path)), "no action read by id");
+      assert.ok(!suite.proxy.seen.some((s) => /^\/v1\/actions\/\d/.test(s.path)), "no action read by id");
     });
   });
 

@@ -3,7 +3,6 @@
 // answer a portal may give is said as that answer, with the exact detail, reading and fix, and each check returns
 // whether the run can go on.
 import assert from "node:assert/strict";
-import { type Emulator } from "../../emulator";
 import { Probe } from "../../provider/doctor/probe";
 import {
   checkAccount,
@@ -19,7 +18,7 @@ import {
 import { Checks, type Check } from "../../provider/doctor/report";
 import { cliHints } from "../../provider/portal/hints";
 import { clientFor, ORIGIN } from "../support/portal";
-import { type Proxy, type Rule, type Seen, type Verdict, withProxiedEmulator } from "../support/proxy";
+import { proxiedEmulatorSuite, type Rule, type Seen, type Verdict } from "../support/proxy";
 
 const URL_FIX = "set BACKUP_PORTAL_URL to the portal API's base address, without /v1";
 const LOGIN_FIX =
@@ -47,13 +46,7 @@ const portalSaid = (status: number, code = "Refused") => ({ status, json: { stat
 
 describe("doctor: the read checks, in process", function () {
   this.timeout(60_000);
-  let em: Emulator;
-  let proxy: Proxy;
-  let rule: Rule = () => "pass";
-  withProxiedEmulator(
-    (e, p) => ([em, proxy] = [e, p]),
-    () => rule,
-  );
+  const suite = proxiedEmulatorSuite();
 
   /**
    * One check through the proxy with `r` (the login before it, when asked, passed on): what it returned, the
@@ -64,10 +57,10 @@ describe("doctor: the read checks, in process", function () {
     check: (c: ReadContext) => Promise<T>,
     o: { login?: boolean; bunitId?: number; user?: "admin" | "tenant"; clientId?: string } = {},
   ): Promise<{ result: T; checks: Check[]; seen: Seen[]; c: ReadContext }> {
-    rule = () => "pass";
+    suite.rule = () => "pass";
     const user = o.user ?? "admin";
-    const client = clientFor(em, user, { url: proxy.url, maxAttempts: 1, hintContext: cliHints(["--bunit"]) });
-    const probe = new Probe({ url: proxy.url, origin: ORIGIN, timeoutMs: 5000, secrets: () => [user] });
+    const client = clientFor(suite.em, user, { url: suite.proxy.url, maxAttempts: 1, hintContext: cliHints(["--bunit"]) });
+    const probe = new Probe({ url: suite.proxy.url, origin: ORIGIN, timeoutMs: 5000, secrets: () => [user] });
     const c: ReadContext = {
       client,
       probe,
@@ -84,20 +77,20 @@ describe("doctor: the read checks, in process", function () {
         assert.ok(await checkLogin(c));
         c.checks = new Checks();
       }
-      proxy.seen.length = 0;
-      rule = r;
+      suite.proxy.seen.length = 0;
+      suite.rule = r;
       const result = await check(c);
-      return { result, checks: c.checks.list, seen: [...proxy.seen], c };
+      return { result, checks: c.checks.list, seen: [...suite.proxy.seen], c };
     } finally {
-      rule = () => "pass";
+      suite.rule = () => "pass";
       client.close();
     }
   }
 
-  beforeEach(() => em.reset());
+  beforeEach(() => suite.em.reset());
 
   describe("version", () => {
-    const at = () => `at ${proxy.url}`;
+    const at = () => `at ${suite.proxy.url}`;
 
     it("the emulator's JSON version: ok, and the run goes on", async () => {
       const r = await run(() => "pass", checkVersion);
@@ -121,7 +114,7 @@ describe("doctor: the read checks, in process", function () {
           assert.ok(await checkLogin(c));
         },
       );
-      const sent = em
+      const sent = suite.em
         .requestDetails()
         .filter((d) => d.path === "/v1/fullVersion" || d.path === "/v1/oauth")
         .slice(-3);
@@ -139,7 +132,7 @@ describe("doctor: the read checks, in process", function () {
       const r = await run(() => "refuse", checkVersion);
       assert.equal(r.result, false);
       const v = only(r.checks, "version", "failed");
-      assert.match(v.detail, new RegExp(`^no answer from ${proxy.url}: GET /v1/fullVersion: .+`));
+      assert.match(v.detail, new RegExp(`^no answer from ${suite.proxy.url}: GET /v1/fullVersion: .+`));
       assert.equal(v.fix, `${URL_FIX}, and make sure the portal is reachable from here (proxy, firewall)`);
     });
 
@@ -150,7 +143,7 @@ describe("doctor: the read checks, in process", function () {
         {
           id: "version",
           status: "failed",
-          detail: `${proxy.url}/v1/fullVersion answered an HTML page (HTTP 203), not the API`,
+          detail: `${suite.proxy.url}/v1/fullVersion answered an HTML page (HTTP 203), not the API`,
           fix: `${URL_FIX}; no login page or proxy may stand in front of it`,
         },
       ]);
@@ -213,7 +206,7 @@ describe("doctor: the read checks, in process", function () {
         { method: "POST", path: "/v1/oauth" },
       ]);
       // Both grants as the portal takes them: the password grant, then the refresh grant with its token.
-      const bodies = em
+      const bodies = suite.em
         .requestDetails()
         .filter((d) => d.path === "/v1/oauth")
         .map((d) => d.body as Record<string, string>);
@@ -556,7 +549,7 @@ describe("doctor: the read checks, in process", function () {
     });
 
     it("five names in full; an item without a name by its id; a server without a name by its id", async () => {
-      em.update((s) => {
+      suite.em.update((s) => {
         s.operatingSystems = s.operatingSystems.slice(0, 1);
         s.domains.splice(5);
       });
@@ -577,7 +570,7 @@ describe("doctor: the read checks, in process", function () {
     });
 
     it("an empty list: failed, naming each empty one; a server without domains: failed", async () => {
-      em.update((s) => {
+      suite.em.update((s) => {
         s.operatingSystems = [];
         s.timeZones = [];
         s.domains = [];
@@ -600,8 +593,8 @@ describe("doctor: the read checks, in process", function () {
           fix: "a node needs a policy domain: ask the portal's operator",
         },
       ]);
-      em.reset();
-      em.update((s) => {
+      suite.em.reset();
+      suite.em.update((s) => {
         s.nodeTypes = [];
       });
       const one = await run(on(path("GET", "/v1/bunits/2/defaultserver/domains"), { status: 200, json: [] }), (c) => checkReference(c, 2));
@@ -760,19 +753,19 @@ describe("doctor: the read checks, in process", function () {
     });
 
     it("a consumer without jobs is passed over for one with; none with jobs: the first", async () => {
-      em.update((s) => {
+      suite.em.update((s) => {
         for (const j of s.jobs) if (j.consumerId === 1) j.consumerId = 2;
       });
       const r = await jobs(() => "pass");
       assert.match(r.checks[0].detail, /\(consumer 2, \d+ jobs\)$/);
-      em.update((s) => {
+      suite.em.update((s) => {
         s.jobs = [];
       });
       const none = await jobs(() => "pass");
       assert.match(none.checks[0].detail, /\(consumer 1, 0 jobs\)$/);
       // A first job that cannot be read is a consumer without jobs.
-      em.reset();
-      em.update((s) => {
+      suite.em.reset();
+      suite.em.update((s) => {
         const mine = s.jobs.filter((j) => j.consumerId === 1);
         mine.forEach((j, i) => s.jobs.push({ ...j, id: 1000 + i, consumerId: 2 }));
       });
@@ -783,7 +776,7 @@ describe("doctor: the read checks, in process", function () {
     });
 
     it("only the first five consumers are asked", async () => {
-      em.update((s) => {
+      suite.em.update((s) => {
         const jobOf = s.jobs.find((j) => j.consumerId === 1)!;
         s.jobs = [];
         for (let i = 0; i < 6; i++) s.consumers.push({ ...s.consumers[0], id: 100 + i, name: `extra-${i}`, businessUnitId: 1 });
@@ -808,7 +801,7 @@ describe("doctor: the read checks, in process", function () {
     });
 
     it("no consumer: skipped; no job list answered: skipped with the reason", async () => {
-      em.update((s) => {
+      suite.em.update((s) => {
         s.consumers = s.consumers.filter((c) => c.businessUnitId !== 2);
       });
       const r = await jobs(() => "pass");
@@ -819,7 +812,7 @@ describe("doctor: the read checks, in process", function () {
           detail: "business unit 2 has no consumer to ask; the client tries spec 000's path, then .../jobs",
         },
       ]);
-      em.reset();
+      suite.em.reset();
       const failing = await jobs(on(path("GET", /\/jobs/), portalSaid(500)));
       only(failing.checks, "jobs-path", "skipped");
       assert.match(

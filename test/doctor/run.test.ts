@@ -3,10 +3,9 @@
 // checks to pass, the hints a command's user can follow, and no password or token in any line, also where the
 // portal echoes one back.
 import assert from "node:assert/strict";
-import { type Emulator } from "../../emulator";
 import { runDoctor, type DoctorReport } from "../../provider/doctor";
 import { envFor } from "../support/portal";
-import { startProxy, type Proxy, type Rule, withProxiedEmulator } from "../support/proxy";
+import { proxiedEmulatorSuite, startProxy } from "../support/proxy";
 
 const byId = (r: DoctorReport, id: string) => {
   const found = r.checks.find((c) => c.id === id);
@@ -16,26 +15,20 @@ const byId = (r: DoctorReport, id: string) => {
 
 describe("doctor: runDoctor, in process", function () {
   this.timeout(60_000);
-  let em: Emulator;
-  let proxy: Proxy;
-  let rule: Rule = () => "pass";
-  withProxiedEmulator(
-    (e, p) => ([em, proxy] = [e, p]),
-    () => rule,
-  );
+  const suite = proxiedEmulatorSuite();
   beforeEach(() => {
-    em.reset();
-    rule = () => "pass";
+    suite.em.reset();
+    suite.rule = () => "pass";
   });
 
   /** The environment of a run through the proxy. */
-  const proxied = (user: "admin" | "tenant" = "admin") => ({ ...envFor(em, user), BACKUP_PORTAL_URL: proxy.url });
+  const proxied = (user: "admin" | "tenant" = "admin") => ({ ...envFor(suite.em, user), BACKUP_PORTAL_URL: suite.proxy.url });
 
   it("each setting as given, a URL's credentials masked; only the URL is used without /v1", async () => {
-    const port = new URL(em.url).port;
+    const port = new URL(suite.em.url).port;
     const r = await runDoctor({
       env: {
-        ...envFor(em),
+        ...envFor(suite.em),
         BACKUP_PORTAL_URL: `http://someone:In-the-url@127.0.0.1:${port}/v1`,
         BACKUP_PORTAL_CLIENT_ID: "svc/v1",
         BACKUP_PORTAL_USERNAME: "ops@corp.example",
@@ -55,17 +48,17 @@ describe("doctor: runDoctor, in process", function () {
   });
 
   it("a URL with /v1 only inside its path is used as it is; one with text before the scheme is no URL", async () => {
-    const inside = await runDoctor({ env: { ...envFor(em), BACKUP_PORTAL_URL: `${em.url}/v1x` } });
-    assert.equal(byId(inside, "setting-url").detail, `${em.url}/v1x, from BACKUP_PORTAL_URL`);
+    const inside = await runDoctor({ env: { ...envFor(suite.em), BACKUP_PORTAL_URL: `${suite.em.url}/v1x` } });
+    assert.equal(byId(inside, "setting-url").detail, `${suite.em.url}/v1x, from BACKUP_PORTAL_URL`);
     // Asked under /v1x, where the emulator has nothing: an answer, not an address that cannot be reached.
     assert.match(byId(inside, "version").detail, /^GET \/v1\/fullVersion answered HTTP 404 /);
-    const prefixed = await runDoctor({ env: { ...envFor(em), BACKUP_PORTAL_URL: `see ${em.url}` } });
+    const prefixed = await runDoctor({ env: { ...envFor(suite.em), BACKUP_PORTAL_URL: `see ${suite.em.url}` } });
     assert.equal(byId(prefixed, "setting-url").status, "failed");
     assert.equal(prefixed.checks.length, 5, "nothing asked");
   });
 
   it("no URL: that setting fails and nothing is asked", async () => {
-    const { BACKUP_PORTAL_URL: _url, ...rest } = envFor(em);
+    const { BACKUP_PORTAL_URL: _url, ...rest } = envFor(suite.em);
     const r = await runDoctor({ env: rest });
     assert.equal(r.ok, false);
     assert.deepEqual(byId(r, "setting-url"), {
@@ -78,9 +71,9 @@ describe("doctor: runDoctor, in process", function () {
   });
 
   it("a portal that does not answer: the version check says so with the address and the request", async () => {
-    const closed = await startProxy(em.url, () => () => "pass");
+    const closed = await startProxy(suite.em.url, () => () => "pass");
     await closed.close();
-    const r = await runDoctor({ env: { ...envFor(em), BACKUP_PORTAL_URL: closed.url }, timeoutMs: 2000 });
+    const r = await runDoctor({ env: { ...envFor(suite.em), BACKUP_PORTAL_URL: closed.url }, timeoutMs: 2000 });
     const v = byId(r, "version");
     assert.equal(v.status, "failed");
     assert.ok(v.detail.startsWith(`no answer from ${closed.url}: GET /v1/fullVersion: `), v.detail);
@@ -88,13 +81,13 @@ describe("doctor: runDoctor, in process", function () {
 
   it("the password is hidden in every line, the settings' too (before any client exists)", async () => {
     // The emulator's accounts use their name as password: the username's line hides it.
-    const r = await runDoctor({ env: { ...envFor(em), BACKUP_PORTAL_URL: "ftp://portal.example" } });
+    const r = await runDoctor({ env: { ...envFor(suite.em), BACKUP_PORTAL_URL: "ftp://portal.example" } });
     assert.equal(byId(r, "setting-username").detail, "***, from BACKUP_PORTAL_USERNAME");
   });
 
   it("a token the portal echoes is hidden: the doctor's own and the client's", async () => {
     const echoed: string[] = [];
-    rule = (req, _seen, headers) => {
+    suite.rule = (req, _seen, headers) => {
       const auth = String(headers.authorization ?? "");
       if (req.method === "GET" && req.path === "/v1/bunits/2/consumers/0") {
         echoed.push(auth);
@@ -118,7 +111,8 @@ describe("doctor: runDoctor, in process", function () {
   });
 
   it("a missing object's hint names --bunit, the flag that chose it", async () => {
-    rule = (req) => (req.path === "/v1/bunits/2/defaultserver" ? { status: 404, json: { code: "NotFound", message: "none" } } : "pass");
+    suite.rule = (req) =>
+      req.path === "/v1/bunits/2/defaultserver" ? { status: 404, json: { code: "NotFound", message: "none" } } : "pass";
     const r = await runDoctor({ env: proxied(), bunitId: 2 });
     assert.equal(byId(r, "default-server").fix, "the object does not exist on the portal, or the account cannot see it: check --bunit");
   });
@@ -133,14 +127,14 @@ describe("doctor: runDoctor, in process", function () {
   });
 
   it("--write-test after a failed read check: skipped, nothing made", async () => {
-    rule = (req) => (req.path === "/v1/timezones" ? { status: 500, json: { code: "Down", message: "no" } } : "pass");
+    suite.rule = (req) => (req.path === "/v1/timezones" ? { status: 500, json: { code: "Down", message: "no" } } : "pass");
     const r = await runDoctor({ env: proxied(), bunitId: 2, writeTest: true });
     assert.equal(r.ok, false);
     assert.equal(byId(r, "reference").status, "failed");
     assert.deepEqual(r.checks.at(-1), { id: "write-test", status: "skipped", detail: "not run: fix the failed checks first" });
     assert.deepEqual(r.leftBehind, []);
     assert.deepEqual(
-      em.requests().filter((q) => q.method !== "GET" && q.path !== "/v1/oauth"),
+      suite.em.requests().filter((q) => q.method !== "GET" && q.path !== "/v1/oauth"),
       [],
       "nothing written",
     );

@@ -3,13 +3,12 @@
 // (passed on, then the connection closed): what the portal is left holding, and what the report says, on each
 // path of the cleanup: the DELETE worked or not, and the portal said afterwards whether the consumer is there or not.
 import assert from "node:assert/strict";
-import { type Emulator } from "../../emulator";
 import { Probe } from "../../provider/doctor/probe";
 import { checkLogin } from "../../provider/doctor/read-checks";
 import { Checks, type Check } from "../../provider/doctor/report";
 import { writeTest } from "../../provider/doctor/write-test";
 import { clientFor, ORIGIN } from "../support/portal";
-import { type Proxy, type Rule, type Verdict, withProxiedEmulator } from "../support/proxy";
+import { proxiedEmulatorSuite, type Rule, type Verdict } from "../support/proxy";
 
 const NAME = "doctor-0a1b2c3d";
 const CONSUMER = /^\/v1\/bunits\/2\/consumers\/\d+(\?|$)/;
@@ -22,33 +21,27 @@ const keepConsumer =
 
 describe("doctor: the write test, in process", function () {
   this.timeout(60_000);
-  let em: Emulator;
-  let proxy: Proxy;
-  let rule: Rule = () => "pass";
-  withProxiedEmulator(
-    (e, p) => ([em, proxy] = [e, p]),
-    () => rule,
-  );
+  const suite = proxiedEmulatorSuite();
 
   /** One write test through the proxy with `r`; the checks by id, what it left, and the doctor consumers on the portal. */
   async function run(r: Rule): Promise<{ checks: Map<string, Check>; left: string[]; onPortal: Array<{ id: number; name: string }> }> {
-    em.reset();
-    rule = () => "pass";
-    const client = clientFor(em, "admin", { url: proxy.url, maxAttempts: 1 });
+    suite.em.reset();
+    suite.rule = () => "pass";
+    const client = clientFor(suite.em, "admin", { url: suite.proxy.url, maxAttempts: 1 });
     const checks = new Checks();
-    const probe = new Probe({ url: proxy.url, origin: ORIGIN, timeoutMs: 5000, secrets: () => ["admin"] });
+    const probe = new Probe({ url: suite.proxy.url, origin: ORIGIN, timeoutMs: 5000, secrets: () => ["admin"] });
     try {
       assert.ok(await checkLogin({ client, probe, checks, username: "admin", clientId: "emulator", password: "admin" }));
-      proxy.seen.length = 0; // each rule sees this run's requests only
-      rule = r;
+      suite.proxy.seen.length = 0; // each rule sees this run's requests only
+      suite.rule = r;
       const left = await writeTest({ client, probe, checks, bunitId: 2, random: () => "0a1b2c3d" });
-      const onPortal = em
+      const onPortal = suite.em
         .state()
         .consumers.filter((c) => c.name.startsWith("doctor-"))
         .map((c) => ({ id: c.id, name: c.name }));
       return { checks: new Map(checks.list.map((c) => [c.id, c])), left, onPortal };
     } finally {
-      rule = () => "pass";
+      suite.rule = () => "pass";
       client.close();
     }
   }
@@ -275,7 +268,7 @@ describe("doctor: the write test, in process", function () {
         detail: "DELETE .../node answers 200 with the deleted node (what the published Go client decodes)",
         reading: "200 with the node",
       });
-      const sent = em.requestDetails();
+      const sent = suite.em.requestDetails();
       const body = (method: string, tail: RegExp) => sent.filter((d) => d.method === method && tail.test(d.path)).map((d) => d.body);
       assert.deepEqual(
         body("POST", /^\/v1\/bunits\/2\/consumers$/).map((b) => (b as { note?: string }).note),
@@ -286,7 +279,7 @@ describe("doctor: the write test, in process", function () {
         ["backup-portal doctor"],
       );
       assert.deepEqual(body("DELETE", /\/node$/), [{}, {}]);
-      const paths = proxy.seen.map((x) => `${x.method} ${x.path}`);
+      const paths = suite.proxy.seen.map((x) => `${x.method} ${x.path}`);
       assert.ok(
         paths.some((x) => /^DELETE \/v1\/bunits\/2\/consumers\/\d+\?.*deletionComment=backup-portal\+doctor\+--write-test/.test(x)),
         paths.join("\n"),
@@ -294,8 +287,8 @@ describe("doctor: the write test, in process", function () {
       // Without a proposed name, the one made up from the random suffix, upper-cased.
       await run((req) => (spname(req) ? portalSaid(404) : "pass"));
       assert.ok(
-        proxy.seen.some((x) => x.path.endsWith("/node/activate?tsmName=DOCTOR-0A1B2C3D")),
-        proxy.seen.map((x) => x.path).join("\n"),
+        suite.proxy.seen.some((x) => x.path.endsWith("/node/activate?tsmName=DOCTOR-0A1B2C3D")),
+        suite.proxy.seen.map((x) => x.path).join("\n"),
       );
     });
 
@@ -335,7 +328,7 @@ describe("doctor: the write test, in process", function () {
         "GET .../node/spname answers the bare name (DOCTOR-PROPOSED), as the published Go client expects",
       );
       assert.match(bare.checks.get("activate")!.detail, /^activated as DOCTOR-PROPOSED; /);
-      assert.ok(proxy.seen.some((x) => x.path.includes("/node/activate?tsmName=DOCTOR-PROPOSED")));
+      assert.ok(suite.proxy.seen.some((x) => x.path.includes("/node/activate?tsmName=DOCTOR-PROPOSED")));
       const json = await run((req) => (spname(req) ? { status: 200, json: "DOCTOR-JSONNAME" } : "pass"));
       assert.deepEqual(json.checks.get("spname"), {
         id: "spname",

@@ -73,19 +73,33 @@ export async function startProxy(target: string, rule: () => Rule): Promise<Prox
 }
 
 /**
- * For one describe block: the emulator behind a proxy, started before its tests and closed after them. `use`
- * receives both once started; the proxy applies whatever rule `rule()` returns at each request.
+ * For one describe block: the emulator behind a proxy, started before its tests and closed after them. The
+ * proxy applies the suite's `rule` at each request (every request passes until a test sets another). Read
+ * `em` and `proxy` inside tests and hooks, not while the suite is being declared.
  */
-export function withProxiedEmulator(use: (em: Emulator, proxy: Proxy) => void, rule: () => Rule): void {
+export function proxiedEmulatorSuite(): { readonly em: Emulator; readonly proxy: Proxy; rule: Rule } {
   let em: Emulator | undefined;
   let proxy: Proxy | undefined;
+  const started = <T>(v: T | undefined, name: string): T => {
+    if (v === undefined) throw new Error(`proxiedEmulatorSuite: ${name} is read before the suite's before hook started it`);
+    return v;
+  };
+  const suite = {
+    get em() {
+      return started(em, "em");
+    },
+    get proxy() {
+      return started(proxy, "proxy");
+    },
+    rule: (() => "pass") as Rule,
+  };
   before(async () => {
     em = await startEmulator({ quiet: true });
-    proxy = await startProxy(em.url, rule);
-    use(em, proxy);
+    proxy = await startProxy(em.url, () => suite.rule);
   });
   after(async () => {
     await proxy?.close();
     await em?.close();
   });
+  return suite;
 }
