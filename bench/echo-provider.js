@@ -7,7 +7,7 @@
 const path = require("path");
 const dist = path.join(__dirname, "..", "dist", "provider", "plugin");
 const { unaryServer } = require(path.join(dist, "grpc.js"));
-const { withPropertyMaps } = require(path.join(dist, "message-codec.js"));
+const { withPropertyMapsService } = require(path.join(dist, "message-codec.js"));
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
 const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const emptyproto = require("google-protobuf/google/protobuf/empty_pb");
@@ -39,8 +39,6 @@ const handlers = {
   update: async ({ maps }) => ({ message: new provproto.UpdateResponse(), maps: { properties: maps.news } }),
   delete: async () => ({ message: new emptyproto.Empty() }),
 };
-const service = {};
-for (const [name, method] of Object.entries(provrpc.ResourceProviderService)) service[name] = withPropertyMaps(method);
-const server = unaryServer(service, handlers);
+const server = unaryServer(withPropertyMapsService(provrpc.ResourceProviderService), handlers);
 server.listen().then((port) => process.stdout.write(`${port}\n`));
 process.once("SIGTERM", () => server.shutdown().then(() => process.exit(0)));

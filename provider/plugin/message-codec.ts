@@ -103,6 +103,13 @@ export function withPropertyMaps(method: GeneratedMethod): UnaryMethod<Call, Ans
   };
 }
 
+/** Every method of a generated service, coded with withPropertyMaps: what the plugin's server serves. */
+export function withPropertyMapsService(service: Record<string, GeneratedMethod>): Record<string, UnaryMethod<Call, Answer>> {
+  const out: Record<string, UnaryMethod<Call, Answer>> = {};
+  for (const [name, method] of Object.entries(service)) out[name] = withPropertyMaps(method);
+  return out;
+}
+
 /** A message's bytes with its property maps added; a map the message has no field for is a mistake, not dropped. */
 function withMaps(base: Uint8Array, type: GeneratedClass, maps: PropertyMaps | undefined, what: string): Buffer {
   const fields = structFields(type);

@@ -19,8 +19,8 @@ import { packageSchema } from "./schema";
 import { inputKeys, PluginResource, resourceOf } from "./resources";
 import { secretKeys as tableSecrets } from "../rules/resources";
 import { fromWire, PropertyMap, toWire } from "./values";
-import { GrpcStatus, STATUS, UnaryHandler, UnaryMethod, unaryServer } from "./grpc";
-import { Answer, Call, GeneratedMethod, serializeWithMaps, withPropertyMaps } from "./message-codec";
+import { GrpcStatus, STATUS, UnaryHandler, unaryServer } from "./grpc";
+import { Answer, Call, GeneratedMethod, serializeWithMaps, withPropertyMapsService } from "./message-codec";
 
 /** `urn:pulumi:<stack>::<project>::<type>::<name>` → its parts. */
 function urnParts(urn: string): { stack: string; project: string; name: string } {
@@ -246,9 +246,7 @@ function diffResponse(
 
 /** Serves the provider on 127.0.0.1 and resolves the port (the plugin prints it for the engine). */
 export async function serve(opts: ServerOptions): Promise<{ port: number; shutdown(): Promise<void> }> {
-  const service: Record<string, UnaryMethod> = {};
-  for (const [name, method] of Object.entries(provrpc.ResourceProviderService as unknown as Record<string, GeneratedMethod>))
-    service[name] = withPropertyMaps(method);
+  const service = withPropertyMapsService(provrpc.ResourceProviderService as unknown as Record<string, GeneratedMethod>);
   const server = unaryServer(service, providerService(opts));
   return { port: await server.listen(), shutdown: () => server.shutdown() };
 }
