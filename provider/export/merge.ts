@@ -10,7 +10,8 @@ import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } 
 import { Review } from "./map";
 import { OutMap, OutValue, plain } from "./out";
 import { ReferenceLists } from "./read";
-import { ROOT_KEY, TENANTS_KEY, YAML_OPTIONS, yamlNode } from "./render";
+import { ROOT_KEY, TENANTS_KEY, yamlNode } from "./render";
+import { SOURCE_TAGS, stackYamlText } from "./stack-yaml";
 
 export interface MergeResult {
   text: string;
@@ -162,7 +163,7 @@ export function mergeInto(
   exported: { rootId: number; tenants: OutMap },
   refs: ReferenceLists,
 ): MergeResult {
-  const doc = parseDocument(fileText) as unknown as Document;
+  const doc = parseDocument(fileText, { customTags: (tags) => [...tags, ...SOURCE_TAGS] }) as unknown as Document;
   if (doc.errors.length) throw new MergeError(`${fileName}: not YAML the merge can read: ${doc.errors[0].message.split("\n")[0]}`);
   if (doc.contents === null) doc.contents = new YAMLMap();
   if (!isMap(doc.contents)) throw new MergeError(`${fileName}: the file must be a map with a config: key`);
@@ -188,7 +189,7 @@ export function mergeInto(
   if (!isMap(tenants)) throw new MergeError(`${fileName}: config.${TENANTS_KEY} must be a map from key to business unit`);
   const m = new Merger(doc, refs, exported.rootId);
   m.businessUnits(tenants as YAMLMap, exported.tenants, "tenants");
-  return { text: doc.toString({ ...YAML_OPTIONS, ...indentOf(fileText) }), added: m.added, differences: m.differences };
+  return { text: stackYamlText(doc, indentOf(fileText)), added: m.added, differences: m.differences };
 }
 
 export type { OutValue };

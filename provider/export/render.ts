@@ -1,13 +1,12 @@
 // The exported tenants as a stack file: YAML with the comments at their place (the `yaml` package's Document
 // API), or JSON without them. Same input, same bytes: no dates, no host names, keys already sorted.
 import { Document, isMap, isScalar, Node as YamlNode, Scalar, YAMLMap, YAMLSeq } from "yaml";
+import { escapeJsonText } from "../rules/yaml-scalars";
 import { OutMap, OutValue, plain } from "./out";
+import { stackYamlText } from "./stack-yaml";
 
 export const ROOT_KEY = "backup-portal:rootBusinessUnitId";
 export const TENANTS_KEY = "backup-portal:tenants";
-
-/** Options for every YAML text export writes: no line folding (a long note stays one line), two-space indent. */
-export const YAML_OPTIONS = { lineWidth: 0, indent: 2 } as const;
 
 /** Comment text: each line with a leading space, as `# text`. */
 const commentText = (lines: string[]) => lines.map((l) => ` ${l}`).join("\n");
@@ -44,7 +43,7 @@ export function yamlNode(doc: Document, v: OutValue): YamlNode {
 export function yamlText(v: OutValue): string[] {
   const doc = new Document();
   doc.contents = yamlNode(doc, v);
-  return doc.toString(YAML_OPTIONS).replace(/\n$/, "").split("\n");
+  return stackYamlText(doc).replace(/\n$/, "").split("\n");
 }
 
 export interface StackFileParts {
@@ -64,11 +63,11 @@ export function renderYaml(parts: StackFileParts): string {
   top.items.push(doc.createPair("config", config));
   doc.contents = top;
   doc.commentBefore = commentText(parts.header);
-  return doc.toString(YAML_OPTIONS);
+  return stackYamlText(doc);
 }
 
 export function renderJson(parts: StackFileParts): string {
-  return `${JSON.stringify({ config: { [ROOT_KEY]: parts.rootId, [TENANTS_KEY]: plain(parts.tenants) } }, null, 2)}\n`;
+  return `${escapeJsonText(JSON.stringify({ config: { [ROOT_KEY]: parts.rootId, [TENANTS_KEY]: plain(parts.tenants) } }, null, 2))}\n`;
 }
 
 export { isMap, isScalar };

@@ -24,6 +24,7 @@ import {
 } from "./boot-script";
 import { shellQuote } from "../shell/quote";
 import { maskUrl } from "../http/mask-url";
+import { escapeYamlText, needsEscape, YAML11_LINE_BREAKS as LINE_BREAKS } from "../rules/yaml-scalars";
 
 export { shellQuote };
 
@@ -95,9 +96,6 @@ function stringValue(what: string, value: unknown, { allowEmpty = false } = {}):
   if (value.includes("\0")) throw new Error(`registration user data: ${what} must not contain a NUL character`);
   return value;
 }
-
-// Line breaks of YAML 1.1 (PyYAML, which cloud-init uses) and of sh.
-const LINE_BREAKS = /[\r\n\u0085\u2028\u2029]/;
 
 function oneLine(what: string, value: unknown, opts: { allowEmpty?: boolean } = {}): string {
   stringValue(what, value, opts);
@@ -215,24 +213,23 @@ export function renderRegistrationUserData(opts: RegistrationUserDataOptions): s
   );
 }
 
-// YAML 1.1 escapes of the line breaks that YAML 1.2 does not count as line breaks.
-const YAML11_ESCAPES: Record<string, string> = { "\u0085": "\\N", "\u2028": "\\L", "\u2029": "\\P" };
-
 /**
  * `value` as YAML that PyYAML (YAML 1.1) reads back exactly. The yaml package writes U+0085, U+2028 and
  * U+2029 raw (they are not line breaks in YAML 1.2), and PyYAML would end the scalar there: a value could start
- * a new key. So every string holding a line break is double-quoted with its breaks escaped (no folding), and
- * those three characters, which can then only be inside double-quoted scalars, get their YAML 1.1 escapes.
+ * a new key. So every string holding a line break, or a character PyYAML refuses raw, is double-quoted with its
+ * breaks escaped (no folding), and those characters, which can then only be inside double-quoted scalars, get
+ * their escapes (provider/rules/yaml-scalars.ts).
  */
 export function toYaml11(value: unknown): string {
   const doc = new Document(value, { version: "1.1" });
   visit(doc, {
     Scalar(_key, node) {
-      if (LINE_BREAKS.test(String(node.value))) node.type = Scalar.QUOTE_DOUBLE;
+      const v = String(node.value);
+      if (LINE_BREAKS.test(v) || needsEscape(v)) node.type = Scalar.QUOTE_DOUBLE;
     },
   });
   const text = doc.toString({ lineWidth: 0, doubleQuotedMinMultiLineLength: Number.MAX_SAFE_INTEGER });
-  return text.replace(/[\u0085\u2028\u2029]/g, (c) => YAML11_ESCAPES[c]);
+  return escapeYamlText(text);
 }
 
 export interface RegistrationUserDataArgs extends Omit<RegistrationUserDataOptions, "portal" | "broker"> {

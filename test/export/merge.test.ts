@@ -361,6 +361,30 @@ describe("export --merge, in process: what is kept, what is added, what is liste
     assert.deepEqual(r.added, ["tenants.b"]);
   });
 
+  it("every scalar of the file keeps its source text: 0123 stays 0123, True stays True (another reader may read them otherwise)", () => {
+    const file = [
+      "config:",
+      "  other:code: 0123",
+      "  other:flag: True",
+      "  other:big: 1e3",
+      "  other:plus: +5",
+      "  other:none: ~",
+      "  other:hex: 0x1F",
+      "  backup-portal:rootBusinessUnitId: 1",
+      "  backup-portal:tenants:",
+      "    acme:",
+      "      adoptId: 1",
+      "      name: acme",
+      "      registrationNumber: 0123",
+      "      storageLimit: 1.50",
+      "      protect: FALSE",
+      "      note: 2024-01-01",
+      "",
+    ].join("\n");
+    const r = merged(file, out({ acme: out({ adoptId: 1, name: "acme", registrationNumber: "0123" }), b: out({ adoptId: 2, name: "b" }) }));
+    assert.equal(r.text, `${file}    b:\n      adoptId: 2\n      name: b\n`);
+  });
+
   it("a file the merge cannot use is refused with one line naming it; an empty file or block gets what is missing", () => {
     const b = out({ b: out({ adoptId: 2, name: "b", tags: ["t"] }) });
     const refused: Array<[string, string]> = [
