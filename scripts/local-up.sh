@@ -9,9 +9,9 @@ PORT=18787                      # the url in stacks/Pulumi.local.yaml
 STATE_DIR="$PWD/.pulumi-local"  # Pulumi state (git-ignored)
 DATA_FILE="$PWD/.emulator-data/portal.json"
 
-# The Pulumi CLI: an installed one on PATH, else the `pulumi` npm package (a
-# launcher that downloads the matching CLI on first use; it needs access to
-# get.pulumi.com). `npm run` puts node_modules/.bin first on PATH, so the
+# The Pulumi CLI: an installed one on PATH, else the one scripts/pulumi-tools.sh builds from the Go module
+# proxy into .tools/bin (built here once when Go is there), else the `pulumi` npm package (a launcher that
+# downloads the CLI on first use from get.pulumi.com). `npm run` puts node_modules/.bin first on PATH, so the
 # launcher is skipped while looking for an installed CLI.
 installed_cli() {
   local IFS=: dir
@@ -21,9 +21,17 @@ installed_cli() {
   done
   return 1
 }
-if cli=$(installed_cli); then PULUMI=("$cli"); else PULUMI=(npx --no-install pulumi); fi
+if cli=$(installed_cli); then
+  PULUMI=("$cli")
+elif tools=$(bash scripts/pulumi-tools.sh); then
+  # The built CLI finds its language hosts and the dynamic provider's script next to itself.
+  PULUMI=("$tools/pulumi")
+  export PATH="$tools:$PATH"
+else
+  PULUMI=(npx --no-install pulumi)
+fi
 if ! "${PULUMI[@]}" version >/dev/null 2>&1; then
-  echo "npm run local needs the Pulumi CLI, which is not installed and could not be downloaded here: install it (curl -fsSL https://get.pulumi.com | sh, or brew install pulumi) and run npm run local again." >&2
+  echo "npm run local needs the Pulumi CLI, which is not installed and could not be built or downloaded here: install it (curl -fsSL https://get.pulumi.com | sh, or brew install pulumi), or install Go 1.26 and run npm run local again." >&2
   exit 1
 fi
 
