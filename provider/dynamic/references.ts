@@ -53,9 +53,20 @@ export class MissingObjectError extends Error {
   }
 }
 
+/** An id input that names a business unit elsewhere in the tree than under the parent it is declared under. */
+export class MisplacedObjectError extends Error {
+  constructor(unit: Named & { parentId?: number }, expectedParentId: number) {
+    const where = unit.parentId === undefined ? "it has no parent" : `it is under business unit ${unit.parentId}`;
+    const fix = unit.parentId === undefined ? "" : `; adopt it under business unit ${unit.parentId}`;
+    const named = unit.name === undefined ? "" : ` ${JSON.stringify(unit.name)}`;
+    super(`business unit ${unit.id}${named} is not under business unit ${expectedParentId}: ${where}${fix}`);
+    this.name = "MisplacedObjectError";
+  }
+}
+
 /** Errors that are a wrong value in the input (a problem to report with its key), not a failed read. */
-export function isReferenceProblem(err: unknown): err is UnknownReferenceError | MissingObjectError {
-  return err instanceof UnknownReferenceError || err instanceof MissingObjectError;
+export function isReferenceProblem(err: unknown): err is UnknownReferenceError | MissingObjectError | MisplacedObjectError {
+  return err instanceof UnknownReferenceError || err instanceof MissingObjectError || err instanceof MisplacedObjectError;
 }
 
 const isMissing = (err: unknown) => err instanceof PortalError && (err.status === 404 || err.status === 403);
@@ -111,11 +122,11 @@ export class References {
   }
 
   /** Business unit `id` as this account reads it; MissingObjectError (with what the account sees) when it cannot. */
-  businessUnit(id: number): Promise<Named> {
+  businessUnit(id: number): Promise<Named & { parentId?: number }> {
     return this.memo(`bunit:${id}`, async () => {
       try {
         const bu = await this.client.businessUnits.get(id);
-        return { id: bu.id, name: bu.name };
+        return { id: bu.id, name: bu.name, parentId: bu.parentBusinessUnit?.id };
       } catch (err) {
         if (!isMissing(err)) throw err;
         const seen = await this.visibleBusinessUnits();
@@ -123,6 +134,24 @@ export class References {
         throw new MissingObjectError(`business unit ${id}`, this.client.url, (err as PortalError).status === 403, sees);
       }
     });
+  }
+
+  /** The children of business unit `id`, by id and name (one read). */
+  children(id: number): Promise<Named[]> {
+    return this.memo(`children:${id}`, async () => (await this.client.businessUnits.children(id)).map((c) => ({ id: c.id, name: c.name })));
+  }
+
+  /**
+   * Business unit `id`, a child of `parentId`: found in the parent's children, so checking any number of them costs
+   * one read. One that is not listed is read: it may be new since the list was read; else MissingObjectError, or
+   * MisplacedObjectError naming its parent.
+   */
+  async childOf(parentId: number, id: number): Promise<Named> {
+    const listed = (await this.children(parentId)).find((c) => c.id === id);
+    if (listed) return listed;
+    const unit = await this.businessUnit(id);
+    if (unit.parentId !== parentId) throw new MisplacedObjectError(unit, parentId);
+    return unit;
   }
 
   /** Consumer `id` of business unit `bunitId`; MissingObjectError (with the consumers it has) when there is none. */
@@ -148,8 +177,7 @@ export class References {
     return this.memo("bunits:visible", async () => {
       const own = (await this.client.reference.me()).businessUnit;
       if (own?.id === undefined) return [];
-      const children = await this.client.businessUnits.children(own.id);
-      return [{ id: own.id, name: own.name }, ...children.map((c) => ({ id: c.id, name: c.name }))];
+      return [{ id: own.id, name: own.name }, ...(await this.children(own.id))];
     });
   }
 

@@ -1,7 +1,8 @@
 // Checks what `backup-portal:tenants` points at on the portal, reading only: the business unit tenants go
-// under (rootBusinessUnitId), adopted business units and consumers (adoptId), and the names resolved to ids
+// under (rootBusinessUnitId), the business units the tenants adopt (adoptId), and the names resolved to ids
 // (time zones, operating systems, node types, and the default server's domains and client option sets).
-// Each wrong one is a problem at its key path, naming what the portal does have.
+// Each wrong one is a problem at its key path, naming what the portal does have. Every check reads a list,
+// once per kind, so a stack costs the same few reads on every run however many objects it holds.
 import { isReferenceProblem, ReferenceKind, References } from "../dynamic/references";
 import { Problem, TenantsConfig } from "./model";
 import { walkBusinessUnits } from "./validate";
@@ -25,6 +26,13 @@ export async function validateNames(tenants: TenantsConfig, refs: References, ro
 
   // The default server's lists are read under the root business unit: only worth it when it exists.
   const rootExists = await lookup("rootBusinessUnitId", () => refs.businessUnit(rootBusinessUnitId));
+  // A tenant adopts a child of the root: one read of the root's children finds them all. A business unit further
+  // down and a consumer would cost a read each, on every run: they are left to the provider, whose create reads
+  // what it adopts (and names adoptId when it is not there).
+  const adoptingTenants = rootExists ? Object.entries(tenants).filter(([, bu]) => bu.adoptId !== undefined) : [];
+  for (const [key, bu] of adoptingTenants) {
+    checks.push(lookup(`tenants.${key}.adoptId`, () => refs.childOf(rootBusinessUnitId, bu.adoptId!)));
+  }
   for (const { path, bu } of walkBusinessUnits(tenants)) {
     check(`${path}.timeZone`, "timeZone", bu.timeZone);
     if (rootExists) {
@@ -32,15 +40,8 @@ export async function validateNames(tenants: TenantsConfig, refs: References, ro
       (bu.domainFilter ?? []).forEach((v, i) => check(`${path}.domainFilter[${i}]`, "domain", v));
       (bu.clientOptionSetFilter ?? []).forEach((v, i) => check(`${path}.clientOptionSetFilter[${i}]`, "clientOptionSet", v));
     }
-    // An adopted business unit's id is known here, and so are the consumers it is to adopt; any other business
-    // unit's id is not (it is in the state): its consumers' adoptId is checked by the Consumer's own Check.
-    const adopted = bu.adoptId === undefined ? Promise.resolve(false) : lookup(`${path}.adoptId`, () => refs.businessUnit(bu.adoptId!));
-    checks.push(adopted);
     for (const [key, c] of Object.entries(bu.consumers ?? {})) {
       const p = `${path}.consumers.${key}`;
-      if (c.adoptId !== undefined && bu.adoptId !== undefined) {
-        checks.push(adopted.then((ok) => ok && lookup(`${p}.adoptId`, () => refs.consumer(bu.adoptId!, c.adoptId!))));
-      }
       const n = c.node;
       if (!n) continue;
       check(`${p}.node.operatingSystem`, "operatingSystem", n.operatingSystem);

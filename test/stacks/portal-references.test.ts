@@ -1,12 +1,14 @@
 // Issue 23, item 5: ids and names that point at the portal are named in their errors, against the emulator
 // (real HTTP). In the stack program: one problem per wrong value at its key path (the config reader prints
 // them as `backup-portal:<path>: ...`), with what the portal does have, before any resource is registered and
-// without a write. In each resource's own Check (the TypeScript API, run by the real provider host through the
-// engine stand-in): the failure names the input key, never a bare 404 PortalError.
+// without a write; an adoptId below a tenant is the provider's to read when it adopts. In each resource's own
+// Check (the TypeScript API, run by the real provider host through the engine stand-in): the failure names the
+// input key, never a bare 404 PortalError.
 import assert from "node:assert/strict";
 import { ConfigError } from "../../provider/tenants/model";
 import { businessUnit, consumer, node, nodeProxy, portalSuite, writesSince } from "../resources/support";
 import { clientFor, envFor } from "../support/portal";
+import { plant } from "../export/support";
 import { localTenants, runStack, settings } from "./support";
 
 const SEES_ALL = '(this account sees 1 "Reseller", 2 "Tenant A", 3 "Tenant B")';
@@ -62,8 +64,9 @@ describe("portal ids and names in errors (issue 23, item 5)", function () {
     t.acme.clientOptionSetFilter = ["NO_SUCH_SET"];
     const web = t.acme.consumers.web01.node;
     Object.assign(web, { operatingSystem: "Plan 9", type: "Mainframe", domain: "FOREVER", clientOptionSet: "ZIP_IT" });
-    // An adopted business unit (Tenant A) and a consumer it does not have.
-    t.tenantA = { name: "Tenant A", registrationNumber: "TA-0001", timeZone: "UTC", adoptId: 2, consumers: { gone: { adoptId: 99999 } } };
+    // A tenant adopting a business unit that is not a child of the root.
+    const [labs] = plant(p.emu, [{ name: "Labs", registrationNumber: "L-1", timeZoneId: 1 }], 2).businessUnits;
+    t.labs = { name: "Labs", registrationNumber: "L-1", timeZone: "UTC", adoptId: labs };
     const byPath = await problemsOf(t);
     const url = p.emu.url;
     assert.deepEqual(Object.keys(byPath).sort(), [
@@ -75,12 +78,12 @@ describe("portal ids and names in errors (issue 23, item 5)", function () {
       "tenants.acme.consumers.web01.node.type",
       "tenants.acme.domainFilter[0]",
       "tenants.acme.timeZone",
-      "tenants.tenantA.consumers.gone.adoptId",
+      "tenants.labs.adoptId",
     ]);
     assert.equal(byPath["tenants.acme.adoptId"], `business unit 1000 does not exist on ${url} ${SEES_ALL}`);
     assert.equal(
-      byPath["tenants.tenantA.consumers.gone.adoptId"],
-      `consumer 99999 of business unit 2 does not exist on ${url} (business unit 2 has 1 "web-01", 2 "db-01")`,
+      byPath["tenants.labs.adoptId"],
+      `business unit ${labs} "Labs" is not under business unit 1: it is under business unit 2; adopt it under business unit 2`,
     );
     assert.match(byPath["tenants.acme.timeZone"], /unknown time zone .*"Mars\/Olympus"; valid: .*UTC/);
     assert.match(byPath["tenants.acme.domainFilter[0]"], /unknown policy domain .*"7YEARS"; valid: .*STANDARD/);
@@ -92,6 +95,29 @@ describe("portal ids and names in errors (issue 23, item 5)", function () {
       byPath["tenants.acme.consumers.web01.node.clientOptionSet"],
       /unknown client option set .*"ZIP_IT"; valid: .*DEDUP_AND_COMPRESS/,
     );
+  });
+
+  it("an adoptId below a tenant is left to the provider: the preview passes, the up stops at its create naming adoptId", async () => {
+    // Tenant B as the seed has it, with a sub-unit and a consumer that do not exist.
+    const t = {
+      tenantB: {
+        name: "Tenant B",
+        registrationNumber: "TB-0001",
+        timeZone: "UTC",
+        adoptId: 3,
+        consumers: { gone: { adoptId: 99999 } },
+        businessUnits: { ghost: { name: "Ghost", registrationNumber: "G-1", timeZone: "UTC", adoptId: 99998 } },
+      },
+    };
+    const mark = p.emu.requests().length;
+    await runStack(p.engine(), settings(t, p.client), true);
+    const err = await runStack(p.engine(), settings(t, p.client)).then(
+      () => assert.fail("the up went through"),
+      (e: Error) => e,
+    );
+    assert.match(err.message, /tenantB\/gone.*adoptId: no consumer 99999 exists in business unit 3; check both ids or remove adoptId/);
+    assert.match(err.message, /tenantB\/ghost.*adoptId: no business unit 99998 exists on the portal; check the id or remove adoptId/);
+    assert.deepEqual(writesSince(p.emu, mark), [], "nothing written");
   });
 
   describe("a resource used from TypeScript names the input key (Check where it reads anyway, else Create)", () => {

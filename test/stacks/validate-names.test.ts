@@ -8,6 +8,7 @@ import { validateNames } from "../../provider/tenants/names";
 /** A stand-in of the portal's lists: values starting with "bad" are unknown, "boom" fails the read. */
 function fakeRefs() {
   const calls: Array<[ReferenceKind, string | number, number | undefined]> = [];
+  const adopted: string[] = [];
   const refs = {
     resolve: async (kind: ReferenceKind, value: string | number, bunitId?: number) => {
       calls.push([kind, value, bunitId]);
@@ -16,8 +17,16 @@ function fakeRefs() {
       return { id: 1, name: String(value) };
     },
     businessUnit: async (id: number) => ({ id, name: `bu ${id}` }),
+    childOf: async (parentId: number, id: number) => {
+      adopted.push(`${id} under ${parentId}`);
+      return { id, name: `bu ${id}` };
+    },
+    consumer: async (bunitId: number, id: number) => {
+      adopted.push(`consumer ${id} of ${bunitId}`);
+      return { id, name: `consumer ${id}` };
+    },
   };
-  return { refs: refs as unknown as References, calls };
+  return { refs: refs as unknown as References, calls, adopted };
 }
 
 const tenants = (): TenantsConfig =>
@@ -80,6 +89,18 @@ describe("stack config: validateNames", () => {
       "type=1@7",
       "type=badType@7",
     ]);
+  });
+
+  it("looks up only the tenants' own adoptIds, as children of the root: one list, however many objects are adopted", async () => {
+    const { refs, adopted } = fakeRefs();
+    const t = tenants() as unknown as Record<string, Record<string, any>>;
+    t.zeta.adoptId = 11;
+    t.zeta.consumers.web.adoptId = 12;
+    t.zeta.businessUnits.labs.adoptId = 13;
+    t.zeta.businessUnits.labs.consumers.ws.adoptId = 14;
+    t.alpha.adoptId = 15;
+    await validateNames(t as unknown as TenantsConfig, refs, 7);
+    assert.deepEqual(adopted.sort(), ["11 under 7", "15 under 7"]);
   });
 
   it("a failed read is an error, not a config problem", async () => {
