@@ -5,6 +5,7 @@ import { createHash } from "crypto";
 import * as os from "os";
 import { tsmNameProblem } from "../portal/nodes";
 import { InstanceMetadata } from "../metadata/types";
+import { MAX_INTEGER, portalId } from "../rules/fields";
 
 /** The custom metadata keys read by `backup-portal register`. */
 export const META_KEYS = {
@@ -79,6 +80,16 @@ function setHint(key: string, example: string): string {
   return `set it with \`openstack server set --property ${key}=${example} <instance>\` (or in the instance's metadata in your Pulumi program)`;
 }
 
+/** What is wrong with `backup_bunit`'s value (absent, blank, or not a portal id), with the fix; undefined when fine. */
+export function businessUnitProblem(value: string | undefined): string | undefined {
+  const key = META_KEYS.businessUnit;
+  if (value === undefined || value.trim() === "")
+    return `${key} is missing: it names the business unit to register in, by id; ${setHint(key, "<business unit id>")}`;
+  if (portalId(value) === undefined)
+    return `${key} must be a business unit id (a positive integer up to ${MAX_INTEGER}), got ${JSON.stringify(value)}; names are not accepted because they are not unique; ${setHint(key, "<business unit id>")}`;
+  return undefined;
+}
+
 /** The 6 upper-case hex digits that make a derived name unique: the uuid's first ones (a hash for a non-canonical uuid). */
 export function uuidSuffix(uuid: string): string {
   const text = uuid.trim().toLowerCase();
@@ -134,21 +145,10 @@ export function parseRegistrationMetadata(
     return { key, value: v ?? fallback, explicit: v !== undefined };
   };
 
-  let businessUnitId = 0;
   const bunit = get(META_KEYS.businessUnit);
-  if (bunit === undefined) {
-    problems.push({
-      key: META_KEYS.businessUnit,
-      message: `${META_KEYS.businessUnit} is missing: it names the business unit to register in, by id; ${setHint(META_KEYS.businessUnit, "<business unit id>")}`,
-    });
-  } else if (!/^\d+$/.test(bunit) || Number(bunit) < 1 || !Number.isSafeInteger(Number(bunit))) {
-    problems.push({
-      key: META_KEYS.businessUnit,
-      message: `${META_KEYS.businessUnit} must be a business unit id (a positive integer), got ${JSON.stringify(bunit)}; names are not accepted because they are not unique; ${setHint(META_KEYS.businessUnit, "<business unit id>")}`,
-    });
-  } else {
-    businessUnitId = Number(bunit);
-  }
+  const bunitProblem = businessUnitProblem(bunit);
+  if (bunitProblem) problems.push({ key: META_KEYS.businessUnit, message: bunitProblem });
+  const businessUnitId = portalId(bunit) ?? 0;
 
   let cpuCount: Requested<number>;
   const cpu = get(META_KEYS.cpuCount);

@@ -67,16 +67,18 @@ describe("registration edges: metadata keys and names", () => {
       missing[0].message,
       /^backup_bunit is missing: it names the business unit to register in, by id; set it with `openstack server set --property backup_bunit=<business unit id> <instance>`/,
     );
-    for (const bad of ["x12", "12x", "0", "1.5"]) {
+    // Beyond 2^53 - 1 the digits would be read as another id: 9007199254740993 as …992.
+    for (const bad of ["x12", "12x", "0", "1.5", "9007199254740992", "9007199254740993", "9".repeat(20)]) {
       const [p] = problemsOf({ backup_bunit: bad });
       assert.equal(p?.key, "backup_bunit", bad);
       assert.equal(
         p.message,
-        `backup_bunit must be a business unit id (a positive integer), got ${JSON.stringify(bad)}; names are not accepted because they ` +
+        `backup_bunit must be a business unit id (a positive integer up to 9007199254740991), got ${JSON.stringify(bad)}; names are not accepted because they ` +
           `are not unique; set it with \`openstack server set --property backup_bunit=<business unit id> <instance>\` ${HINT}`,
       );
     }
     assert.equal(specOf({ backup_bunit: "12" }).businessUnitId, 12);
+    assert.equal(specOf({ backup_bunit: "9007199254740991" }).businessUnitId, 9007199254740991);
   });
 
   it("a blank key is absent (default, not explicit); a set key is trimmed and explicit", () => {

@@ -318,7 +318,7 @@ describe("registration: backup-portal register", function () {
 
     it("a non-numeric backup_bunit", async () => {
       const err = await fails({ backup_bunit: "Tenant A" });
-      assert.match(err, /backup_bunit must be a business unit id \(a positive integer\), got "Tenant A"/);
+      assert.match(err, /backup_bunit must be a business unit id \(a positive integer up to 9007199254740991\), got "Tenant A"/);
       assert.deepEqual(suite.emu.requests(), []);
     });
 
