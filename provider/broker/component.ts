@@ -3,8 +3,9 @@
 // image pinned by digest (nothing is installed at start), and a Service instances reach (behind TLS: an Ingress
 // or a load balancer that terminates it).
 //
-// One replica, always: the broker remembers spent tokens in memory, and two replicas would each accept a token
-// once. The image must be given by digest (`<image>@sha256:<64 hex>`): a tag can be moved to other code, which
+// One replica, always: the broker remembers spent tokens in its ledger file, and two replicas would each accept a
+// token once. The file is on a volume: an emptyDir outlives a crashed container, a PersistentVolumeClaim
+// (`ledgerClaimName`) also a replaced pod. The image must be given by digest (`<image>@sha256:<64 hex>`): a tag can be moved to other code, which
 // would then run with the reseller's credentials.
 import * as pulumi from "@pulumi/pulumi";
 import type * as K8s from "@pulumi/kubernetes";
@@ -16,6 +17,9 @@ import { MIN_SECRET_BYTES } from "./token";
 
 export const REGISTRATION_BROKER_TYPE = "backup-portal:broker:RegistrationBroker";
 export const DEFAULT_BROKER_PORT = 8443;
+/** Where the container keeps its spent-token ledger (the `ledger` volume). */
+export const LEDGER_DIR = "/var/lib/registration-broker";
+export const LEDGER_FILE = `${LEDGER_DIR}/spent-tokens.json`;
 const DIGEST = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 
 export interface RegistrationBrokerArgs {
@@ -25,12 +29,18 @@ export interface RegistrationBrokerArgs {
   secret: pulumi.Input<string>;
   /** An image with this package and `backup-portal` on PATH, by digest: `<repository>@sha256:<64 hex>`. */
   image: string;
-  /** Command in the image; default ["backup-portal", "registration-broker"]; `--port`, `--host` are appended. */
+  /** Command in the image; default ["backup-portal", "registration-broker"]; `--port`, `--host`, `--ledger-file` are appended. */
   command?: string[];
   /** Namespace (must exist); default "default". */
   namespace?: pulumi.Input<string>;
   port?: number;
   serviceType?: "ClusterIP" | "NodePort" | "LoadBalancer";
+  /**
+   * A PersistentVolumeClaim in the namespace for the spent-token ledger, so that a replaced pod (an update, a
+   * drained node) still refuses the tokens used before. Without it an emptyDir keeps the ledger across container
+   * restarts only.
+   */
+  ledgerClaimName?: pulumi.Input<string>;
   resources?: K8s.types.input.core.v1.ResourceRequirements;
   labels?: Record<string, string>;
 }
@@ -113,20 +123,21 @@ export class RegistrationBroker extends pulumi.ComponentResource {
       {
         metadata: { namespace, labels },
         spec: {
-          replicas: 1, // spent tokens are remembered in memory: one broker only
+          replicas: 1, // one ledger of spent tokens: one broker only
           strategy: { type: "Recreate" },
           selector: { matchLabels: selector },
           template: {
             metadata: { labels },
             spec: {
-              securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 },
+              // fsGroup: the ledger's volume is writable by the broker's user.
+              securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 },
               automountServiceAccountToken: false,
               containers: [
                 {
                   name: "broker",
                   image: args.image,
                   command: args.command ?? ["backup-portal", "registration-broker"],
-                  args: ["--port", String(port), "--host", "0.0.0.0"],
+                  args: ["--port", String(port), "--host", "0.0.0.0", "--ledger-file", LEDGER_FILE],
                   ports: [{ name: "http", containerPort: port }],
                   env: [
                     { name: "BACKUP_PORTAL_URL", value: args.portal.url },
@@ -141,10 +152,18 @@ export class RegistrationBroker extends pulumi.ComponentResource {
                   livenessProbe: { ...probe, periodSeconds: 30, failureThreshold: 3 },
                   resources: args.resources ?? { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "512Mi" } },
                   securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
-                  volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
+                  volumeMounts: [
+                    { name: "tmp", mountPath: "/tmp" },
+                    { name: "ledger", mountPath: LEDGER_DIR },
+                  ],
                 },
               ],
-              volumes: [{ name: "tmp", emptyDir: {} }],
+              volumes: [
+                { name: "tmp", emptyDir: {} },
+                args.ledgerClaimName === undefined
+                  ? { name: "ledger", emptyDir: {} }
+                  : { name: "ledger", persistentVolumeClaim: { claimName: args.ledgerClaimName } },
+              ],
             },
           },
         },

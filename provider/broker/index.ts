@@ -3,13 +3,14 @@
 export {
   mintRegistrationToken,
   verifyRegistrationToken,
-  TokenLedger,
   TokenRefused,
   TokenClaims,
   TokenRefusal,
   MAX_TOKEN_TTL_SECONDS,
   MIN_SECRET_BYTES,
+  CLOCK_SKEW_SECONDS,
 } from "./token";
+export { TokenLedger, LedgerEntry, LedgerFileError } from "./ledger";
 export { startRegistrationBroker, BrokerOptions, BrokerHandle, REGISTER_PATH, HEALTH_PATH, MAX_PENDING } from "./server";
 export type { BrokerAnswer } from "./protocol";
 export {
@@ -19,4 +20,5 @@ export {
   registrationBrokerProblems,
   REGISTRATION_BROKER_TYPE,
   DEFAULT_BROKER_PORT,
+  LEDGER_FILE,
 } from "./component";

@@ -4,20 +4,25 @@
 //   POST /v1/register   Authorization: Bearer <token>
 //                       {"instance": {"uuid", "name", "meta": {...}}, "cpuCount", "nodePassword"?, "rotatePassword"?, "dryRun"?}
 //     200 {"result": RegistrationResult}     401/403/409 {"error", "kind": "token"}     422 {"error", "kind", "problems", "done"}
-//     502 {"error", "kind": "portal", "done"} 503 busy (Retry-After)   400/404/405/413 fixed bodies
+//     502 {"error", "kind": "portal", "done"} 429 this token's request runs already, 503 busy (both Retry-After)
+//     400/404/405/413 fixed bodies
 //   GET /healthz        200 {"status": "ok"}
 //
 // Registrations run one at a time (as `register`'s lock does on an instance); at most `maxPending` wait, more are
-// answered 503. Bodies are small and bounded. Error bodies are fixed phrases or the registration's own messages,
-// which never hold a password; the token and the secret are never logged.
+// answered 503, and each token has at most one request in the broker. Who used which token (ledger.ts) is written
+// to the ledger file, when there is one, before the answer. Bodies are small and bounded. Error bodies are fixed
+// phrases or the registration's own messages, which never hold a password; the token and the secret are never
+// logged.
 import * as http from "http";
 import { listen } from "../http/listen";
 import { InstanceMetadata } from "../metadata";
 import { PortalClient } from "../portal/client";
 import { RegistrationError, registerInstance, RegistrationResult } from "../registration/register";
 import { NODE_PASSWORD_ALPHABET } from "../registration/password";
-import { META_KEYS } from "../registration/keys";
-import { MIN_SECRET_BYTES, REFUSAL_TEXT, TokenLedger, TokenRefused, verifyRegistrationToken } from "./token";
+import { businessUnitProblem, META_KEYS } from "../registration/keys";
+import { fileLedger, memoryLedger } from "./ledger";
+import { MIN_SECRET_BYTES, REFUSAL_TEXT, TokenClaims, TokenRefused, verifyRegistrationToken } from "./token";
+import { portalId } from "../rules/fields";
 
 export const REGISTER_PATH = "/v1/register";
 export const HEALTH_PATH = "/healthz";
@@ -34,6 +39,11 @@ export interface BrokerOptions {
   host?: string;
   /** Registrations allowed to wait behind the running one; default MAX_PENDING. */
   maxPending?: number;
+  /**
+   * The file that remembers which tokens were used, across restarts (ledger.ts). Without it they are remembered
+   * in memory only: a restarted broker would take a spent token once more within its hour.
+   */
+  ledgerFile?: string;
   log?: (line: string) => void;
 }
 
@@ -123,7 +133,16 @@ function parseRequest(body: Buffer): RegisterRequest | string {
   };
 }
 
-const STATUS_OF: Record<string, number> = { malformed: 401, signature: 401, expired: 401, "business-unit": 403, replayed: 409 };
+const STATUS_OF: Record<string, number> = {
+  malformed: 401,
+  signature: 401,
+  expired: 401,
+  lifetime: 401,
+  "business-unit": 403,
+  replayed: 409,
+};
+/** Seconds a busy instance waits before it asks again. */
+const RETRY_AFTER = "5";
 
 /** Starts the broker; resolves once it listens. */
 export async function startRegistrationBroker(opts: BrokerOptions): Promise<BrokerHandle> {
@@ -131,24 +150,43 @@ export async function startRegistrationBroker(opts: BrokerOptions): Promise<Brok
     throw new RangeError(`the broker secret must have at least ${MIN_SECRET_BYTES} bytes`);
   const maxPending = opts.maxPending ?? MAX_PENDING;
   const log = opts.log ?? (() => undefined);
-  const ledger = new TokenLedger();
+  const store = opts.ledgerFile ? await fileLedger(opts.ledgerFile) : memoryLedger();
+  const { ledger } = store;
   const stats = { registered: 0, refused: 0, busy: 0 };
   let waiting = 0;
   let chain: Promise<unknown> = Promise.resolve();
   const inFlight = new Set<Promise<unknown>>();
+  /** The nonces of the tokens whose request is in the broker now. */
+  const tokensInUse = new Set<string>();
 
   /** Runs `job` after the ones before it; undefined when too many wait already. */
   function enqueue<T>(job: () => Promise<T>): Promise<T> | undefined {
     if (waiting >= maxPending + 1) return undefined;
     waiting++;
     const run = chain.then(job, job);
-    chain = run.catch(() => undefined);
-    const done = run.finally(() => {
+    // The caller handles the job's failure; the queue and the bookkeeping only need it settled.
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    chain = settled;
+    const done = settled.finally(() => {
       waiting--;
       inFlight.delete(done);
     });
     inFlight.add(done);
     return run;
+  }
+
+  /** The token is spent once the portal registered the instance; kept before the instance hears so. */
+  async function spend(claims: TokenClaims, uuid: string): Promise<void> {
+    ledger.complete(claims);
+    // The claim is on disk already: should this write fail, a restart lets only this instance register again.
+    await store
+      .save()
+      .catch((err: NodeJS.ErrnoException) =>
+        log(`instance ${uuid}: the spent token could not be written to the ledger file (${err.code ?? err.name})`),
+      );
   }
 
   async function register(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -164,53 +202,88 @@ export async function startRegistrationBroker(opts: BrokerOptions): Promise<Brok
     const parsed = parseRequest(body);
     if (typeof parsed === "string") return answer(res, 400, { error: parsed });
     const { instance } = parsed;
+    let claims: TokenClaims;
     try {
       if (!auth) throw new TokenRefused("malformed");
-      const claims = verifyRegistrationToken(opts.secret, auth[1]);
-      if (instance.meta[META_KEYS.businessUnit] !== String(claims.businessUnitId)) throw new TokenRefused("business-unit");
-      ledger.claim(claims, instance.uuid);
-      const job = enqueue(() =>
-        registerInstance({
-          found: {
-            source: "network",
-            location: "the instance (through the registration broker)",
-            disabled: false,
-            metadata: { ...instance, publicKeys: {}, sshKeys: [], keys: [], devices: [], dedicatedCpus: [] } as InstanceMetadata,
-          },
-          client: opts.client,
-          nodePassword: parsed.nodePassword,
-          rotatePassword: parsed.rotatePassword,
-          dryRun: parsed.dryRun,
-          optionFile: false,
-          cpuCount: () => parsed.cpuCount,
-        }),
-      );
-      if (!job) {
-        stats.busy++;
-        return answer(res, 503, { error: "the broker is busy; try again shortly", kind: "busy" }, { "Retry-After": "5" });
-      }
-      let result: RegistrationResult;
-      try {
-        result = await job;
-      } catch (err) {
-        if (err instanceof RegistrationError) {
-          log(`instance ${instance.uuid} (business unit ${claims.businessUnitId}): ${err.kind} error`);
-          const status = err.kind === "configuration" || err.kind === "usage" ? 422 : 502;
-          return answer(res, status, { error: err.message, kind: err.kind, problems: err.problems, done: err.done });
-        }
-        log(`instance ${instance.uuid}: internal error: ${err instanceof Error ? err.name : "unknown"}`);
-        return answer(res, 500, { error: "internal error of the registration broker", kind: "internal" });
-      }
-      if (!parsed.dryRun) ledger.complete(claims);
-      stats.registered++;
-      log(`instance ${instance.uuid} (business unit ${claims.businessUnitId}): ${result.status} as ${result.tsmName}`);
-      return answer(res, 200, { result: { ...result, credentialSources: {} } });
+      claims = verifyRegistrationToken(opts.secret, auth[1]);
     } catch (err) {
-      if (!(err instanceof TokenRefused)) throw err;
-      stats.refused++;
-      log(`refused a registration of instance ${instance.uuid}: token ${err.reason}`);
-      return answer(res, STATUS_OF[err.reason], { error: REFUSAL_TEXT[err.reason], kind: "token" });
+      return refuse(res, err, instance.uuid);
     }
+    const bunit = instance.meta[META_KEYS.businessUnit];
+    const problem = businessUnitProblem(bunit);
+    if (problem) return answer(res, 422, { error: problem, kind: "configuration", problems: [problem], done: [] });
+    if (portalId(bunit) !== claims.businessUnitId) return refuse(res, new TokenRefused("business-unit"), instance.uuid);
+    if (tokensInUse.has(claims.nonce)) {
+      stats.busy++;
+      return answer(
+        res,
+        429,
+        { error: "a request with this registration token is running already; try again when it has finished", kind: "busy" },
+        { "Retry-After": RETRY_AFTER },
+      );
+    }
+    tokensInUse.add(claims.nonce);
+    try {
+      return await registerWith(res, claims, parsed);
+    } finally {
+      tokensInUse.delete(claims.nonce);
+    }
+  }
+
+  function refuse(res: http.ServerResponse, err: unknown, uuid: string): void {
+    if (!(err instanceof TokenRefused)) throw err;
+    stats.refused++;
+    log(`refused a registration of instance ${uuid}: token ${err.reason}`);
+    return answer(res, STATUS_OF[err.reason], { error: REFUSAL_TEXT[err.reason], kind: "token" });
+  }
+
+  /** The registration of a token in use by this request alone. */
+  async function registerWith(res: http.ServerResponse, claims: TokenClaims, parsed: RegisterRequest): Promise<void> {
+    const { instance } = parsed;
+    try {
+      ledger.claim(claims, instance.uuid);
+    } catch (err) {
+      return refuse(res, err, instance.uuid);
+    }
+    // Who claimed the token is kept before the portal is asked: after a restart no other instance may take it.
+    await store.save();
+    const job = enqueue(async () => {
+      const result = await registerInstance({
+        found: {
+          source: "network",
+          location: "the instance (through the registration broker)",
+          disabled: false,
+          metadata: { ...instance, publicKeys: {}, sshKeys: [], keys: [], devices: [], dedicatedCpus: [] } as InstanceMetadata,
+        },
+        client: opts.client,
+        nodePassword: parsed.nodePassword,
+        rotatePassword: parsed.rotatePassword,
+        dryRun: parsed.dryRun,
+        optionFile: false,
+        cpuCount: () => parsed.cpuCount,
+      });
+      if (!parsed.dryRun) await spend(claims, instance.uuid);
+      return result;
+    });
+    if (!job) {
+      stats.busy++;
+      return answer(res, 503, { error: "the broker is busy; try again shortly", kind: "busy" }, { "Retry-After": RETRY_AFTER });
+    }
+    let result: RegistrationResult;
+    try {
+      result = await job;
+    } catch (err) {
+      if (err instanceof RegistrationError) {
+        log(`instance ${instance.uuid} (business unit ${claims.businessUnitId}): ${err.kind} error`);
+        const status = err.kind === "configuration" || err.kind === "usage" ? 422 : 502;
+        return answer(res, status, { error: err.message, kind: err.kind, problems: err.problems, done: err.done });
+      }
+      log(`instance ${instance.uuid}: internal error: ${err instanceof Error ? err.name : "unknown"}`);
+      return answer(res, 500, { error: "internal error of the registration broker", kind: "internal" });
+    }
+    stats.registered++;
+    log(`instance ${instance.uuid} (business unit ${claims.businessUnitId}): ${result.status} as ${result.tsmName}`);
+    return answer(res, 200, { result: { ...result, credentialSources: {} } });
   }
 
   const server = http.createServer({ requestTimeout: 60_000, headersTimeout: 20_000 });

@@ -3,9 +3,10 @@
 //   rt1.<payload>.<mac>   payload = base64url(JSON {b: business unit id, e: expiry (s since the epoch), n: nonce})
 //                         mac     = base64url(HMAC-SHA256(broker secret, "rt1." + payload))
 //
-// The broker (server.ts) accepts a token only with a valid MAC, before its expiry, for the business unit the
-// instance asks for, and only for the first instance that presents it (replay.ts). Minted by the stack at render
-// time with the broker's secret; the secret itself never leaves the stack and the broker.
+// The broker (server.ts) accepts a token only with a valid MAC, before its expiry and at most an hour ahead of it,
+// for the business unit the instance asks for, and only for the first instance that presents it (ledger.ts).
+// Minted by the stack at render time with the broker's secret; the secret itself never leaves the stack and the
+// broker.
 import { createHmac, randomBytes, timingSafeEqual } from "crypto";
 
 const PREFIX = "rt1";
@@ -13,8 +14,10 @@ const PREFIX = "rt1";
 export const MAX_TOKEN_TTL_SECONDS = 3600;
 /** The broker secret's minimum length (bytes of UTF-8): an HMAC key should be at least as long as its output. */
 export const MIN_SECRET_BYTES = 32;
+/** How far the stack's clock may run ahead of the broker's when a token's lifetime is checked. */
+export const CLOCK_SKEW_SECONDS = 300;
 
-export type TokenRefusal = "malformed" | "signature" | "expired" | "business-unit" | "replayed";
+export type TokenRefusal = "malformed" | "signature" | "expired" | "lifetime" | "business-unit" | "replayed";
 
 /** Why the broker refuses a token; `reason` goes to the broker's log and, as a fixed phrase, to the instance. */
 export class TokenRefused extends Error {
@@ -29,6 +32,7 @@ export const REFUSAL_TEXT: Record<TokenRefusal, string> = {
   malformed: "the registration token is not a token of this broker",
   signature: "the registration token is not a token of this broker",
   expired: "the registration token has expired (tokens live at most an hour): render the user data again",
+  lifetime: "the registration token would live longer than an hour (tokens live at most an hour): mint it again",
   "business-unit": "the registration token is for another business unit than the instance's backup_bunit",
   replayed: "the registration token has been used already (by another instance, or this instance's registration is complete)",
 };
@@ -71,7 +75,11 @@ export function mintRegistrationToken(
   return `${signed}.${mac(key, signed).toString("base64url")}`;
 }
 
-/** The claims of a token this secret made and that has not expired at `now` (ms); else TokenRefused. */
+/**
+ * The claims of a token this secret made, not expired at `now` (ms) and not expiring more than an hour (and the
+ * clock skew) after it: a token carries no issue time, so its lifetime is bounded against the broker's clock.
+ * Else TokenRefused.
+ */
 export function verifyRegistrationToken(secret: string, token: string, now = Date.now()): TokenClaims {
   const key = checkSecret(secret);
   const parts = typeof token === "string" ? token.trim().split(".") : [];
@@ -91,43 +99,8 @@ export function verifyRegistrationToken(secret: string, token: string, now = Dat
   const c = (typeof claims === "object" && claims !== null ? claims : {}) as { b?: unknown; e?: unknown; n?: unknown };
   if (!Number.isSafeInteger(c.b) || (c.b as number) < 1 || !Number.isSafeInteger(c.e) || typeof c.n !== "string" || c.n.length < 16)
     throw new TokenRefused("malformed");
-  if (Math.floor(now / 1000) >= (c.e as number)) throw new TokenRefused("expired");
+  const seconds = Math.floor(now / 1000);
+  if (seconds >= (c.e as number)) throw new TokenRefused("expired");
+  if ((c.e as number) > seconds + MAX_TOKEN_TTL_SECONDS + CLOCK_SKEW_SECONDS) throw new TokenRefused("lifetime");
   return { businessUnitId: c.b as number, expiresAt: c.e as number, nonce: c.n };
-}
-
-/**
- * Who used which token. A token is claimed by the first instance (uuid) that presents it; that instance may
- * present it again until its registration is complete (a boot retries after a portal failure), nobody else
- * may. Entries are forgotten once their token has expired, so the table stays bounded by the tokens of an hour.
- */
-export class TokenLedger {
-  private readonly entries = new Map<string, { uuid: string; complete: boolean; expiresAt: number }>();
-
-  constructor(private readonly maxEntries = 100_000) {}
-
-  /** Claims the token for `uuid`, or TokenRefused("replayed"). */
-  claim(claims: TokenClaims, uuid: string, now = Date.now()): void {
-    this.prune(now);
-    const e = this.entries.get(claims.nonce);
-    if (e && (e.complete || e.uuid !== uuid)) throw new TokenRefused("replayed");
-    if (!e) {
-      if (this.entries.size >= this.maxEntries) throw new Error("too many registration tokens in the last hour");
-      this.entries.set(claims.nonce, { uuid, complete: false, expiresAt: claims.expiresAt });
-    }
-  }
-
-  /** The registration went through: the token is spent. */
-  complete(claims: TokenClaims): void {
-    const e = this.entries.get(claims.nonce);
-    if (e) e.complete = true;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  private prune(now: number): void {
-    const s = Math.floor(now / 1000);
-    for (const [nonce, e] of this.entries) if (e.expiresAt <= s) this.entries.delete(nonce);
-  }
 }

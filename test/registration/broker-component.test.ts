@@ -1,8 +1,10 @@
 // The RegistrationBroker component under Pulumi mocks: what it deploys, and that the reseller's account and the
 // token secret travel only as secrets.
 import assert from "node:assert/strict";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import {
+  LEDGER_FILE,
   REGISTRATION_BROKER_TYPE,
   RegistrationBroker,
   RegistrationBrokerArgs,
@@ -65,7 +67,20 @@ describe("registration: the RegistrationBroker component under mocks", function 
     assert.equal(spec.strategy.type, "Recreate");
     const c = spec.template.spec.containers[0];
     assert.equal(c.image, IMAGE);
-    assert.deepEqual([...c.command, ...c.args], ["backup-portal", "registration-broker", "--port", "8443", "--host", "0.0.0.0"]);
+    assert.deepEqual(
+      [...c.command, ...c.args],
+      ["backup-portal", "registration-broker", "--port", "8443", "--host", "0.0.0.0", "--ledger-file", LEDGER_FILE],
+    );
+    // The ledger of spent tokens outlives a crashed container (issue 37): on a volume, writable by the broker's user.
+    assert.deepEqual(
+      c.volumeMounts.find((m: any) => m.name === "ledger"),
+      { name: "ledger", mountPath: path.posix.dirname(LEDGER_FILE) },
+    );
+    assert.deepEqual(
+      spec.template.spec.volumes.find((v: any) => v.name === "ledger"),
+      { name: "ledger", emptyDir: {} },
+    );
+    assert.equal(spec.template.spec.securityContext.fsGroup, 1000);
     const env = new Map<string, any>(c.env.map((e: any) => [e.name, e]));
     for (const [n, key] of [
       ["BACKUP_PORTAL_PASSWORD", "password"],
@@ -75,6 +90,15 @@ describe("registration: the RegistrationBroker component under mocks", function 
     assert.ok(![...env.values()].some((e) => /npm|PACKAGE/.test(e.name)), "nothing is installed at start");
     assert.equal(c.readinessProbe.httpGet.path, "/healthz");
     assert.match(await valueOf(broker.url), /^http:\/\/rb\d+-svc-a1b2c3d4\.billing\.svc\.cluster\.local$/);
+  });
+
+  it("keeps the ledger on the PersistentVolumeClaim it is given, so that a replaced pod still knows the spent tokens", async () => {
+    const { resources } = await deploy({ ledgerClaimName: "broker-ledger" });
+    const spec = unwrap(resources.find((r) => r.type === "kubernetes:apps/v1:Deployment")!.inputs).spec;
+    assert.deepEqual(
+      spec.template.spec.volumes.find((v: any) => v.name === "ledger"),
+      { name: "ledger", persistentVolumeClaim: { claimName: "broker-ledger" } },
+    );
   });
 
   it("a password and a secret given as plain strings still travel only as secrets", async () => {

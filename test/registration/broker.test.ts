@@ -235,9 +235,12 @@ describe("registration: through the registration broker", function () {
     const io = { out: "", err: "" };
     const capture = { out: (t: string) => void (io.out += t), err: (t: string) => void (io.err += t) };
     const env = { ...envFor(suite.emu, "admin"), [SECRET_ENV]: SECRET };
-    assert.equal(await brokerMain(["--port", "0"], { ...env, [SECRET_ENV]: "too-short" }, capture), 2);
+    const ledger = ["--ledger-file", path.join(suite.dir, "spent-tokens.json")];
+    assert.equal(await brokerMain(["--port", "0", ...ledger], { ...env, [SECRET_ENV]: "too-short" }, capture), 2);
     assert.match(io.err, /REGISTRATION_BROKER_SECRET must hold at least 32 bytes/);
-    const started = await brokerMain(["--port", "0", "--quiet"], env, capture);
+    assert.equal(await brokerMain(["--port", "0"], env, capture), 2);
+    assert.match(io.err, /missing --ledger-file <path>/);
+    const started = await brokerMain(["--port", "0", "--quiet", ...ledger], env, capture);
     assert.ok(typeof started !== "number", io.err);
     try {
       assert.match(io.out, /^registration broker listening on http:\/\/127\.0\.0\.1:\d+\n$/);

@@ -1,7 +1,14 @@
 // One-time registration tokens (provider/broker/token.ts): what they bind, and that no change to one passes.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MAX_TOKEN_TTL_SECONDS, mintRegistrationToken, TokenLedger, TokenRefused, verifyRegistrationToken } from "../../provider/broker";
+import {
+  CLOCK_SKEW_SECONDS,
+  MAX_TOKEN_TTL_SECONDS,
+  mintRegistrationToken,
+  TokenLedger,
+  TokenRefused,
+  verifyRegistrationToken,
+} from "../../provider/broker";
 
 const SECRET = "a-broker-secret-of-at-least-32-bytes";
 const NOW = Date.parse("2026-01-01T00:00:00Z");
@@ -41,6 +48,21 @@ describe("registration: one-time registration tokens", () => {
     );
     assert.throws(() => mintRegistrationToken(SECRET, { businessUnitId: 1e21 }), /businessUnitId must be a positive integer/);
     assert.throws(() => mintRegistrationToken("short", { businessUnitId: 2 }), /at least 32 bytes/);
+  });
+
+  it("a token expiring more than an hour (and the clock skew) after now is refused, whoever minted it", () => {
+    // Minted with the secret by a clock `ahead` seconds in front of the broker's.
+    const at = (ahead: number) => mintRegistrationToken(SECRET, { businessUnitId: 2, now: NOW + ahead * 1000 });
+    assert.equal(
+      verifyRegistrationToken(SECRET, at(CLOCK_SKEW_SECONDS), NOW).expiresAt,
+      NOW / 1000 + MAX_TOKEN_TTL_SECONDS + CLOCK_SKEW_SECONDS,
+    );
+    for (const ahead of [CLOCK_SKEW_SECONDS + 1, 24 * 3600, 10 * 365 * 24 * 3600])
+      assert.equal(
+        refusal(() => verifyRegistrationToken(SECRET, at(ahead), NOW)),
+        "lifetime",
+        String(ahead),
+      );
   });
 
   it("any change to a token, or another secret, is refused", () => {
