@@ -6,6 +6,8 @@ import { Document, isMap, isScalar, parseDocument, Scalar, YAMLMap } from "yaml"
 import { matchReference, ReferenceKind } from "../dynamic/references";
 import { sameValue } from "../dynamic/values";
 import { FieldTable } from "../rules/fields";
+import { configProblemsText } from "../stack-config/problems";
+import { leadingZeroProblems } from "../stack-config/source";
 import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "../tenants/fields";
 import { Review } from "./map";
 import { OutMap, OutValue, plain } from "./out";
@@ -165,6 +167,10 @@ export function mergeInto(
 ): MergeResult {
   const doc = parseDocument(fileText, { customTags: (tags) => [...tags, ...SOURCE_TAGS] }) as unknown as Document;
   if (doc.errors.length) throw new MergeError(`${fileName}: not YAML the merge can read: ${doc.errors[0].message.split("\n")[0]}`);
+  const zeros = leadingZeroProblems(doc);
+  if (zeros.length) {
+    throw new MergeError(configProblemsText(fileName, zeros, "nothing was merged"));
+  }
   if (doc.contents === null) doc.contents = new YAMLMap();
   if (!isMap(doc.contents)) throw new MergeError(`${fileName}: the file must be a map with a config: key`);
   let config = doc.get("config");

@@ -81,6 +81,10 @@ export interface ReferenceRule extends Common {
 export type FieldRule = StringRule | NumberRule | BooleanRule | StringsRule | ReferenceRule;
 export type FieldTable = Record<string, FieldRule>;
 
+const NUMBER_KINDS = new Set<string>(["integer", "number", "reference", "references"]);
+/** Whether a rule takes a number (references take an id), so that how a YAML reader reads number text matters. */
+export const takesNumber = (rule: { kind: string }): boolean => NUMBER_KINDS.has(rule.kind);
+
 /** Reference names: at most this long (no portal list holds a longer name). */
 export const REFERENCE_NAME_MAX = 200;
 

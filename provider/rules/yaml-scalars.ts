@@ -48,3 +48,18 @@ const WORDS = new Set(["y", "n", "yes", "no", "on", "off", "true", "false", "nul
 export function isPlainSafe(s: string): boolean {
   return PLAIN.test(s) && !WORDS.has(s.toLowerCase());
 }
+
+/** An integer written with a leading zero (0123, -010, 0_7): yaml.v3 and YAML 1.1 read octal, YAML 1.2 decimal. */
+const LEADING_ZERO = /^\s*[-+]?0[0-9_]*[0-9][0-9_]*\s*$/;
+
+/** Why the number text `text` cannot stand in a stack file, or undefined: readers would take it for other numbers. */
+export function leadingZeroProblem(text: string): string | undefined {
+  if (!LEADING_ZERO.test(text)) return undefined;
+  const digits = text.replace(/[\s_+-]/g, "");
+  const sign = text.trim().startsWith("-") && /[1-9]/.test(digits) ? "-" : "";
+  const decimal = `${sign}${digits.replace(/^0+(?=.)/, "")}`;
+  const readers = /^[0-7]+$/.test(digits)
+    ? `the Pulumi CLI (yaml.v3) and YAML 1.1 read it as octal ${sign}${parseInt(digits, 8)}, YAML 1.2 as ${decimal}`
+    : `YAML readers do not all read it as ${decimal}`;
+  return `${text.trim()} has a leading zero: ${readers}; write ${decimal}`;
+}

@@ -5,9 +5,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { PortalConnection } from "../billing/from-config";
 import { defaultPasswordKey } from "../registry/from-config";
-import { fieldProblem } from "../rules/fields";
+import { fieldProblem, takesNumber } from "../rules/fields";
 import { ConfigRule, NAMESPACE, qualified, STACK_CONFIG_KEYS } from "../rules/stack-config";
 import { suggest } from "../rules/suggest";
+import { leadingZeroProblem } from "../rules/yaml-scalars";
 import { Problem, TenantsConfig } from "../tenants/model";
 import { checkStackBlocks, StackBlocks } from "./blocks";
 
@@ -138,7 +139,7 @@ export function checkNamespace(src: ConfigSource): NamespaceCheck {
     const secret = src.isSecret(qualified(key));
     if (secret && src.encrypted?.(qualified(key))) continue; // ciphertext: nothing to check but where it is stored
     const v = parse(text, rule);
-    const problem = scalarProblem(key, v, rule, { secret });
+    const problem = (takesNumber(rule) ? leadingZeroProblem(text) : undefined) ?? scalarProblem(key, v, rule, { secret });
     if (problem) problems.push({ path: key, message: problem });
     else values[key] = v;
   }
@@ -192,18 +193,4 @@ export function readStackConfig(src: ConfigSource): ReadResult {
   return problems.length ? { problems } : { config, problems: [] };
 }
 
-/** By path (stable: a path's own problems keep their order). */
-export function sortProblems(problems: Problem[]): Problem[] {
-  return [...problems].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/** One line per problem, sorted by path: `<stack file>: backup-portal:<path>: <problem>; <fix>`. */
-export function formatConfigProblems(file: string, problems: Problem[]): string[] {
-  return sortProblems(problems).map((p) => `${file}: ${qualified(p.path)}: ${p.message}`);
-}
-
-/** The message of a failed read: a count, then one line per problem; no stack trace belongs to it. */
-export function configProblemsText(file: string, problems: Problem[], outcome = "nothing was changed"): string {
-  const n = problems.length;
-  return [`the stack config has ${n} problem${n === 1 ? "" : "s"}; ${outcome}:`, ...formatConfigProblems(file, problems)].join("\n");
-}
+export { configProblemsText, formatConfigProblems, sortProblems } from "./problems";

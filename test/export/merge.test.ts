@@ -109,6 +109,24 @@ describe("backup-portal export --merge", function () {
     assert.deepEqual(Object.keys(t), ["tenant-b", "made-by-code", "tenant-a"]);
   });
 
+  it("a file with a number written with a leading zero is refused, each one named, and left as it was", async () => {
+    const file = path.join(dir, "Pulumi.prod.yaml");
+    const text = STACK.replace("adoptId: 3\n      name: Tenant B", "adoptId: 03\n      name: Tenant B\n      invoiceDay: 010");
+    fs.writeFileSync(file, text);
+    const r = await exportCli(p.emu, ["--merge", file]);
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.err,
+      [
+        "backup-portal export: the stack config has 2 problems; nothing was merged:",
+        `${file}: backup-portal:tenants.tenant-b.adoptId: 03 has a leading zero: the Pulumi CLI (yaml.v3) and YAML 1.1 read it as octal 3, YAML 1.2 as 3; write 3`,
+        `${file}: backup-portal:tenants.tenant-b.invoiceDay: 010 has a leading zero: the Pulumi CLI (yaml.v3) and YAML 1.1 read it as octal 8, YAML 1.2 as 10; write 10`,
+        "",
+      ].join("\n"),
+    );
+    assert.equal(fs.readFileSync(file, "utf8"), text);
+  });
+
   it("a file below another root is refused, and left as it was", async () => {
     const file = path.join(dir, "Pulumi.prod.yaml");
     fs.writeFileSync(file, STACK);

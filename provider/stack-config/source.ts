@@ -1,0 +1,74 @@
+// What only a stack file's text shows, checked where the text is at hand (`export --merge`): a number written with a
+// leading zero at a key whose rule takes numbers. The Pulumi CLI (yaml.v3) reads `adoptId: 0123` as 83 and hands
+// the program 83, so the program cannot see it; YAML 1.2 readers (this package's merge, the fleet) read 123.
+// Which keys take numbers comes from the tables (provider/rules/stack-config.ts, provider/tenants/fields.ts).
+import { Document, isMap, isScalar, isSeq, Scalar, YAMLMap } from "yaml";
+import { FieldRule, FieldTable, takesNumber } from "../rules/fields";
+import { ConfigRule, ConfigTable, NAMESPACE, STACK_CONFIG_KEYS } from "../rules/stack-config";
+import { leadingZeroProblem } from "../rules/yaml-scalars";
+import {
+  BUSINESS_UNIT_CHILDREN,
+  CONSUMER_CHILDREN,
+  STACK_BUSINESS_UNIT_FIELDS,
+  STACK_CONSUMER_FIELDS,
+  STACK_NODE_FIELDS,
+} from "../tenants/fields";
+import { Problem } from "../tenants/model";
+
+/** An entry of `backup-portal:tenants`: its field table and its children, each a map of entries or one entry. */
+interface Entry {
+  fields: FieldTable;
+  maps?: Partial<Record<(typeof BUSINESS_UNIT_CHILDREN)[number], Entry>>;
+  one?: Partial<Record<(typeof CONSUMER_CHILDREN)[number], Entry>>;
+}
+const NODE: Entry = { fields: STACK_NODE_FIELDS };
+const CONSUMER: Entry = { fields: STACK_CONSUMER_FIELDS, one: { node: NODE } };
+const BUSINESS_UNIT: Entry = { fields: STACK_BUSINESS_UNIT_FIELDS, maps: { consumers: CONSUMER } };
+BUSINESS_UNIT.maps!.businessUnits = BUSINESS_UNIT;
+
+const PREFIX = `${NAMESPACE}:`;
+const keyOf = (n: unknown) => (isScalar(n) ? String(n.value) : typeof n === "string" ? n : undefined);
+const pairs = (n: unknown) =>
+  isMap(n) ? (n as YAMLMap).items.flatMap((p) => (keyOf(p.key) === undefined ? [] : [{ key: keyOf(p.key)!, value: p.value }])) : [];
+
+/** The leading-zero numbers of a stack file's `backup-portal:` keys, by key path (`tenants.acme.adoptId`). */
+export function leadingZeroProblems(doc: Document): Problem[] {
+  const problems: Problem[] = [];
+  // A list of walks to do instead of recursion: a file may nest business units deeper than the call stack goes.
+  const todo: Array<() => void> = [];
+  const number = (node: unknown, path: string) => {
+    if (!isScalar(node) || node.type !== Scalar.PLAIN || typeof node.source !== "string") return;
+    const problem = leadingZeroProblem(node.source);
+    if (problem) problems.push({ path, message: problem });
+  };
+  const field = (node: unknown, rule: FieldRule | ConfigRule, path: string) => {
+    if (!takesNumber(rule)) return;
+    if (isSeq(node)) node.items.forEach((item, i) => number(item, `${path}[${i}]`));
+    else number(node, path);
+  };
+  const block = (node: unknown, table: ConfigTable, path: string) => {
+    for (const { key, value } of pairs(node)) if (Object.hasOwn(table, key)) config(value, table[key], `${path}.${key}`);
+  };
+  const entry = (node: unknown, e: Entry, path: string) => {
+    for (const { key, value } of pairs(node)) {
+      const at = `${path}.${key}`;
+      const many = e.maps?.[key as keyof Entry["maps"]];
+      const one = e.one?.[key as keyof Entry["one"]];
+      if (Object.hasOwn(e.fields, key)) field(value, e.fields[key], at);
+      else if (many && Object.hasOwn(e.maps!, key)) for (const c of pairs(value)) todo.push(() => entry(c.value, many, `${at}.${c.key}`));
+      else if (one && Object.hasOwn(e.one!, key)) todo.push(() => entry(value, one, at));
+    }
+  };
+  const config = (node: unknown, rule: ConfigRule, path: string) => {
+    if (rule.kind === "tenants") for (const { key, value } of pairs(node)) todo.push(() => entry(value, BUSINESS_UNIT, `${path}.${key}`));
+    else if (rule.kind === "block") block(node, rule.keys, path);
+    else if (rule.kind === "blocks") (isSeq(node) ? node.items : []).forEach((item, i) => block(item, rule.keys, `${path}[${i}]`));
+    else if (rule.kind !== "map") field(node, rule, path);
+  };
+  for (const { key, value } of pairs(doc.get("config"))) {
+    const name = key.slice(PREFIX.length);
+    if (key.startsWith(PREFIX) && Object.hasOwn(STACK_CONFIG_KEYS, name)) config(value, STACK_CONFIG_KEYS[name], name);
+  }
+  while (todo.length) todo.pop()!();
+  return problems;
+}
