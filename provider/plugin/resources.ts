@@ -7,6 +7,7 @@ import { businessUnitLifecycle } from "../resources/business-unit";
 import { consumerLifecycle } from "../resources/consumer";
 import { nodeLifecycle } from "../resources/node";
 import { nodeProxyLifecycle } from "../resources/node-proxy";
+import { MAX_INTEGER, portalId } from "../rules/fields";
 import { BUSINESS_UNIT, CONSUMER, NODE, NODE_PROXY, ResourceSpec, resourceInputs } from "../rules/resources";
 
 export const PACKAGE = "backupportal";
@@ -19,7 +20,11 @@ export interface PluginResource {
   importId: { form: string; parse(id: string): { id: string; props: Record<string, number> } | undefined };
 }
 
-const digits = (s: string | undefined) => (s !== undefined && /^[1-9][0-9]*$/.test(s) ? Number(s) : undefined);
+/** What each id of an import id must be: a portal id (rules/fields.ts), beyond which digits would read as another. */
+export const IMPORT_ID_RULE = `each id a positive integer up to ${MAX_INTEGER}, without leading zeros`;
+
+/** One id of an import id, spelled exactly (no sign, space or leading zero), or undefined. */
+const digits = (s: string | undefined) => (s !== undefined && /^[1-9][0-9]*$/.test(s) ? portalId(s) : undefined);
 
 /** `<businessUnitId>/<id>`: objects the portal addresses under their business unit. */
 function underBusinessUnit(key: string) {

@@ -16,7 +16,7 @@ import { createKeyFor } from "../dynamic/recovery";
 import { sameValue, UNKNOWN } from "../dynamic/values";
 import { checkConfig, configurationOf, diffConfig, lookup } from "./config";
 import { packageSchema } from "./schema";
-import { inputKeys, PluginResource, resourceOf } from "./resources";
+import { IMPORT_ID_RULE, inputKeys, PluginResource, resourceOf } from "./resources";
 import { secretKeys as tableSecrets } from "../rules/resources";
 import { fromWire, PropertyMap, toWire } from "./values";
 import { GrpcStatus, STATUS, UnaryHandler, unaryServer } from "./grpc";
@@ -184,7 +184,8 @@ export function providerService(opts: ServerOptions): Record<string, UnaryHandle
       // An import: only the id is known. It names the object and the ids the portal addresses it under.
       if (Object.keys(state.props).length === 0) {
         const parsed = r.importId.parse(id);
-        if (!parsed) throw new Error(`backupportal: cannot import ${r.spec.name} "${id}": give the id as ${r.importId.form}`);
+        if (!parsed)
+          throw new Error(`backupportal: cannot import ${r.spec.name} "${id}": give the id as ${r.importId.form}, ${IMPORT_ID_RULE}`);
         id = parsed.id;
         // Every input counts as declared, so Read reports each one the portal holds (values.ts withPortalValues).
         for (const k of inputKeys(r)) state.props[k] = null;

@@ -68,4 +68,21 @@ describe("plugin configuration rules", () => {
     for (const id of ["7/30", "7/0:31", "7/30:031", "x/30:31"]) assert.equal(proxy.importId.parse(id), undefined, id);
     assert.equal(resourceOf("backupportal:index:Tenant"), undefined);
   });
+
+  it("an import id beyond 2^53 - 1 is refused, not read as another id (9007199254740993 is …992 as a number)", () => {
+    const max = String(Number.MAX_SAFE_INTEGER);
+    const cases: Array<[string, string[]]> = [
+      ["BusinessUnit", ["9007199254740992", "9007199254740993", "9".repeat(20)]],
+      ["Consumer", ["2/9007199254740993", "9007199254740993/3", "2/99999999999999999999"]],
+      ["Node", ["2/9007199254740993", "2/99999999999999999999"]],
+      ["NodeProxy", ["2/9007199254740993:3", "2/3:9007199254740993", "9007199254740993/3:4"]],
+    ];
+    for (const [type, ids] of cases)
+      for (const id of ids) assert.equal(resourceOf(`backupportal:index:${type}`)!.importId.parse(id), undefined, `${type} ${id}`);
+    assert.deepEqual(resourceOf("backupportal:index:BusinessUnit")!.importId.parse(max), { id: max, props: {} });
+    assert.deepEqual(resourceOf("backupportal:index:Consumer")!.importId.parse(`${max}/${max}`), {
+      id: max,
+      props: { businessUnitId: Number.MAX_SAFE_INTEGER, consumerId: Number.MAX_SAFE_INTEGER },
+    });
+  });
 });
