@@ -160,3 +160,37 @@ export const qualified = (key: string) => `${NAMESPACE}:${key}`;
 
 /** The known keys of a block table, for the block's own unknown-key check. */
 export const keysOf = (table: ConfigTable): string[] => Object.keys(table);
+
+/**
+ * Why a block may not name `key` as its secret (a node's passwordSecret, ...): it is a key of this table, so the
+ * value would be another setting's (`password`: the portal account's) and the hint to set it would overwrite that.
+ */
+export function reservedKeyProblem(key: string): string | undefined {
+  if (!Object.hasOwn(STACK_CONFIG_KEYS, key)) return undefined;
+  return (
+    `"${key}" names ${qualified(key)}, a key of the stack's own config, not a secret of its own; name another key ` +
+    "and set it with `pulumi config set --secret <key> <password>`"
+  );
+}
+
+/**
+ * How deep a config value may nest (maps and lists inside it): each business unit takes two levels, so this
+ * allows 30 levels of business units, while the readers' recursion stays far from the stack's end.
+ */
+export const MAX_CONFIG_DEPTH = 64;
+
+/** Why `v` nests too deep, or undefined. Measured without recursion: the value may be deeper than any stack. */
+export function depthProblem(v: unknown): string | undefined {
+  let deepest = 0;
+  const todo: Array<[unknown, number]> = [[v, 0]];
+  while (todo.length) {
+    const [x, depth] = todo.pop()!;
+    if (!x || typeof x !== "object") continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_CONFIG_DEPTH) {
+      return `nests more than ${MAX_CONFIG_DEPTH} levels of maps and lists (about 30 levels of business units); flatten it`;
+    }
+    for (const child of Object.values(x)) todo.push([child, depth + 1]);
+  }
+  return undefined;
+}

@@ -4,13 +4,13 @@
 // config or every problem at once. Keys of other namespaces are left alone. Nothing here talks to the portal.
 import * as pulumi from "@pulumi/pulumi";
 import type { PortalConnection } from "../billing/from-config";
-import { defaultPasswordKey } from "../registry/from-config";
 import { fieldProblem, takesNumber } from "../rules/fields";
-import { ConfigRule, NAMESPACE, qualified, STACK_CONFIG_KEYS } from "../rules/stack-config";
+import { ConfigRule, depthProblem, NAMESPACE, qualified, reservedKeyProblem, STACK_CONFIG_KEYS } from "../rules/stack-config";
 import { suggest } from "../rules/suggest";
 import { leadingZeroProblem } from "../rules/yaml-scalars";
 import { Problem, TenantsConfig } from "../tenants/model";
 import { checkStackBlocks, StackBlocks } from "./blocks";
+import { namedSecrets } from "./secrets";
 
 export interface ConfigSource {
   /** `namespace:key` → the value as text (objects as JSON): `pulumi.runtime.allConfig()`. */
@@ -34,7 +34,6 @@ export interface StackConfig extends StackBlocks {
 export type ReadResult = { config: StackConfig; problems: [] } | { config?: undefined; problems: Problem[] };
 
 const PREFIX = `${NAMESPACE}:`;
-const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
 /** A config text as the value its rule takes; text that is not one stays text, for the rule to name. */
 function parse(text: string, rule: ConfigRule): unknown {
@@ -54,6 +53,10 @@ function parse(text: string, rule: ConfigRule): unknown {
       }
   }
 }
+
+const NULL_TENANTS =
+  "is empty (null: nothing after the key, or every entry commented out); write `backup-portal:tenants: {}` to declare " +
+  "none on purpose (an empty block would plan to delete every tenant the stack manages)";
 
 /** What a secret stored in plain text gets: the command that stores it as one (never its value). */
 const PLAIN_SECRET = (key: string) =>
@@ -80,31 +83,6 @@ function scalarProblem(key: string, v: unknown, rule: ConfigRule, stored: { secr
   return undefined;
 }
 
-/** The keys of this namespace the blocks name as secrets: node passwords, registry users' passwords, the receiver's. */
-export function namedSecretKeys(tenants: unknown, registry: unknown, billingReceiver: unknown): string[] {
-  const keys = new Set<string>();
-  const add = (k: unknown) => typeof k === "string" && k.trim() && !k.includes(":") && keys.add(k);
-  // Bounded by the config's own nesting; anything that is not a map is skipped (its rules name it).
-  const walk = (units: unknown) => {
-    if (!isMap(units)) return;
-    for (const bu of Object.values(units)) {
-      if (!isMap(bu)) continue;
-      if (isMap(bu.consumers)) for (const c of Object.values(bu.consumers)) if (isMap(c) && isMap(c.node)) add(c.node.passwordSecret);
-      walk(bu.businessUnits);
-    }
-  };
-  walk(tenants);
-  if (isMap(registry) && Array.isArray(registry.users)) {
-    for (const u of registry.users) {
-      if (!isMap(u)) continue;
-      if (u.passwordSecretKey !== undefined) add(u.passwordSecretKey);
-      else if (typeof u.username === "string") add(defaultPasswordKey(u.username));
-    }
-  }
-  if (isMap(billingReceiver)) add(billingReceiver.secretKey);
-  return [...keys];
-}
-
 function unknownKeyMessage(key: string, candidates: string[], secret: boolean): string {
   const s = suggest(key, candidates);
   if (s !== undefined) return `unknown key; did you mean ${qualified(s)}?`;
@@ -119,6 +97,8 @@ function unknownKeyMessage(key: string, candidates: string[], secret: boolean): 
 
 export interface NamespaceCheck {
   problems: Problem[];
+  /** The paths that name a key of the table as their secret (each has its problem). */
+  reservedSecretPaths: Set<string>;
   /** The values of the table's keys that passed, parsed by their rule. */
   values: Record<string, unknown>;
 }
@@ -139,7 +119,11 @@ export function checkNamespace(src: ConfigSource): NamespaceCheck {
     const secret = src.isSecret(qualified(key));
     if (secret && src.encrypted?.(qualified(key))) continue; // ciphertext: nothing to check but where it is stored
     const v = parse(text, rule);
-    const problem = (takesNumber(rule) ? leadingZeroProblem(text) : undefined) ?? scalarProblem(key, v, rule, { secret });
+    const problem =
+      (takesNumber(rule) ? leadingZeroProblem(text) : undefined) ??
+      (rule.kind === "tenants" && v === null ? NULL_TENANTS : undefined) ??
+      depthProblem(v) ??
+      scalarProblem(key, v, rule, { secret });
     if (problem) problems.push({ path: key, message: problem });
     else values[key] = v;
   }
@@ -152,17 +136,23 @@ export function checkNamespace(src: ConfigSource): NamespaceCheck {
     });
   }
 
-  const named = namedSecretKeys(values.tenants, values.registry, values.billingReceiver);
-  const known = [...Object.keys(STACK_CONFIG_KEYS), ...named];
+  const named = namedSecrets(values.tenants, values.registry, values.billingReceiver);
+  const reservedSecretPaths = new Set<string>();
+  for (const { key, path } of named) {
+    const problem = reservedKeyProblem(key);
+    if (problem) problems.push({ path, message: problem });
+    if (problem) reservedSecretPaths.add(path);
+  }
+  const known = [...new Set([...Object.keys(STACK_CONFIG_KEYS), ...named.map((s) => s.key)])];
   for (const key of raw.keys()) {
     if (!known.includes(key)) problems.push({ path: key, message: unknownKeyMessage(key, known, src.isSecret(qualified(key))) });
   }
-  return { problems, values };
+  return { problems, values, reservedSecretPaths };
 }
 
 /** Reads and checks the whole `backup-portal:` namespace of `src`, and hands each block to its rules. */
 export function readStackConfig(src: ConfigSource): ReadResult {
-  const { problems, values } = checkNamespace(src);
+  const { problems, values, reservedSecretPaths } = checkNamespace(src);
   const text = (key: string) => (typeof values[key] === "string" ? (values[key] as string) : undefined);
   const hasSecret = (key: string) => src.isSecret(qualified(key)) && src.config[qualified(key)] !== undefined;
   const secret = (key: string): pulumi.Output<string> => {
@@ -189,7 +179,8 @@ export function readStackConfig(src: ConfigSource): ReadResult {
     secret,
     hasSecret,
   };
-  problems.push(...checkStackBlocks(config).problems);
+  // A secret named by a key of the table has its line already: not another one saying how to set that key.
+  problems.push(...checkStackBlocks(config).problems.filter((p) => !reservedSecretPaths.has(p.path)));
   return problems.length ? { problems } : { config, problems: [] };
 }
 
