@@ -29,7 +29,7 @@ when stdout is a terminal.`,
   options: {
     port: { kind: "int", min: 0, max: 65535, value: "port", required: true, description: "port to listen on; 0 picks a free one" },
     out: { kind: "string", value: "dir", required: true, description: "output directory" },
-    bunit: { kind: "int", min: 1, value: "id", required: true, description: "the reseller business unit; the Post URL's bunit must match" },
+    bunit: { kind: "id", required: true, description: "the reseller business unit; the Post URL's bunit must match" },
     secret: { kind: "string", value: "s", description: `shared secret the Post URL must carry (or set ${SECRET_ENV})` },
     host: { kind: "string", value: "addr", description: "address to bind; 0.0.0.0 for every interface", default: "127.0.0.1" },
     path: { kind: "string", value: "p", description: "path of the Post URL", default: DEFAULT_NOTIFY_PATH },

@@ -11,6 +11,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { parseArgs } from "util";
+import { MAX_INTEGER, portalId } from "../rules/fields";
 import { suggest } from "../rules/suggest";
 import { toDay, toTimestamp } from "../data/dates";
 import { failureText } from "./failure";
@@ -36,12 +37,13 @@ export const processIo: CommandIo = {
 // Declaring a command
 
 /**
- * How an option's value is read: `flag` takes none; `int` a whole number (`min`, `max`); `url` an
+ * How an option's value is read: `flag` takes none; `int` a whole number (`min`, `max`); `id` a portal id
+ * (a positive integer up to 2^53 - 1, the rule of provider/rules/fields.ts); `url` an
  * http(s) URL; `seconds` a duration (read as milliseconds); `list` may repeat and takes
  * comma-separated values; `date` a moment (YYYY-MM-DD, ISO 8601, or ago like 7d) and `day` a
  * YYYY-MM-DD, both checked here and kept as written; `string` any non-empty text.
  */
-export type OptionKind = "flag" | "string" | "int" | "url" | "seconds" | "list" | "date" | "day";
+export type OptionKind = "flag" | "string" | "int" | "id" | "url" | "seconds" | "list" | "date" | "day";
 
 export interface OptionSpec {
   kind: OptionKind;
@@ -150,6 +152,8 @@ function typedValue(s: OptionSpec, flag: string, text: string, before: Values[st
   switch (s.kind) {
     case "int":
       return integer(flag, text, s.min ?? 0, s.max);
+    case "id":
+      return portalIdValue(flag, text);
     case "url":
       return httpUrl(flag, text);
     case "seconds":
@@ -185,6 +189,13 @@ export function integer(flag: string, text: string, min: number, max?: number): 
     throw new UsageError(`${flag} needs an integer ${range}, got ${JSON.stringify(text)}`);
   }
   return n;
+}
+
+/** A portal id written in digits (no sign, space or leading zero); beyond 2^53 - 1 it would read as another id. */
+export function portalIdValue(flag: string, text: string): number {
+  const id = /^[1-9][0-9]*$/.test(text) ? portalId(text) : undefined;
+  if (id === undefined) throw new UsageError(`${flag} needs an id: a positive integer up to ${MAX_INTEGER}, got ${JSON.stringify(text)}`);
+  return id;
 }
 
 /** A duration in seconds (a decimal fraction allowed, above 0 and at most a day), in milliseconds. */

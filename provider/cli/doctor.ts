@@ -15,7 +15,7 @@ shape, which job list path and which audit log spelling the portal answers. One
 line per check: ok, differs (the portal's reading differs from the spec's, and the
 client handles it), failed (with the fix), or skipped.`,
   options: {
-    bunit: { kind: "int", min: 1, value: "id", description: "business unit to check", default: "the account's own, from /v1/me" },
+    bunit: { kind: "id", description: "business unit to check", default: "the account's own, from /v1/me" },
     "write-test": {
       kind: "flag",
       description:

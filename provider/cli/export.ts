@@ -16,7 +16,7 @@ pulumi up takes them over instead of creating them. Reference data is written by
 cannot hold, or its rules refuse, is a comment marked review: at its place; the last line on stderr counts
 them. Node passwords cannot be read back and are never written. Reads only: nothing on the portal changes.`,
   options: {
-    bunit: { kind: "int", min: 1, value: "id", description: "export what is below this business unit", default: "the account's own" },
+    bunit: { kind: "id", description: "export what is below this business unit", default: "the account's own" },
     out: { kind: "string", value: "file", description: "write to this file", default: "stdout; with --merge, the merged file" },
     merge: {
       kind: "string",

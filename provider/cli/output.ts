@@ -50,7 +50,7 @@ export const TIMEOUT_OPTION: OptionSpec = {
 
 /** The options every data command takes: the business unit, a time span, a row limit, JSON. */
 export const UNIT_OPTIONS: OptionSpecs = {
-  bunit: { kind: "int", min: 1, value: "id", required: true, description: "business unit" },
+  bunit: { kind: "id", required: true, description: "business unit" },
   from: { kind: "date", value: "date", description: "first moment: YYYY-MM-DD, ISO 8601, or ago (7d, 24h)" },
   to: { kind: "date", value: "date", description: "last moment (a day includes all of it)" },
   limit: { kind: "int", min: 0, description: "at most n rows (the latest n)" },
@@ -60,7 +60,7 @@ export const UNIT_OPTIONS: OptionSpecs = {
 /** UNIT_OPTIONS and the consumer, for the commands about one consumer. */
 export const CONSUMER_OPTIONS: OptionSpecs = (({ bunit, ...rest }) => ({
   bunit: { ...bunit, description: "business unit of the consumer" },
-  consumer: { kind: "int", min: 1, value: "id", required: true, description: "consumer" },
+  consumer: { kind: "id", required: true, description: "consumer" },
   ...rest,
 }))(UNIT_OPTIONS);
 

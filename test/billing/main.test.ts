@@ -76,6 +76,7 @@ describe("billing: the billing-receiver command", function () {
       ["--port", "x", "--out", "/x", "--bunit", "1"],
       ["--port", "1", "--bunit", "1"],
       ["--port", "1", "--out", "/x", "--bunit", "0"],
+      ["--port", "1", "--out", "/x", "--bunit", "9007199254740993"],
       ["--port", "1", "--out", "/x", "--bunit", "1", "--secret", "short"],
       ["--port", "1", "--out", "/x", "--bunit", "1", "--nope"],
     ]) {

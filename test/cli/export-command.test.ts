@@ -44,7 +44,7 @@ describe("backup-portal export: the command", function () {
       [["--merge", stackFile("m.yaml"), "--format", "json"], "--merge writes the stack file's YAML; it takes no --format json"],
       [["--merge", path.join(dir, "none.yaml")], `--merge ${JSON.stringify(path.join(dir, "none.yaml"))}: no such file or directory`],
       [["--out", dir], `--out ${JSON.stringify(dir)} is a directory, not a file`],
-      [["--bunit", "0"], '--bunit needs an integer >= 1, got "0"'],
+      [["--bunit", "0"], '--bunit needs an id: a positive integer up to 9007199254740991, got "0"'],
     ];
     for (const [argv, message] of cases) {
       const mark = emu.requests().length;

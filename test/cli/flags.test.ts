@@ -81,14 +81,19 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
       [[...C, "--limit", "-1"], /--limit needs an integer >= 0/],
       [[...C, "--timeout", "0"], /--timeout needs a number of seconds/],
       [[...C, "--latest", "--from", "7d"], /--latest takes no --from/],
-      [["--bunit", "x", "--consumer", "1"], /--bunit needs an integer >= 1/],
+      [["--bunit", "x", "--consumer", "1"], /--bunit needs an id: a positive integer up to 9007199254740991/],
       [["--bunit", "1"], /missing --consumer/],
     ],
     jobs: [
       [[...C, "--from", "99999999999d"], /--from needs a date.*too far back/],
       [[...C, "--to", "13:00"], /--to needs a date/],
       [[...C, "--first", "--all"], /--first takes no/],
-      [[...C, "--consumer", "0"], /--consumer needs an integer >= 1/],
+      [[...C, "--consumer", "0"], /--consumer needs an id: a positive integer up to 9007199254740991/],
+      // Number("9007199254740993") is …992: another consumer.
+      [
+        ["--bunit", "1", "--consumer", "9007199254740993"],
+        /--consumer needs an id: a positive integer up to 9007199254740991, got "9007199254740993"/,
+      ],
     ],
     audit: [
       [[...C, "--type", "bogus"], /--type: unknown audit log type "bogus"/],
@@ -114,7 +119,7 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
       [[...B, "--period", "2025-01-01", "--include-next", "1"], /--period takes no/],
     ],
     doctor: [
-      [["--bunit", "x"], /--bunit needs an integer >= 1/],
+      [["--bunit", "x"], /--bunit needs an id: a positive integer up to 9007199254740991/],
       [["--timeout", "0"], /--timeout needs a number of seconds/],
       [["--write-test"], /--write-test needs --bunit/],
     ],
@@ -133,7 +138,8 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
       [["--config-drive", "MISSING"], /--config-drive ".*missing\.pdf": no such file or directory/],
     ],
     export: [
-      [["--bunit", "x"], /--bunit needs an integer >= 1/],
+      [["--bunit", "x"], /--bunit needs an id: a positive integer up to 9007199254740991/],
+      [["--bunit", "99999999999999999999"], /--bunit needs an id: a positive integer up to 9007199254740991, got "9{20}"/],
       [["--format", "xml"], /--format needs yaml or json, got "xml"/],
       [["--merge", "MISSING"], /--merge ".*missing\.pdf": no such file or directory/],
       [["--out", "SUB"], /--out ".*sub" is a directory, not a file/],

@@ -12,6 +12,7 @@ import {
   formatHelp,
   httpUrl,
   integer,
+  portalIdValue,
   parseCommandArgs,
   seconds,
   UsageError,
@@ -48,6 +49,14 @@ describe("cli values, exactly", () => {
       () => integer("--n", String(Number.MAX_SAFE_INTEGER + 1), 0),
       `--n needs an integer >= 0, got "${Number.MAX_SAFE_INTEGER + 1}"`,
     );
+  });
+
+  it("portalIdValue: a portal id in digits, up to 2^53 - 1; beyond it the digits would read as another id", () => {
+    const max = String(Number.MAX_SAFE_INTEGER);
+    assert.equal(portalIdValue("--bunit", "1"), 1);
+    assert.equal(portalIdValue("--bunit", max), Number.MAX_SAFE_INTEGER);
+    for (const t of ["0", "007", "-1", "+1", "1e3", "1.0", " 1", "1 ", "x", "9007199254740992", "9007199254740993", "9".repeat(20)])
+      refused(() => portalIdValue("--bunit", t), `--bunit needs an id: a positive integer up to ${max}, got ${JSON.stringify(t)}`);
   });
 
   it("seconds: above 0 and at most a day, fractions allowed, read as whole milliseconds", () => {
