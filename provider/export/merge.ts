@@ -17,7 +17,7 @@ import { SOURCE_TAGS, stackYamlText } from "./stack-yaml";
 
 export interface MergeResult {
   text: string;
-  /** Key paths of the business units added. */
+  /** Key paths of the business units added, those below an added one included. */
   added: string[];
   /** Entries whose portal values differ from the file (left as the file has them). */
   differences: Review[];
@@ -102,6 +102,13 @@ class Merger {
     }
   }
 
+  /** An added business unit and each one below it: every unit the file gains is counted. */
+  private addedWithin(bu: OutMap, path: string): void {
+    this.added.push(path);
+    const children = bu.get("businessUnits") as OutMap | undefined;
+    for (const { key, value } of children?.entries ?? []) this.addedWithin(value as OutMap, `${path}.businessUnits.${key}`);
+  }
+
   /** One level of business units: matched ones compared (and their children merged), missing ones added. */
   businessUnits(fileMap: YAMLMap, portal: OutMap, path: string): void {
     const used = new Set<string>();
@@ -114,7 +121,7 @@ class Merger {
         fileMap.flow = false;
         fileMap.items.push(this.doc.createPair(new Scalar(k), yamlNode(this.doc, bu)));
         used.add(k);
-        this.added.push(`${path}.${k}`);
+        this.addedWithin(bu, `${path}.${k}`);
         continue;
       }
       used.add(found.key);

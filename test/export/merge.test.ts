@@ -72,7 +72,9 @@ describe("backup-portal export --merge", function () {
     assert.match(r.err, /^differs tenants\.tenant-b\.registrationNumber: the portal has "TB-0001", the file "TB-9999"$/m);
     assert.doesNotMatch(r.err, /tenant-b\.timeZone/, "utc names the same time zone as UTC");
     assert.match(r.err, /^differs tenants\.tenant-b\.consumers\.erp\.node: the consumer has a node on the portal, none in the file$/m);
-    assert.match(r.err, /^merged into .*Pulumi\.prod\.yaml: 4 business units added, 4 entries differ/m);
+    // Issue 36 item 11: the two units below acme-ab are added with it, and counted.
+    assert.match(r.err, /^added tenants\.acme-ab\.businessUnits\.acme-olfabrik\nadded tenants\.acme-ab\.businessUnits\.business-unit$/m);
+    assert.match(r.err, /^merged into .*Pulumi\.prod\.yaml: 6 business units added, 4 entries differ/m);
     // Merging again adds nothing: every business unit is in the file now.
     const again = await exportCli(p.emu, ["--merge", file]);
     assert.equal(again.code, 0, again.err);
