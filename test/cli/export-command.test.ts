@@ -144,7 +144,8 @@ describe("backup-portal export: the command", function () {
     const file = stackFile("differs.yaml");
     assert.equal((await exportCli(emu, ["--merge", file])).code, 0);
     const text = fs.readFileSync(file, "utf8");
-    const changed = text.replace("registrationNumber: 556000-0001", "registrationNumber: 556000-9999");
+    // Quoted: plain, yaml.v3 and YAML 1.1 readers could take a leading-digit text for a number or a date.
+    const changed = text.replace('registrationNumber: "556000-0001"', 'registrationNumber: "556000-9999"');
     assert.notEqual(changed, text, "the fixture's registration number is in the file");
     fs.writeFileSync(file, changed);
     const r = await exportCli(emu, ["--merge", file]);
@@ -153,7 +154,7 @@ describe("backup-portal export: the command", function () {
     assert.equal(differs.length, 1, r.err);
     assert.match(differs[0], /^differs \S*registrationNumber: \S/);
     assert.match(r.err, /: 0 business units added, 1 entries differ from the portal/);
-    assert.match(fs.readFileSync(file, "utf8"), /registrationNumber: 556000-9999/);
+    assert.match(fs.readFileSync(file, "utf8"), /registrationNumber: "556000-9999"/);
   });
 
   it("a --merge file that is no stack file, or cannot be read: exit 1, one line, the file unchanged", async () => {
