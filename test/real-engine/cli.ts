@@ -1,0 +1,130 @@
+/**
+ * TEST CODE — the real Pulumi CLI (built from the Go module proxy by scripts/pulumi-tools.sh) run as a user runs
+ * it: a file backend in a temp folder, a passphrase, its own PULUMI_HOME, nothing from the caller's environment
+ * that could reach another portal or account. Every run is asynchronous, so an emulator in the test's own
+ * process keeps answering while the CLI works.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+export const REPO = path.resolve(__dirname, "..", "..");
+
+let toolsBin: string | undefined;
+
+/**
+ * The folder of the built CLI and language hosts. Builds them when missing (minutes on a fresh machine: .ci/run
+ * builds them before the tests); without Go or the module proxy the script's one line is the error.
+ */
+export function pulumiTools(): string {
+  if (toolsBin) return toolsBin;
+  const built = spawnSync("bash", [path.join(REPO, "scripts/pulumi-tools.sh")], { encoding: "utf8", timeout: 60 * 60_000 });
+  if (built.status !== 0) {
+    throw new Error(`the real-engine tests need the Pulumi CLI: ${built.stderr.trim().split("\n").pop() ?? "scripts/pulumi-tools.sh failed"}`);
+  }
+  toolsBin = built.stdout.trim().split("\n").pop()!;
+  return toolsBin;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Extra environment for this run (wins over the workspace's). */
+  env?: Record<string, string>;
+  /** Kills the CLI (SIGKILL) once this returns true for the output so far. */
+  killWhen?: (output: string) => boolean;
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+export interface Workspace {
+  dir: string;
+  /** The project folder the CLI runs in (holds Pulumi.yaml). */
+  project: string;
+  stack: string;
+  /** The stack file (`Pulumi.<stack>.yaml` in the project folder). */
+  stackFile: string;
+  env: Record<string, string>;
+  pulumi(args: string[], opts?: RunOptions): Promise<CliResult>;
+  /** Runs the CLI and fails with its whole output unless it exits 0. */
+  ok(args: string[], opts?: RunOptions): Promise<CliResult>;
+  remove(): void;
+}
+
+const PASSPHRASE = "real-engine-tests";
+
+/**
+ * A workspace for one stack, in a temp folder: its state, its PULUMI_HOME, and the project folder that
+ * `project` makes in it (Pulumi.yaml and whatever the program needs), so tests never write into the repository.
+ */
+export function workspace(opts: { stack: string; project: (dir: string) => string; stackYaml?: string }): Workspace {
+  const bin = pulumiTools();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "real-engine-"));
+  const home = path.join(dir, "home");
+  const state = path.join(dir, "state");
+  fs.mkdirSync(home);
+  fs.mkdirSync(state);
+  const project = opts.project(dir);
+  const stackFile = path.join(project, `Pulumi.${opts.stack}.yaml`);
+  if (opts.stackYaml !== undefined) fs.writeFileSync(stackFile, opts.stackYaml);
+  const env: Record<string, string> = {
+    PATH: [bin, path.dirname(process.execPath), process.env.PATH ?? ""].join(path.delimiter),
+    HOME: home,
+    PULUMI_HOME: home,
+    PULUMI_BACKEND_URL: `file://${state}`,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+    // Only what ships with the CLI and the project: nothing may be fetched from the web here.
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    NO_COLOR: "1",
+    // The runtime type-checks a TypeScript program on every run (ts-node), which `npm run build` and the lint
+    // already do for this repository; transpiling only saves 10-20 s per command here.
+    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+    TMPDIR: os.tmpdir(),
+  };
+  const run = (args: string[], o: RunOptions = {}): Promise<CliResult> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(path.join(bin, "pulumi"), [...args, "--stack", opts.stack, "--non-interactive"], {
+        cwd: o.cwd ?? project,
+        env: { ...env, ...o.env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      const check = () => {
+        if (o.killWhen?.(stdout + stderr)) child.kill("SIGKILL");
+      };
+      child.stdout.on("data", (d) => ((stdout += d), check()));
+      child.stderr.on("data", (d) => ((stderr += d), check()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 240_000);
+      child.on("error", reject);
+      child.on("close", (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stdout, stderr });
+      });
+    });
+  const ws: Workspace = {
+    dir,
+    project,
+    stack: opts.stack,
+    stackFile,
+    env,
+    pulumi: (args, o) => run(args, o),
+    async ok(args, o) {
+      const r = await run(args, o);
+      if (r.code !== 0) {
+        throw new Error(`pulumi ${args.join(" ")} exited ${r.code ?? r.signal}:\n${r.stdout}\n${r.stderr}`);
+      }
+      return r;
+    },
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+  return ws;
+}

@@ -1,0 +1,62 @@
+/**
+ * TEST CODE — projects for the real CLI: the stacks/ program as a user's project runs it, and stack files for it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { hashSecret } from "../../emulator/util";
+import type { Emulator } from "../support/portal";
+import { ORIGIN } from "../support/portal";
+import { REPO, workspace, Workspace } from "./cli";
+
+/**
+ * A workspace whose project runs the repository's stacks/ program: a Pulumi.yaml like the repository's, with
+ * `main` pointing at stacks/index.ts and the stack file beside it instead of in stacks/.
+ */
+export function stacksWorkspace(stack: string, stackYaml: string): Workspace {
+  return workspace({
+    stack,
+    stackYaml,
+    project: (dir) => {
+      const project = path.join(dir, "project");
+      fs.mkdirSync(project);
+      const main = path.join(REPO, "stacks", "index.ts");
+      fs.writeFileSync(
+        path.join(project, "Pulumi.yaml"),
+        `name: backup-portal\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: ${main}\n`,
+      );
+      return project;
+    },
+  });
+}
+
+/** The portal password the tests give the emulator's admin (not its seed "admin", which is also the username). */
+export const PORTAL_PASSWORD = "Portal-pw-7f3c2e9a";
+
+/** Sets the admin's password on the emulator to PORTAL_PASSWORD. */
+export function setAdminPassword(emu: Emulator): void {
+  emu.update((s) => {
+    const admin = s.users.find((u) => u.username === "admin")!;
+    admin.passwordHash = hashSecret(PORTAL_PASSWORD, admin.passwordSalt);
+  });
+}
+
+/** The connection block of a stack file for the emulator (the password is set as a secret by the CLI). */
+export function connectionYaml(emu: Emulator, extra = ""): string {
+  return [
+    "config:",
+    `  backup-portal:url: ${emu.url}`,
+    `  backup-portal:origin: ${ORIGIN}`,
+    "  backup-portal:clientId: emulator",
+    "  backup-portal:username: admin",
+    "  backup-portal:rootBusinessUnitId: 1",
+    extra,
+  ].join("\n");
+}
+
+/** Requests that change something on the portal (every method but GET, and not the token request). */
+export function portalWrites(emu: Emulator): string[] {
+  return emu
+    .requests()
+    .filter((r) => r.method !== "GET" && r.path !== "/v1/oauth")
+    .map((r) => `${r.method} ${r.path}`);
+}

@@ -1,0 +1,199 @@
+// The stacks/ program under the real Pulumi CLI (scripts/pulumi-tools.sh), with a file backend, against the
+// emulator: what a user's `pulumi up` does, judged by the portal's request log, not only the CLI's exit code.
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import YAML from "yaml";
+import { hashSecret } from "../../emulator/util";
+import { startEmulator, type Emulator } from "../support/portal";
+import { REPO, Workspace } from "./cli";
+import { connectionYaml, portalWrites, PORTAL_PASSWORD, setAdminPassword, stacksWorkspace } from "./project";
+
+const NODE_PASSWORDS = { web01Password: "Node-pw-web01-4d1b8c", db01Password: "Node-pw-db01-9e2a71" };
+
+function tenantsYaml(opts: { withGlobex?: boolean; protect?: boolean } = {}): string {
+  const globex = `
+    globex:
+      name: Globex Corporation
+      registrationNumber: "998877-6655"
+      timeZone: UTC
+      consumers:
+        files:
+          node:
+            operatingSystem: Windows server
+            type: File server
+            domain: 1YEAR
+            cpuCount: 4
+            tsmName: GLOBEX-FILES`;
+  return `
+  backup-portal:protectBusinessUnits: ${opts.protect ? "true" : "false"}
+  backup-portal:tenants:
+    acme:
+      name: Acme AB
+      registrationNumber: "556677-8899"
+      timeZone: W. Europe Standard Time
+      consumers:
+        web01:
+          name: web01.acme.example
+          node:
+            operatingSystem: Linux
+            type: File server
+            domain: STANDARD
+            cpuCount: 4
+            tsmName: ACME-WEB01
+            passwordSecret: web01Password
+        db01:
+          node:
+            operatingSystem: Linux
+            type: Application server
+            domain: 30DAYS
+            cpuCount: 8
+            tsmName: ACME-DB01
+            passwordSecret: db01Password
+      businessUnits:
+        acme-labs:
+          name: Acme Labs
+          registrationNumber: "556677-8899-2"
+          timeZone: UTC${opts.withGlobex === false ? "" : globex}
+`;
+}
+
+/** Rewrites the stack file's tenants block as `tenantsYaml` has it, keeping the CLI's encryptionsalt and secure values. */
+function setTenants(ws: Workspace, opts: { withGlobex?: boolean; protect?: boolean }): void {
+  const doc = YAML.parseDocument(fs.readFileSync(ws.stackFile, "utf8"));
+  const block = YAML.parse("config:" + tenantsYaml(opts)).config;
+  for (const [key, value] of Object.entries(block)) doc.setIn(["config", key], value);
+  fs.writeFileSync(ws.stackFile, doc.toString());
+}
+
+describe("real engine: the stacks/ program under the Pulumi CLI", function () {
+  this.timeout(15 * 60_000);
+  let emu: Emulator;
+  let ws: Workspace;
+
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+    setAdminPassword(emu);
+    ws = stacksWorkspace("e2e", connectionYaml(emu) + tenantsYaml());
+    await ws.ok(["stack", "init"]);
+    for (const [key, value] of Object.entries({ password: PORTAL_PASSWORD, ...NODE_PASSWORDS })) {
+      await ws.ok(["config", "set", "--secret", `backup-portal:${key}`, value]);
+    }
+    emu.clearRequests();
+  });
+  after(async () => {
+    await emu?.close();
+    ws?.remove();
+  });
+
+  it("up creates every tenant on the portal", async () => {
+    const r = await ws.ok(["up", "--yes"]);
+    assert.match(r.stdout, /\+ 1\d created/);
+    const bus = emu.state().businessUnits.map((b) => b.name);
+    for (const name of ["Acme AB", "Acme Labs", "Globex Corporation"]) assert.ok(bus.includes(name), `${name} on the portal`);
+    assert.ok(portalWrites(emu).length > 0);
+  });
+
+  it("an unchanged preview --diff and up write nothing, and read the portal a constant number of times", async () => {
+    emu.clearRequests();
+    const preview = await ws.ok(["preview", "--diff"]);
+    assert.match(preview.stdout, /\d+ unchanged/);
+    assert.doesNotMatch(preview.stdout, /to create|to update|to delete|to replace/);
+    assert.deepEqual(portalWrites(emu), []);
+    const previewReads = emu.requests().filter((r) => r.method === "GET").length;
+    emu.clearRequests();
+    const up = await ws.ok(["up", "--yes"]);
+    assert.match(up.stdout, /\d+ unchanged/);
+    assert.deepEqual(portalWrites(emu), []);
+    // The program's own name checks (stacks/program.ts) are the only reads of an unchanged run.
+    const upReads = emu.requests().filter((r) => r.method === "GET").length;
+    assert.ok(previewReads <= 12 && upReads <= 12, `reads: preview ${previewReads}, up ${upReads}`);
+  });
+
+  it("refresh finds the portal as the state has it and writes nothing", async () => {
+    emu.clearRequests();
+    const r = await ws.ok(["refresh", "--yes"]);
+    assert.doesNotMatch(r.stdout, /~ \d+ updated|- \d+ deleted/);
+    assert.deepEqual(portalWrites(emu), []);
+  });
+
+  it("no node password nor the portal password is in plain text in the state or the CLI's output", async () => {
+    const exported = await ws.ok(["stack", "export"]);
+    const outputs = [exported.stdout, (await ws.ok(["stack", "output", "--json"])).stdout, (await ws.ok(["preview", "--diff"])).stdout];
+    for (const text of outputs) {
+      for (const secret of [PORTAL_PASSWORD, ...Object.values(NODE_PASSWORDS)]) {
+        assert.ok(!text.includes(secret), `a secret in plain text: ${secret}`);
+      }
+    }
+    // They reached the portal: each node holds the password of its passwordSecret.
+    const state = emu.state();
+    for (const [tsmName, secret] of [
+      ["ACME-WEB01", NODE_PASSWORDS.web01Password],
+      ["ACME-DB01", NODE_PASSWORDS.db01Password],
+    ]) {
+      const node = state.nodes.find((n) => n.tsmName === tsmName)!;
+      assert.equal(node.passwordHash, hashSecret(secret, `node-${node.id}`), `${tsmName}'s password`);
+    }
+  });
+
+  it("a misspelt key is refused before any request to the portal", async () => {
+    const text = fs.readFileSync(ws.stackFile, "utf8");
+    fs.writeFileSync(ws.stackFile, text.replace("      timeZone: W. Europe Standard Time", "      timezone: W. Europe Standard Time"));
+    emu.clearRequests();
+    try {
+      const r = await ws.pulumi(["preview"]);
+      assert.notEqual(r.code, 0);
+      const out = r.stdout + r.stderr;
+      assert.match(out, /Pulumi\.e2e\.yaml: backup-portal:tenants\.acme\.timezone: .*timeZone/);
+      assert.doesNotMatch(out, /\n\s+at .*\(.*\.ts:\d+:\d+\)/, "no stack trace");
+      assert.deepEqual(emu.requests(), []);
+    } finally {
+      fs.writeFileSync(ws.stackFile, text);
+    }
+  });
+
+  it("a removed protected tenant fails the up and nothing is deleted", async () => {
+    const text = fs.readFileSync(ws.stackFile, "utf8");
+    setTenants(ws, { protect: true });
+    await ws.ok(["up", "--yes"]); // protect the business units
+    setTenants(ws, { protect: true, withGlobex: false });
+    emu.clearRequests();
+    try {
+      const r = await ws.pulumi(["up", "--yes"]);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stdout + r.stderr, /cannot be deleted|protected/);
+      assert.deepEqual(portalWrites(emu), []);
+      assert.ok(emu.state().businessUnits.some((b) => b.name === "Globex Corporation"));
+    } finally {
+      fs.writeFileSync(ws.stackFile, text);
+      await ws.ok(["up", "--yes"]); // unprotect again
+    }
+  });
+
+  it("the plan guard reads the CLI's own preview --json: refused without the label, passed with it", async () => {
+    const text = fs.readFileSync(ws.stackFile, "utf8");
+    setTenants(ws, { withGlobex: false });
+    try {
+      const preview = await ws.ok(["preview", "--json"]);
+      const file = path.join(ws.dir, "preview.json");
+      fs.writeFileSync(file, preview.stdout);
+      const guard = (...flags: string[]) =>
+        spawnSync(process.execPath, [path.join(REPO, "scripts/plan-guard.js"), file, ...flags], { encoding: "utf8" });
+      const refused = guard();
+      assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+      assert.match(refused.stdout + refused.stderr, /BusinessUnit.*globex/s);
+      const allowed = guard("--allow");
+      assert.equal(allowed.status, 0, allowed.stdout + allowed.stderr);
+    } finally {
+      fs.writeFileSync(ws.stackFile, text);
+    }
+  });
+
+  it("destroy removes every object it created", async () => {
+    const r = await ws.ok(["destroy", "--yes"]);
+    assert.match(r.stdout, /- \d+ deleted/);
+    const names = emu.state().businessUnits.map((b) => b.name);
+    for (const name of ["Acme AB", "Acme Labs", "Globex Corporation"]) assert.ok(!names.includes(name), `${name} removed`);
+  });
+});
