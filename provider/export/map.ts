@@ -6,6 +6,7 @@
 import { matchReference, Named, ReferenceKind } from "../dynamic/references";
 import { BUSINESS_UNIT_FIELDS, CONSUMER_FIELDS, FieldRule, FieldTable, NODE_FIELDS, fieldProblem, REFERENCE_WHAT } from "../rules/fields";
 import { proxyPeers } from "../portal/nodes";
+import { unwritableProblem } from "../rules/yaml-scalars";
 import { byText, keysFor } from "./keys";
 import { OutMap, OutValue } from "./out";
 import { yamlText } from "./render";
@@ -177,7 +178,7 @@ class Mapper {
         }
         continue;
       }
-      const problem = fieldProblem(v, rule);
+      const problem = fieldProblem(v, rule) ?? unwritableProblem(v);
       if (problem) {
         blocked ||= !!rule.required;
         this.review(

@@ -63,3 +63,14 @@ export function leadingZeroProblem(text: string): string | undefined {
     : `YAML readers do not all read it as ${decimal}`;
   return `${text.trim()} has a leading zero: ${readers}; write ${decimal}`;
 }
+
+/** Half of a UTF-16 surrogate pair without its other half: JSON can carry one, no UTF-8 file can. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why no stack file can hold `v` (a string, or a list of them) as it is, or undefined. */
+export function unwritableProblem(v: unknown): string | undefined {
+  const m = (Array.isArray(v) ? v : [v]).map((s) => (typeof s === "string" ? LONE_SURROGATE.exec(s) : null)).find(Boolean);
+  if (!m) return undefined;
+  const code = m[0].charCodeAt(0).toString(16).toUpperCase();
+  return `holds an unpaired surrogate (U+${code}), which a UTF-8 file cannot hold: the readers would see another character`;
+}

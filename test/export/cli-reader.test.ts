@@ -10,6 +10,7 @@ import { clientSuite } from "../support/portal";
 import { yamlV3Binary } from "../support/yaml-v3";
 import { keysFor } from "../../provider/export/keys";
 import { BUSINESS_UNIT_FIELDS, CONSUMER_FIELDS, fieldProblem, FieldRule, NODE_FIELDS } from "../../provider/rules/fields";
+import { unwritableProblem } from "../../provider/rules/yaml-scalars";
 import type { State } from "../../emulator/types";
 import { BuSpec, exportCli, plant } from "./support";
 import { readByEveryReader } from "./read-by-cli";
@@ -20,7 +21,7 @@ const TENANTS_KEY = "backup-portal:tenants";
 
 const isEmpty = (v: unknown) => v === undefined || v === "" || (Array.isArray(v) && v.length === 0);
 /** What export writes for a portal value: the value, or nothing when it is empty or the rules refuse it. */
-const written = (v: unknown, rule: FieldRule) => (isEmpty(v) || fieldProblem(v, rule) ? undefined : v);
+const written = (v: unknown, rule: FieldRule) => (isEmpty(v) || fieldProblem(v, rule) || unwritableProblem(v) ? undefined : v);
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 /**
@@ -112,6 +113,7 @@ describe("export read by the Pulumi CLI's YAML reader (yaml.v3), YAML 1.1 and YA
       ],
       ["a note written as a value (U+2028) cannot set protect: false on its tenant", "x\u2028      protect:\u2028        false"],
       ["a note the rules refuse (U+0085), written into a review comment, cannot set protect: false", "x\u0085      protect: false\u0085#"],
+      ["a note no UTF-8 file can hold (an unpaired surrogate) is a review comment, not a file the CLI cannot read", "x\ud800y"],
     ];
     for (const [title, note] of cases) {
       it(`${title}: export`, async () => {

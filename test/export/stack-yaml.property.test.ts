@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Document, parse, Scalar, YAMLMap } from "yaml";
-import { isPlainSafe } from "../../provider/rules/yaml-scalars";
+import { isPlainSafe, unwritableProblem } from "../../provider/rules/yaml-scalars";
 import { stackYamlText } from "../../provider/export/stack-yaml";
 import { readWithYamlV3, yamlV3Binary } from "../support/yaml-v3";
 import { READ_AS_OTHER, tenantText, wordAnyCase } from "./tenant-text";
@@ -46,24 +46,42 @@ describe("stack YAML text read by yaml.v3, YAML 1.1 and YAML 1.2 (property)", fu
 
   it("any tenant text, written by stackYamlText as a value and as a key, reads back as itself", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(tenantText, { minLength: 1, maxLength: 60 }), (list) => {
-        const doc = new Document();
-        const values = new YAMLMap();
-        const keys = new YAMLMap();
-        list.forEach((s, i) => {
-          values.items.push(doc.createPair(new Scalar(`k${i}`), new Scalar(s)));
-          keys.items.push(doc.createPair(new Scalar(s), new Scalar("v")));
-        });
-        const top = new YAMLMap();
-        top.items.push(doc.createPair("values", values), doc.createPair("keys", keys));
-        doc.contents = top;
-        assertReadsAs(stackYamlText(doc), {
-          values: Object.fromEntries(list.map((s, i) => [`k${i}`, s])),
-          keys: Object.fromEntries(list.map((s) => [s, "v"])),
-        });
-      }),
+      // An unpaired surrogate has no UTF-8 form: export leaves such a value out (unwritableProblem), never writes it.
+      fc.property(
+        fc.uniqueArray(
+          tenantText.filter((s) => !unwritableProblem(s)),
+          { minLength: 1, maxLength: 60 },
+        ),
+        (list) => {
+          const doc = new Document();
+          const values = new YAMLMap();
+          const keys = new YAMLMap();
+          list.forEach((s, i) => {
+            values.items.push(doc.createPair(new Scalar(`k${i}`), new Scalar(s)));
+            keys.items.push(doc.createPair(new Scalar(s), new Scalar("v")));
+          });
+          const top = new YAMLMap();
+          top.items.push(doc.createPair("values", values), doc.createPair("keys", keys));
+          doc.contents = top;
+          assertReadsAs(stackYamlText(doc), {
+            values: Object.fromEntries(list.map((s, i) => [`k${i}`, s])),
+            keys: Object.fromEntries(list.map((s) => [s, "v"])),
+          });
+        },
+      ),
       { numRuns: 60, seed: 36 },
     );
+  });
+
+  it("the reader refuses a key that yaml.v3 decodes to other than a string, as the Pulumi CLI does", () => {
+    assert.throws(
+      () => readWithYamlV3("config:\n  tenants:\n    2024-01-01:\n      name: x\n"),
+      (e: Error) => /^expected only string keys, got 2024-01-01 00:00:00 \+0000 UTC \(time\.Time\) at "config\.tenants"$/.test(e.message),
+    );
+    assert.deepEqual(readWithYamlV3('a: 2024-01-01\nb: "2024-01-01"\n'), {
+      values: { a: "2024-01-01 00:00:00 +0000 UTC", b: "2024-01-01" },
+      types: { a: "time.Time", b: "string" },
+    });
   });
 
   it("never plain: what a reader reads as a date, number, boolean or null, or what holds a YAML 1.1 line break", () => {

@@ -67,6 +67,7 @@ const PIECES = [
   "\u200b",
   "\u007f",
   "\u0001",
+  "\ud800",
   "zz:moved:",
   "protect:",
   "false",
