@@ -32,6 +32,17 @@ export interface PortalTree {
 
 export type ProgressListener = (done: number, total: number) => void;
 
+/** The portal listed a business unit twice during one export: nothing is written. */
+export class TreeError extends Error {
+  constructor(id: number, parentId: number, before: number | undefined, rootId: number) {
+    super(
+      `the portal lists business unit ${id} below ${parentId}, but ${before === undefined ? `it is the export's root` : `it was listed below ${before} already`}` +
+        ` (rootId ${rootId}): its tree has a cycle, or the unit moved while the export read it; nothing was written. Export again; ` +
+        "if it repeats, check that business unit's parent on the portal",
+    );
+  }
+}
+
 /** Runs at most `limit` reads at once. */
 function limiter(limit: number) {
   let active = 0;
@@ -102,8 +113,15 @@ export async function readPortalTree(
     return Promise.all(consumers.map(async (consumer) => ({ consumer, node: await read(() => client.nodes.find(bu.id, consumer.id)) })));
   }
 
+  // Where each business unit was listed: a portal that lists one twice (a cycle, or a unit moved while the
+  // walk went on) would otherwise be read without end, or exported twice.
+  const listedBelow = new Map<number, number | undefined>([[rootId, undefined]]);
   async function below(parentId: number): Promise<BusinessUnitRead[]> {
     const children = await read(() => client.businessUnits.children(parentId));
+    for (const bu of children) {
+      if (listedBelow.has(bu.id)) throw new TreeError(bu.id, parentId, listedBelow.get(bu.id), rootId);
+      listedBelow.set(bu.id, parentId);
+    }
     return Promise.all(
       children.map(async (bu) => {
         const [consumers, grandChildren] = await Promise.all([consumersOf(bu), below(bu.id)]);
