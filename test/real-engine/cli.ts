@@ -37,7 +37,7 @@ export interface CliResult {
 export interface RunOptions {
   /** Extra environment for this run (wins over the workspace's). */
   env?: Record<string, string>;
-  /** Kills the CLI (SIGKILL) once this returns true for the output so far. */
+  /** Kills the CLI (SIGKILL) once this returns true for the output so far (asked on output and every 100 ms). */
   killWhen?: (output: string) => boolean;
   timeoutMs?: number;
   cwd?: string;
@@ -104,9 +104,11 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
       child.stdout.on("data", (d) => ((stdout += d), check()));
       child.stderr.on("data", (d) => ((stderr += d), check()));
       const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 240_000);
+      const poll = o.killWhen ? setInterval(check, 100) : undefined;
       child.on("error", reject);
       child.on("close", (code, signal) => {
         clearTimeout(timer);
+        clearInterval(poll);
         resolve({ code, signal, stdout, stderr });
       });
     });
