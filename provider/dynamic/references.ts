@@ -154,6 +154,22 @@ export class References {
     return unit;
   }
 
+  /** The consumers of business unit `bunitId`, by id and name (one read). */
+  consumers(bunitId: number): Promise<Named[]> {
+    return this.memo(`consumers:${bunitId}`, async () =>
+      (await this.client.consumers.list(bunitId)).map((c) => ({ id: c.id, name: c.name })),
+    );
+  }
+
+  /**
+   * Consumer `id` of business unit `bunitId`: found in the business unit's consumers, so checking any number of
+   * them costs one read. One that is not listed is read: it may be new since the list was read; else
+   * MissingObjectError.
+   */
+  async consumerOf(bunitId: number, id: number): Promise<Named> {
+    return (await this.consumers(bunitId)).find((c) => c.id === id) ?? this.consumer(bunitId, id);
+  }
+
   /** Consumer `id` of business unit `bunitId`; MissingObjectError (with the consumers it has) when there is none. */
   consumer(bunitId: number, id: number): Promise<Named> {
     return this.memo(`consumer:${bunitId}:${id}`, async () => {
@@ -164,7 +180,7 @@ export class References {
         if (!isMissing(err)) throw err;
         // The business unit itself may be the wrong one: then that is the problem to name.
         await this.businessUnit(bunitId);
-        const has = (await this.client.consumers.list(bunitId)).map((c) => ({ id: c.id, name: c.name }));
+        const has = await this.consumers(bunitId);
         const what = `consumer ${id} of business unit ${bunitId}`;
         const seen = has.length ? `business unit ${bunitId} has ${listing(has)}` : `business unit ${bunitId} has no consumer`;
         throw new MissingObjectError(what, this.client.url, (err as PortalError).status === 403, seen);
@@ -264,13 +280,8 @@ export async function checkReferences(
       }
     }),
   );
-  // One failure per key and reason: several names under one missing business unit name it once.
-  const seen = new Set<string>();
-  for (const x of results) {
-    if (!x || seen.has(x.join("\u0000"))) continue;
-    seen.add(x.join("\u0000"));
-    f.add(x[0], x[1]);
-  }
+  // Several names under one missing business unit name it once (Failures keeps one per key and reason).
+  for (const x of results) if (x) f.add(x[0], x[1]);
 }
 
 export interface IdInput {

@@ -11,12 +11,12 @@ export function isUnknown(v: unknown): boolean {
   return v === UNKNOWN;
 }
 
-/** Collects check failures; each names the input property and the fix. */
+/** Collects check failures; each names the input property and the fix, once (several checks may meet one cause). */
 export class Failures {
   readonly list: pulumi.dynamic.CheckFailure[] = [];
 
   add(property: string, reason: string): void {
-    this.list.push({ property, reason });
+    if (!this.list.some((x) => x.property === property && x.reason === reason)) this.list.push({ property, reason });
   }
 }
 
