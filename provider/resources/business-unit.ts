@@ -5,6 +5,7 @@ import { createdInThisRun, createKeyFor, createMarker, noteCreated } from "../dy
 import { hostProvider, Lifecycle, serializedProvider } from "../dynamic/provider";
 import { DynamicResource } from "../dynamic/resource";
 import { checkReferences, explainMissing, referencesFor } from "../dynamic/references";
+import { checkAdoptId } from "../dynamic/adoption";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, changedKeys, checkId, defined, managedKeys, readBack, sameValue, sentValue, withPortalValues } from "../dynamic/values";
 import { checkFields, referenceInputs } from "../rules/check";
@@ -89,7 +90,9 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   checkFields(f, inputs, BUSINESS_UNIT_FIELDS);
   checkId(f, inputs, "adoptId", false);
   // The filters name the parent's default server's lists: a new business unit has no server of its own yet.
-  await checkReferences(f, () => referencesFor(portal()), olds, inputs, referenceInputs(f, BUSINESS_UNIT_FIELDS));
+  const refs = () => referencesFor(portal());
+  await checkReferences(f, refs, olds, inputs, referenceInputs(f, BUSINESS_UNIT_FIELDS));
+  await checkAdoptId(f, refs, olds, inputs, { kind: "businessUnit", parentKey: "parentId" });
   return { inputs, failures: f.list };
 }
 

@@ -6,6 +6,7 @@ import { takeRemovedWithNode } from "../dynamic/removed";
 import { hostProvider, Lifecycle, serializedProvider } from "../dynamic/provider";
 import { DynamicResource } from "../dynamic/resource";
 import { explainMissing, referencesFor } from "../dynamic/references";
+import { checkAdoptId } from "../dynamic/adoption";
 import { moduleSpecifier } from "../dynamic/specifier";
 import {
   Failures,
@@ -67,6 +68,7 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
   checkFields(f, inputs, CONSUMER_FIELDS);
   checkId(f, inputs, "adoptId", false);
   if (!f.list.length && expectsNewNode(olds, inputs)) prefetchNodeReferences(inputs.businessUnitId);
+  await checkAdoptId(f, () => referencesFor(portal()), olds, inputs, { kind: "consumer", parentKey: "businessUnitId" });
   return { inputs, failures: f.list };
 }
 

@@ -107,7 +107,7 @@ describe("BusinessUnit provider", function () {
     assert.equal(verify[0].op, "same", "adopted state matches the portal");
     await assert.rejects(
       p.engine().up([businessUnit("ghost", { parentId: 1, name: "G", registrationNumber: "1", timeZone: "UTC", adoptId: 999999 })]),
-      /adoptId: no business unit 999999/,
+      /check failed: adoptId: adoptId: business unit 999999 does not exist on .*; check the id or remove adoptId to create one$/,
     );
   });
 

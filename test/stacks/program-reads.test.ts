@@ -16,12 +16,18 @@ const PREVIEW_REQUESTS = [
   "GET /v1/bunits/1",
   "GET /v1/bunits/1/bunits",
   "GET /v1/timezones",
-  // The provider host's Checks: its token and the time zones they resolve (once per host).
+  // The provider host's Checks: its token, the time zones they resolve and the root's children, where the tenants'
+  // adoptIds (new to the state) are looked up, once per host. A sub-unit's and a consumer's adoptId are not read:
+  // their parent has no id in a preview that adopts it, so the up's Check reads them, one list per parent.
   "POST /v1/oauth",
   "GET /v1/timezones",
+  "GET /v1/bunits/1/bunits",
 ];
 
-/** What the preview of an unchanged stack costs: the program's reads only (the provider's Checks need none). */
+/**
+ * What the preview of an unchanged stack costs: the program's reads only (the provider's Checks need none: each
+ * adoptId is in the state already).
+ */
 const UNCHANGED_REQUESTS = ["POST /v1/oauth", "GET /v1/bunits/1", "GET /v1/bunits/1/bunits", "GET /v1/timezones"];
 
 describe("the program's own portal reads (issue 35, item 7)", function () {
