@@ -27,8 +27,8 @@ export async function validateNames(tenants: TenantsConfig, refs: References, ro
   // The default server's lists are read under the root business unit: only worth it when it exists.
   const rootExists = await lookup("rootBusinessUnitId", () => refs.businessUnit(rootBusinessUnitId));
   // A tenant adopts a child of the root: one read of the root's children finds them all. A business unit further
-  // down and a consumer would cost a read each, on every run: they are left to the provider, whose create reads
-  // what it adopts (and names adoptId when it is not there).
+  // down and a consumer would cost a read each, on every run: they are left to the resource's Check, which reads
+  // an adoptId only while it is new to the state (dynamic/adoption.ts).
   const adoptingTenants = rootExists ? Object.entries(tenants).filter(([, bu]) => bu.adoptId !== undefined) : [];
   for (const [key, bu] of adoptingTenants) {
     checks.push(lookup(`tenants.${key}.adoptId`, () => refs.childOf(rootBusinessUnitId, bu.adoptId!)));
