@@ -34,7 +34,8 @@ fingerprint() {
     [ -f "$dynamic_script" ] && cat "$dynamic_script"
   } | sha256sum | cut -d' ' -f1
 }
-tools=(pulumi pulumi-language-nodejs pulumi-language-python pulumi-language-yaml)
+# pulumi-language-python runs programs through its executor script, which it looks for next to itself.
+tools=(pulumi pulumi-language-nodejs pulumi-language-python pulumi-language-python-exec pulumi-language-yaml)
 current() {
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(fingerprint)" ] || return 1
   for tool in "${tools[@]}"; do [ -x "$bin/$tool" ] || return 1; done
@@ -67,6 +68,11 @@ build pulumi-yaml github.com/pulumi/pulumi-yaml/pkg/version.Version "$yaml_versi
 build pulumi-hosts github.com/pulumi/pulumi/sdk/v3/go/common/version.Version "$hosts_version" \
   github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs \
   github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python
+# The Python host's executor script ships in the same module (its zip, pinned by go.sum), not as a Go package.
+hosts_dir=$(cd "$root/tools/pulumi-hosts" && go mod download -json github.com/pulumi/pulumi/sdk/v3 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+[ -f "$hosts_dir/python/cmd/pulumi-language-python-exec" ] ||
+  fail "pulumi-language-python-exec not found in github.com/pulumi/pulumi/sdk/v3@$hosts_version ($hosts_dir)"
+install -m 755 "$hosts_dir/python/cmd/pulumi-language-python-exec" "$bin/pulumi-language-python-exec"
 if [ -f "$dynamic_script" ]; then
   install -m 755 "$dynamic_script" "$bin/pulumi-resource-pulumi-nodejs"
 else
