@@ -30,12 +30,14 @@ dynamic_script="$root/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
 fingerprint() {
   {
     go env GOVERSION
-    cat "$root"/tools/pulumi-*/go.mod "$root"/tools/pulumi-*/go.sum
+    cat "$root"/tools/pulumi-*/go.mod "$root"/tools/pulumi-*/go.sum "$root"/tools/pulumi-cli/cmd/*/*.go
     [ -f "$dynamic_script" ] && cat "$dynamic_script"
   } | sha256sum | cut -d' ' -f1
 }
 # pulumi-language-python runs programs through its executor script, which it looks for next to itself.
-tools=(pulumi pulumi-language-nodejs pulumi-language-python pulumi-language-python-exec pulumi-language-yaml)
+# pulumi-gen-sdk: the CLI's own SDK generators for Python and Go, which `pulumi package gen-sdk` cannot reach
+# through the hosts built here (tools/pulumi-cli/cmd/pulumi-gen-sdk).
+tools=(pulumi pulumi-gen-sdk pulumi-language-nodejs pulumi-language-python pulumi-language-python-exec pulumi-language-yaml)
 current() {
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(fingerprint)" ] || return 1
   for tool in "${tools[@]}"; do [ -x "$bin/$tool" ] || return 1; done
@@ -62,7 +64,7 @@ build() { # module folder, version variable, version, packages...
 }
 mkdir -p "$bin"
 build pulumi-cli github.com/pulumi/pulumi/sdk/v3/go/common/version.Version "$cli_version" \
-  github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+  github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./cmd/pulumi-gen-sdk
 build pulumi-yaml github.com/pulumi/pulumi-yaml/pkg/version.Version "$yaml_version" \
   github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml
 build pulumi-hosts github.com/pulumi/pulumi/sdk/v3/go/common/version.Version "$hosts_version" \
