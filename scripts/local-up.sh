@@ -58,3 +58,10 @@ export PULUMI_CONFIG_PASSPHRASE=local
 export BACKUP_PORTAL_PASSWORD="${BACKUP_PORTAL_PASSWORD:-admin}"
 "${PULUMI[@]}" stack select local --create --non-interactive >/dev/null
 "${PULUMI[@]}" up --stack local --yes --non-interactive "$@"
+
+# What the run asked of the portal, from the emulator's request log: a run with nothing to change writes nothing.
+node -e '
+fetch(process.argv[1] + "/_emulator/requests").then((r) => r.json()).then((log) => {
+  const writes = log.filter((r) => r.method !== "GET" && r.path !== "/v1/oauth").length;
+  console.log(`portal emulator: ${log.length} requests, ${writes} of them writes`);
+});' "http://127.0.0.1:$PORT"

@@ -21,7 +21,9 @@ export function pulumiTools(): string {
   if (toolsBin) return toolsBin;
   const built = spawnSync("bash", [path.join(REPO, "scripts/pulumi-tools.sh")], { encoding: "utf8", timeout: 60 * 60_000 });
   if (built.status !== 0) {
-    throw new Error(`the real-engine tests need the Pulumi CLI: ${built.stderr.trim().split("\n").pop() ?? "scripts/pulumi-tools.sh failed"}`);
+    throw new Error(
+      `the real-engine tests need the Pulumi CLI: ${built.stderr.trim().split("\n").pop() ?? "scripts/pulumi-tools.sh failed"}`,
+    );
   }
   toolsBin = built.stdout.trim().split("\n").pop()!;
   return toolsBin;
@@ -95,15 +97,24 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
         cwd: o.cwd ?? project,
         env: { ...env, ...o.env },
         stdio: ["ignore", "pipe", "pipe"],
+        // Its own process group: a kill takes the plugins it started too (a killed CLI leaves them running).
+        detached: true,
       });
+      const kill = () => {
+        try {
+          process.kill(-child.pid!, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      };
       let stdout = "";
       let stderr = "";
       const check = () => {
-        if (o.killWhen?.(stdout + stderr)) child.kill("SIGKILL");
+        if (o.killWhen?.(stdout + stderr)) kill();
       };
       child.stdout.on("data", (d) => ((stdout += d), check()));
       child.stderr.on("data", (d) => ((stderr += d), check()));
-      const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 240_000);
+      const timer = setTimeout(kill, o.timeoutMs ?? 240_000);
       const poll = o.killWhen ? setInterval(check, 100) : undefined;
       child.on("error", reject);
       child.on("close", (code, signal) => {

@@ -85,7 +85,10 @@ describe("real engine: deployment options of the CLI on the stacks/ program", fu
     await waitFor(() => consumersOf().length === 2, "the held create to reach the portal", 10_000);
     emu.clearFaults();
     const exported = JSON.parse((await ws.ok(["stack", "export"])).stdout);
-    assert.ok((exported.deployment.pending_operations ?? []).some((p: any) => p.type === "creating"), "a pending create in the checkpoint");
+    assert.ok(
+      (exported.deployment.pending_operations ?? []).some((p: any) => p.type === "creating"),
+      "a pending create in the checkpoint",
+    );
 
     // The killed CLI left its lock on the file backend: every command refuses the stack until it is removed.
     const recover = ["up", "--refresh", "--yes"];
@@ -133,4 +136,3 @@ describe("real engine: deployment options of the CLI on the stacks/ program", fu
     assert.equal(nodes()["ACME-DB01"].cpuCount, 8, "the other node still waits for its change");
   });
 });
-
