@@ -33,16 +33,21 @@ export interface Lifecycle {
  * method is the lifecycle's own.
  */
 export function hostProvider(lifecycle: Lifecycle): pulumi.dynamic.ResourceProvider {
+  // With BACKUPPORTAL_TRACE_FILE set, each call is also appended to that file, secrets masked (plugin/trace.ts,
+  // the conformance test). Looked up at the first call: the plugin's modules load every resource's, this one too.
+  let chosen: Lifecycle | undefined;
+  const l = (): Lifecycle =>
+    (chosen ??= process.env.BACKUPPORTAL_TRACE_FILE ? require("../plugin/trace").tracedLifecycle(lifecycle) : lifecycle);
   return {
     async configure(req: pulumi.dynamic.ConfigureRequest) {
       configure(req.config);
     },
-    check: (olds, news) => lifecycle.check(olds, news),
-    diff: (id, olds, news) => lifecycle.diff(id, olds, news),
-    create: (inputs) => lifecycle.create(inputs),
-    read: (id, props) => lifecycle.read(id, props),
-    update: (id, olds, news) => lifecycle.update(id, olds, news),
-    delete: (id, props) => lifecycle.delete(id, props),
+    check: (olds, news) => l().check(olds, news),
+    diff: (id, olds, news) => l().diff(id, olds, news),
+    create: (inputs) => l().create(inputs),
+    read: (id, props) => l().read(id, props),
+    update: (id, olds, news) => l().update(id, olds, news),
+    delete: (id, props) => l().delete(id, props),
   };
 }
 

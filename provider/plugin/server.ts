@@ -21,6 +21,7 @@ import { secretKeys as tableSecrets } from "../rules/resources";
 import { fromWire, PropertyMap, toWire } from "./values";
 import { GrpcStatus, STATUS, UnaryHandler, unaryServer } from "./grpc";
 import { Answer, Call, GeneratedMethod, serializeWithMaps, withPropertyMapsService } from "./message-codec";
+import { traced } from "./trace";
 
 /** `urn:pulumi:<stack>::<project>::<type>::<name>` → its parts. */
 function urnParts(urn: string): { stack: string; project: string; name: string } {
@@ -248,6 +249,7 @@ function diffResponse(
 /** Serves the provider on 127.0.0.1 and resolves the port (the plugin prints it for the engine). */
 export async function serve(opts: ServerOptions): Promise<{ port: number; shutdown(): Promise<void> }> {
   const service = withPropertyMapsService(provrpc.ResourceProviderService as unknown as Record<string, GeneratedMethod>);
-  const server = unaryServer(service, providerService(opts));
+  // BACKUPPORTAL_TRACE_FILE set: each call is also appended to that file, secrets masked (trace.ts).
+  const server = unaryServer(service, traced(providerService(opts)));
   return { port: await server.listen(), shutdown: () => server.shutdown() };
 }
