@@ -10,8 +10,10 @@
  *  config   preview and up configure the host with the current stack config, and record it in state as
  *           the default provider's inputs; refresh and destroy configure it with the config in state.
  *  preview  Check(urn, olds = old inputs | {}, news) and, for existing resources,
- *           Diff(id, olds = old OUTPUTS, news, oldInputs). Never Create/Update/Delete: the host does not
- *           claim preview support, so the engine fakes them (outputs = checked inputs, ids unknown).
+ *           Diff(id, olds = old OUTPUTS, news, oldInputs). Never Create/Update/Delete to the Node.js host: it
+ *           does not claim preview support, so the engine fakes them (outputs = checked inputs, ids unknown);
+ *           a provider that claims it (the plugin) gets Create/Update with `preview` for a create, a
+ *           replacement and an update, and their answers are the planned outputs. Never Delete.
  *  order    Check and Diff run for one resource at a time, in the order resources are registered (the
  *           engine's step generator is serial); Create/Update/Delete chains then run `parallel` at once.
  *  up       Check, Diff, then Create / Update(id, old outputs, news) / replace / same. A replacement is
@@ -632,11 +634,13 @@ export class Deployment {
       this.steps.push({ urn, op: "replace", diffs, replaces, deleteBeforeReplace });
       // The engine re-checks a replacement with no olds (defaults/autonames are recomputed).
       inputs = await this.check(req, {});
-      return preview ? done(UNKNOWN, inputs, "replace") : { kind: "replace", inputs, old, deleteBeforeReplace };
+      if (preview && !this.host.configured?.supportsPreview) return done(UNKNOWN, inputs, "replace");
+      return { kind: "replace", inputs, old, deleteBeforeReplace };
     }
 
     this.steps.push({ urn, op: "update", diffs });
-    return preview ? done(old.id, inputs, "update") : { kind: "update", inputs, old };
+    if (preview && !this.host.configured?.supportsPreview) return done(old.id, inputs, "update");
+    return { kind: "update", inputs, old };
   }
 
   /** The step executor's part: the provider calls that change something. */
@@ -644,9 +648,16 @@ export class Deployment {
     const { urn } = req;
     const e = this.engine;
     const { inputs } = plan;
-    if (plan.kind === "create" && this.preview) {
+    // A preview of a provider that supports it (step.go: CreateStep, ReplaceStep and UpdateStep apply with the
+    // deployment's DryRun; provider_plugin.go sends Create and Update with `preview` only to such a provider): the
+    // replacement's Create and the Update are asked for the outputs they plan; nothing is deleted.
+    if (this.preview && plan.kind === "update") {
+      const res = await this.host.update(plan.old.id, urn, plan.old.outputs, inputs, plan.old.inputs, true);
+      return { urn, id: plan.old.id, outputs: res.properties, op: "update" };
+    }
+    if (this.preview) {
       const res = await this.host.create(req.urn, inputs, true);
-      return { urn, id: UNKNOWN, outputs: res.properties, op: "create" };
+      return { urn, id: UNKNOWN, outputs: res.properties, op: plan.kind };
     }
     if (plan.kind === "create") {
       const created = await this.create(req, inputs);

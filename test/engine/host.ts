@@ -175,7 +175,8 @@ export interface ProviderHost {
   /** NB: the host ignores `preview` and really creates; the engine never sends a preview Create to it. */
   create(urn: string, props: PropertyMap, preview?: boolean): Promise<CreateResult>;
   read(id: string, urn: string, props: PropertyMap, inputs?: PropertyMap): Promise<ReadResult>;
-  update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<UpdateResult>;
+  /** `preview`: the plan of an update, sent only to a provider that claims preview support (the plugin). */
+  update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap, preview?: boolean): Promise<UpdateResult>;
   delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void>;
   /** Everything the host wrote to stdout and stderr so far. */
   logs(): string;
@@ -378,10 +379,17 @@ class Host implements ProviderHost {
     return readResponse(await this.answer("Read", message, { method: "Read", urn, id }));
   }
 
-  async update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<UpdateResult> {
+  async update(
+    id: string,
+    urn: string,
+    olds: PropertyMap,
+    news: PropertyMap,
+    oldInputs?: PropertyMap,
+    preview = false,
+  ): Promise<UpdateResult> {
     await this.ensureConfigured();
-    const message = updateRequest(id, urn, this.wire(olds, false), this.wire(news, false), this.wire(oldInputs ?? {}, false));
-    return updateResponse(await this.answer("Update", message, { method: "Update", urn, id }));
+    const message = updateRequest(id, urn, this.wire(olds, false), this.wire(news, preview), this.wire(oldInputs ?? {}, false), preview);
+    return updateResponse(await this.answer("Update", message, { method: "Update", urn, id, preview }));
   }
 
   async delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void> {

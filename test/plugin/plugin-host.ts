@@ -13,14 +13,18 @@ import { Plugin } from "./plugin";
 /** The plugin's resource type for a dynamic type (`pulumi-nodejs:dynamic/backup-portal:Node` → `backupportal:index:Node`). */
 export const pluginType = (dynamicType: string) => `backupportal:index:${dynamicType.split(":").pop()}`;
 
-/** `executable`: another provider process speaking the same protocol (the bench's echo provider). */
+/**
+ * `executable`: another provider process speaking the same protocol (the bench's echo provider); `env`: extra
+ * environment for the plugin process (the conformance test's BACKUPPORTAL_TRACE_FILE).
+ */
 export async function startPluginHost(
   config: Record<string, string>,
   secretKeys: string[],
   project: string,
   executable?: string,
+  env: Record<string, string> = {},
 ): Promise<ProviderHost> {
-  const plugin = await Plugin.start({}, undefined, executable);
+  const plugin = await Plugin.start(env, undefined, executable);
   const args: PropertyMap = {};
   for (const [k, v] of Object.entries(config)) {
     const key = k.replace(/^backup-portal:/, "");
@@ -41,15 +45,16 @@ export async function startPluginHost(
     configured: { ...configured, acceptResources: false, acceptOutputs: false },
     configure: () => Promise.reject(new Error("the plugin is configured once, when started")),
     check: (urn, olds, news, opts) => call("Check", urn, () => plugin.check(urn, olds, news, opts?.preview)),
-    diff: (id, urn, olds, news, _oldInputs, opts) =>
+    // The old inputs go with Diff, Update and Delete, as the engine sends them (test/real-engine/conformance.test.ts).
+    diff: (id, urn, olds, news, oldInputs, opts) =>
       call("Diff", urn, async () => {
-        const d = await plugin.diff(id, urn, olds, news, opts?.preview);
+        const d = await plugin.diff(id, urn, olds, news, opts?.preview, oldInputs);
         return { changes: d.changes, replaces: d.replaces, deleteBeforeReplace: d.deleteBeforeReplace, diffs: d.diffs, stables: [] };
       }),
     create: (urn, props, preview) => call("Create", urn, () => plugin.create(urn, props, preview)),
     read: (id, urn, props, inputs) => call("Read", urn, () => plugin.read(id, urn, props, inputs)),
-    update: (id, urn, olds, news) => call("Update", urn, () => plugin.update(id, urn, olds, news)),
-    delete: (id, urn, props) => call("Delete", urn, () => plugin.delete(id, urn, props)),
+    update: (id, urn, olds, news, oldInputs, preview) => call("Update", urn, () => plugin.update(id, urn, olds, news, preview, oldInputs)),
+    delete: (id, urn, props, oldInputs) => call("Delete", urn, () => plugin.delete(id, urn, props, oldInputs)),
     logs: () => plugin.logs(),
     get exited() {
       return exited;

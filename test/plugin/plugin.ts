@@ -133,8 +133,9 @@ export class Plugin {
     return checkResponse(await this.call("Check", checkRequest(urn, wire(olds, preview), wire(news, preview))));
   }
 
-  async diff(id: string, urn: string, olds: PropertyMap, news: PropertyMap, preview = false): Promise<Diff> {
-    return diffOf(await this.call("Diff", diffRequest(id, urn, wire(olds, preview), wire(news, preview), {})));
+  /** `oldInputs`: the resource's inputs in state, which the engine sends beside its outputs (`olds`). */
+  async diff(id: string, urn: string, olds: PropertyMap, news: PropertyMap, preview = false, oldInputs: PropertyMap = {}): Promise<Diff> {
+    return diffOf(await this.call("Diff", diffRequest(id, urn, wire(olds, preview), wire(news, preview), wire(oldInputs))));
   }
 
   async create(urn: string, props: PropertyMap, preview = false) {
@@ -145,12 +146,12 @@ export class Plugin {
     return readResponse(await this.call("Read", readRequest(id, urn, wire(props), inputs && wire(inputs))));
   }
 
-  async update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, preview = false) {
-    return updateResponse(await this.call("Update", updateRequest(id, urn, wire(olds), wire(news, preview), {}, preview)));
+  async update(id: string, urn: string, olds: PropertyMap, news: PropertyMap, preview = false, oldInputs: PropertyMap = {}) {
+    return updateResponse(await this.call("Update", updateRequest(id, urn, wire(olds), wire(news, preview), wire(oldInputs), preview)));
   }
 
-  async delete(id: string, urn: string, props: PropertyMap): Promise<void> {
-    await this.call("Delete", deleteRequest(id, urn, wire(props), {}));
+  async delete(id: string, urn: string, props: PropertyMap, oldInputs: PropertyMap = {}): Promise<void> {
+    await this.call("Delete", deleteRequest(id, urn, wire(props), wire(oldInputs)));
   }
 
   async close(): Promise<void> {
