@@ -743,12 +743,24 @@ export interface PreviewOptions {
   refresh?: boolean;
 }
 export interface RefreshOptions {
+  /**
+   * `pulumi refresh` as typed: the CLI runs a refresh preview first unless `--skip-preview` (refresh.go), a
+   * Read and a Diff of every resource, saved nowhere, then the refresh: every object is read twice. Without it,
+   * `pulumi refresh --skip-preview` (what the benches measure).
+   */
+  preview?: boolean;
   /** `pulumi refresh --clear-pending-creates` (refresh.go): drop the interrupted creates from the state. */
   clearPendingCreates?: boolean;
   /** `pulumi refresh --run-program`: the program runs, so the current stack config is used (and recorded). */
   runProgram?: boolean;
 }
 export interface DestroyOptions {
+  /**
+   * `pulumi destroy` as typed: the CLI previews first unless `--skip-preview` (destroy.go). The preview's
+   * DeleteSteps call no provider but check protection (step.go), so a protected resource fails the preview
+   * and nothing is deleted. Without it, `pulumi destroy --skip-preview`.
+   */
+  preview?: boolean;
   /** `pulumi destroy --run-program`: the program runs, so the current stack config is used. */
   runProgram?: boolean;
   /** `pulumi destroy --exclude-protected`. */
@@ -939,11 +951,11 @@ export class TestEngine {
    * Runs `work` against the state as a refresh finds it, then puts the state back: the refresh of
    * `pulumi preview --refresh` is itself a preview and saves nothing.
    */
-  async withRefreshedState<T>(work: () => Promise<T>): Promise<T> {
+  async withRefreshedState<T>(work: () => Promise<T>, refresh: RefreshOptions = {}): Promise<T> {
     const saved = this.exportState();
     this.dryRun = true;
     try {
-      await this.refresh();
+      await this.refresh({ ...refresh, preview: false });
       return await work();
     } finally {
       this.loadState(saved);
@@ -1147,6 +1159,7 @@ export class TestEngine {
 
   /** `pulumi refresh`: every resource is refreshed, each on its own (one failing does not stop the others). */
   async refresh(opts: RefreshOptions = {}): Promise<Step[]> {
+    if (opts.preview) await this.withRefreshedState(async () => undefined, opts);
     this.settlePendingOperations("refresh", opts.clearPendingCreates);
     const { host, release } = await this.acquireHost(this.commandConfig(opts.runProgram));
     const steps: Step[] = [];
@@ -1200,6 +1213,18 @@ export class TestEngine {
         return steps;
       }
       victims = victims.filter((r) => r.delete || !kept.has(r.urn));
+    }
+    if (opts.preview) {
+      // The preview deployment: its own provider, configured and stopped; no Delete is sent, protection is checked.
+      const { release } = await this.acquireHost(opts.runProgram ? this.stackConfig() : this.stateConfig());
+      try {
+        await this.runDeletes(victims, [], failures, async (r) => {
+          if (r.protect && !r.delete) throw new DeleteProtectedError(r.urn);
+        });
+      } finally {
+        await release();
+      }
+      if (failures.length > 0) throw new UpdateError(failures, steps);
     }
     await this.deleteAll(victims, steps, failures, undefined, this.commandConfig(opts.runProgram));
     if (failures.length > 0) throw new UpdateError(failures, steps);

@@ -5,6 +5,7 @@
  * step executor continues past that error (step_executor.go, cancelDueToError), and the deployment executor
  * leaves out of the later antichains whatever the failed resource depends on (deployment_executor.go,
  * performPostSteps, erroredDeps). What depends on the protected resource was deleted before it (ScheduleDeletes).
+ * `pulumi up` and `pulumi destroy` preview first, so as typed they delete nothing; `--skip-preview` deletes the rest.
  * `pulumi destroy --exclude-protected` (pkg/cmd/pulumi/operations/destroy.go, getProtectedExcludes).
  */
 import * as assert from "assert";
@@ -84,9 +85,18 @@ describe("engine stand-in: protected resources among the deletes (GenerateDelete
     assert.deepStrictEqual(names(e), ["base", "p", "p2"]);
   });
 
-  it("destroy: the same rule", async () => {
+  it("destroy previews first and deletes nothing; destroy --skip-preview: the same rule as an up", async () => {
     const e = fx.engine();
     await e.up(STACK);
+    // `pulumi destroy` as typed previews, and the preview fails on the protected delete (the real CLI does:
+    // test/real-engine/conformance.test.ts).
+    const previewed = await rejection(e.destroy({ preview: true }));
+    assert.deepStrictEqual(
+      previewed.failures.map((f) => f.urn.split("::").pop()),
+      ["p"],
+    );
+    assert.deepStrictEqual(names(e), ["base", "p", "q", "top"]);
+    assert.strictEqual(Object.keys(fx.store().objects).length, 4, "nothing deleted");
     const err = await rejection(e.destroy());
     assert.deepStrictEqual(
       err.failures.map((f) => f.urn.split("::").pop()),
