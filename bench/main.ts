@@ -1,9 +1,12 @@
 // `npm run bench`: provisions N tenants through the engine stand-in against the
 // emulator with added latency, then a no-op update, a refresh and a destroy, and
 // compares each phase with the fewest requests the API allows (docs/benchmark.md).
+// `--engine cli` deploys the same tenants with the real Pulumi CLI instead (the stacks/ program, bench/cli-engine.ts):
+// create, no-op preview, no-op update, refresh, destroy; its floor is the echo provider under the same CLI.
 //
 //   npm run bench -- [--tenants 50] [--consumers 4] [--latency 20] [--parallel 16] [--no-passwords]
 //                    [--emulator process|inproc] [--no-floor] [--timeout 600]
+//                    [--engine standin|cli] [--parallel-diff [off|on|both]]
 import * as os from "os";
 import { performance } from "perf_hooks";
 import { startEmulator, RequestLogEntry } from "../emulator";
@@ -13,10 +16,11 @@ import { PortalHandle, processCpuMs, startPortalProcess } from "./portal-process
 import { countByEndpoint, endpoint, Ideal, ideal, idealCreate, idealDestroy, idealRefresh, TOKEN } from "./ideal";
 import { exactlyOnce, workload } from "./workload";
 import { profileDir, profileNodeArgs, profileSelf } from "./profile";
+import { CliPhase, CliRun, parallelDiffModes, runOnCli, target } from "./cli-engine";
 
 const USAGE =
   "usage: npm run bench -- [--tenants 50] [--consumers 4] [--latency 20] [--parallel 16] [--no-passwords] " +
-  "[--emulator process|inproc] [--no-floor] [--timeout 600]";
+  "[--emulator process|inproc] [--no-floor] [--timeout 600] [--engine standin|cli] [--parallel-diff [off|on|both]]";
 
 interface Options {
   tenants: number;
@@ -27,8 +31,12 @@ interface Options {
   timeout: number;
   /** The emulator in its own process (default, like a remote portal) or in the bench's process. */
   emulator: "process" | "inproc";
-  /** Also run create and destroy at latency 0: the CPU floor of the run. */
+  /** Also run create and destroy at latency 0: the CPU floor of the run (on the CLI: the echo provider's phases). */
   floor: boolean;
+  /** The engine stand-in (test/engine/) or the real Pulumi CLI (bench/cli-engine.ts). */
+  engine: "standin" | "cli";
+  /** With `--engine cli`: without PULUMI_PARALLEL_DIFF, with it, or both in turn. */
+  parallelDiff: boolean[];
 }
 
 function parseArgs(argv: string[]): Options {
@@ -41,6 +49,8 @@ function parseArgs(argv: string[]): Options {
     timeout: 600,
     emulator: "process",
     floor: true,
+    engine: "standin",
+    parallelDiff: [false],
   };
   const ints: Record<string, keyof Options> = {
     "--tenants": "tenants",
@@ -59,6 +69,14 @@ function parseArgs(argv: string[]): Options {
       const v = inline ?? argv[++i];
       if (v !== "process" && v !== "inproc") throw new Error(`--emulator is process or inproc, got ${v}`);
       o.emulator = v;
+    } else if (flag === "--engine") {
+      const v = inline ?? argv[++i];
+      if (v !== "standin" && v !== "cli") throw new Error(`--engine is standin or cli, got ${v}`);
+      o.engine = v;
+    } else if (flag === "--parallel-diff") {
+      // A bare --parallel-diff means on; a value (off, on, both) may follow.
+      const v = inline ?? (["off", "on", "both"].includes(argv[i + 1]) ? argv[++i] : "on");
+      o.parallelDiff = parallelDiffModes(v);
     } else if (flag in ints) {
       const v = Number(inline ?? argv[++i]);
       const min = flag === "--latency" ? 0 : 1;
@@ -69,6 +87,7 @@ function parseArgs(argv: string[]): Options {
       process.exit(0);
     } else throw new Error(`unknown option ${a} (try --help)`);
   }
+  if (o.engine === "standin" && o.parallelDiff.includes(true)) throw new Error("--parallel-diff needs --engine cli");
   return o;
 }
 
@@ -77,8 +96,8 @@ function parseArgs(argv: string[]): Options {
 interface Cpu {
   /** The provider host process (our code + the SDK's host). */
   host?: number;
-  /** The bench process: the engine stand-in (and the emulator when in-process). */
-  engine: number;
+  /** The bench process: the engine stand-in (and the emulator when in-process); not measured on the CLI. */
+  engine?: number;
   /** The emulator process. */
   portal?: number;
 }
@@ -118,7 +137,8 @@ const fmtMs = (ms: number | undefined) => (ms === undefined ? "-" : ms >= 10_000
 const ratio = (measured: number, best: number) => (best > 0 ? (measured / best).toFixed(2) : measured === 0 ? "1.00" : "∞");
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 
-function table(rows: Measured[]): string {
+/** `nameWidth`: the phase column's width (the CLI's "no-op preview" is wider than the stand-in's names). */
+function table(rows: Measured[], nameWidth = 9): string {
   const head = [
     "phase",
     "wall",
@@ -137,7 +157,7 @@ function table(rows: Measured[]): string {
     "cpu engine",
     "cpu portal",
   ];
-  const w = [9, 9, 5, 5, 4, 7, 7, 6, 7, 10, 10, 11, 11, 9, 11, 11];
+  const w = [nameWidth, 9, 5, 5, 4, 7, 7, 6, 7, 10, 10, 11, 11, 9, 11, 11];
   const line = (cells: Array<string | number>) => cells.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : pad(c, w[i]))).join(" ");
   const out = [line(head)];
   for (const m of rows) {
@@ -194,6 +214,7 @@ async function startPortal(o: Options, profiles: string | undefined): Promise<Po
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  if (o.engine === "cli") return mainCli(o);
   const started = performance.now();
   let portalPid: number | undefined;
   const guard = setTimeout(() => {
@@ -403,6 +424,95 @@ async function main(): Promise<void> {
     await stopProfile?.();
     clearTimeout(guard);
   }
+}
+
+// ---------------------------------------------------------------- the real CLI
+
+/** `--engine cli`: the stacks/ program under the real Pulumi CLI, and the echo provider's floor on the same CLI. */
+async function mainCli(o: Options): Promise<void> {
+  const started = performance.now();
+  const deadline = Date.now() + o.timeout * 1000 - 5_000;
+  let portalPid: number | undefined;
+  const guard = setTimeout(() => {
+    console.error(`bench: ABORTED after ${o.timeout} s (--timeout); each CLI run was killed with its plugins before this.`);
+    if (portalPid) process.kill(portalPid, "SIGKILL");
+    process.exit(2);
+  }, o.timeout * 1000);
+  guard.unref();
+  const count = o.tenants * (1 + 2 * o.consumers);
+  console.log(
+    `bench: ${o.tenants} tenants × (1 business unit + ${o.consumers} consumers + ${o.consumers} nodes) = ${count} resources; ` +
+      `latency ${o.latency} ms per request; --parallel ${o.parallel}; node passwords ${o.passwords ? "set (1 POST each)" : "not set"}`,
+  );
+  console.log(
+    `       engine: the real Pulumi CLI (.tools/bin, file backend), the stacks/ program under pulumi-language-nodejs; ` +
+      `node ${process.version}, ${os.cpus().length} cpus, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}; emulator ${o.emulator === "process" ? "in its own process" : "in the bench process"}`,
+  );
+  console.log("       wall = the CLI command's, spawn to exit: the CLI's, the language host's and the providers' start-ups included");
+  const portal = await startPortal(o, undefined);
+  portalPid = portal.pid;
+  try {
+    await portal.setFaults({ latencyMs: o.latency });
+    for (const parallelDiff of o.parallelDiff) {
+      const opts = { ...o, parallelDiff, deadline, log: (line: string) => console.log(line) };
+      console.log(`\nPULUMI_PARALLEL_DIFF ${parallelDiff ? "true" : "unset"}`);
+      let floor: CliRun | undefined;
+      if (o.floor) {
+        console.log("echo provider (the engine's floor: the same tenants as a YAML program on a provider that sends no request):");
+        floor = await runOnCli("echo", { ...opts, prefix: "echo" }, portal);
+      }
+      console.log("stacks/ program:");
+      const run = await runOnCli("dynamic", { ...opts, prefix: "bench" }, portal);
+      const rows = run.phases.map((p) => summarize(p.name, p.wallMs, {}, p.log, p.ideal));
+      console.log("");
+      console.log(table(rows, 13));
+      console.log("");
+      console.log(
+        "ideal = fewest requests the API allows (docs/benchmark.md); ideal wall = max(requests × latency / parallel, depth × latency)",
+      );
+      for (const m of rows) {
+        const d = differences(m);
+        console.log(`  ${m.name}: ${d.length ? "differs from the ideal at" : "exactly the ideal requests"}`);
+        for (const line of d) console.log(line);
+      }
+      console.log("");
+      console.log(cliTargets(run.phases, floor));
+      console.log("");
+      for (const m of rows) {
+        const met = m.total === m.ideal.total;
+        console.log(`goal ${met ? "met   " : "MISSED"}: ${m.name} requests at the minimum (${m.total} vs ${m.ideal.total})`);
+      }
+      const noop = rows.find((m) => m.name === "no-op")!;
+      const create = rows[0];
+      console.log(
+        `bench: engine=cli parallel-diff=${parallelDiff ? "on" : "off"} requests/ideal=${ratio(create.total, create.ideal.total)} ` +
+          `wall/ideal=${(create.wallMs / create.ideal.wallMs).toFixed(2)} noop-writes=${noop.writes} ` +
+          `noop-preview-requests=${rows.find((m) => m.name === "no-op preview")!.total}`,
+      );
+    }
+    console.log(`total bench time ${fmtMs(performance.now() - started)}`);
+  } finally {
+    await portal.close();
+    clearTimeout(guard);
+  }
+}
+
+/** Per phase: the wall time next to 1.2 × the ideal plus the echo provider's wall time for that phase. */
+function cliTargets(phases: CliPhase[], floor: CliRun | undefined): string {
+  const w = [14, 9, 11, 11, 19, 7];
+  const line = (cells: Array<string | number>) => cells.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : pad(c, w[i]))).join(" ");
+  const out = [line(["phase", "wall", "ideal wall", "echo floor", "1.2×ideal + floor", "target"])];
+  for (const p of phases) {
+    const f = floor?.phases.find((x) => x.name === p.name);
+    const t = target(p, f);
+    out.push(
+      line([p.name, fmtMs(p.wallMs), fmtMs(p.ideal.wallMs), fmtMs(f?.wallMs), fmtMs(t?.wallMs), t ? (t.met ? "met" : "MISSED") : "-"]),
+    );
+  }
+  return out.join("\n");
 }
 
 main().then(

@@ -1,0 +1,254 @@
+// `--engine cli` of `npm run bench` and `npm run bench:plugin`: the bench's workload (bench/workload.ts) deployed
+// by the real Pulumi CLI (built by scripts/pulumi-tools.sh into .tools/bin, docs/engine.md), with a file backend,
+// through test/real-engine/cli.ts's workspace (its own PULUMI_HOME, a passphrase, every run asynchronous and
+// killed with its whole process group on timeout). Three paths:
+//
+// - dynamic: the repository's stacks/ program (test/real-engine/project.ts) with a generated stack file that
+//   declares the same tenants (business unit, consumers, their nodes, a password secret per node);
+// - plugin: a generated Pulumi YAML program under pulumi-language-yaml, the `backupportal` plugin found on PATH
+//   (REPO/bin), as test/real-engine/plugin.test.ts runs it;
+// - echo: the same YAML program with bench/echo-provider.js as the `backupportal` plugin: a provider process that
+//   speaks the wire and sends no request. Its phases are the engine's own floor under this CLI (CLI start,
+//   language host, program, plugin start, every gRPC call), against which the others' targets are set.
+//
+// Phases: create (`up`: a preview and an update, as the ideal counts), no-op preview (`preview`: the whole
+// program, its own portal reads included), no-op (`up` again), refresh and destroy (`--skip-preview`: one
+// deployment each, as the ideal counts). Wall time is the CLI command's, from spawn to exit: unlike the
+// stand-in's figures it includes the CLI's, the language host's and the providers' start-ups. Requests come
+// from the emulator's log. `parallelDiff` sets PULUMI_PARALLEL_DIFF=true (pkg/v3 v3.260.0: env.ParallelDiff,
+// read by up, preview, refresh and destroy; there is no flag for it).
+import * as fs from "fs";
+import * as os from "os";
+import * as nodePath from "path";
+import { performance } from "perf_hooks";
+import type { RequestLogEntry } from "../emulator";
+import { REPO, workspace, Workspace } from "../test/real-engine/cli";
+import { stacksWorkspace } from "../test/real-engine/project";
+import { ORIGIN } from "../test/support/portal";
+import { Ideal, ideal, idealCreate, idealDestroy, idealRefresh } from "./ideal";
+import type { PortalHandle } from "./portal-process";
+import { exactlyOnce, workload, Workload } from "./workload";
+
+export type CliPath = "dynamic" | "plugin" | "echo";
+export const CLI_PATHS: CliPath[] = ["dynamic", "plugin", "echo"];
+
+export interface CliBenchOptions {
+  tenants: number;
+  consumers: number;
+  passwords: boolean;
+  latency: number;
+  /** `--parallel` of every CLI command: operations at once. */
+  parallel: number;
+  /** PULUMI_PARALLEL_DIFF=true for every CLI command. */
+  parallelDiff: boolean;
+  /** Business-unit and node name prefix (node names are unique on the portal). */
+  prefix: string;
+  /** Epoch ms by which every CLI run must have ended (each run is killed, with its plugins, before it). */
+  deadline: number;
+  /** A line of progress. */
+  log?: (line: string) => void;
+}
+
+export interface CliPhase {
+  name: string;
+  wallMs: number;
+  /** The emulator's log of the phase. */
+  log: RequestLogEntry[];
+  ideal: Ideal;
+  /** The CLI commands of the phase and each one's wall time. */
+  commands: Array<{ args: string[]; wallMs: number }>;
+}
+
+export interface CliRun {
+  path: CliPath;
+  parallelDiff: boolean;
+  workload: Workload;
+  phases: CliPhase[];
+}
+
+const PASSWORD_KEY = (tsmName: string) => `pw${tsmName.replace(/[^A-Za-z0-9]/g, "")}`;
+const nodePassword = (tsmName: string) => `Pw-${tsmName}-x9`;
+
+const NODE = { operatingSystem: "Linux", type: "File server", domain: "STANDARD", clientOptionSet: "DEDUP_AND_COMPRESS", cpuCount: 2 };
+
+/** The stacks/ program's stack file for the workload (the password secrets are set with `config set-all`). */
+export function stackFileFor(w: Workload, url: string, passwords: boolean): string {
+  const tenants: Record<string, unknown> = {};
+  w.tenants.forEach((t, i) => {
+    tenants[t.name] = {
+      name: t.name,
+      registrationNumber: `R-${i}`,
+      timeZone: "W. Europe Standard Time",
+      consumers: Object.fromEntries(
+        t.consumers.map((c) => [
+          c.name,
+          { name: c.name, node: { ...NODE, tsmName: c.tsmName, ...(passwords ? { passwordSecret: PASSWORD_KEY(c.tsmName) } : {}) } },
+        ]),
+      ),
+    };
+  });
+  return [
+    "config:",
+    `  backup-portal:url: ${url}`,
+    `  backup-portal:origin: ${ORIGIN}`,
+    "  backup-portal:clientId: emulator",
+    "  backup-portal:username: admin",
+    `  backup-portal:rootBusinessUnitId: ${w.parentId}`,
+    "  backup-portal:protectBusinessUnits: false",
+    // JSON is YAML: every name is quoted, so yaml.v3 reads each as the string it is.
+    `  backup-portal:tenants: ${JSON.stringify(tenants)}`,
+    "",
+  ].join("\n");
+}
+
+/** The Pulumi YAML program for the workload on the `backupportal` plugin (or the echo provider in its place). */
+export function yamlProgramFor(w: Workload, passwords: boolean): string {
+  const resources: Record<string, unknown> = {};
+  w.tenants.forEach((t, i) => {
+    resources[t.name] = {
+      type: "backupportal:index:BusinessUnit",
+      properties: { parentId: w.parentId, name: t.name, registrationNumber: `R-${i}`, timeZone: "W. Europe Standard Time" },
+    };
+    for (const c of t.consumers) {
+      const consumer = `${t.name}-${c.name}`;
+      resources[consumer] = {
+        type: "backupportal:index:Consumer",
+        properties: { businessUnitId: `\${${t.name}.id}`, name: c.name, nodeName: c.tsmName },
+      };
+      resources[`${consumer}-node`] = {
+        type: "backupportal:index:Node",
+        properties: {
+          businessUnitId: `\${${t.name}.id}`,
+          consumerId: `\${${consumer}.id}`,
+          ...NODE,
+          tsmName: c.tsmName,
+          ...(passwords ? { tsmPassword: { "fn::secret": nodePassword(c.tsmName) } } : {}),
+        },
+      };
+    }
+  });
+  // JSON is YAML, and the CLI reads Pulumi.yaml with yaml.v3: quoted throughout.
+  return JSON.stringify({ name: "bench", runtime: "yaml", resources }, null, 1) + "\n";
+}
+
+/** A workspace for a YAML project with `pluginDir` first on PATH (where the CLI looks for `pulumi-resource-backupportal`). */
+function yamlWorkspace(stack: string, program: string, pluginDir: string): Workspace {
+  const ws = workspace({
+    stack,
+    project: (dir) => {
+      const project = nodePath.join(dir, "project");
+      fs.mkdirSync(project);
+      fs.writeFileSync(nodePath.join(project, "Pulumi.yaml"), program);
+      return project;
+    },
+  });
+  ws.env.PATH = [pluginDir, ws.env.PATH].join(nodePath.delimiter);
+  return ws;
+}
+
+/** A folder holding `pulumi-resource-backupportal` that starts the echo provider. */
+function echoPluginDir(dir: string): string {
+  const bin = nodePath.join(dir, "echo-bin");
+  fs.mkdirSync(bin, { recursive: true });
+  const file = nodePath.join(bin, "pulumi-resource-backupportal");
+  fs.writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" "${nodePath.join(REPO, "bench", "echo-provider.js")}" "$@"\n`, {
+    mode: 0o755,
+  });
+  return bin;
+}
+
+const CHANGES = /\b\d+ (to (create|update|delete|replace)|created|updated|deleted|replaced)\b/;
+
+/** Runs the five phases of `path` on the CLI against `portal` (whose latency the caller has set). */
+export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: PortalHandle): Promise<CliRun> {
+  const say = o.log ?? (() => undefined);
+  const w = workload({ tenants: o.tenants, consumersPerTenant: o.consumers, passwords: o.passwords, prefix: o.prefix });
+  const stack = "bench";
+  let ws: Workspace;
+  if (path === "dynamic") {
+    ws = stacksWorkspace(stack, stackFileFor(w, portal.url, o.passwords));
+  } else {
+    const scratch = fs.mkdtempSync(nodePath.join(os.tmpdir(), "bench-plugin-"));
+    const pluginDir = path === "echo" ? echoPluginDir(scratch) : nodePath.join(REPO, "bin");
+    ws = yamlWorkspace(stack, yamlProgramFor(w, o.passwords), pluginDir);
+    const remove = ws.remove;
+    ws.remove = () => (remove(), fs.rmSync(scratch, { recursive: true, force: true }));
+  }
+  const env: Record<string, string> = o.parallelDiff ? { PULUMI_PARALLEL_DIFF: "true" } : {};
+  const timeoutMs = () => {
+    const left = o.deadline - Date.now();
+    if (left <= 1000) throw new Error(`no time left for the next CLI command (--timeout)`);
+    return left;
+  };
+  const cli = async (args: string[]) => {
+    const t0 = performance.now();
+    const r = await ws.ok(args, { env, timeoutMs: timeoutMs() });
+    return { r, wallMs: performance.now() - t0 };
+  };
+  const io = { tenants: o.tenants, consumers: o.consumers, passwords: o.passwords, latency: o.latency, parallel: o.parallel };
+  const phases: CliPhase[] = [];
+  const phase = async (name: string, id: Ideal, args: string[], check?: (out: string) => void) => {
+    const mark = (await portal.requests()).length;
+    const { r, wallMs } = await cli([...args, "--parallel", String(o.parallel)]);
+    const log = (await portal.requests()).slice(mark);
+    check?.(r.stdout + r.stderr);
+    phases.push({ name, wallMs, log, ideal: id, commands: [{ args, wallMs }] });
+    say(`  ${name.padEnd(12)} pulumi ${args.join(" ")}: ${Math.round(wallMs)} ms, ${log.length} requests`);
+  };
+  const unchanged = (what: string) => (out: string) => {
+    if (CHANGES.test(out) || !/\d+ unchanged/.test(out)) throw new Error(`${path}: the ${what} found changes:\n${out}`);
+  };
+  try {
+    // Set up (not measured): the stack and its config; the secrets in one command.
+    await cli(["stack", "init"]);
+    const config: string[] = [];
+    if (path === "dynamic") {
+      config.push("--secret", "backup-portal:password=admin");
+      if (o.passwords) {
+        for (const t of w.tenants)
+          for (const c of t.consumers) config.push("--secret", `backup-portal:${PASSWORD_KEY(c.tsmName)}=${nodePassword(c.tsmName)}`);
+      }
+    } else {
+      for (const [k, v] of Object.entries({ url: portal.url, origin: ORIGIN, clientId: "emulator", username: "admin" })) {
+        config.push("--plaintext", `backupportal:${k}=${v}`);
+      }
+      config.push("--secret", "backupportal:password=admin");
+    }
+    await cli(["config", "set-all", ...config]);
+
+    const requests = path !== "echo";
+    await phase("create", idealCreate(io), ["up", "--yes"]);
+    if (requests) {
+      const check = exactlyOnce(await portal.state(), w);
+      if (check.missing.length || check.duplicates.length || check.unexpected.length)
+        throw new Error(`${path}: the portal does not hold the declared objects exactly once: ${JSON.stringify(check)}`);
+    }
+    await phase("no-op preview", ideal({}, 0, io), ["preview"], unchanged("no-op preview"));
+    await phase("no-op", ideal({}, 0, io), ["up", "--yes"], unchanged("no-op update"));
+    await phase("refresh", idealRefresh(io), ["refresh", "--yes", "--skip-preview"], unchanged("refresh"));
+    await phase("destroy", idealDestroy(io), ["destroy", "--yes", "--skip-preview"]);
+    if (requests) {
+      const left = exactlyOnce(await portal.state(), w);
+      if (left.duplicates.length || left.unexpected.length || left.missing.length !== w.tenants.length * (1 + 2 * o.consumers))
+        throw new Error(`${path}: destroy left objects behind: ${JSON.stringify(left)}`);
+    }
+  } finally {
+    ws.remove();
+  }
+  return { path, parallelDiff: o.parallelDiff, workload: w, phases };
+}
+
+/** `--parallel-diff`: off (default), on, or both (each path twice, without and then with). */
+export function parallelDiffModes(v: string | undefined): boolean[] {
+  if (v === undefined || v === "off") return [false];
+  if (v === "on" || v === "true") return [true];
+  if (v === "both") return [false, true];
+  throw new Error(`--parallel-diff is off, on or both, got ${v}`);
+}
+
+/** The target of a phase: wall ≤ 1.2 × the ideal + the echo provider's wall for the same phase on the same CLI. */
+export function target(p: CliPhase, floor: CliPhase | undefined): { wallMs: number; met: boolean } | undefined {
+  if (!floor) return undefined;
+  const wallMs = 1.2 * p.ideal.wallMs + floor.wallMs;
+  return { wallMs, met: p.wallMs <= wallMs };
+}
