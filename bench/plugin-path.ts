@@ -16,7 +16,13 @@
 // (bench/echo-provider.js): what any provider process costs under the stand-in. `--paths floor` runs a provider
 // that does no work in the bench's own process (bench/floor-host.ts): the stand-in's own scheduling.
 //
+// `--engine cli` runs the paths on the real Pulumi CLI instead (bench/cli-engine.ts): dynamic is the stacks/ program,
+// plugin a generated Pulumi YAML program under pulumi-language-yaml, echo the same program on the echo provider (run
+// first unless left out of --paths: the engine's own floor, against which each phase's target is set);
+// dynamic-0.2.0 and floor are the stand-in's only. Phases there: create, no-op preview, no-op, refresh, destroy.
+//
 //   npm run bench:plugin -- [--tenants 10] [--consumers 4] [--latency 20] [--parallel 16] [--paths dynamic,plugin,dynamic-0.2.0,echo,floor]
+//                           [--engine standin|cli] [--parallel-diff off|on|both] [--timeout 1800]
 import * as fs from "fs";
 import * as os from "os";
 import * as nodePath from "path";
@@ -29,6 +35,8 @@ import { Ideal, ideal, idealCreate, idealDestroy, idealRefresh } from "./ideal";
 import { processCpuMs, startPortalProcess } from "./portal-process";
 import { exactlyOnce, workload } from "./workload";
 import { startFloorHost } from "./floor-host";
+import { CLI_PATHS, CliPath, CliRun, parallelDiffModes, runOnCli, target } from "./cli-engine";
+import { countByEndpoint } from "./ideal";
 
 function arg(name: string, dflt: number, min = 1): number {
   const i = process.argv.indexOf(name);
@@ -70,7 +78,16 @@ const load = () =>
     .map((l) => l.toFixed(1))
     .join(" ");
 
+function stringArg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+}
+
 async function main(): Promise<void> {
+  const engine = stringArg("--engine") ?? "standin";
+  if (engine !== "standin" && engine !== "cli") throw new Error(`--engine is standin or cli, got ${engine}`);
+  if (engine === "cli") return mainCli();
+  if (process.argv.includes("--parallel-diff")) throw new Error("--parallel-diff needs --engine cli");
   const tenants = arg("--tenants", 10);
   const consumers = arg("--consumers", 4);
   const latency = arg("--latency", 20, 0);
@@ -204,6 +221,86 @@ async function main(): Promise<void> {
     }
   } finally {
     await portal.close();
+  }
+  console.log("");
+  for (const line of summary) console.log(line);
+}
+
+/** `--engine cli`: each path on the real Pulumi CLI, with the echo provider's phases as the floor. */
+async function mainCli(): Promise<void> {
+  const tenants = arg("--tenants", 10);
+  const consumers = arg("--consumers", 4);
+  const latency = arg("--latency", 20, 0);
+  const parallel = arg("--parallel", 16);
+  const timeout = arg("--timeout", 1800);
+  // A bare --parallel-diff means on; a value (off, on, both) may follow.
+  const pd = process.argv.indexOf("--parallel-diff");
+  const modes = parallelDiffModes(pd < 0 ? undefined : ["off", "on", "both"].includes(process.argv[pd + 1]) ? process.argv[pd + 1] : "on");
+  const asked = (stringArg("--paths") ?? "echo,dynamic,plugin").split(",");
+  for (const p of asked) if (!CLI_PATHS.includes(p as CliPath)) throw new Error(`--paths on the CLI: ${CLI_PATHS.join(", ")}, got ${p}`);
+  // The floor first, so every other path's targets can be printed beside it.
+  const paths = [...asked].sort((a, b) => Number(b === "echo") - Number(a === "echo")) as CliPath[];
+  const deadline = Date.now() + timeout * 1000 - 5_000;
+  const guard = setTimeout(() => {
+    console.error(`bench:plugin: ABORTED after ${timeout} s (--timeout); each CLI run was killed with its plugins before this`);
+    process.exit(2);
+  }, timeout * 1000);
+  guard.unref();
+  console.log(
+    `workload: ${tenants} tenants × (1 business unit + ${consumers} consumers + ${consumers} nodes); latency ${latency} ms; ` +
+      `--parallel ${parallel}; engine: the real Pulumi CLI (.tools/bin, file backend); node ${process.version}, ${os.cpus().length} cpus, load ${load()}`,
+  );
+  console.log("wall = the CLI command's, spawn to exit: the CLI's, the language host's and the provider's start-ups included");
+  const portal = await startPortalProcess({ nodeArgs: [] });
+  const summary: string[] = [];
+  try {
+    await portal.setFaults({ latencyMs: latency });
+    for (const parallelDiff of modes) {
+      let floor: CliRun | undefined;
+      for (const path of paths) {
+        console.log(`\n${path}, PULUMI_PARALLEL_DIFF ${parallelDiff ? "true" : "unset"}:`);
+        const run = await runOnCli(
+          path,
+          { tenants, consumers, passwords: true, latency, parallel, parallelDiff, prefix: path[0], deadline, log: (l) => console.log(l) },
+          portal,
+        );
+        if (path === "echo") floor = run;
+        console.log(`\n${path}: load ${load()}`);
+        console.log("  phase          wall      ideal   wall/ideal  requests (ideal)  echo floor  1.2×ideal+floor  target");
+        for (const p of run.phases) {
+          // The echo provider sends no request: the ideal is not its measure.
+          const echo = path === "echo";
+          const ratio = p.ideal.wallMs > 0 && !echo ? (p.wallMs / p.ideal.wallMs).toFixed(2) : "n/a";
+          const f = echo ? undefined : floor?.phases.find((x) => x.name === p.name);
+          const t = target(p, f);
+          console.log(
+            `  ${p.name.padEnd(13)} ${fmt(p.wallMs).padStart(8)} ${fmt(p.ideal.wallMs).padStart(9)} ${ratio.padStart(9)}  ` +
+              `${String(p.log.length).padStart(8)} (${echo ? "-" : p.ideal.total})  ${(f ? fmt(f.wallMs) : "-").padStart(10)}  ` +
+              `${(t ? fmt(t.wallMs) : "-").padStart(15)}  ${t ? (t.met ? "met" : "MISSED") : "-"}`,
+          );
+        }
+        if (path !== "echo") {
+          for (const p of run.phases) {
+            const got = countByEndpoint(p.log);
+            const keys = [...new Set([...Object.keys(got), ...Object.keys(p.ideal.byEndpoint)])].sort();
+            const diff = keys.filter((k) => (got[k] ?? 0) !== (p.ideal.byEndpoint[k] ?? 0));
+            if (diff.length)
+              console.log(
+                `  ${p.name} differs from the ideal at: ${diff.map((k) => `${k} ${got[k] ?? 0} (ideal ${p.ideal.byEndpoint[k] ?? 0})`).join("; ")}`,
+              );
+          }
+        }
+        const create = run.phases[0];
+        const preview = run.phases.find((p) => p.name === "no-op preview")!;
+        summary.push(
+          `bench:plugin engine=cli parallel-diff=${parallelDiff ? "on" : "off"} ${path} ${path === "echo" ? `create-wall=${Math.round(create.wallMs)}ms` : `create-wall/ideal=${(create.wallMs / create.ideal.wallMs).toFixed(2)}`} ` +
+            `requests=${run.phases.map((p) => `${p.log.length}/${p.ideal.total}`).join(",")} noop-preview=${Math.round(preview.wallMs)}ms`,
+        );
+      }
+    }
+  } finally {
+    await portal.close();
+    clearTimeout(guard);
   }
   console.log("");
   for (const line of summary) console.log(line);
