@@ -12,14 +12,15 @@ import { REPO, workspace, Workspace } from "./cli";
  * A workspace whose project runs the repository's stacks/ program: a Pulumi.yaml like the repository's, with
  * `main` pointing at stacks/index.ts and the stack file beside it instead of in stacks/.
  */
-export function stacksWorkspace(stack: string, stackYaml: string): Workspace {
+export function stacksWorkspace(stack: string, stackYaml: string, opts: { checkout?: string } = {}): Workspace {
   return workspace({
     stack,
     stackYaml,
     project: (dir) => {
       const project = path.join(dir, "project");
       fs.mkdirSync(project);
-      const main = path.join(REPO, "stacks", "index.ts");
+      // `checkout`: another checkout's stacks/ program (an earlier release in a git worktree), else this one's.
+      const main = path.join(opts.checkout ?? REPO, "stacks", "index.ts");
       fs.writeFileSync(
         path.join(project, "Pulumi.yaml"),
         `name: backup-portal\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: ${main}\n`,
