@@ -22,8 +22,8 @@ import * as os from "os";
 import * as nodePath from "path";
 import { performance } from "perf_hooks";
 import type { RequestLogEntry } from "../emulator";
-import { REPO, workspace, Workspace } from "../test/real-engine/cli";
-import { stacksWorkspace } from "../test/real-engine/project";
+import { REPO, Workspace } from "../test/real-engine/cli";
+import { stacksWorkspace, yamlWorkspace } from "../test/real-engine/project";
 import { ORIGIN } from "../test/support/portal";
 import { Ideal, ideal, idealCreate, idealDestroy, idealRefresh } from "./ideal";
 import type { PortalHandle } from "./portal-process";
@@ -129,21 +129,6 @@ export function yamlProgramFor(w: Workload, passwords: boolean): string {
   });
   // JSON is YAML, and the CLI reads Pulumi.yaml with yaml.v3: quoted throughout.
   return JSON.stringify({ name: "bench", runtime: "yaml", resources }, null, 1) + "\n";
-}
-
-/** A workspace for a YAML project with `pluginDir` first on PATH (where the CLI looks for `pulumi-resource-backupportal`). */
-function yamlWorkspace(stack: string, program: string, pluginDir: string): Workspace {
-  const ws = workspace({
-    stack,
-    project: (dir) => {
-      const project = nodePath.join(dir, "project");
-      fs.mkdirSync(project);
-      fs.writeFileSync(nodePath.join(project, "Pulumi.yaml"), program);
-      return project;
-    },
-  });
-  ws.env.PATH = [pluginDir, ws.env.PATH].join(nodePath.delimiter);
-  return ws;
 }
 
 /** A folder holding `pulumi-resource-backupportal` that starts the echo provider. */

@@ -6,23 +6,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import YAML from "yaml";
 import { ORIGIN, startEmulator, type Emulator } from "../support/portal";
-import { REPO, workspace, Workspace } from "./cli";
-import { portalWrites } from "./project";
-
-/** A YAML project in a workspace, the plugin on PATH as a user's installed plugin would be found. */
-function yamlWorkspace(stack: string, program: string): Workspace {
-  const ws = workspace({
-    stack,
-    project: (dir) => {
-      const project = path.join(dir, "project");
-      fs.mkdirSync(project);
-      fs.writeFileSync(path.join(project, "Pulumi.yaml"), program);
-      return project;
-    },
-  });
-  ws.env.PATH = [path.join(REPO, "bin"), ws.env.PATH].join(path.delimiter);
-  return ws;
-}
+import { REPO, Workspace } from "./cli";
+import { portalWrites, yamlWorkspace } from "./project";
 
 async function configure(ws: Workspace, emu: Emulator, namespace = "backupportal"): Promise<void> {
   for (const [key, value] of Object.entries({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin" })) {

@@ -30,6 +30,24 @@ export function stacksWorkspace(stack: string, stackYaml: string, opts: { checko
   });
 }
 
+/**
+ * A workspace for a Pulumi YAML project (`program` is its Pulumi.yaml), with `pluginDir` first on PATH: where the
+ * CLI finds `pulumi-resource-backupportal`, as it finds a user's plugin on PATH (the repository's bin/ by default).
+ */
+export function yamlWorkspace(stack: string, program: string, pluginDir = path.join(REPO, "bin")): Workspace {
+  const ws = workspace({
+    stack,
+    project: (dir) => {
+      const project = path.join(dir, "project");
+      fs.mkdirSync(project);
+      fs.writeFileSync(path.join(project, "Pulumi.yaml"), program);
+      return project;
+    },
+  });
+  ws.env.PATH = [pluginDir, ws.env.PATH].join(path.delimiter);
+  return ws;
+}
+
 /** The portal password the tests give the emulator's admin (not its seed "admin", which is also the username). */
 export const PORTAL_PASSWORD = "Portal-pw-7f3c2e9a";
 
