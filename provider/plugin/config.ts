@@ -2,7 +2,8 @@
 // (portal/settings.ts SETTING_SOURCES) under the `backupportal:` namespace.
 // CheckConfig reports every problem at once, with the did-you-mean of the stack
 // rules; DiffConfig replaces the provider when the portal or the account changes.
-import { resolveSettings, SETTING_SOURCES, SettingKey } from "../portal/settings";
+import { portalBaseUrl, resolveSettings, SETTING_SOURCES, SettingKey } from "../portal/settings";
+import { normalPortalUrl, normalUsername } from "../dynamic/portal-guard";
 import { suggest } from "../rules/suggest";
 import { isUnknown } from "../dynamic/values";
 import { PACKAGE } from "./resources";
@@ -84,5 +85,13 @@ export function diffConfig(olds: Record<string, unknown>, news: Record<string, u
   const o = lookup(olds);
   const n = lookup(news);
   const changed = [...CONFIG_KEYS, ...OPTIONAL_KEYS].filter((k) => o(k) !== n(k));
-  return { changed, replaces: changed.filter((k) => REPLACING_CONFIG_KEYS.includes(k)) };
+  // The same portal and account spelled otherwise (`HTTPS://Portal.Example.com:443/`, `Admin`) is an update,
+  // not another portal: compared in the portal guard's normal form (dynamic/portal-guard.ts portalOf).
+  const same = (k: string) => {
+    const [was, now] = [o(k), n(k)];
+    if (was === undefined || now === undefined) return false;
+    const url = (v: string) => normalPortalUrl(portalBaseUrl(v));
+    return k === "url" ? url(was) === url(now) : normalUsername(was) === normalUsername(now);
+  };
+  return { changed, replaces: changed.filter((k) => REPLACING_CONFIG_KEYS.includes(k) && !same(k)) };
 }

@@ -51,6 +51,15 @@ export const LIMIT_SOURCES = {
 } as const;
 
 /**
+ * The base URL of a configured url: trailing slashes and then one `/v1` removed (`https://p.example/v1/` is
+ * `https://p.example`), as the client appends `/v1/...`. Applied once, to the configured text; the portal
+ * guard's normal form (dynamic/portal-guard.ts) works on its result.
+ */
+export function portalBaseUrl(url: string): string {
+  return url.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+/**
  * Completes settings from a lookup (stack config) and then the environment.
  * Throws one error naming every missing key and where to set it: both places for the stack, the environment
  * variable for a CLI command (`tool: "cli"`).
@@ -87,7 +96,7 @@ export function resolveSettings(
     const name = cli ? SETTING_SOURCES.url.env : SETTING_SOURCES.url.config;
     throw new Error(`${name} is not a URL: "${maskUrl(out.url!)}". Use e.g. https://portal.example.com (without /v1).`);
   }
-  const settings: PortalSettings = { ...(out as Record<SettingKey, string>), url: out.url!.replace(/\/+$/, "").replace(/\/v1$/, "") };
+  const settings: PortalSettings = { ...(out as Record<SettingKey, string>), url: portalBaseUrl(out.url!) };
   const cap = LIMIT_SOURCES.maxAnswerBytes;
   const capText = lookup(cap.config) ?? env[cap.env];
   if (capText !== undefined && capText !== "") {
