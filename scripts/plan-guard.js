@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The GitOps plan guard (issue 23): reads what `pulumi preview --json` wrote and refuses a plan that deletes
-// or replaces a business unit, or more consumers and nodes than allowed, unless the pull request allows it.
+// The GitOps plan guard (issues 23, 37): reads what `pulumi preview --json` wrote and refuses a plan that deletes
+// or replaces a business unit (dynamic or plugin), replaces the plugin's provider, or deletes or replaces more
+// consumers and nodes than allowed, unless the pull request allows it.
 //
 //   pulumi preview --refresh --json > preview.json
 //   npm run plan-guard -- preview.json [--max-deletes N] [--allow]
@@ -11,25 +12,67 @@
 // Exit status: 0 the plan passes (or is allowed), 1 it is refused, 2 the file is no preview (fails closed).
 // Every delete or replace in the plan is printed as a table (kind, name, URN, op), whatever the outcome.
 //
-// The input is the CLI's preview digest, as pulumi/pulumi v3.259.0 writes it (pkg/backend/display/json.go,
+// The input is the CLI's preview digest, as pulumi/pulumi v3.260.0 writes it (pkg/backend/display/json.go,
 // ShowPreviewDigest; the shape in pkg/display/json.go, PreviewDigest/PreviewStep, and
 // sdk/go/common/apitype/core.go, ResourceV3): `{ steps: [{ op, urn, oldState?, newState?, ... }],
 // diagnostics, changeSummary, ... }`. Only steps that change something are listed (`same` only with
 // --show-sames). A replacement is one `replace` step, or with --show-replacement-steps also
 // `create-replacement` and `delete-replaced` for the same URN: all count as one replace. With --refresh, an
 // object the refresh found gone on the portal is listed as `delete` too (counted: someone should look).
-// The kind of a resource is its type token (oldState/newState `type`, else the URN's type): this product's
-// resources register as `pulumi-nodejs:dynamic/backup-portal:<Kind>` (the module and type the classes in
-// provider/resources/*.ts pass to dynamic.Resource; test/gitops/plan-guard.test.ts checks them).
+// The kind of a resource is its type token (oldState/newState `type`, else the URN's type) without its family's
+// prefix: the dynamic providers register as `pulumi-nodejs:dynamic/backup-portal:<Kind>` (the module and type the
+// classes in provider/resources/*.ts pass to dynamic.Resource), the plugin's as `backupportal:index:<Kind>`
+// (provider/plugin/resources.ts tokenOf); test/gitops/plan-guard.test.ts checks both.
+// The plugin's own provider (`pulumi:providers:backupportal`, default or explicit) is replaced when its `url` or
+// `username` changes (provider/plugin/config.ts REPLACING_CONFIG_KEYS), and the engine then replaces every resource
+// it manages: a replaced provider counts as a replace of each resource whose state names it, and is itself
+// refused like a business unit (it may manage business units the digest does not list).
+// Anything else is no preview this guard knows and fails closed (exit 2): no `steps` array, a step without a
+// string `urn`, an `op` that is not exactly one of the engine's, or a `changeSummary` that counts deletes or
+// replaces the steps do not show.
 "use strict";
 const fs = require("node:fs");
 
 const LABEL = "allow-tenant-deletion";
-const TYPE_PREFIX = "pulumi-nodejs:dynamic/backup-portal:";
-/** Kinds the guard counts: a business unit never goes without the label; consumers and nodes up to the limit. */
-const GUARDED = { BusinessUnit: "never", Consumer: "limit", Node: "limit" };
-const DELETE_OPS = new Set(["delete"]);
-const REPLACE_OPS = new Set(["replace", "create-replacement", "delete-replaced"]);
+/** The type-token prefixes of this product's resources: the dynamic providers' and the plugin's. */
+const FAMILIES = ["pulumi-nodejs:dynamic/backup-portal:", "backupportal:index:"];
+const TYPE_PREFIX = FAMILIES[0];
+const PLUGIN_PREFIX = FAMILIES[1];
+/** The plugin's provider resource type (its replace replaces what it manages). */
+const PROVIDER_TYPE = "pulumi:providers:backupportal";
+const PROVIDER_KIND = "provider";
+/**
+ * The one table of rules, by kind (the same for both families): a business unit never goes without the label, nor
+ * the plugin's provider (its replace replaces every resource it manages); consumers and nodes up to --max-deletes.
+ */
+const GUARDED = { BusinessUnit: "never", [PROVIDER_KIND]: "never", Consumer: "limit", Node: "limit" };
+/**
+ * Every step op of the engine, exactly as it spells them (pulumi/pulumi pkg/v3 v3.260.0, resource/deploy/step.go
+ * StepOps), and what each does to an object this guard counts: removes it (`delete`), replaces it (`replace`), or
+ * neither (null). A replacement with --show-replacement-steps is `create-replacement`, `replace` and
+ * `delete-replaced` of one URN: one replace. `remove-pending-replace` drops a resource whose replacement failed
+ * half-way: a delete. Reads, discards and imports act on read or imported resources, not on the stack's objects.
+ */
+const OPS = {
+  same: null,
+  create: null,
+  update: null,
+  delete: "delete",
+  replace: "replace",
+  "create-replacement": "replace",
+  "delete-replaced": "replace",
+  read: null,
+  "read-replacement": null,
+  refresh: null,
+  discard: null,
+  "discard-replaced": null,
+  "remove-pending-replace": "delete",
+  import: null,
+  "import-replacement": "replace",
+  diff: null,
+  "extend-parameterize": null,
+};
+const effectOf = (op) => (typeof op === "string" && Object.hasOwn(OPS, op) ? OPS[op] : undefined);
 
 /** The URN's parts: urn:pulumi:<stack>::<project>::<qualified type>::<name> (the name may hold "::"). */
 function parseUrn(urn) {
@@ -40,23 +83,60 @@ function parseUrn(urn) {
   return { type: qualified.slice(qualified.lastIndexOf("$") + 1), name: parts.slice(3).join("::") };
 }
 
-/** BusinessUnit, Consumer, Node, NodeProxy for this product's resources; otherwise the type token itself. */
+const typeOf = (step) => (step.oldState && step.oldState.type) || (step.newState && step.newState.type) || parseUrn(step.urn).type;
+
+/** BusinessUnit, Consumer, Node, NodeProxy for this product's resources (either family); `provider` for the plugin's provider; otherwise the type token itself. */
 function kindOf(step) {
-  const type = (step.oldState && step.oldState.type) || (step.newState && step.newState.type) || parseUrn(step.urn).type;
-  return type.startsWith(TYPE_PREFIX) ? type.slice(TYPE_PREFIX.length) : type;
+  const type = typeOf(step);
+  if (type === PROVIDER_TYPE) return PROVIDER_KIND;
+  const family = FAMILIES.find((f) => type.startsWith(f));
+  return family ? type.slice(family.length) : type;
+}
+
+/** The provider reference of a step's old (else new) state, `<provider URN>::<id>`, without the id. */
+function providerUrnOf(step) {
+  const ref = (step.oldState && step.oldState.provider) || (step.newState && step.newState.provider);
+  return typeof ref === "string" && ref.includes("::") ? ref.slice(0, ref.lastIndexOf("::")) : undefined;
+}
+
+/**
+ * Why `digest` is no preview digest this guard knows (a one-line reason), or undefined: it must be an object with a
+ * `steps` array of objects, each with a string `urn` and an `op` of the engine's, and a `changeSummary` (when there
+ * is one) of the engine's ops that counts no more deletes or replaces of an op than the steps show.
+ */
+function shapeProblem(digest) {
+  if (typeof digest !== "object" || digest === null || Array.isArray(digest)) return "not an object";
+  if (!Array.isArray(digest.steps)) return 'no "steps" array';
+  const seen = {};
+  for (const [i, step] of digest.steps.entries()) {
+    if (typeof step !== "object" || step === null || Array.isArray(step)) return `steps[${i}] is not an object`;
+    if (typeof step.urn !== "string") return `steps[${i}] has no string "urn"`;
+    if (effectOf(step.op) === undefined) return `steps[${i}] has an op the engine does not write: ${JSON.stringify(step.op)}`;
+    seen[step.op] = (seen[step.op] || 0) + 1;
+  }
+  const summary = digest.changeSummary;
+  if (summary === undefined) return undefined;
+  if (typeof summary !== "object" || summary === null || Array.isArray(summary)) return '"changeSummary" is not an object';
+  for (const [op, count] of Object.entries(summary)) {
+    if (effectOf(op) === undefined) return `"changeSummary" counts an op the engine does not write: ${JSON.stringify(op)}`;
+    if (!Number.isSafeInteger(count) || count < 0) return `"changeSummary".${op} is not a count: ${JSON.stringify(count)}`;
+    // The steps may show more (the default provider's steps are not counted); never fewer destructive ones.
+    if (OPS[op] && count > (seen[op] || 0)) {
+      return `"changeSummary" counts ${count} ${op} but the steps show ${seen[op] || 0}`;
+    }
+  }
+  return undefined;
 }
 
 /** The deletes and replaces of a preview digest, one row per URN (a replace wins over a delete). */
 function changesOf(digest) {
   const rows = new Map();
-  for (const step of digest.steps || []) {
-    const op = DELETE_OPS.has(step.op) ? "delete" : REPLACE_OPS.has(step.op) ? "replace" : undefined;
-    if (!op || typeof step.urn !== "string") continue;
+  const add = (step, op) => {
     const row = rows.get(step.urn);
     if (row) {
       if (op === "replace") row.op = "replace";
       row.protected = row.protected || Boolean(step.oldState && step.oldState.protect);
-      continue;
+      return;
     }
     rows.set(step.urn, {
       kind: kindOf(step),
@@ -65,6 +145,18 @@ function changesOf(digest) {
       op,
       protected: Boolean(step.oldState && step.oldState.protect),
     });
+  };
+  const steps = (digest.steps || []).filter((s) => s && typeof s.urn === "string");
+  for (const step of steps) {
+    const op = effectOf(step.op);
+    if (op) add(step, op);
+  }
+  // A replaced plugin provider replaces every resource it manages, shown as a replace step or not at all.
+  const replacedProviders = new Set([...rows.values()].filter((r) => r.kind === PROVIDER_KIND && r.op === "replace").map((r) => r.urn));
+  if (replacedProviders.size > 0) {
+    for (const step of steps) {
+      if (replacedProviders.has(providerUrnOf(step))) add(step, "replace");
+    }
   }
   return [...rows.values()];
 }
@@ -72,12 +164,19 @@ function changesOf(digest) {
 /** The verdict on a digest: `refused` with the reasons, and the rows to print. */
 function judge(digest, { maxDeletes = 0, allow = false } = {}) {
   const rows = changesOf(digest);
-  const businessUnits = rows.filter((r) => GUARDED[r.kind] === "never");
+  const never = rows.filter((r) => GUARDED[r.kind] === "never");
+  const businessUnits = never.filter((r) => r.kind !== PROVIDER_KIND);
+  const providers = never.filter((r) => r.kind === PROVIDER_KIND);
   const limited = rows.filter((r) => GUARDED[r.kind] === "limit");
   const reasons = [];
   if (businessUnits.length > 0) {
     reasons.push(
       `the plan deletes or replaces ${businessUnits.length} business unit(s); a business unit is never removed without the label`,
+    );
+  }
+  if (providers.length > 0) {
+    reasons.push(
+      `the plan replaces ${providers.length} backupportal provider(s) (a changed url or username): every resource it manages is replaced`,
     );
   }
   if (limited.length > maxDeletes) {
@@ -132,14 +231,8 @@ function readDigest(file) {
   } catch {
     throw `${file}: not JSON; save the output of \`pulumi preview --json\` (did the preview fail before printing?)`;
   }
-  if (
-    typeof digest !== "object" ||
-    digest === null ||
-    Array.isArray(digest) ||
-    (digest.steps !== undefined && !Array.isArray(digest.steps))
-  ) {
-    throw `${file}: not the output of \`pulumi preview --json\` (an object with "steps")`;
-  }
+  const problem = shapeProblem(digest);
+  if (problem) throw `${file}: not the output of \`pulumi preview --json\` this guard knows (${problem}); it fails closed`;
   return digest;
 }
 
@@ -179,6 +272,21 @@ function main(argv, out = console.log, err = console.error) {
   return 1;
 }
 
-module.exports = { changesOf, judge, kindOf, main, parseArgs, parseUrn, table, LABEL, TYPE_PREFIX };
+module.exports = {
+  changesOf,
+  judge,
+  kindOf,
+  main,
+  parseArgs,
+  parseUrn,
+  shapeProblem,
+  table,
+  FAMILIES,
+  LABEL,
+  OPS,
+  PLUGIN_PREFIX,
+  PROVIDER_TYPE,
+  TYPE_PREFIX,
+};
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));

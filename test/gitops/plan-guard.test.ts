@@ -10,6 +10,7 @@ import { BusinessUnit } from "../../provider/resources/business-unit";
 import { Consumer } from "../../provider/resources/consumer";
 import { Node } from "../../provider/resources/node";
 import { NodeProxy } from "../../provider/resources/node-proxy";
+import { PACKAGE, RESOURCES, tokenOf } from "../../provider/plugin/resources";
 import { installMocks, settle } from "../support/mocks";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -17,9 +18,15 @@ const SCRIPT = path.join(ROOT, "scripts", "plan-guard.js");
 const fixture = (name: string) => path.join(__dirname, "fixtures", `${name}.json`);
 const guard = require(SCRIPT) as {
   changesOf(digest: unknown): Array<{ kind: string; name: string; urn: string; op: string; protected: boolean }>;
+  shapeProblem(digest: unknown): string | undefined;
+  judge(digest: unknown, opts?: { maxDeletes?: number; allow?: boolean }): { refused: boolean; reasons: string[] };
   TYPE_PREFIX: string;
+  PLUGIN_PREFIX: string;
+  PROVIDER_TYPE: string;
+  OPS: Record<string, string | null>;
   LABEL: string;
 };
+const load = (name: string) => JSON.parse(fs.readFileSync(fixture(name), "utf8"));
 
 function run(...args: string[]) {
   const r = spawnSync(process.execPath, [SCRIPT, ...args], { cwd: ROOT, encoding: "utf8", timeout: 20_000 });
@@ -167,6 +174,145 @@ describe("plan guard (scripts/plan-guard.js) on recorded preview JSON", function
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("the plugin's resources (backupportal:index:*): a BusinessUnit never goes without the label, consumers and nodes up to the limit", () => {
+    const r = run(fixture("plugin-delete"), "--max-deletes", "5");
+    assert.equal(r.status, 1, r.out);
+    assert.deepEqual(
+      rows(r.out).map((row) => [row[0], row[1], row[3]]),
+      [
+        ["Node", "webNode", "delete"],
+        ["Consumer", "web", "delete"],
+        ["BusinessUnit", "acme", "delete"],
+      ],
+    );
+    assert.match(r.err, /refused: the plan deletes or replaces 1 business unit\(s\)/);
+    assert.doesNotMatch(r.out, /within the limits/);
+    assert.equal(run(fixture("plugin-delete"), "--allow").status, 0);
+    const digest = load("plugin-delete");
+    digest.steps = digest.steps.filter((s: { urn: string }) => !s.urn.includes(":BusinessUnit::"));
+    assert.equal(guard.judge(digest, { maxDeletes: 2 }).refused, false, "a consumer and a node within a limit of 2");
+    assert.match(guard.judge(digest, { maxDeletes: 1 }).reasons.join(), /2 consumer\(s\) and node\(s\); at most 1/);
+  });
+
+  it("a changed url or username of the plugin's provider: the provider's replace and each resource's are refused", () => {
+    const r = run(fixture("plugin-url-replace"), "--max-deletes", "5");
+    assert.equal(r.status, 1, r.out);
+    assert.deepEqual(
+      rows(r.out).map((row) => [row[0], row[1], row[3]]),
+      [
+        ["provider", "default", "replace"],
+        ["BusinessUnit", "acme", "replace"],
+        ["Consumer", "web", "replace"],
+        ["Node", "webNode", "replace"],
+      ],
+    );
+    assert.match(r.err, /refused: the plan replaces 1 backupportal provider\(s\) \(a changed url or username\)/);
+    assert.equal(run(fixture("plugin-url-replace"), "--allow").status, 0);
+  });
+
+  it("a replaced plugin provider counts as replacing what it manages, whether the steps show those replaces or not", () => {
+    // Its resources listed as `same` (--show-sames): each is a replace, found by the provider its state names.
+    const r = run(fixture("provider-replace"), "--max-deletes", "5");
+    assert.equal(r.status, 1, r.out);
+    assert.deepEqual(
+      rows(r.out).map((row) => [row[0], row[3]]),
+      [
+        ["provider", "replace"],
+        ["BusinessUnit", "replace"],
+        ["Consumer", "replace"],
+        ["Node", "replace"],
+      ],
+    );
+    // Its resources not listed at all: the provider alone is refused.
+    const digest = load("provider-replace");
+    digest.steps = digest.steps.filter((s: { op: string }) => s.op !== "same");
+    const alone = guard.judge(digest, { maxDeletes: 100 });
+    assert.equal(alone.refused, true);
+    assert.match(alone.reasons.join(), /replaces 1 backupportal provider/);
+    // Another provider's replace (the dynamic path's, or another package's) is not this rule's.
+    digest.steps[0].urn = digest.steps[0].urn.replace("backupportal", "aws");
+    digest.steps[0].oldState.type = digest.steps[0].newState.type = "pulumi:providers:aws";
+    assert.equal(guard.judge(digest).refused, false);
+  });
+
+  it("fails closed (exit 2) on a digest shape it does not know", () => {
+    const cases: Array<[string, RegExp]> = [
+      ["shape-empty-object", /no "steps" array/],
+      ["shape-summary-only", /no "steps" array/],
+      ["shape-steps-not-array", /no "steps" array/],
+      ["shape-urn-not-string", /steps\[1\] has no string "urn"/],
+      ["shape-op-case", /steps\[1\] has an op the engine does not write: "Delete"/],
+      ["shape-summary-more", /"changeSummary" counts 5 delete but the steps show 0/],
+    ];
+    for (const [name, message] of cases) {
+      const r = run(fixture(name), "--allow");
+      assert.equal(r.status, 2, `${name}: ${r.out}${r.err}`);
+      assert.match(r.err, message, name);
+      assert.match(r.err, /not the output of `pulumi preview --json` this guard knows/);
+      assert.equal(r.err.trim().split("\n").length, 1, "one line");
+    }
+  });
+
+  it("knows exactly the engine's step ops (pulumi pkg/v3 v3.260.0 resource/deploy/step.go StepOps), in their case only", () => {
+    const engine = [
+      "same",
+      "create",
+      "update",
+      "delete",
+      "replace",
+      "create-replacement",
+      "delete-replaced",
+      "read",
+      "read-replacement",
+      "refresh",
+      "discard",
+      "discard-replaced",
+      "remove-pending-replace",
+      "import",
+      "import-replacement",
+      "diff",
+      "extend-parameterize",
+    ];
+    assert.deepEqual(Object.keys(guard.OPS), engine);
+    const urn = "urn:pulumi:prod::tenants::backupportal:index:Consumer::web";
+    for (const op of engine) {
+      for (const other of [op.toUpperCase(), op[0].toUpperCase() + op.slice(1), ` ${op}`]) {
+        assert.match(String(guard.shapeProblem({ steps: [{ op: other, urn }] })), /an op the engine does not write/, other);
+      }
+      assert.equal(guard.shapeProblem({ steps: [{ op, urn }] }), undefined, op);
+    }
+    for (const op of ["__proto__", "constructor", "toString", 1, null]) {
+      assert.match(String(guard.shapeProblem({ steps: [{ op, urn }] })), /an op the engine does not write/, String(op));
+    }
+    const counted = Object.entries(guard.OPS).filter(([, effect]) => effect);
+    assert.deepEqual(Object.fromEntries(counted), {
+      delete: "delete",
+      replace: "replace",
+      "create-replacement": "replace",
+      "delete-replaced": "replace",
+      "remove-pending-replace": "delete",
+      "import-replacement": "replace",
+    });
+    for (const [op, effect] of counted)
+      assert.deepEqual(
+        guard.changesOf({ steps: [{ op, urn }] }).map((c) => c.op),
+        [effect],
+      );
+    assert.equal(guard.changesOf({ steps: [{ op: "__proto__", urn }] }).length, 0);
+  });
+
+  it("knows the plugin's resources by the token each registers with", () => {
+    const steps = RESOURCES.map((r) => ({ op: "delete", urn: `urn:pulumi:test::p::${tokenOf(r)}::${r.spec.name}` }));
+    const kinds = guard.changesOf({ steps }).map((c) => c.kind);
+    assert.deepEqual(
+      kinds,
+      RESOURCES.map((r) => r.spec.name),
+    );
+    for (const kind of ["BusinessUnit", "Consumer", "Node"]) assert.ok(kinds.includes(kind), kind);
+    assert.equal(guard.PLUGIN_PREFIX, `${PACKAGE}:index:`);
+    assert.equal(guard.PROVIDER_TYPE, `pulumi:providers:${PACKAGE}`);
   });
 
   it("npm run plan-guard runs it", () => {
