@@ -9,7 +9,8 @@
 //   --max-deletes N  consumers and nodes the plan may delete or replace together (default 0)
 //   --allow          the pull request carries the label `allow-tenant-deletion`: print the table, pass
 //
-// Exit status: 0 the plan passes (or is allowed), 1 it is refused, 2 the file is no preview (fails closed).
+// Exit status: 0 the plan passes (or is allowed), 1 it is refused, 2 the file is no preview or one of a shape
+// the guard does not know (fails closed).
 // Every delete or replace in the plan is printed as a table (kind, name, URN, op), whatever the outcome.
 //
 // The input is the CLI's preview digest, as pulumi/pulumi v3.260.0 writes it (pkg/backend/display/json.go,
