@@ -19,7 +19,8 @@
 // diagnostics, changeSummary, ... }`. Only steps that change something are listed (`same` only with
 // --show-sames). A replacement is one `replace` step, or with --show-replacement-steps also
 // `create-replacement` and `delete-replaced` for the same URN: all count as one replace. With --refresh, an
-// object the refresh found gone on the portal is listed as `delete` too (counted: someone should look).
+// object the refresh found gone on the portal is dropped from the state and planned as a `create` (v3.260.0, both
+// paths: test/real-engine/plan-guard-plugin.test.ts); a `delete` a refresh lists is counted (someone should look).
 // The kind of a resource is its type token (oldState/newState `type`, else the URN's type) without its family's
 // prefix: the dynamic providers register as `pulumi-nodejs:dynamic/backup-portal:<Kind>` (the module and type the
 // classes in provider/resources/*.ts pass to dynamic.Resource), the plugin's as `backupportal:index:<Kind>`

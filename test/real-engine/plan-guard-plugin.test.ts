@@ -2,7 +2,8 @@
 // resources (issue 37 item 3): a Pulumi YAML program with a BusinessUnit, a Consumer and a Node through the
 // backupportal plugin against the emulator. Removing them, or pointing the provider at the portal under another
 // spelling (which replaces every resource the provider manages), is refused without the label and passed with it.
-// The dynamic path's own deletion is tested in stacks-program.test.ts.
+// Both paths under `preview --refresh --json`, as the GitOps workflow runs it, with a node gone on the portal: the
+// digest is one the guard knows (no exit 2). The dynamic path's tenant removal is in stacks-program.test.ts.
 import { strict as assert } from "node:assert";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -11,7 +12,7 @@ import * as path from "node:path";
 import YAML from "yaml";
 import { ORIGIN, startEmulator, type Emulator } from "../support/portal";
 import { REPO, Workspace } from "./cli";
-import { portalWrites, yamlWorkspace } from "./project";
+import { connectionYaml, PORTAL_PASSWORD, portalWrites, setAdminPassword, stacksWorkspace, yamlWorkspace } from "./project";
 
 const RESOURCES = {
   acme: {
@@ -41,9 +42,12 @@ describe("real engine: the plan guard on the plugin path's preview --json", func
   let ws: Workspace;
   let explicit: Workspace | undefined;
 
-  /** `pulumi preview --json` saved to a file, and the guard run on it with `flags`. */
-  async function previewAndGuard(on = ws): Promise<{ digest: any; guard: (...flags: string[]) => { status: number | null; out: string } }> {
-    const preview = await on.ok(["preview", "--json"]);
+  /** `pulumi preview --json` (with `extra` flags) saved to a file, and the guard run on it with `flags`. */
+  async function previewAndGuard(
+    on = ws,
+    ...extra: string[]
+  ): Promise<{ digest: any; guard: (...flags: string[]) => { status: number | null; out: string } }> {
+    const preview = await on.ok(["preview", "--json", ...extra]);
     const file = path.join(on.dir, "preview.json");
     fs.writeFileSync(file, preview.stdout);
     const guard = (...flags: string[]) => {
@@ -153,5 +157,72 @@ describe("real engine: the plan guard on the plugin path's preview --json", func
       assert.match(refused.out, new RegExp(`^${kind}\\s.*backupportal:index:${kind}::\\S+\\s+replace$`, "m"), kind);
     }
     assert.equal(guard("--allow").status, 0);
+  });
+
+  it("a node gone on the portal under preview --refresh --json: the plan creates it again, the guard passes (no exit 2)", async () => {
+    const node = emu.state().nodes.find((n) => n.tsmName === "GUARD-WEB01");
+    assert.ok(node, "the node is on the portal");
+    emu.update((s) => void (s.nodes = s.nodes.filter((n) => n.id !== node.id)));
+    const { digest, guard } = await previewAndGuard(ws, "--refresh");
+    // The refresh drops it from the state (v3.260.0 lists no `delete` step for it) and the program creates it anew.
+    const ops = digest.steps.map((s: any) => `${s.op} ${s.urn.split("::").slice(2).join("::")}`);
+    assert.ok(ops.includes("create backupportal:index:Node::webNode"), JSON.stringify(ops));
+    const passed = guard();
+    assert.equal(passed.status, 0, `${passed.out}\n${JSON.stringify(digest.changeSummary)}`);
+    assert.match(passed.out, /the plan deletes and replaces nothing/);
+  });
+});
+
+describe("real engine: the plan guard on the dynamic path's preview --refresh --json", function () {
+  this.timeout(10 * 60_000);
+  let emu: Emulator;
+  let ws: Workspace;
+  const tenants = `
+  backup-portal:protectBusinessUnits: "false"
+  backup-portal:tenants:
+    guard:
+      name: Guard Dynamic AB
+      registrationNumber: "556677-3737"
+      timeZone: UTC
+      consumers:
+        files:
+          node:
+            operatingSystem: Linux
+            type: File server
+            domain: STANDARD
+            cpuCount: 2
+            tsmName: GUARD-FILES
+`;
+
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+    setAdminPassword(emu);
+    ws = stacksWorkspace("guard-dyn", connectionYaml(emu) + tenants);
+    await ws.ok(["stack", "init"]);
+    await ws.ok(["config", "set", "--secret", "backup-portal:password", PORTAL_PASSWORD]);
+    await ws.ok(["up", "--yes"]);
+  });
+  after(async () => {
+    await emu?.close();
+    ws?.remove();
+  });
+
+  it("a node gone on the portal: the plan creates it again, the guard reads the digest and passes (no exit 2)", async () => {
+    const node = emu.state().nodes.find((n) => n.tsmName === "GUARD-FILES");
+    assert.ok(node, "the node is on the portal");
+    emu.update((s) => void (s.nodes = s.nodes.filter((n) => n.id !== node.id)));
+    const preview = await ws.ok(["preview", "--refresh", "--json"]);
+    const file = path.join(ws.dir, "preview.json");
+    fs.writeFileSync(file, preview.stdout);
+    const guard = (...flags: string[]) => {
+      const r = spawnSync(process.execPath, [path.join(REPO, "scripts/plan-guard.js"), file, ...flags], { encoding: "utf8" });
+      return { status: r.status, out: r.stdout + r.stderr };
+    };
+    const digest = JSON.parse(preview.stdout);
+    const ops = digest.steps.map((s: any) => `${s.op} ${s.urn.split("::")[2]}`);
+    assert.ok(ops.includes("create pulumi-nodejs:dynamic/backup-portal:Node"), JSON.stringify(ops));
+    const passed = guard();
+    assert.equal(passed.status, 0, `${passed.out}\n${JSON.stringify(digest.changeSummary)}`);
+    assert.match(passed.out, /the plan deletes and replaces nothing/);
   });
 });
