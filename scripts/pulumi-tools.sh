@@ -50,7 +50,7 @@ fi
 
 export GOFLAGS=-mod=readonly GOTOOLCHAIN=local
 started=$(date +%s)
-echo "building the Pulumi CLI $cli_version and its language hosts from the Go module proxy into .tools/bin (a few minutes when Go's build cache has them, about 25 on a fresh machine; once)" >&2
+echo "building the Pulumi CLI $cli_version and its language hosts from the Go module proxy into .tools/bin (a few minutes when Go's build cache has them, about 15 on a fresh machine; once)" >&2
 build() { # module folder, version variable, version, packages...
   local dir="$1" var="$2" version="$3" out
   shift 3
