@@ -12,7 +12,26 @@ function version(): string {
   return JSON.parse(fs.readFileSync(path.join(packageRoot(__filename), "package.json"), "utf8")).version;
 }
 
+const HELP = `usage: pulumi-resource-backupportal [--schema | --version | --help]
+
+The backupportal resource plugin. The Pulumi CLI starts it and talks to it over gRPC (docs/plugin.md); it is not
+run by hand. Without arguments it serves the provider protocol on a loopback port and prints that port.
+
+options:
+  --schema    print the package schema (for pulumi package gen-sdk) and exit
+  --version   print the plugin's version and exit
+  -h, --help  show this help and exit
+`;
+
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (argv.includes("--version")) {
+    process.stdout.write(`${version()}\n`);
+    return;
+  }
   // `--schema`: the package schema GetSchema answers, on stdout, for `pulumi package gen-sdk <file>` in a release.
   if (argv.includes("--schema")) {
     process.stdout.write(JSON.stringify(await packageSchema(version()), null, 2) + "\n");
