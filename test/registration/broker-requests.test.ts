@@ -7,7 +7,8 @@ import { PortalClient } from "../../provider/portal/client";
 import { BrokerHandle, mintRegistrationToken, startRegistrationBroker } from "../../provider/broker";
 import { REGISTER_PATH } from "../../provider/broker/server";
 import { NODE_PASSWORD_ALPHABET } from "../../provider/registration/password";
-import { Emulator, ORIGIN, startEmulator, writes } from "../support/portal";
+import { Emulator, writes } from "../support/portal";
+import { startBrokerOnEmulator, stopBrokerOnEmulator } from "./helpers";
 
 const SECRET = "broker-secret-0123456789-abcdefghijklmnop";
 const BUNIT = 2;
@@ -19,16 +20,8 @@ describe("registration broker: the request body at its edges", function () {
   let client: PortalClient;
   let broker: BrokerHandle;
 
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-    client = new PortalClient({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin", password: "admin" });
-    broker = await startRegistrationBroker({ secret: SECRET, client });
-  });
-  after(async () => {
-    await broker?.close();
-    client?.close();
-    await emu?.close();
-  });
+  before(async () => ({ emu, client, broker } = await startBrokerOnEmulator(SECRET)));
+  after(() => stopBrokerOnEmulator({ emu, client, broker }));
 
   const body = (o: Record<string, unknown> = {}, instance: Record<string, unknown> = {}) => ({
     instance: { uuid: UUID, name: "web01", hostname: "web01", meta: { backup_bunit: String(BUNIT) }, ...instance },

@@ -4,9 +4,10 @@
 // safe-integer range is refused as such, not read as another id.
 import assert from "node:assert/strict";
 import { PortalClient } from "../../provider/portal/client";
-import { BrokerHandle, CLOCK_SKEW_SECONDS, mintRegistrationToken, startRegistrationBroker } from "../../provider/broker";
+import { BrokerHandle, CLOCK_SKEW_SECONDS, mintRegistrationToken } from "../../provider/broker";
 import { MAX_PENDING, REGISTER_PATH } from "../../provider/broker/server";
-import { Emulator, ORIGIN, startEmulator, writes } from "../support/portal";
+import { Emulator, writes } from "../support/portal";
+import { startBrokerOnEmulator, stopBrokerOnEmulator } from "./helpers";
 
 const SECRET = "broker-tokens-secret-0123456789-abcdefghij";
 const BUNIT = 2;
@@ -19,17 +20,9 @@ describe("registration broker: what one token can ask", function () {
   let client: PortalClient;
   let broker: BrokerHandle;
 
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-    client = new PortalClient({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin", password: "admin" });
-    broker = await startRegistrationBroker({ secret: SECRET, client });
-  });
+  before(async () => ({ emu, client, broker } = await startBrokerOnEmulator(SECRET)));
   afterEach(() => emu.clearFaults());
-  after(async () => {
-    await broker?.close();
-    client?.close();
-    await emu?.close();
-  });
+  after(() => stopBrokerOnEmulator({ emu, client, broker }));
 
   const mint = (o: { now?: number } = {}) => mintRegistrationToken(SECRET, { businessUnitId: BUNIT, ...o });
   async function post(token: string, o: { uuid?: string; bunit?: string; dryRun?: boolean } = {}) {

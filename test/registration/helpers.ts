@@ -8,7 +8,9 @@ import * as path from "path";
 import { MetadataService, startMetadataService } from "../../emulator/metadata-service";
 import type { InstanceMetadata } from "../../provider/metadata";
 import { run } from "../../provider/cli/register";
-import { clientSuite, type Emulator } from "../support/portal";
+import { BrokerHandle, startRegistrationBroker } from "../../provider/broker";
+import { PortalClient } from "../../provider/portal/client";
+import { clientSuite, ORIGIN, startEmulator, type Emulator } from "../support/portal";
 
 export const UUID = "1a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d";
 export const TSM_NAME = "WEB01-1A2B3C";
@@ -208,4 +210,24 @@ export async function blockWhenTempAppears(file: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error(`no temp file appeared beside ${file} in 20 s`);
+}
+
+/** An emulator and an in-process registration broker with `secret`, registering through the emulator's admin. */
+export interface BrokerOnEmulator {
+  emu: Emulator;
+  client: PortalClient;
+  broker: BrokerHandle;
+}
+
+export async function startBrokerOnEmulator(secret: string): Promise<BrokerOnEmulator> {
+  const emu = await startEmulator({ port: 0, quiet: true });
+  const client = new PortalClient({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin", password: "admin" });
+  const broker = await startRegistrationBroker({ secret, client });
+  return { emu, client, broker };
+}
+
+export async function stopBrokerOnEmulator(b: Partial<BrokerOnEmulator>): Promise<void> {
+  await b.broker?.close();
+  b.client?.close();
+  await b.emu?.close();
 }
