@@ -97,16 +97,12 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
         cwd: o.cwd ?? project,
         env: { ...env, ...o.env },
         stdio: ["ignore", "pipe", "pipe"],
-        // Its own process group: a kill takes the plugins it started too (a killed CLI leaves them running).
+        // Its own session (detached is setsid): a kill takes the plugins it started too. A killed CLI leaves them
+        // running, and it starts each in a process group of its own (cmdutil/child_unix.go, Setpgid), so only
+        // the session holds them all.
         detached: true,
       });
-      const kill = () => {
-        try {
-          process.kill(-child.pid!, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      };
+      const kill = () => spawnSync("pkill", ["-KILL", "-s", String(child.pid)]);
       let stdout = "";
       let stderr = "";
       const check = () => {
