@@ -7,14 +7,7 @@ import * as path from "node:path";
 import YAML from "yaml";
 import { ORIGIN, startEmulator, type Emulator } from "../support/portal";
 import { REPO, Workspace } from "./cli";
-import { portalWrites, yamlWorkspace } from "./project";
-
-async function configure(ws: Workspace, emu: Emulator, namespace = "backupportal"): Promise<void> {
-  for (const [key, value] of Object.entries({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin" })) {
-    await ws.ok(["config", "set", `${namespace}:${key}`, value]);
-  }
-  await ws.ok(["config", "set", "--secret", `${namespace}:password`, "admin"]);
-}
+import { configurePlugin, portalWrites, yamlWorkspace } from "./project";
 
 const EXAMPLE = fs.readFileSync(path.join(REPO, "examples", "yaml", "Pulumi.yaml"), "utf8");
 
@@ -26,7 +19,7 @@ describe("real engine: the backupportal plugin under the Pulumi CLI", function (
     const ws = yamlWorkspace(stack, program);
     spaces.push(ws);
     await ws.ok(["stack", "init"]);
-    await configure(ws, emu, namespace);
+    await configurePlugin(ws, emu, namespace);
     return ws;
   };
 

@@ -48,6 +48,14 @@ export function yamlWorkspace(stack: string, program: string, pluginDir = path.j
   return ws;
 }
 
+/** The plugin's provider config (`<namespace>:url` and the rest) for the emulator's admin, the password as a secret. */
+export async function configurePlugin(ws: Workspace, emu: Emulator, namespace = "backupportal"): Promise<void> {
+  for (const [key, value] of Object.entries({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin" })) {
+    await ws.ok(["config", "set", `${namespace}:${key}`, value]);
+  }
+  await ws.ok(["config", "set", "--secret", `${namespace}:password`, "admin"]);
+}
+
 /** The portal password the tests give the emulator's admin (not its seed "admin", which is also the username). */
 export const PORTAL_PASSWORD = "Portal-pw-7f3c2e9a";
 

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { hashSecret } from "../../emulator/util";
 import { ORIGIN, startEmulator, type Emulator } from "../support/portal";
 import { pulumiTools, REPO, workspace, Workspace } from "./cli";
-import { portalWrites } from "./project";
+import { configurePlugin, portalWrites } from "./project";
 
 const NODE_PASSWORD = "Node-pw-sdk-3b7e91";
 
@@ -96,11 +96,12 @@ function sdkWorkspace(stack: string, fill: (project: string, dir: string) => voi
 }
 
 /** The backupportal:* config of the default provider, for the emulator's admin. */
-async function configureProvider(ws: Workspace, emu: Emulator): Promise<void> {
-  for (const [key, value] of Object.entries({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin" })) {
-    await ws.ok(["config", "set", `backupportal:${key}`, value]);
-  }
-  await ws.ok(["config", "set", "--secret", "backupportal:password", "admin"]);
+/** A new stack for a program on an SDK: the provider config for the emulator, the parent business unit, the node's password. */
+async function initSdkStack(ws: Workspace, emu: Emulator): Promise<void> {
+  await ws.ok(["stack", "init"]);
+  await configurePlugin(ws, emu);
+  await ws.ok(["config", "set", "parentBusinessUnitId", "1"]);
+  await ws.ok(["config", "set", "--secret", "web01Password", NODE_PASSWORD]);
 }
 
 /** The business unit named `name` on the portal with its consumer web01 and that consumer's node WEB01, password set. */
@@ -287,10 +288,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
       PYTHONPATH: path.join(ws.dir, "site"),
       PYTHONDONTWRITEBYTECODE: "1",
     });
-    await ws.ok(["stack", "init"]);
-    await configureProvider(ws, emu);
-    await ws.ok(["config", "set", "parentBusinessUnitId", "1"]);
-    await ws.ok(["config", "set", "--secret", "web01Password", NODE_PASSWORD]);
+    await initSdkStack(ws, emu);
 
     await lifecycle(
       emu,
@@ -338,10 +336,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
         fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: backupportal-go\nruntime: go\n");
       }),
     );
-    await ws.ok(["stack", "init"]);
-    await configureProvider(ws, emu);
-    await ws.ok(["config", "set", "parentBusinessUnitId", "1"]);
-    await ws.ok(["config", "set", "--secret", "web01Password", NODE_PASSWORD]);
+    await initSdkStack(ws, emu);
 
     await lifecycle(
       emu,
