@@ -5,55 +5,45 @@ import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import YAML from "yaml";
-import { ORIGIN, startEmulator, type Emulator } from "../support/portal";
-import { REPO, Workspace } from "./cli";
-import { configurePlugin, portalWrites, yamlWorkspace } from "./project";
+import { ORIGIN } from "../support/portal";
+import { REPO } from "./cli";
+import { configurePlugin, portalWrites, yamlWorkspace, emulatorSuite } from "./project";
 
 const EXAMPLE = fs.readFileSync(path.join(REPO, "examples", "yaml", "Pulumi.yaml"), "utf8");
 
 describe("real engine: the backupportal plugin under the Pulumi CLI", function () {
   this.timeout(10 * 60_000);
-  let emu: Emulator;
-  const spaces: Workspace[] = [];
+  const suite = emulatorSuite();
   const open = async (stack: string, program: string, namespace?: string) => {
     const ws = yamlWorkspace(stack, program);
-    spaces.push(ws);
+    suite.keep(ws);
     await ws.ok(["stack", "init"]);
-    await configurePlugin(ws, emu, namespace);
+    await configurePlugin(ws, suite.emu, namespace);
     return ws;
   };
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  beforeEach(() => emu.reset());
-  after(async () => {
-    await emu?.close();
-    for (const ws of spaces) ws.remove();
-  });
 
   it("examples/yaml under pulumi-language-yaml: up, an unchanged preview and up with no writes, destroy", async () => {
     const ws = await open("example", EXAMPLE);
     const up = await ws.ok(["up", "--yes"]);
     assert.match(up.stdout, /\+ 4 created/);
-    const unit = emu.state().businessUnits.find((b) => b.name === "Acme Ltd");
+    const unit = suite.emu.state().businessUnits.find((b) => b.name === "Acme Ltd");
     assert.ok(unit, "the business unit is on the portal");
-    assert.ok(emu.state().consumers.some((c) => c.name === "web01" && c.businessUnitId === unit.id));
-    emu.clearRequests();
+    assert.ok(suite.emu.state().consumers.some((c) => c.name === "web01" && c.businessUnitId === unit.id));
+    suite.emu.clearRequests();
     assert.match((await ws.ok(["preview", "--diff"])).stdout, /4 unchanged/);
     assert.match((await ws.ok(["up", "--yes"])).stdout, /4 unchanged/);
-    assert.deepEqual(portalWrites(emu), []);
+    assert.deepEqual(portalWrites(suite.emu), []);
     await ws.ok(["destroy", "--yes"]);
-    assert.ok(!emu.state().businessUnits.some((b) => b.name === "Acme Ltd"), "destroyed");
+    assert.ok(!suite.emu.state().businessUnits.some((b) => b.name === "Acme Ltd"), "destroyed");
   });
 
   it("pulumi import of a BusinessUnit, a Consumer and a Node: no writes, and with the printed code the next preview is empty", async () => {
-    const seed = emu.state();
+    const seed = suite.emu.state();
     const unit = seed.businessUnits.find((b) => b.id === 2)!;
     const consumer = seed.consumers.find((c) => c.businessUnitId === unit.id && seed.nodes.some((n) => n.consumerId === c.id))!;
     assert.ok(consumer, "the seed has a consumer with a node under business unit 2");
     const ws = await open("imports", "name: imports\nruntime: yaml\n");
-    emu.clearRequests();
+    suite.emu.clearRequests();
     const imports: Array<[string, string, string]> = [
       ["backupportal:index:BusinessUnit", "unit", `${unit.id}`],
       ["backupportal:index:Consumer", "consumer", `${unit.id}/${consumer.id}`],
@@ -65,13 +55,13 @@ describe("real engine: the backupportal plugin under the Pulumi CLI", function (
       await ws.ok(["import", type, name, id, "--yes", "--out", out]);
       Object.assign(program, YAML.parse(fs.readFileSync(out, "utf8")).resources);
     }
-    assert.deepEqual(portalWrites(emu), [], "import only reads");
+    assert.deepEqual(portalWrites(suite.emu), [], "import only reads");
     assert.deepEqual(Object.keys(program).sort(), ["consumer", "node", "unit"]);
     fs.writeFileSync(path.join(ws.project, "Pulumi.yaml"), YAML.stringify({ name: "imports", runtime: "yaml", resources: program }));
     const preview = await ws.ok(["preview", "--diff"]);
     assert.match(preview.stdout, /4 unchanged/);
     assert.doesNotMatch(preview.stdout, /to (create|update|delete|replace)/);
-    assert.deepEqual(portalWrites(emu), []);
+    assert.deepEqual(portalWrites(suite.emu), []);
   });
 
   it("an explicit provider: the resources go to the portal its own inputs name", async () => {
@@ -85,11 +75,11 @@ describe("real engine: the backupportal plugin under the Pulumi CLI", function (
     for (const name of ["acme", "web", "webNode"]) program.resources[name].options = { provider: "${portal}" };
     // No backupportal:* config at all: only the explicit provider knows the portal.
     const ws = yamlWorkspace("explicit", YAML.stringify(program));
-    spaces.push(ws);
+    suite.keep(ws);
     await ws.ok(["stack", "init"]);
-    await ws.ok(["config", "set", "portalUrl", emu.url]);
+    await ws.ok(["config", "set", "portalUrl", suite.emu.url]);
     await ws.ok(["up", "--yes"]);
-    assert.ok(emu.state().businessUnits.some((b) => b.name === "Acme Ltd"));
+    assert.ok(suite.emu.state().businessUnits.some((b) => b.name === "Acme Ltd"));
     const state = JSON.parse((await ws.ok(["stack", "export"])).stdout);
     const acme = state.deployment.resources.find((r: any) => r.urn.endsWith("::acme"));
     assert.match(acme.provider, /::pulumi:providers:backupportal::portal::/);

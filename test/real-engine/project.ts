@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { hashSecret } from "../../emulator/util";
 import type { Emulator } from "../support/portal";
-import { ORIGIN } from "../support/portal";
+import { ORIGIN, startEmulator } from "../support/portal";
 import { REPO, workspace, Workspace } from "./cli";
 
 /**
@@ -54,6 +54,29 @@ export async function configurePlugin(ws: Workspace, emu: Emulator, namespace = 
     await ws.ok(["config", "set", `${namespace}:${key}`, value]);
   }
   await ws.ok(["config", "set", "--secret", `${namespace}:password`, "admin"]);
+}
+
+/**
+ * The hooks of a suite on one emulator (reset before each test) whose workspaces are removed at the end: `keep`
+ * a workspace to have it removed.
+ */
+export function emulatorSuite(): { readonly emu: Emulator; keep(ws: Workspace): Workspace } {
+  let emu: Emulator | undefined;
+  const spaces: Workspace[] = [];
+  before(async () => {
+    emu = await startEmulator({ port: 0, quiet: true });
+  });
+  beforeEach(() => emu!.reset());
+  after(async () => {
+    await emu?.close();
+    for (const ws of spaces) ws.remove();
+  });
+  return {
+    get emu() {
+      return emu!;
+    },
+    keep: (ws) => (spaces.push(ws), ws),
+  };
 }
 
 /** The portal password the tests give the emulator's admin (not its seed "admin", which is also the username). */

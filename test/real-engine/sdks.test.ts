@@ -8,9 +8,9 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { hashSecret } from "../../emulator/util";
-import { ORIGIN, startEmulator, type Emulator } from "../support/portal";
+import { ORIGIN, type Emulator } from "../support/portal";
 import { pulumiTools, REPO, workspace, Workspace } from "./cli";
-import { configurePlugin, portalWrites } from "./project";
+import { configurePlugin, portalWrites, emulatorSuite } from "./project";
 
 const NODE_PASSWORD = "Node-pw-sdk-3b7e91";
 
@@ -161,18 +161,8 @@ async function lifecycle(
 
 describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", function () {
   this.timeout(30 * 60_000);
-  let emu: Emulator;
-  const spaces: Workspace[] = [];
-  const open = (ws: Workspace) => (spaces.push(ws), ws);
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-  });
-  beforeEach(() => emu.reset());
-  after(async () => {
-    await emu?.close();
-    for (const ws of spaces) ws.remove();
-  });
+  const suite = emulatorSuite();
+  const open = suite.keep;
 
   it("examples/sdk-typescript on the TypeScript SDK (sdk/nodejs): up creates, an unchanged preview and up write nothing, destroy", async function () {
     this.timeout(10 * 60_000);
@@ -196,7 +186,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
     );
     await ws.ok(["stack", "init"]);
     const config: Array<[string, string, boolean?]> = [
-      ["portalUrl", emu.url],
+      ["portalUrl", suite.emu.url],
       ["portalOrigin", ORIGIN],
       ["portalClientId", "emulator"],
       ["portalUsername", "admin"],
@@ -207,7 +197,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
     for (const [key, value, secret] of config) await ws.ok(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
 
     await lifecycle(
-      emu,
+      suite.emu,
       ws,
       "Acme Ltd",
       async (command) => {
@@ -215,7 +205,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
         const out = (await ws.ok(args)).stdout;
         if (command === "up" && /created/.test(out)) {
           const outputs = JSON.parse((await ws.ok(["stack", "output", "--json"])).stdout);
-          const { unit, consumer } = tenantOnPortal(emu, "Acme Ltd");
+          const { unit, consumer } = tenantOnPortal(suite.emu, "Acme Ltd");
           assert.deepEqual(outputs, {
             businessUnitId: unit.id,
             consumerId: consumer.id,
@@ -288,10 +278,10 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
       PYTHONPATH: path.join(ws.dir, "site"),
       PYTHONDONTWRITEBYTECODE: "1",
     });
-    await initSdkStack(ws, emu);
+    await initSdkStack(ws, suite.emu);
 
     await lifecycle(
-      emu,
+      suite.emu,
       ws,
       "Acme Python Ltd",
       async (command) => {
@@ -299,7 +289,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
         const out = (await ws.ok(args)).stdout;
         if (command === "up" && /created/.test(out)) {
           const outputs = JSON.parse((await ws.ok(["stack", "output", "--json"])).stdout);
-          assert.deepEqual(outputs, { businessUnitId: tenantOnPortal(emu, "Acme Python Ltd").unit.id, nodeName: "WEB01" });
+          assert.deepEqual(outputs, { businessUnitId: tenantOnPortal(suite.emu, "Acme Python Ltd").unit.id, nodeName: "WEB01" });
         }
         return out;
       },
@@ -336,10 +326,10 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
         fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: backupportal-go\nruntime: go\n");
       }),
     );
-    await initSdkStack(ws, emu);
+    await initSdkStack(ws, suite.emu);
 
     await lifecycle(
-      emu,
+      suite.emu,
       ws,
       "Acme Go Ltd",
       async (command) => {
@@ -348,7 +338,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
         const summary = JSON.parse(r.stdout.trim().split("\n").pop()!);
         if (command === "up" && summary.changes.create) {
           assert.deepEqual(summary.outputs, {
-            businessUnitId: tenantOnPortal(emu, "Acme Go Ltd").unit.id,
+            businessUnitId: tenantOnPortal(suite.emu, "Acme Go Ltd").unit.id,
             nodeName: "WEB01",
             nodePassword: "[secret]",
           });
