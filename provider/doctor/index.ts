@@ -7,7 +7,7 @@ import { PortalClient } from "../portal/client";
 import { redact } from "../portal/errors";
 import { SETTING_SOURCES, SettingKey } from "../portal/settings";
 import { cliHints } from "../portal/hints";
-import { Checks, DoctorReport } from "./report";
+import { Checks, DoctorReport, USERNAME } from "./report";
 import { Probe } from "./probe";
 import {
   checkAccount,
@@ -38,7 +38,14 @@ export interface DoctorOptions {
   timeoutMs?: number;
 }
 
-/** The settings, each with where it came from; missing ones fail with where to set them. */
+/** Whether the username shows the password's text (it is shown, the password not; redaction ignores case). */
+function passwordInUsername(password: string, env: NodeJS.ProcessEnv): boolean {
+  return (env[SETTING_SOURCES.username.env] ?? "").toLowerCase().includes(password.toLowerCase());
+}
+
+const PASSWORD_IN_USERNAME = "; the username holds it, so it shows there: on a real portal, choose a password that is not the username";
+
+/** The settings, each with where it came from (the username shown, the password not); missing ones fail with where to set them. */
 function readSettings(env: NodeJS.ProcessEnv, checks: Checks): Partial<Record<SettingKey, string>> {
   const out: Partial<Record<SettingKey, string>> = {};
   for (const key of Object.keys(SETTING_SOURCES) as SettingKey[]) {
@@ -54,7 +61,8 @@ function readSettings(env: NodeJS.ProcessEnv, checks: Checks): Partial<Record<Se
       continue;
     }
     out[key] = value;
-    if (key === "password") checks.ok(id, `set, from ${src.env} (not shown)`);
+    if (key === "password") checks.ok(id, `set, from ${src.env} (not shown)${passwordInUsername(value, env) ? PASSWORD_IN_USERNAME : ""}`);
+    else if (key === "username") checks.ok(id, `${USERNAME}, from ${src.env}`);
     else if (key === "url" && !/^https?:\/\/[^/]/.test(value))
       checks.failed(
         id,
@@ -83,7 +91,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
     const out = redact(t, [password, live.probe?.token]);
     return live.client ? live.client.redact(out) : out;
   };
-  const checks = new Checks(clean);
+  const checks = new Checks(clean, env[SETTING_SOURCES.username.env] ?? "");
   const s = readSettings(env, checks);
   const finish = (leftBehind: string[] = []): DoctorReport => ({ ok: checks.failures === 0, checks: checks.list, leftBehind });
   if (checks.failures) return finish();

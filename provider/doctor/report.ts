@@ -24,15 +24,32 @@ export interface DoctorReport {
   leftBehind: string[];
 }
 
-/** Collects checks in order, redacting each text with `clean`. */
+/**
+ * Stands for the account's username in a check's text. The username is no secret, and a wrong one is the most
+ * common mistake: it is put in after the redaction, so that a password that is the username (the emulator's
+ * admin/admin), or a part of it, does not turn it into `***` there.
+ */
+export const USERNAME = "\u0000username\u0000";
+
+/** Collects checks in order, redacting each text with `clean` (the username where USERNAME stands excepted). */
 export class Checks {
   readonly list: Check[] = [];
 
-  constructor(private readonly clean: (text: string) => string = (t) => t) {}
+  constructor(
+    private readonly clean: (text: string) => string = (t) => t,
+    private readonly username = "",
+  ) {}
+
+  private text(t: string): string {
+    return t
+      .split(USERNAME)
+      .map((part) => this.clean(part))
+      .join(this.username);
+  }
 
   add(c: Check): Check {
-    const out: Check = { ...c, detail: this.clean(c.detail) };
-    if (c.fix !== undefined) out.fix = this.clean(c.fix);
+    const out: Check = { ...c, detail: this.text(c.detail) };
+    if (c.fix !== undefined) out.fix = this.text(c.fix);
     this.list.push(out);
     return out;
   }
