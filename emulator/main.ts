@@ -1,9 +1,10 @@
 // `npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]` and the readings
 // (`--put-replaces`, `--audit-dates`, `--jobs-list`, `--spname`, `--node-delete`, `--refresh`, `--go-client-reads`: emulator/readings.ts).
 // Starts the emulator on 127.0.0.1 and prints
-// `portal emulator listening on http://127.0.0.1:<port>`; SIGINT/SIGTERM close it.
+// `portal emulator listening on http://127.0.0.1:<port>` and the seed's credentials; SIGINT/SIGTERM close it.
 import { startEmulator, type EmulatorOptions } from "./index";
 import { READING_VALUES } from "./readings";
+import { SEED } from "./seed";
 
 const USAGE =
   "usage: npm run emulator -- --port <port> [--data <file>] [--token-ttl <seconds>] [--quiet]\n" +
@@ -66,6 +67,18 @@ export function parseArgs(argv: string[]): EmulatorOptions {
   return opts;
 }
 
+/** What to log in with (the seed's client and accounts), as shell lines setting the variables the CLI reads. */
+export function credentialsText(url: string): string {
+  const { emulator } = SEED.clients;
+  const { admin, tenant } = SEED.users;
+  return [
+    "log in with (the seed's accounts; a stack takes the same as backup-portal:url, origin, clientId, username, password):",
+    `  export BACKUP_PORTAL_URL=${url} BACKUP_PORTAL_ORIGIN=${emulator.origin} BACKUP_PORTAL_CLIENT_ID=${emulator.clientId}`,
+    `  export BACKUP_PORTAL_USERNAME=${admin.username} BACKUP_PORTAL_PASSWORD=${admin.password}` +
+      `   # business unit ${admin.businessUnitId} and below; or ${tenant.username} / ${tenant.password}: business unit ${tenant.businessUnitId} only`,
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   let opts: EmulatorOptions;
   try {
@@ -82,6 +95,7 @@ async function main(): Promise<void> {
   }
   const emulator = await startEmulator(opts);
   console.log(`portal emulator listening on ${emulator.url}`);
+  console.log(credentialsText(emulator.url));
   let closing = false;
   const stop = (): void => {
     if (closing) return;
