@@ -5,6 +5,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../dynamic/specifier";
+import { nodeSupportWarning } from "../node-support";
 import { suggest } from "../rules/suggest";
 import { failureText } from "./failure";
 import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, usageFailure, UsageError } from "./args";
@@ -13,6 +14,8 @@ const commands: Record<string, { module: string; summary: string }> = {
   doctor: { module: "./doctor", summary: "check a portal before the first pulumi up: which reading it uses, what holds" },
   metadata: { module: "./metadata", summary: "print what the instance metadata reader finds" },
   register: { module: "./register", summary: "register this instance as a backup node" },
+  "business-units": { module: "./business-units", summary: "business units below one, with their ids (for --bunit)" },
+  consumers: { module: "./consumers", summary: "consumers of a business unit, with their ids (for --consumer)" },
   reports: { module: "./reports", summary: "node reports of a consumer" },
   jobs: { module: "./jobs", summary: "backup and restore jobs of a consumer" },
   audit: { module: "./audit", summary: "audit log of a consumer" },
@@ -97,6 +100,9 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
 }
 
 if (require.main === module || process.argv[1]?.endsWith("backup-portal.js") || process.argv[1]?.endsWith("backup-portal")) {
+  // On stderr: stdout may be data (export, --json).
+  const nodeWarning = nodeSupportWarning();
+  if (nodeWarning) process.stderr.write(`backup-portal: ${nodeWarning}\n`);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
