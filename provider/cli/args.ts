@@ -1,12 +1,12 @@
 // The command line of the `backup-portal` commands (and the billing receiver). Each command
 // declares its options once (a CommandSpec); from that one declaration come both the parser's
 // configuration (node's util.parseArgs) and the command's help text. Also: typed values, the usage
-// error, and the common start of a command's run (bad arguments: the message and the usage on
-// stderr, exit 2; --help: the usage on stdout, exit 0).
+// error, and the common start of a command's run (bad arguments: the message, the usage line and
+// where the help is on stderr, exit 2; --help: the help on stdout, exit 0).
 //
 // Why util.parseArgs and not commander: it ships with node (no dependency in a package users
 // install), and it only reads argv, which leaves the exit codes, the messages and the help layout
-// here, where the documented behaviour (exit 2 with the usage, typed values) is kept. Node 20's
+// here, where the documented behaviour (exit 2 with the usage line, typed values) is kept. Node 20's
 // parseArgs has no `--no-<flag>` negation (allowNegative is node 22+): the declaration layer adds it.
 import * as fs from "fs";
 import * as path from "path";
@@ -16,7 +16,7 @@ import { suggest } from "../rules/suggest";
 import { toDay, toTimestamp } from "../data/dates";
 import { failureText } from "./failure";
 
-/** Bad arguments: the command prints the message and its usage and exits with 2. */
+/** Bad arguments: the command prints the message and its usage line and exits with 2. */
 export class UsageError extends Error {}
 
 export interface CommandIo {
@@ -337,16 +337,37 @@ export function formatHelp(command: CommandSpec): string {
 // ---------------------------------------------------------------------------------------------
 // Running a command
 
-/** Reports bad arguments: `<label>: <message>`, a blank line and the usage on stderr; returns 2. */
+/** The usage line a usage error shows: the first that starts with `backup-portal` (the command as installed), else the first. */
+function usageLine(command: CommandSpec): string {
+  return command.usage.find((u) => u.startsWith("backup-portal")) ?? command.usage[0] ?? command.label;
+}
+
+/** The words of a usage line that name the command (`backup-portal jobs`): those before its first option or placeholder. */
+function commandWords(usage: string): string {
+  const words = usage.split(/\s+/);
+  const end = words.findIndex((w) => /^[-<[]/.test(w));
+  return words.slice(0, end === -1 ? words.length : end).join(" ");
+}
+
+/**
+ * The text of a usage error: `<label>: <message>`, the command's usage line and where its help is, three lines.
+ * Not the whole help: the message is what to read, and 30 lines of options under it hide it.
+ */
+export function usageErrorText(command: CommandSpec, message: string): string {
+  const usage = usageLine(command);
+  return `${command.label}: ${message}\nusage: ${usage}\nsee ${commandWords(usage)} --help\n`;
+}
+
+/** Reports bad arguments on stderr (usageErrorText); returns 2. */
 export function usageFailure(io: CommandIo, command: CommandSpec, message: string): number {
-  io.err(`${command.label}: ${message}\n\n${formatHelp(command)}\n`);
+  io.err(usageErrorText(command, message));
   return 2;
 }
 
 /**
  * The start every command shares: reads the arguments and prints the help for --help (0); else
  * `prepare` turns the values into what the body needs (checks across options go there), and the
- * body runs. A UsageError from either step is reported with the usage (2).
+ * body runs. A UsageError from either step is reported with the usage line (2).
  */
 export async function runCommand<P, R>(
   command: CommandSpec,

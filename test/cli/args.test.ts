@@ -109,7 +109,10 @@ describe("cli: options declared once, read with util.parseArgs", () => {
     assert.equal(await runCommand(SPEC, ["--help"], io, (v) => v, body), 0);
     assert.equal(o.out, `${formatHelp(SPEC)}\n`);
     assert.equal(await runCommand(SPEC, ["--nope"], io, (v) => v, body), 2);
-    assert.equal(o.err, `backup-portal example: unknown option "--nope"\n\n${formatHelp(SPEC)}\n`);
+    assert.equal(
+      o.err,
+      'backup-portal example: unknown option "--nope"\nusage: backup-portal example --bunit <id> [options]\nsee backup-portal example --help\n',
+    );
     assert.equal(
       await runCommand(
         SPEC,
@@ -203,7 +206,7 @@ describe("cli: options declared once, read with util.parseArgs", () => {
         },
       ),
     );
-    assert.deepEqual([late.code, late.err], [2, `backup-portal example: found late\n\n${formatHelp(SPEC)}\n`]);
+    assert.deepEqual([late.code, late.err], [2, "backup-portal example: found late\nusage: backup-portal example --bunit <id> [options]\nsee backup-portal example --help\n"]);
     const failed = await captured((io) =>
       runCommand(
         SPEC,

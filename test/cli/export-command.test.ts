@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, Emulator } from "../../emulator";
-import { formatHelp } from "../../provider/cli/args";
+import { formatHelp, usageErrorText } from "../../provider/cli/args";
 import { COMMAND } from "../../provider/cli/export";
 import { envFor } from "../support/portal";
 import { startPortalProxy } from "../registration/helpers";
@@ -51,7 +51,7 @@ describe("backup-portal export: the command", function () {
       const r = await exportCli(emu, argv);
       assert.equal(r.code, 2, argv.join(" "));
       assert.equal(r.out, "", argv.join(" "));
-      assert.equal(r.err, `backup-portal export: ${message}\n\n${formatHelp(COMMAND)}\n`, argv.join(" "));
+      assert.equal(r.err, usageErrorText(COMMAND, message), argv.join(" "));
       assert.deepEqual(readsSince(emu, mark), [], `${argv.join(" ")}: no request`);
     }
   });
@@ -211,7 +211,7 @@ describe("backup-portal export: the command", function () {
       assert.equal(out, "");
       assert.match(
         err,
-        /^backup-portal export: the portal does not say which business unit the account belongs to; give --bunit\n\nusage:/,
+        /^backup-portal export: the portal does not say which business unit the account belongs to; give --bunit\nusage:/,
       );
     } finally {
       await proxy.close();

@@ -298,7 +298,7 @@ describe("cli runCommand: the data commands' wrapper", () => {
     assert.equal(c.code, 2);
     assert.equal(ran, false);
     assert.ok(
-      c.err.startsWith("backup-portal t: --from 2025-01-02T00:00:00.001Z lies after --to 2025-01-01\n\nusage: backup-portal t"),
+      c.err.startsWith("backup-portal t: --from 2025-01-02T00:00:00.001Z lies after --to 2025-01-01\nusage: backup-portal t"),
       c.err,
     );
   });

@@ -7,7 +7,7 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { AddressInfo } from "node:net";
-import { formatHelp } from "../../provider/cli/args";
+import { usageErrorText } from "../../provider/cli/args";
 import { COMMAND, run, TOKEN_ENV } from "../../provider/cli/register";
 
 interface Outcome {
@@ -47,7 +47,7 @@ describe("backup-portal register: the command's own checks", function () {
     return { code, ...c };
   }
 
-  const usage = (message: string) => `backup-portal register: ${message}\n\n${formatHelp(COMMAND)}\n`;
+  const usage = (message: string) => usageErrorText(COMMAND, message);
 
   it("refuses conflicting or unusable flags before anything is read: exit 2, the message and the usage", async () => {
     const sub = path.join(dir, "sub");

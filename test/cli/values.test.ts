@@ -159,7 +159,7 @@ describe("cli values, exactly", () => {
   it("backup-portal: help of one command takes one; -V; the version from package.json", async () => {
     const two = await cli(["help", "reports", "jobs"]);
     assert.equal(two.code, 2);
-    assert.match(two.err, /^backup-portal: help takes one command, got 2\n\nusage: backup-portal <command>/);
+    assert.match(two.err, /^backup-portal: help takes one command, got 2\nusage: backup-portal <command>/);
     const typo = await cli(["regster"]);
     assert.match(typo.err, /^backup-portal: unknown command "regster"; did you mean register\?\n/);
     const helpTypo = await cli(["help", "doctr"]);

@@ -199,7 +199,7 @@ describe("backup-portal export", function () {
       const mark = p.emu.requests().length;
       const both = await exportCli(p.emu, ["--format", "json", "--merge", file]);
       assert.equal(both.code, 2);
-      assert.match(both.err, /--merge writes the stack file's YAML; it takes no --format json\n\nusage: /);
+      assert.match(both.err, /--merge writes the stack file's YAML; it takes no --format json\nusage: /);
       assert.equal(p.emu.requests().length, mark, "refused before any request");
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -258,7 +258,7 @@ describe("metadata: the reader's options from the command line (metadataOptions)
     const io = capture();
     assert.equal(await run(["--platform", "a/b", "--no-config-drive"], io), 2);
     assert.ok(
-      io.stderr.startsWith('backup-portal metadata: --platform must be a single non-empty path segment, got "a/b"\n\nusage:'),
+      io.stderr.startsWith('backup-portal metadata: --platform must be a single non-empty path segment, got "a/b"\nusage:'),
       io.stderr,
     );
   });
