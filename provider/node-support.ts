@@ -110,7 +110,8 @@ export function supportedNodeRange(from: string = __filename): string | undefine
 
 /**
  * The one line to print when `version` (default: the Node.js running) is not one package.json `engines.node`
- * allows, without a label or line end; undefined when it is (or when the range cannot be read: no false alarm).
+ * allows, without a label, `warning:` or line end (each caller says it its way: a CLI line, a Pulumi warning);
+ * undefined when it is (or when the range cannot be read: no false alarm).
  */
 export function nodeSupportWarning(version: string = process.versions.node, range: string | undefined = supportedNodeRange()): string | undefined {
   if (range === undefined) return undefined;
@@ -119,7 +120,7 @@ export function nodeSupportWarning(version: string = process.versions.node, rang
   const wanted = describeRange(range);
   const example = rangeMajors(range)?.[0];
   return (
-    `warning: Node.js ${version.replace(/^v/, "")} is not supported: backup-portal-pulumi supports ${wanted} (package.json engines ` +
+    `Node.js ${version.replace(/^v/, "")} is not supported: backup-portal-pulumi supports ${wanted} (package.json engines ` +
     `"${range}"); it may run, but is not tested there${example === undefined ? "" : `: switch, e.g. \`nvm install ${example}\``}`
   );
 }

@@ -102,7 +102,7 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
 if (require.main === module || process.argv[1]?.endsWith("backup-portal.js") || process.argv[1]?.endsWith("backup-portal")) {
   // On stderr: stdout may be data (export, --json).
   const nodeWarning = nodeSupportWarning();
-  if (nodeWarning) process.stderr.write(`backup-portal: ${nodeWarning}\n`);
+  if (nodeWarning) process.stderr.write(`backup-portal: warning: ${nodeWarning}\n`);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
