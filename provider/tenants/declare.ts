@@ -18,6 +18,15 @@ export interface DeclareOptions {
   secret(key: string): pulumi.Output<string>;
   /** Resource options for every resource (tests pass a provider-less parent, for instance). */
   resourceOptions?: pulumi.CustomResourceOptions;
+  /** The classes to declare with: the dynamic ones by default; the plugin's Tenants component passes its own types. */
+  classes?: TenantClasses;
+}
+
+export interface TenantClasses {
+  BusinessUnit: typeof BusinessUnit;
+  Consumer: typeof Consumer;
+  Node: typeof Node;
+  NodeProxy: typeof NodeProxy;
 }
 
 export interface Declared {
@@ -50,6 +59,7 @@ export function nodeNameOf(c: ConsumerConfig): string | undefined {
 export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): Declared {
   const out: Declared = { businessUnits: {}, consumers: {}, nodes: {}, proxies: {} };
   const base = opts.resourceOptions ?? {};
+  const classes = opts.classes ?? { BusinessUnit, Consumer, Node, NodeProxy };
 
   function businessUnit(
     key: string,
@@ -60,7 +70,7 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
   ): void {
     const name = parentName === undefined ? key : `${parentName}/${key}`;
     const earlier = earlierNames(parentEarlier, parentName, key, cfg.aliases);
-    const bu = new BusinessUnit(
+    const bu = new classes.BusinessUnit(
       name,
       {
         parentId,
@@ -93,7 +103,7 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
     for (const [ckey, c] of Object.entries(cfg.consumers ?? {})) {
       const cname = `${name}/${ckey}`;
       const cEarlier = earlierNames([name, ...earlier].slice(1), name, ckey, c.aliases);
-      const consumer = new Consumer(
+      const consumer = new classes.Consumer(
         cname,
         {
           businessUnitId: bu.id,
@@ -113,7 +123,7 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
       let node: Node | undefined;
       if (c.node) {
         const n = c.node;
-        node = new Node(
+        node = new classes.Node(
           cname,
           {
             businessUnitId: bu.id,
@@ -146,7 +156,7 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
       const pEarlier = [name, ...earlier]
         .flatMap((b) => keysOf(p.agent).flatMap((a) => keysOf(p.target).map((t) => `${b}/${a}>${t}`)))
         .filter((n) => n !== pname);
-      out.proxies[pname] = new NodeProxy(
+      out.proxies[pname] = new classes.NodeProxy(
         pname,
         {
           businessUnitId: bu.id,
