@@ -4,6 +4,10 @@
 // one deployment, and a copy in every group stack would fight over one namespace.
 import * as fs from "fs";
 import * as path from "path";
+import { isMap, parse, parseDocument } from "yaml";
+import { stackYamlText } from "../../provider/export/stack-yaml";
+import { leadingZeroProblems } from "../../provider/stack-config/source";
+import { configProblemsText } from "../../provider/stack-config/read";
 import { TenantsConfig } from "../../provider/tenants/model";
 import { walkBusinessUnits } from "../../provider/tenants/validate";
 
@@ -111,12 +115,20 @@ export function tenantsOf(config: ConfigMap): TenantsConfig {
   return v ? (JSON.parse(v) as TenantsConfig) : {};
 }
 
-/** Reads the `config:` map of a stack file (`stacks/Pulumi.<stack>.yaml`). */
+/**
+ * Reads the `config:` map of a stack file (`stacks/Pulumi.<stack>.yaml`) with the reader `export --merge` uses, and
+ * refuses what the Pulumi CLI (yaml.v3) would read as another number than this reader does (`adoptId: 0123` is 83
+ * there): the group stacks must get the tenants the base stack's own `pulumi up` would.
+ */
 export function readStackConfigFile(file: string): BaseConfig {
-  const doc = yaml.load(fs.readFileSync(file, "utf8"));
-  if (!doc || typeof doc !== "object" || Array.isArray(doc))
+  const doc = parseDocument(fs.readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
+  if (doc.errors.length) throw new Error(`${file}: not YAML the Pulumi CLI can read: ${doc.errors[0].message.split("\n")[0]}`);
+  const zeros = leadingZeroProblems(doc);
+  if (zeros.length) throw new Error(configProblemsText(file, zeros));
+  const top = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  if (!top || typeof top !== "object" || Array.isArray(top))
     throw new Error(`${file}: not a Pulumi stack file (a YAML map with a config: key)`);
-  const config = (doc as { config?: unknown }).config ?? {};
+  const config = (top as { config?: unknown }).config ?? {};
   if (typeof config !== "object" || Array.isArray(config)) throw new Error(`${file}: config: must be a map`);
   return config as BaseConfig;
 }
@@ -138,7 +150,7 @@ export function stackConfigPath(workDir: string, stackName: string): string {
   for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
     const file = path.join(workDir, name);
     if (!fs.existsSync(file)) continue;
-    const project = yaml.load(fs.readFileSync(file, "utf8")) as { stackConfigDir?: unknown } | undefined;
+    const project = parse(fs.readFileSync(file, "utf8")) as { stackConfigDir?: unknown } | undefined;
     if (project && typeof project.stackConfigDir === "string") dir = path.join(workDir, project.stackConfigDir);
     break;
   }
@@ -151,14 +163,13 @@ export function stackConfigPath(workDir: string, stackName: string): string {
  * `pulumi config set-all` takes each value as one argument, and Linux refuses an argument over
  * 128 KiB, which the tenants of a few hundred customers reach. Values holding JSON objects or lists
  * are stored as YAML structures; the CLI hands them to the program as JSON, as `config.getObject` expects.
+ * The text is written as export writes stack files (provider/export/stack-yaml.ts): the tenants' names and notes
+ * come from the portal, and every reader, the CLI's yaml.v3 first, must read each of them back as the same string.
  */
 export function writePlainConfig(file: string, values: Record<string, string>): void {
-  let doc: Record<string, unknown> = {};
-  if (fs.existsSync(file)) {
-    const loaded = yaml.load(fs.readFileSync(file, "utf8"));
-    if (loaded && typeof loaded === "object" && !Array.isArray(loaded)) doc = loaded as Record<string, unknown>;
-  }
-  const config = { ...((doc.config as Record<string, unknown> | undefined) ?? {}) };
+  const doc = parseDocument(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
+  if (doc.contents === null) doc.contents = doc.createNode({});
+  if (doc.errors.length || !isMap(doc.contents)) throw new Error(`${file}: not a stack file the fleet can add its config to`);
   for (const [key, value] of Object.entries(values)) {
     let stored: unknown = value;
     if (/^\s*[[{]/.test(value)) {
@@ -168,9 +179,8 @@ export function writePlainConfig(file: string, values: Record<string, string>): 
         stored = value;
       }
     }
-    config[key] = stored;
+    doc.setIn(["config", key], doc.createNode(stored));
   }
-  doc.config = config;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, yaml.dump(doc, { lineWidth: -1, noRefs: true }));
+  fs.writeFileSync(file, stackYamlText(doc));
 }

@@ -17,6 +17,7 @@ import {
 import { groupTenants } from "../../stacks/fleet/group";
 import { TenantsConfig } from "../../provider/tenants/model";
 import { ROOT, tenant, tmpDir } from "./helpers";
+import { readByEveryReader } from "../export/read-by-cli";
 
 const withNode = (key: string, secret: string): TenantsConfig[string] =>
   tenant(key, {
@@ -102,6 +103,36 @@ describe("fleet: fleetStackConfig", () => {
     assert.equal(stackNameOfFile("stacks/Pulumi.prod.yaml"), "prod");
     assert.equal(stackNameOfFile("tenants.yaml"), undefined);
     assert.equal(shortStackName("org/prod-g01"), "prod-g01");
+  });
+
+  it("writes a tenant's text so that the Pulumi CLI's reader reads it back as the same string", () => {
+    // Names and notes come from the portal: a tenant writes them. yaml.v3 reads 1_000 as 1000 and 2024-01-01 as a
+    // timestamp, and ends a line at U+2028 and U+0085, where a note could start a key of its own.
+    const text = [
+      "1_000",
+      "2024-01-01",
+      "0123",
+      "yes",
+      "~",
+      "0x1F",
+      ".inf",
+      "1e3",
+      "x\u0085y",
+      "Lab\u2028  zz:moved:\u2028    pad:\u2028      y",
+    ];
+    const tenants = { acme: { ...tenant("acme"), name: "2024-01-01", note: text[9], tags: text } };
+    const file = path.join(tmpDir(), "Pulumi.prod-g00.yaml");
+    writePlainConfig(file, { "backup-portal:tenants": JSON.stringify(tenants) });
+    assert.deepEqual(readByEveryReader(fs.readFileSync(file, "utf8")).config["backup-portal:tenants"], tenants);
+  });
+
+  it("refuses a base stack file with a number the CLI reads otherwise, at its key", () => {
+    const file = path.join(tmpDir(), "Pulumi.prod.yaml");
+    fs.writeFileSync(file, "config:\n  backup-portal:tenants:\n    acme:\n      name: acme\n      adoptId: 0123\n");
+    assert.throws(
+      () => readStackConfigFile(file),
+      (e: Error) => e.message.includes("tenants.acme.adoptId") && e.message.includes(file),
+    );
   });
 
   it("writes oversized values into the stack file, keeping its salt and secure values", () => {
