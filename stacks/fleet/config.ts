@@ -4,7 +4,7 @@
 // one deployment, and a copy in every group stack would fight over one namespace.
 import * as fs from "fs";
 import * as path from "path";
-import { isMap, parse, parseDocument } from "yaml";
+import { Document, isMap, parse, parseDocument } from "yaml";
 import { stackYamlText } from "../../provider/export/stack-yaml";
 import { leadingZeroProblems } from "../../provider/stack-config/source";
 import { configProblemsText } from "../../provider/stack-config/read";
@@ -167,7 +167,7 @@ export function stackConfigPath(workDir: string, stackName: string): string {
  * come from the portal, and every reader, the CLI's yaml.v3 first, must read each of them back as the same string.
  */
 export function writePlainConfig(file: string, values: Record<string, string>): void {
-  const doc = parseDocument(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
+  const doc: Document = parseDocument(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
   if (doc.contents === null) doc.contents = doc.createNode({});
   if (doc.errors.length || !isMap(doc.contents)) throw new Error(`${file}: not a stack file the fleet can add its config to`);
   for (const [key, value] of Object.entries(values)) {
