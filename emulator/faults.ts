@@ -51,7 +51,8 @@ function prng(seed: number): () => number {
 }
 
 const STATUSES: FaultStatus[] = [500, 503, 429];
-const KEYS = [
+/** The settings a fault configuration may hold: the body of `POST /_emulator/faults` (docs/emulator.md lists each). */
+export const FAULT_SETTINGS = [
   "latencyMs",
   "errorRate",
   "statuses",
@@ -67,7 +68,8 @@ const KEYS = [
 /** Validates a fault configuration from the control API or a test (400 on any bad field). */
 export function parseFaults(input: unknown): FaultConfig {
   if (!isObject(input)) throw validation("Faults must be a JSON object");
-  for (const k of Object.keys(input)) if (!KEYS.includes(k)) throw validation(`Unknown fault setting "${k}" (known: ${KEYS.join(", ")})`);
+  for (const k of Object.keys(input))
+    if (!FAULT_SETTINGS.includes(k)) throw validation(`Unknown fault setting "${k}" (known: ${FAULT_SETTINGS.join(", ")})`);
   const num = (k: string, min: number, max: number, integer = false): number | undefined => {
     const v = input[k];
     if (v === undefined || v === null) return undefined;

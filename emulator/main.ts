@@ -21,6 +21,9 @@ const READING_FLAGS = {
   "--go-client-reads": "goClientReads",
 } as const;
 
+/** Every flag of the command line (docs/emulator.md shows each in its usage). */
+export const EMULATOR_FLAGS = ["--port", "--data", "--token-ttl", "--quiet", "--put-replaces", ...Object.keys(READING_FLAGS)];
+
 export function parseArgs(argv: string[]): EmulatorOptions {
   const opts: EmulatorOptions = {};
   const int = (flag: string, v: string | undefined, min: number, max: number): number => {

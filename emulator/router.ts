@@ -11,6 +11,8 @@ export interface RouteOptions {
 
 interface Route {
   method: string;
+  /** As added, e.g. `/v1/bunits/:bunit`. */
+  pattern: string;
   regex: RegExp;
   keys: string[];
   handler: Handler;
@@ -36,8 +38,13 @@ export class Router {
         return key === "date" ? "([^/]+)" : "(\\d+)";
       })
       .join("/");
-    this.routes.push({ method, regex: new RegExp(`^${source}/?$`), keys, handler, auth: opts.auth ?? true });
+    this.routes.push({ method, pattern, regex: new RegExp(`^${source}/?$`), keys, handler, auth: opts.auth ?? true });
     return this;
+  }
+
+  /** Every route as `METHOD /pattern`, in the order added (the docs test holds docs/emulator.md to this list). */
+  list(): string[] {
+    return this.routes.map((r) => `${r.method} ${r.pattern}`);
   }
 
   get(p: string, h: Handler, o?: RouteOptions): this {

@@ -84,6 +84,11 @@ const TIME_ZONES: Array<[number, string, string, string, number]> = [
 export function seedState(now: number = Date.now()): State {
   const at = (msAgo: number): string => iso(now - msAgo);
   const { web, db, erp } = SEED.consumers;
+  const [fileServer, workstation, applicationServer] = [
+    SEED.nodeTypes.fileServer.id,
+    SEED.nodeTypes.workstation.id,
+    SEED.nodeTypes.applicationServer.id,
+  ];
   const s: State = {
     schemaVersion: 1,
     fullVersion: SEED.fullVersion,
@@ -113,10 +118,16 @@ export function seedState(now: number = Date.now()): State {
       offset,
     })),
     operatingSystems: [
-      { id: 1, createdDate: REF_DATE, name: "Windows workstation", shortName: "WinWS" },
-      { id: 2, createdDate: REF_DATE, name: "Windows server", shortName: "WinSrv" },
-      { id: 3, createdDate: REF_DATE, name: "Linux", shortName: "Linux" },
-      { id: 4, createdDate: REF_DATE, name: "macOS", shortName: "Mac" },
+      { id: 1, createdDate: REF_DATE, name: "Windows workstation", shortName: "WinWS", supportedNodeTypeIds: [workstation] },
+      { id: 2, createdDate: REF_DATE, name: "Windows server", shortName: "WinSrv", supportedNodeTypeIds: [fileServer, applicationServer] },
+      {
+        id: 3,
+        createdDate: REF_DATE,
+        name: "Linux",
+        shortName: "Linux",
+        supportedNodeTypeIds: [fileServer, workstation, applicationServer],
+      },
+      { id: 4, createdDate: REF_DATE, name: "macOS", shortName: "Mac", supportedNodeTypeIds: [workstation] },
     ],
     nodeTypes: Object.values(SEED.nodeTypes).map((t) => ({ ...t, createdDate: REF_DATE })),
     servers: [{ ...SEED.server, createdDate: REF_DATE, address: "sp01.backup.example", port: 1500, isDefault: true }],

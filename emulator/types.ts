@@ -58,6 +58,12 @@ export interface OperatingSystemRec {
   createdDate: Iso;
   name: string;
   shortName: string;
+  /**
+   * The node types offered for this operating system, answered as `supportedNodeTypes` (a field of the published
+   * Go client's NodeOperatingSystem). Listed, not enforced: the API documentation does not say that the portal
+   * refuses another type. Absent in a data file an older emulator wrote: every node type.
+   */
+  supportedNodeTypeIds?: number[];
 }
 export interface NodeTypeRec {
   id: number;

@@ -166,12 +166,16 @@ export function renderNode(ctx: Ctx, n: NodeRec): Json {
 }
 
 export function renderOs(ctx: Ctx, os: OperatingSystemRec): Json {
+  const types = ctx.state.nodeTypes;
+  const supported = os.supportedNodeTypeIds ? types.filter((t) => os.supportedNodeTypeIds!.includes(t.id)) : types;
   return {
     href: `${ctx.baseUrl}/v1/nodeoperatingsystems/${os.id}`,
     id: os.id,
     createdDate: os.createdDate,
     name: os.name,
     shortName: os.shortName,
+    // The node types as /v1/nodetypes answers them (the Go client reads createdDate, name, shortName and id of each).
+    supportedNodeTypes: supported.map((t) => renderNodeType(ctx, t)),
   };
 }
 
