@@ -3,13 +3,14 @@
 import * as fs from "fs";
 import * as path from "path";
 import { exportPortal, summaryLine } from "../export";
-import { mergeInto, MergeError } from "../export/merge";
+import { loadStackOutputs, ManagedIds } from "../export/managed";
+import { mergeInto, MergeError, mergeReport } from "../export/merge";
 import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
 import { CommandSpec, existingPath, fileToWrite, parseCommandArgs, usageFailure, Values } from "./args";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal export",
-  usage: ["backup-portal export [--bunit <id>] [--out <file> [--force]] [--merge <file>] [--format yaml|json]"],
+  usage: ["backup-portal export [--bunit <id>] [--out <file> [--force]] [--merge <file> [--stack-outputs <file>]] [--format yaml|json]"],
   about: `Writes the business units below --bunit (their settings, consumers, nodes and proxy relations) as the
 backup-portal:tenants block of a stack file, each object adopted (adoptId, adopt: true), so that the first
 pulumi up takes them over instead of creating them. Reference data is written by name. What stack config
@@ -32,7 +33,13 @@ them. Node passwords cannot be read back and are never written. Reads only: noth
       kind: "string",
       value: "file",
       description:
-        "add the business units this stack file lacks, keep its entries, order and comments, and list the entries whose portal values differ",
+        "add the business units this stack file lacks, keep every other byte of it, and list the entries whose portal values differ and what the portal no longer has",
+    },
+    "stack-outputs": {
+      kind: "string",
+      value: "file",
+      description:
+        "with --merge: the stack's outputs (pulumi stack output --json), so that no object the stack manages is added again, even one renamed or moved on the portal",
     },
     format: { kind: "string", value: "yaml|json", description: "yaml (with comments) or json (review notes on stderr)", default: "yaml" },
     progress: {
@@ -150,6 +157,8 @@ function flagProblem(o: Values): string | undefined {
   if (o.merge !== undefined && format !== "yaml") return "--merge writes the stack file's YAML; it takes no --format json";
   try {
     if (typeof o.merge === "string") existingPath("--merge", o.merge);
+    if (o["stack-outputs"] !== undefined && o.merge === undefined) return "--stack-outputs goes with --merge <file>";
+    if (typeof o["stack-outputs"] === "string") existingPath("--stack-outputs", o["stack-outputs"]);
     if (typeof o.out === "string") {
       fileToWrite("--out", o.out);
     }
@@ -180,11 +189,19 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     const format = (o.format as string | undefined) ?? "yaml";
     const merge = o.merge as string | undefined;
     let original: string | undefined;
+    let managed: ManagedIds | undefined;
     if (merge) {
       try {
         original = fs.readFileSync(merge, "utf8");
       } catch (err) {
         io.err(`backup-portal export: ${merge}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})\n`);
+        return 1;
+      }
+      try {
+        if (typeof o["stack-outputs"] === "string") managed = loadStackOutputs(o["stack-outputs"]);
+      } catch (err) {
+        if (!(err instanceof MergeError)) throw err;
+        io.err(`backup-portal export: ${err.message}\n`);
         return 1;
       }
     }
@@ -205,22 +222,19 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     if (merge) {
       let merged;
       try {
-        merged = mergeInto(original!, merge, result.parts, result.tree.references);
+        merged = mergeInto(original!, merge, result.parts, result.tree.references, managed);
       } catch (err) {
         if (!(err instanceof MergeError)) throw err;
         io.err(`backup-portal export: ${err.message}\n`);
         return 1;
       }
       text = merged.text;
-      for (const a of merged.added) io.err(`added ${a}\n`);
-      for (const d of merged.differences) io.err(`differs ${d.path}: ${d.message}\n`);
-      io.err(
-        `merged into ${(o.out as string | undefined) ?? merge}: ${merged.added.length} business units added, ${merged.differences.length} entries differ from the portal (left as the file has them)\n`,
-      );
+      for (const line of mergeReport(merged, (o.out as string | undefined) ?? merge)) io.err(`${line}\n`);
     }
     if (format === "json") for (const r of result.reviews) io.err(`review ${r.path}: ${r.message}\n`);
     const out = (o.out as string | undefined) ?? merge;
-    if (out) writeWhole(out, text);
+    // A merge that adds nothing to its own file writes nothing: not a byte, nor its mode or time, changes.
+    if (out && !(out === merge && text === original)) writeWhole(out, text);
     else io.out(text);
     io.err(`${summaryLine(result)}\n`);
     return 0;

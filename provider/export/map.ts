@@ -27,6 +27,10 @@ export interface Exported {
 /** The comment on every exported node. */
 export const NODE_PASSWORD_COMMENT = "password: cannot be read back from the portal; passwordSecret: <secret config key> sets one";
 
+/** The comment in place of a node left out for review (merge tells it from a node the portal no longer has). */
+export const NODE_LEFT_OUT =
+  "node: left out until the values marked review below are fixed (the stack refuses it as it is); the portal has:";
+
 /** Fields of portal objects that are no setting (identity, links, state), so no comment is owed for them. */
 const READ_ONLY: Record<"businessUnit" | "consumer" | "node", Set<string>> = {
   businessUnit: new Set([
@@ -273,10 +277,7 @@ class Mapper {
       if (node.blocked) {
         // Declared as it is, the node would stop the whole stack at validation: it stays out (the consumer is still
         // adopted), written as a comment, until the value is fixed.
-        out.comment(
-          "node: left out until the values marked review below are fixed (the stack refuses it as it is); the portal has:",
-          ...yamlText(new OutMap().set("node", node.out)).map((l) => `  ${l}`),
-        );
+        out.comment(NODE_LEFT_OUT, ...yamlText(new OutMap().set("node", node.out)).map((l) => `  ${l}`));
         this.consumerKeys.get(c.consumer.id)!.hasNode = false;
       } else out.set("node", node.out, [NODE_PASSWORD_COMMENT]);
     }

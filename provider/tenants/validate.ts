@@ -199,6 +199,54 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
   }
 
   businessUnits(raw, root);
+  problems.push(...repeatedAdoptIdProblems(raw, root));
+  return problems;
+}
+
+/**
+ * Entries that adopt the same portal object: each at its adoptId, naming the others. Two resources for one object
+ * fight on every up (each writes its own values), and removing the "duplicate" later deletes the real object.
+ * Business units and consumers are counted apart, as their ids are. Walks without recursion: export --merge runs
+ * this on a file no other check has bounded yet.
+ */
+export function repeatedAdoptIdProblems(raw: unknown, root = "tenants"): Problem[] {
+  const adopted = { "business unit": new Map<number, string[]>(), consumer: new Map<number, string[]>() };
+  const note = (kind: keyof typeof adopted, entry: unknown, path: string) => {
+    if (!isMap(entry) || !has(entry, "adoptId")) return;
+    const rule = kind === "consumer" ? STACK_CONSUMER_FIELDS.adoptId : STACK_BUSINESS_UNIT_FIELDS.adoptId;
+    if (fieldProblem(entry.adoptId, rule)) return; // its own problem is named
+    const id = entry.adoptId as number;
+    adopted[kind].set(id, [...(adopted[kind].get(id) ?? []), `${path}.adoptId`]);
+  };
+  const todo: Array<[unknown, string]> = [[raw, root]];
+  while (todo.length) {
+    const [map, path] = todo.pop()!;
+    if (!isMap(map)) continue;
+    const children: Array<[unknown, string]> = [];
+    for (const [key, bu] of Object.entries(map)) {
+      if (!isMap(bu)) continue;
+      const p = `${path}.${key}`;
+      note("business unit", bu, p);
+      if (isMap(bu.consumers)) for (const [ck, c] of Object.entries(bu.consumers)) note("consumer", c, `${p}.consumers.${ck}`);
+      children.push([bu.businessUnits, `${p}.businessUnits`]);
+    }
+    todo.push(...children.reverse());
+  }
+  const problems: Problem[] = [];
+  for (const [kind, ids] of Object.entries(adopted)) {
+    for (const [id, paths] of ids) {
+      if (paths.length < 2) continue;
+      for (const path of paths) {
+        const others = paths.filter((p) => p !== path);
+        problems.push({
+          path,
+          message:
+            `${kind} ${id} is also adopted at ${others.join(", ")}: two resources for one portal object fight on every up, ` +
+            `and removing either deletes the object; keep adoptId ${id} on one entry only`,
+        });
+      }
+    }
+  }
   return problems;
 }
 

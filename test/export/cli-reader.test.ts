@@ -132,6 +132,27 @@ describe("export read by the Pulumi CLI's YAML reader (yaml.v3), YAML 1.1 and YA
     }
   });
 
+  it("export --merge into a hand-edited file (4-space indentation, CRLF, comments above, inside and after entries): read as the portal has it", async () => {
+    const root = portal([bu("First", { note: "one\u2028two" }), bu("Second", { tags: ["x"] })]);
+    const edited = (await exported(root))
+      .replace(/^( +)/gm, "$1$1")
+      .replace(/^( {8})second:$/m, "    # hand: above a tenant key, shallower\n$1second:   # hand: inline")
+      .replace(/\n$/, "\n        # hand: after the last tenant\n# hand: the end\n")
+      .replace(/\n/g, "\r\n");
+    const file = path.join(dir, "Pulumi.prod.yaml");
+    fs.writeFileSync(file, edited);
+    plant(
+      p.emu,
+      [bu("Lab\u2028  zz:moved:\u2028    pad:\u2028      y", { note: "x\u0085      protect: false\u0085#", tags: ["2024-01-01", "yes"] })],
+      root,
+    );
+    const first = p.emu.state().businessUnits.find((b) => b.name === "First")!.id;
+    plant(p.emu, [bu("Below First", { note: "0123" })], first);
+    const merged = await exported(root, ["--merge", file]);
+    assert.match(merged, /^ {8}# hand: after the last tenant\r$/m);
+    assertTenantsArePortal(readByEveryReader(merged), p.emu.state(), root);
+  });
+
   it("names, registration numbers, notes and tags that read as dates, numbers, booleans or null (property)", async () => {
     const consumer = fc.record({ name: tenantText, note: tenantText, tags: fc.array(tenantText, { maxLength: 2 }), contact: tenantText });
     const unit = fc.record({

@@ -45,6 +45,12 @@ function inOrder(text: string, lines: string[]): boolean {
   return true;
 }
 
+/**
+ * The stack's outputs as `pulumi stack output --json` prints them: what the stack made and adopted, by resource
+ * name. Here the stack adopted tenant-b and its consumer and has not made made-by-code yet (a pull request adds it).
+ */
+const OUTPUTS = { businessUnitIds: { "tenant-b": 3 }, consumerIds: { "tenant-b/erp": 3 }, nodeNames: { "tenant-b/erp": "ERP-01" } };
+
 describe("backup-portal export --merge", function () {
   this.timeout(60_000);
   const p = clientSuite();
@@ -58,7 +64,9 @@ describe("backup-portal export --merge", function () {
     plant(p.emu, VARIED);
     const file = path.join(dir, "Pulumi.prod.yaml");
     fs.writeFileSync(file, STACK);
-    const r = await exportCli(p.emu, ["--merge", file]);
+    const outputs = path.join(dir, "outputs.json");
+    fs.writeFileSync(outputs, JSON.stringify(OUTPUTS));
+    const r = await exportCli(p.emu, ["--merge", file, "--stack-outputs", outputs]);
     assert.equal(r.code, 0, r.err);
     assert.equal(r.out, "");
     const merged = fs.readFileSync(file, "utf8");
@@ -76,7 +84,7 @@ describe("backup-portal export --merge", function () {
     assert.match(r.err, /^added tenants\.acme-ab\.businessUnits\.acme-olfabrik\nadded tenants\.acme-ab\.businessUnits\.business-unit$/m);
     assert.match(r.err, /^merged into .*Pulumi\.prod\.yaml: 6 business units added, 4 entries differ/m);
     // Merging again adds nothing: every business unit is in the file now.
-    const again = await exportCli(p.emu, ["--merge", file]);
+    const again = await exportCli(p.emu, ["--merge", file, "--stack-outputs", outputs]);
     assert.equal(again.code, 0, again.err);
     assert.equal(fs.readFileSync(file, "utf8"), merged);
     assert.match(again.err, /0 business units added/);
@@ -84,7 +92,7 @@ describe("backup-portal export --merge", function () {
     const without = merged.replace(/\n {8}acme-olfabrik:\n(?: {10}.*\n)+/, "\n");
     assert.notEqual(without, merged);
     fs.writeFileSync(file, without);
-    const nested = await exportCli(p.emu, ["--merge", file]);
+    const nested = await exportCli(p.emu, ["--merge", file, "--stack-outputs", outputs]);
     assert.match(nested.err, /^added tenants\.acme-ab\.businessUnits\.acme-olfabrik$/m);
     const n = (parse(fs.readFileSync(file, "utf8")) as { config: Record<string, any> }).config["backup-portal:tenants"];
     assert.deepEqual(Object.keys(n["acme-ab"].businessUnits), ["business-unit", "acme-olfabrik"]);
@@ -99,6 +107,24 @@ describe("backup-portal export --merge", function () {
     assert.match(text, /^ {4}tenant-a:\n {6}adoptId: 2$/m);
     const exported = (parse((await exportCli(p.emu)).out) as { config: Record<string, unknown> }).config;
     assert.deepEqual((parse(text) as { config: Record<string, unknown> }).config, exported);
+  });
+
+  it("without the stack's outputs, an entry without adoptId that matches nothing stops every addition (it may be one, renamed)", async () => {
+    plant(p.emu, VARIED);
+    const file = path.join(dir, "Pulumi.prod.yaml");
+    fs.writeFileSync(file, STACK);
+    const r = await exportCli(p.emu, ["--merge", file]);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(fs.readFileSync(file, "utf8"), STACK, "nothing added: the file is as it was");
+    assert.match(
+      r.err,
+      /^gone tenants\.made-by-code: no business unit named "Made By Code" here on the portal: deleted or renamed there, or not made by the stack yet/m,
+    );
+    assert.match(
+      r.err,
+      /^not added tenants\.acme-ab: business unit \d+ \("Acme AB"\) is on the portal, not added: tenants\.made-by-code has no adoptId and matches nothing on the portal by name, so this may be it, renamed or moved there; give --stack-outputs <file>/m,
+    );
+    assert.match(r.err, /: 0 business units added, 4 entries differ from the portal, 1 gone from it, 4 not added/);
   });
 
   it("an entry without adoptId (made by the stack) is matched by name, not added twice", async () => {
@@ -132,11 +158,16 @@ describe("backup-portal export --merge", function () {
   it("a file below another root is refused, and left as it was", async () => {
     const file = path.join(dir, "Pulumi.prod.yaml");
     fs.writeFileSync(file, STACK);
-    const r = await exportCli(p.emu, ["--merge", file, "--bunit", "2"]);
+    const [other] = plant(p.emu, [
+      { name: "Other", registrationNumber: "O", timeZoneId: 1, children: [{ name: "Kid", registrationNumber: "K", timeZoneId: 1 }] },
+    ]).businessUnits;
+    const r = await exportCli(p.emu, ["--merge", file, "--bunit", String(other)]);
     assert.equal(r.code, 1);
-    assert.match(
+    assert.ok(
+      r.err.includes(
+        `Pulumi.prod.yaml: config.backup-portal:rootBusinessUnitId is 1, but the export is below business unit ${other}; export with --bunit 1`,
+      ),
       r.err,
-      /Pulumi\.prod\.yaml: config\.backup-portal:rootBusinessUnitId is 1, but the export is below business unit 2; export with --bunit 1/,
     );
     assert.equal(fs.readFileSync(file, "utf8"), STACK);
   });
@@ -221,7 +252,7 @@ describe("export --merge, in process: what is kept, what is added, what is liste
         "      registrationNumber: tb-1",
         "      timeZone: utc",
         '      supportResponsible: "true"',
-        "      domainFilter: [ standard ]",
+        "      domainFilter: [standard]",
         "      consumers:",
         "        erp:",
         "          name: erp-01",
@@ -277,10 +308,13 @@ describe("export --merge, in process: what is kept, what is added, what is liste
       "            aliases:",
       "                - old-acme",
       "        acme-2:",
+      "            adoptId: 98",
       "            name: someone else",
       "        dup-a:",
+      "            adoptId: 96",
       "            name: Dup",
       "        dup-b:",
+      "            adoptId: 97",
       "            name: Dup",
       "        broken: null",
       "        scalar: 5",
@@ -298,7 +332,7 @@ describe("export --merge, in process: what is kept, what is added, what is liste
       [
         "# top",
         "config:",
-        "    # a comment is no indentation",
+        "        # a comment is no indentation",
         "    backup-portal:tenants:",
         "        acme:",
         "            note: x - y",
@@ -307,10 +341,13 @@ describe("export --merge, in process: what is kept, what is added, what is liste
         "            aliases:",
         "                - old-acme",
         "        acme-2:",
+        "            adoptId: 98",
         "            name: someone else",
         "        dup-a:",
+        "            adoptId: 96",
         "            name: Dup",
         "        dup-b:",
+        "            adoptId: 97",
         "            name: Dup",
         "        broken: null",
         "        scalar: 5",
@@ -329,16 +366,40 @@ describe("export --merge, in process: what is kept, what is added, what is liste
     );
     assert.deepEqual(differences(r), []);
     assert.deepEqual(r.added, ["tenants.acme-3", "tenants.dup"]);
+    assert.deepEqual(
+      r.gone.map((g) => g.path),
+      ["tenants.acme", "tenants.acme-2", "tenants.dup-a", "tenants.dup-b"],
+      "each entry whose business unit the portal no longer has is said",
+    );
   });
 
-  it("two portal business units with one name: the file's entry of that name is the first one's, the other is added", () => {
+  it("two portal business units with one name, and the file's entry of it without adoptId: neither is taken for it, nor added", () => {
     const same = (adoptId: number) => out({ adoptId, name: "Same", registrationNumber: "R" });
-    const r = merged(
-      "config:\n  backup-portal:tenants:\n    same:\n      name: Same\n      registrationNumber: R\n",
-      out({ same: same(1), "same-2": same(2) }),
+    const file =
+      "config:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants:\n    same:\n      name: Same\n      registrationNumber: R\n";
+    const r = merged(file, out({ same: same(1), "same-2": same(2) }));
+    assert.equal(r.text, file);
+    assert.deepEqual(r.added, []);
+    assert.deepEqual(
+      r.gone.map((g) => `${g.path}: ${g.message}`),
+      [
+        'tenants.same: "Same" names 2 business units here on the portal (1, 2) and the entry has no adoptId, so the merge cannot tell which it is: ' +
+          "add adoptId: <id> to it, or give --stack-outputs <file> (`pulumi stack output --json` of the stack)",
+      ],
     );
-    assert.deepEqual(r.added, ["tenants.same-2"]);
-    assert.deepEqual(differences(r), []);
+    assert.deepEqual(
+      r.notAdded.map((g) => g.path),
+      ["tenants.same-2", "tenants.same-2-2"],
+    );
+    // The stack's outputs say which one it made (2): that one is the entry's, the other is added.
+    const known = mergeInto(file, "Pulumi.x.yaml", { rootId: 1, tenants: out({ same: same(1), "same-2": same(2) }) }, REFS, {
+      file: "outputs.json",
+      businessUnits: new Map([["same", 2]]),
+      consumers: new Map(),
+    });
+    assert.deepEqual(known.added, ["tenants.same-2"]);
+    assert.match(known.text, /^ {4}same-2:\n {6}adoptId: 1$/m);
+    assert.deepEqual([...known.gone, ...known.notAdded], []);
   });
 
   it("sequences written flush with their key, as the file writes them", () => {
