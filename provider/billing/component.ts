@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as K8s from "@pulumi/kubernetes";
 import { k8s } from "../kubernetes";
+import type { ResourceRequirements } from "../resource-requirements";
 import { DEFAULT_NOTIFY_PATH, HEALTH_PATH } from "./receiver";
 import { SECRET_ENV } from "./main";
 import { receiverSecretProblem } from "./secret";
@@ -82,7 +83,7 @@ export interface BillingReceiverArgs {
   /** Service type; default ClusterIP (the portal must reach the Service: use an Ingress or a LoadBalancer when it is outside the cluster). */
   serviceType?: "ClusterIP" | "NodePort" | "LoadBalancer";
   /** Container resources; default requests 50m CPU and 128Mi, limit 512Mi. */
-  resources?: K8s.types.input.core.v1.ResourceRequirements;
+  resources?: ResourceRequirements;
   /** Extra labels on every object. */
   labels?: Record<string, string>;
 }

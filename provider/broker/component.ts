@@ -10,6 +10,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as K8s from "@pulumi/kubernetes";
 import { k8s } from "../kubernetes";
+import type { ResourceRequirements } from "../resource-requirements";
 import { PortalConnectionArgs } from "../billing/component";
 import { SECRET_ENV } from "./main";
 import { HEALTH_PATH } from "./server";
@@ -41,7 +42,7 @@ export interface RegistrationBrokerArgs {
    * restarts only.
    */
   ledgerClaimName?: pulumi.Input<string>;
-  resources?: K8s.types.input.core.v1.ResourceRequirements;
+  resources?: ResourceRequirements;
   labels?: Record<string, string>;
 }
 
