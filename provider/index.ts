@@ -17,6 +17,10 @@ export { BillingReceiver } from "./billing";
 export { registrationUserData, mintRegistrationToken } from "./registration";
 export { RegistrationBroker } from "./broker/component";
 
+// Tenants as data: the stack program, for a project whose `index.ts` is `export = tenantsFromConfig();`.
+export { tenantsFromConfig } from "./program";
+export type { StackOutputs } from "./program";
+
 // Everything else, by capability.
 export * as portal from "./portal";
 export * as registry from "./registry";

@@ -39,6 +39,9 @@ describe("the npm tarball", function () {
       "stacks/tenants.schema.json",
       "dist/provider/index.js",
       "dist/provider/index.d.ts",
+      // The stack program of tenants as data (tenantsFromConfig), which a user's project runs from the package.
+      "dist/provider/program/index.js",
+      "dist/provider/program/deploy.js",
       "dist/provider/portal/index.d.ts",
       "dist/provider/registry/data/zot-v2.1.18.config-keys.json",
     ]) {

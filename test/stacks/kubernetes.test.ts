@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import { installMocks, plainPart, Recorded, unwrap, valueOf } from "../support/mocks";
 import { settings } from "./support";
-import { deployStack } from "../../stacks/program";
+import { deployStack } from "../../provider/program/deploy";
 import { ConfigError } from "../../provider/tenants/model";
 
 const RECEIVER_IMAGE = `registry.example.com/backup-portal-receiver@sha256:${"c".repeat(64)}`;

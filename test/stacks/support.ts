@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import yaml from "js-yaml";
 import { TestEngine } from "../engine/engine";
 import { runProgramWithEngine } from "../engine/mocks";
-import { deployStack, StackSettings } from "../../stacks/program";
+import { deployStack, StackSettings } from "../../provider/program/deploy";
 import { TenantsConfig } from "../../provider/tenants/model";
 import { PortalClient } from "../../provider/portal";
 

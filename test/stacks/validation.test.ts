@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { clientFor, Emulator, startEmulator } from "../support/portal";
 import { localTenants, settings } from "./support";
-import { deployStack } from "../../stacks/program";
+import { deployStack } from "../../provider/program/deploy";
 import { ConfigError } from "../../provider/tenants/model";
 import { PortalClient } from "../../provider/portal";
 

@@ -2,18 +2,19 @@
 // Everything is validated (structure, then names against the portal's
 // reference data, reads only) before the first resource is declared, and every
 // problem is reported at once with its path and the fix.
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { References } from "../provider/dynamic/references";
-import { PortalClient } from "../provider/portal/client";
-import { Registry } from "../provider/registry/index";
-import { BillingReceiver } from "../provider/billing/component";
-import { checkStackBlocks, StackBlocks } from "../provider/stack-config/blocks";
-import { declareTenants, Declared } from "../provider/tenants/declare";
-import { ConfigError, TenantsConfig } from "../provider/tenants/model";
-import { validateNames } from "../provider/tenants/names";
+import { BillingReceiver } from "../billing/component";
+import { References } from "../dynamic/references";
+// @pulumi/kubernetes is an optional peer: loaded only when the stack enables the registry or the billing receiver.
+import { k8s } from "../kubernetes";
+import { PortalClient } from "../portal/client";
+import { Registry } from "../registry/index";
+import { checkStackBlocks, StackBlocks } from "../stack-config/blocks";
+import { declareTenants, Declared } from "../tenants/declare";
+import { ConfigError, TenantsConfig } from "../tenants/model";
+import { validateNames } from "../tenants/names";
 
-/** What the program declares from: the config reader's StackConfig (provider/stack-config/read.ts), or a test's. */
+/** What the program declares from: the config reader's StackConfig (../stack-config/read.ts), or a test's. */
 export interface StackSettings extends StackBlocks {
   protectBusinessUnits: boolean;
   deletionComment: string;
@@ -21,6 +22,7 @@ export interface StackSettings extends StackBlocks {
   portal?: PortalClient;
 }
 
+/** The stack's outputs: the ids the portal gave each tenant's objects, and the Kubernetes parts' addresses. */
 export interface StackOutputs {
   businessUnitIds: pulumi.Output<Record<string, number>>;
   consumerIds: pulumi.Output<Record<string, number>>;

@@ -1,0 +1,60 @@
+// Tenants as data, as a program of the package: a Pulumi program whose `index.ts` is
+//
+//   import { tenantsFromConfig } from "backup-portal-pulumi";
+//   export = tenantsFromConfig();
+//
+// reads the whole stack config (../stack-config/read.ts) and declares its tenants and, when enabled, the registry
+// and the billing receiver (./deploy.ts). This repository's own program (stacks/index.ts) is that line too. A
+// config with problems fails before any resource is registered and before any request to the portal: one line per
+// problem, `Pulumi.<stack>.yaml: backup-portal:<path>: <problem>; <fix>`, and no stack trace (the SDK prints a
+// RunError's message only).
+import * as pulumi from "@pulumi/pulumi";
+import { PortalClient } from "../portal/client";
+import { resolveSettings } from "../portal/settings";
+import { configProblemsText, readStackConfig } from "../stack-config/read";
+import { ConfigError, Problem } from "../tenants/model";
+import { deployStack, StackOutputs } from "./deploy";
+
+export { deployStack } from "./deploy";
+export type { StackOutputs, StackSettings } from "./deploy";
+
+// The SDK's own answer (from the secret keys the CLI hands the program); exported by its runtime but not declared
+// in its typings.
+const isSecret = (key: string) => (pulumi.runtime as unknown as { isConfigSecret(k: string): boolean }).isConfigSecret(key);
+
+/** A client for the program's read-only name checks, from the same settings the providers use. */
+function portalForChecks(config: Record<string, string>): PortalClient | undefined {
+  try {
+    return new PortalClient(resolveSettings((key) => config[key]));
+  } catch {
+    return undefined; // not configured here (nor in the environment): each resource's check still validates its names
+  }
+}
+
+/**
+ * The stack program: the stack's `backup-portal:` config (`backup-portal:tenants` and the rest) as resources, its
+ * outputs the portal's ids of what it declared. Export what it returns from the program's entry (`export =`):
+ * the runtime calls it and awaits its outputs.
+ */
+export function tenantsFromConfig(): () => Promise<StackOutputs> {
+  // A function, not a promise made at load: the SDK awaits what it returns, so a refused config is one handled
+  // error (a rejected promise made at load is first "unhandled" and then handled late, and Node warns about it).
+  return async () => {
+    // The stack file the CLI read the config from (in the folder `stackConfigDir` of Pulumi.yaml names).
+    const file = `Pulumi.${pulumi.getStack()}.yaml`;
+    const fail = (problems: Problem[]) => new pulumi.RunError(configProblemsText(file, problems));
+    const all = pulumi.runtime.allConfig();
+    const read = readStackConfig({ config: all, isSecret });
+    if (!read.config) throw fail(read.problems);
+    const portal = portalForChecks(all);
+    try {
+      return await deployStack({ ...read.config, portal });
+    } catch (e) {
+      // The name checks against the portal find problems too: the same lines.
+      if (e instanceof ConfigError) throw fail(e.problems);
+      throw e;
+    } finally {
+      portal?.close();
+    }
+  };
+}
