@@ -205,6 +205,14 @@ export function printTable(
 // ---------------------------------------------------------------------------------------------
 // Progress
 
+/** How a Progress writes off a terminal, and while its total is unknown. */
+export interface ProgressOptions {
+  /** Off a terminal, at most one line per this many ms (the last one always); default: a line per update. */
+  lineEveryMs?: number;
+  /** While the total is unknown, `<label>: <n> so far` (a walk that finds its reads as it goes) instead of `<n> entries`. */
+  soFar?: boolean;
+}
+
 /**
  * Progress of a long read on stderr: one line rewritten in place on a terminal, one line per
  * update otherwise (only when asked for with --progress). Disabled: does nothing.
@@ -219,16 +227,21 @@ export class Progress {
     private readonly label: string,
     private readonly tty: boolean,
     private readonly minIntervalMs = 100,
+    private readonly options: ProgressOptions = {},
   ) {}
 
   update(seen: number, total?: number): void {
     if (!this.enabled) return;
     const now = Date.now();
     const final = total !== undefined && seen >= total;
-    if (this.tty && !final && this.shown && now - this.last < this.minIntervalMs) return;
+    const interval = this.tty ? this.minIntervalMs : (this.options.lineEveryMs ?? 0);
+    if (!final && this.shown && now - this.last < interval) return;
     this.last = now;
     const pct = total ? ` (${Math.min(100, Math.floor((seen / total) * 100))}%)` : "";
-    const text = `${this.label}: ${seen}${total !== undefined ? `/${total}` : ""} entries${pct}`;
+    const text =
+      total === undefined && this.options.soFar
+        ? `${this.label}: ${seen} so far`
+        : `${this.label}: ${seen}${total !== undefined ? `/${total}` : ""} entries${pct}`;
     if (this.tty) (this.io.raw ?? this.io).err(`\r\x1b[K${text}`);
     else this.io.err(`${text}\n`);
     this.shown = true;
