@@ -2,20 +2,34 @@
 // object adopted; or, with --merge, the business units a stack file lacks added to it. Reads only.
 import * as fs from "fs";
 import * as path from "path";
-import { exportPortal, summaryLine } from "../export";
-import { loadStackOutputs, ManagedIds } from "../export/managed";
-import { mergeInto, MergeError, mergeReport } from "../export/merge";
-import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
+import { packageRoot } from "../dynamic/specifier";
+import { exportPortal, leftOutLine, summaryLine } from "../export";
+import { mergeInto, MergeError } from "../export/merge";
+import { readProject, STACK_FILE, StackFileError } from "../stack-config/file";
+import {
+  CliIo,
+  DATA_EPILOG,
+  escapeControls,
+  processIo,
+  Progress,
+  progressWanted,
+  runCommand,
+  TIMEOUT_OPTION,
+  UsageError,
+} from "./output";
 import { CommandSpec, existingPath, fileToWrite, parseCommandArgs, usageFailure, Values } from "./args";
+import { stackSettings } from "./stack-settings";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal export",
-  usage: ["backup-portal export [--bunit <id>] [--out <file> [--force]] [--merge <file> [--stack-outputs <file>]] [--format yaml|json]"],
+  usage: ["backup-portal export [--bunit <id>] [--out <file> [--force]] [--merge <file>] [--format yaml|json] [--stack <name>]"],
   about: `Writes the business units below --bunit (their settings, consumers, nodes and proxy relations) as the
 backup-portal:tenants block of a stack file, each object adopted (adoptId, adopt: true), so that the first
 pulumi up takes them over instead of creating them. Reference data is written by name. What stack config
 cannot hold, or its rules refuse, is a comment marked review: at its place; the last line on stderr counts
-them. Node passwords cannot be read back and are never written. Reads only: nothing on the portal changes.`,
+them. Node passwords cannot be read back and are never written. Reads only: nothing on the portal changes.
+A bare --out or --merge Pulumi.<stack>.yaml goes where Pulumi.yaml keeps the stack files (stackConfigDir).
+The YAML's first line names the stack files' JSON Schema in the installed package, for editors.`,
   options: {
     bunit: { kind: "id", description: "export what is below this business unit", default: "the account's own" },
     out: {
@@ -33,18 +47,19 @@ them. Node passwords cannot be read back and are never written. Reads only: noth
       kind: "string",
       value: "file",
       description:
-        "add the business units this stack file lacks, keep every other byte of it, and list the entries whose portal values differ and what the portal no longer has",
-    },
-    "stack-outputs": {
-      kind: "string",
-      value: "file",
-      description:
-        "with --merge: the stack's outputs (pulumi stack output --json), so that no object the stack manages is added again, even one renamed or moved on the portal",
+        "add the business units this stack file lacks, keep its entries, order and comments, and list the entries whose portal values differ",
     },
     format: { kind: "string", value: "yaml|json", description: "yaml (with comments) or json (review notes on stderr)", default: "yaml" },
+    json: { kind: "flag", description: "the same as --format json" },
+    stack: {
+      kind: "string",
+      value: "name",
+      description:
+        "take the portal settings from this stack's file (its backup-portal: keys; its secrets through the Pulumi CLI when there is one), the environment for the rest",
+    },
     progress: {
       kind: "flag",
-      description: "show progress (reads done/total) on stderr",
+      description: "show progress on stderr (reads so far, then done/total); off a terminal, a line a second at most",
       default: "only when stderr is a terminal",
       negation: "never show progress",
     },
@@ -150,15 +165,19 @@ function outProblem(o: Values): string | undefined {
   return undefined;
 }
 
+/** --format, or json for --json. */
+function formatOf(o: Values): string {
+  return (o.format as string | undefined) ?? (o.json ? "json" : "yaml");
+}
+
 /** What is wrong across the flags, before the connection settings are read. */
 function flagProblem(o: Values): string | undefined {
-  const format = (o.format as string | undefined) ?? "yaml";
+  const format = formatOf(o);
   if (format !== "yaml" && format !== "json") return `--format needs yaml or json, got ${JSON.stringify(format)}`;
+  if (o.json && format !== "json") return `--json is --format json; it cannot go with --format ${format}`;
   if (o.merge !== undefined && format !== "yaml") return "--merge writes the stack file's YAML; it takes no --format json";
   try {
     if (typeof o.merge === "string") existingPath("--merge", o.merge);
-    if (o["stack-outputs"] !== undefined && o.merge === undefined) return "--stack-outputs goes with --merge <file>";
-    if (typeof o["stack-outputs"] === "string") existingPath("--stack-outputs", o["stack-outputs"]);
     if (typeof o.out === "string") {
       fileToWrite("--out", o.out);
     }
@@ -170,12 +189,91 @@ function flagProblem(o: Values): string | undefined {
   return undefined;
 }
 
-export function run(argv: string[], io: CliIo = processIo): Promise<number> {
+/**
+ * Where a bare `Pulumi.<stack>.yaml` (--out or --merge) goes: Pulumi reads stack files only from Pulumi.yaml's
+ * stackConfigDir, so one written beside Pulumi.yaml would never be read. A path with a folder, a name of another
+ * form, or a folder without Pulumi.yaml stays as given; a --merge file that is there stays too.
+ */
+export function inStackDir(flag: "--out" | "--merge", file: string, cwd: string): { file: string; note?: string } {
+  if (path.basename(file) !== file || !STACK_FILE.test(file)) return { file };
+  const project = readProject(cwd);
+  if (!project?.hasStackConfigDir || path.resolve(project.stackDir) === path.resolve(cwd)) return { file };
+  if (flag === "--merge" && fs.existsSync(path.join(cwd, file))) return { file };
+  const dir = path.relative(cwd, project.stackDir) || ".";
+  if (!fs.existsSync(project.stackDir)) {
+    throw new UsageError(
+      `${flag} ${file}: Pulumi.yaml keeps the stack files in ${dir} (stackConfigDir), which does not exist; create it, or give ${flag} ${path.join(dir, file)}`,
+    );
+  }
+  const moved = path.join(dir, file);
+  return { file: moved, note: `${flag} ${file}: ${moved}, where Pulumi.yaml keeps the stack files (stackConfigDir)` };
+}
+
+/**
+ * Posix separators (editors on every system read the line; the YAML language server resolves it from the file's
+ * folder), and `./` before a file in that folder, as this repository's stack files write it.
+ */
+const posix = (p: string) => {
+  const text = p.split(path.sep).join("/");
+  return text.includes("/") ? text : `./${text}`;
+};
+
+/**
+ * The schema line's path, relative to the folder of the file written (`dir`): this package's schema as the project
+ * installs it (node_modules/backup-portal-pulumi/stacks/tenants.schema.json in the nearest project folder above
+ * `dir`), or, in a checkout of this package itself, its own stacks/tenants.schema.json.
+ */
+export function schemaPath(dir: string): string {
+  const own = packageRoot(__filename);
+  const schema = path.join("stacks", "tenants.schema.json");
+  const at = path.resolve(dir);
+  if (at === own || at.startsWith(`${own}${path.sep}`)) return posix(path.relative(at, path.join(own, schema)));
+  let project: string | undefined;
+  for (let d = at, up = 0; up < 64; d = path.dirname(d), up++) {
+    const installed = path.join(d, "node_modules", "backup-portal-pulumi", schema);
+    if (fs.existsSync(installed)) return posix(path.relative(at, installed));
+    if (project === undefined && readProject(d)) project = d;
+    if (d === path.dirname(d)) break;
+  }
+  // Not installed yet: where it will be once the project installs the package.
+  return posix(path.relative(at, path.join(project ?? at, "node_modules", "backup-portal-pulumi", schema)));
+}
+
+/** Off a terminal, one progress line a second at most, and the last one: a walk of 1,000 reads is not 2,000 lines. */
+export const PROGRESS_LINE_EVERY_MS = 1000;
+
+export interface ExportIo extends CliIo {
+  /** The folder the command runs in (where Pulumi.yaml is looked for); default process.cwd(). */
+  cwd?: string;
+}
+
+export function run(argv: string[], given: ExportIo = processIo): Promise<number> {
+  let io: CliIo = given;
+  const cwd = given.cwd ?? process.cwd();
   let parsed: Values | undefined;
   try {
     parsed = parseCommandArgs(COMMAND, argv);
   } catch {
     parsed = undefined; // runCommand reports it
+  }
+  let out = parsed?.out as string | undefined;
+  let merge = parsed?.merge as string | undefined;
+  const notes: string[] = [];
+  if (parsed && !parsed.help) {
+    try {
+      const o = out === undefined ? undefined : inStackDir("--out", out, cwd);
+      const m = merge === undefined ? undefined : inStackDir("--merge", merge, cwd);
+      // A relative path is the folder's the command runs in (a caller's `cwd`, else the process's).
+      const at = (f: string) => (path.isAbsolute(f) || path.resolve(cwd) === process.cwd() ? f : path.join(cwd, f));
+      out = o && at(o.file);
+      merge = m && at(m.file);
+      for (const r of [o, m]) if (r?.note) notes.push(r.note);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      io.err(`${COMMAND.label}: ${err.message}\n`);
+      return Promise.resolve(2);
+    }
+    parsed = { ...parsed, out, merge };
   }
   const problem = parsed && !parsed.help ? flagProblem(parsed) : undefined;
   if (problem) return Promise.resolve(usageFailure(io, COMMAND, problem));
@@ -185,11 +283,21 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
     io.err(`${COMMAND.label}: ${outIssue}\n`);
     return Promise.resolve(2);
   }
+  if (parsed && !parsed.help && typeof parsed.stack === "string") {
+    try {
+      const s = stackSettings(parsed.stack, cwd, given.env ?? process.env, [packageRoot(__filename)]);
+      io = { ...given, env: s.env };
+      notes.push(...(s.taken ? [s.taken] : []), ...s.notes);
+    } catch (err) {
+      if (!(err instanceof UsageError) && !(err instanceof StackFileError)) throw err;
+      io.err(`${COMMAND.label}: ${err.message}\n`);
+      return Promise.resolve(err instanceof UsageError ? 2 : 1);
+    }
+  }
+  for (const note of notes) io.err(`${COMMAND.label}: ${note}\n`);
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
-    const format = (o.format as string | undefined) ?? "yaml";
-    const merge = o.merge as string | undefined;
+    const format = formatOf(o);
     let original: string | undefined;
-    let managed: ManagedIds | undefined;
     if (merge) {
       try {
         original = fs.readFileSync(merge, "utf8");
@@ -197,44 +305,61 @@ export function run(argv: string[], io: CliIo = processIo): Promise<number> {
         io.err(`backup-portal export: ${merge}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})\n`);
         return 1;
       }
-      try {
-        if (typeof o["stack-outputs"] === "string") managed = loadStackOutputs(o["stack-outputs"]);
-      } catch (err) {
-        if (!(err instanceof MergeError)) throw err;
-        io.err(`backup-portal export: ${err.message}\n`);
-        return 1;
-      }
     }
     const rootId = (o.bunit as number | undefined) ?? (await client.reference.me()).businessUnit?.id;
     if (rootId === undefined) throw new UsageError("the portal does not say which business unit the account belongs to; give --bunit");
     const want = progressWanted(o, io);
-    const progress = new Progress(io, want.enabled, "export: portal reads", want.tty);
+    // The walk finds its reads as it goes: `N so far` until the last has started, then done/total.
+    const progress = new Progress(io, want.enabled, "export: portal reads", want.tty, undefined, {
+      lineEveryMs: PROGRESS_LINE_EVERY_MS,
+      soFar: true,
+    });
+    // The written file's folder, or (stdout) where this project keeps its stack files.
+    const written = out ?? merge;
+    const fileDir = written !== undefined ? path.dirname(path.resolve(cwd, written)) : (readProject(cwd)?.stackDir ?? cwd);
     let result;
     try {
       result = await exportPortal(client, rootId, {
         format: format as "yaml" | "json",
         onProgress: (done, total) => progress.update(done, total),
+        schema: schemaPath(fileDir),
       });
     } finally {
       progress.done();
+    }
+    if (result.tree.rootConsumers?.length) {
+      const parentId = await client.businessUnits.get(rootId).then(
+        (bu) => bu.parentBusinessUnit?.id,
+        () => undefined,
+      );
+      const line = escapeControls(leftOutLine(result.tree, parentId)!);
+      if (result.counts.businessUnits === 0) {
+        // Nothing below the root: a file without tenants would say nothing of what the portal holds.
+        io.err(`${COMMAND.label}: ${line}; nothing was written\n`);
+        return 1;
+      }
+      io.err(`${COMMAND.label}: ${line}\n`);
     }
     let text = result.text;
     if (merge) {
       let merged;
       try {
-        merged = mergeInto(original!, merge, result.parts, result.tree.references, managed);
+        merged = mergeInto(original!, merge, result.parts, result.tree.references);
       } catch (err) {
         if (!(err instanceof MergeError)) throw err;
         io.err(`backup-portal export: ${err.message}\n`);
         return 1;
       }
       text = merged.text;
-      for (const line of mergeReport(merged, (o.out as string | undefined) ?? merge)) io.err(`${line}\n`);
+      for (const a of merged.added) io.err(`added ${a}\n`);
+      for (const d of merged.differences) io.err(`differs ${d.path}: ${d.message}\n`);
+      io.err(
+        `merged into ${out ?? merge}: ${merged.added.length} business units added, ${merged.differences.length} entries differ from the portal (left as the file has them)\n`,
+      );
     }
     if (format === "json") for (const r of result.reviews) io.err(`review ${r.path}: ${r.message}\n`);
-    const out = (o.out as string | undefined) ?? merge;
-    // A merge that adds nothing to its own file writes nothing: not a byte, nor its mode or time, changes.
-    if (out && !(out === merge && text === original)) writeWhole(out, text);
+    const target = out ?? merge;
+    if (target) writeWhole(target, text);
     else io.out(text);
     io.err(`${summaryLine(result)}\n`);
     return 0;

@@ -22,6 +22,7 @@ const commands: Record<string, { module: string; summary: string }> = {
   invoices: { module: "./invoices", summary: "invoices of a business unit" },
   billing: { module: "./billing", summary: "billing data of a reseller business unit" },
   export: { module: "./export", summary: "write the portal's business units as an adopted stack file (reads only)" },
+  validate: { module: "./validate", summary: "check a stack file as the stack program does, without the Pulumi CLI" },
   "billing-receiver": { module: "../billing/main", summary: "receive the portal's billing notifications" },
   "registration-broker": { module: "../broker/main", summary: "register instances that present a one-time token" },
 };

@@ -13,8 +13,13 @@ export interface ExportResult extends Exported {
   text: string;
 }
 
-export function header(rootId: number): string[] {
+/** The comment that names the stack files' JSON Schema to editors (the YAML language server reads it). */
+export const schemaLine = (schema: string): string => `yaml-language-server: $schema=${schema}`;
+
+/** The comment at the top of an exported file; with `schema`, its first line names the JSON Schema. */
+export function header(rootId: number, schema?: string): string[] {
   return [
+    ...(schema === undefined ? [] : [schemaLine(schema)]),
     `Exported by \`backup-portal export\`: everything below business unit ${rootId}, each object adopted`,
     "(adoptId, adopt: true), so the first `pulumi up` takes it over. Review the lines marked `review:` before you commit.",
     "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported.",
@@ -22,17 +27,42 @@ export function header(rootId: number): string[] {
   ];
 }
 
-/** Reads the tree below `rootId` and renders it. */
+/**
+ * Reads the tree below `rootId` and renders it. `schema`: where the stack files' JSON Schema is, from the file
+ * written (YAML only: JSON has no comments, and a key would be config).
+ */
 export async function exportPortal(
   client: PortalClient,
   rootId: number,
-  opts: { format?: ExportFormat; onProgress?: ProgressListener } = {},
+  opts: { format?: ExportFormat; onProgress?: ProgressListener; schema?: string } = {},
 ): Promise<ExportResult> {
   const tree = await readPortalTree(client, rootId, { onProgress: opts.onProgress });
   const exported = toTenants(tree);
-  const parts = { rootId, tenants: exported.tenants, header: header(rootId) };
+  const parts = { rootId, tenants: exported.tenants, header: header(rootId, opts.schema) };
   const text = opts.format === "json" ? renderJson(parts) : renderYaml(parts);
   return { ...exported, tree, parts, text };
+}
+
+/**
+ * Why the root's own consumers are not in the file, in one line (undefined when it has none): the stack file
+ * declares business units below rootBusinessUnitId and their consumers, not the consumers of that unit itself.
+ * `parentId`: the root's parent, when the account can read it. Consumer names are the portal's (shown quoted).
+ */
+export function leftOutLine(tree: Pick<PortalTree, "rootId" | "rootConsumers">, parentId?: number): string | undefined {
+  const consumers = tree.rootConsumers ?? [];
+  const n = consumers.length;
+  if (n === 0) return undefined;
+  const shown = consumers.slice(0, 3).map((c) => JSON.stringify(c.name ?? `#${c.id}`));
+  const names = `${shown.join(", ")}${n > 3 ? `, and ${n - 3} more` : ""}`;
+  const from =
+    parentId !== undefined
+      ? `export from its parent (--bunit ${parentId})`
+      : "export from the business unit above it (--bunit <its id>, with an account that can read it)";
+  return (
+    `business unit ${tree.rootId}'s own ${n === 1 ? "consumer" : `${n} consumers`} (${names}) ${n === 1 ? "is" : "are"} not exported: ` +
+    `a stack file declares the business units below backup-portal:rootBusinessUnitId, not that unit's own consumers; ` +
+    `to manage ${n === 1 ? "it" : "them"} as code, ${from}, which adopts business unit ${tree.rootId} with ${n === 1 ? "it" : "them"}`
+  );
 }
 
 /** The closing line on stderr. */

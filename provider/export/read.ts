@@ -1,6 +1,7 @@
 // Reads the business-unit tree below one business unit, with only the reads the API requires: one list of
-// children and one of consumers per business unit, one node read per consumer (the API has no list of nodes),
-// and each reference list once (see minimumReads). Reads only: never a write.
+// children and one of consumers per business unit (the root's own consumers included, to say they are left out),
+// one node read per consumer below the root (the API has no list of nodes), and each reference list once (see
+// minimumReads). Reads only: never a write.
 import { Named, ReferenceKind, References } from "../dynamic/references";
 import { PortalClient } from "../portal/client";
 import { BusinessUnit, Consumer, Node } from "../portal/types";
@@ -27,10 +28,19 @@ export interface ReferenceLists {
 export interface PortalTree {
   rootId: number;
   businessUnits: BusinessUnitRead[];
+  /**
+   * The root's own consumers: a stack file cannot declare them (it declares the business units below
+   * rootBusinessUnitId), so they are read only to say that they are left out (none: a tree not read from a portal).
+   */
+  rootConsumers?: Consumer[];
   references: ReferenceLists;
 }
 
-export type ProgressListener = (done: number, total: number) => void;
+/**
+ * Reads done so far, and their total once it is known: the walk finds reads as it goes (each business unit's
+ * children and consumers), so `total` is undefined until the last read has started.
+ */
+export type ProgressListener = (done: number, total?: number) => void;
 
 /** The portal listed a business unit twice during one export: nothing is written. */
 export class TreeError extends Error {
@@ -101,11 +111,16 @@ export async function readPortalTree(
 ): Promise<PortalTree> {
   const run = limiter(opts.concurrency ?? 16);
   let done = 0;
-  let total = 0;
+  let started = 0;
+  let known = false;
+  const report = () => opts.onProgress?.(done, known ? started : undefined);
   const read = <T>(work: () => Promise<T>): Promise<T> => {
-    total++;
-    opts.onProgress?.(done, total);
-    return run(work).finally(() => opts.onProgress?.(++done, total));
+    started++;
+    report();
+    return run(work).finally(() => {
+      done++;
+      report();
+    });
   };
 
   async function consumersOf(bu: BusinessUnit): Promise<ConsumerRead[]> {
@@ -130,7 +145,7 @@ export async function readPortalTree(
     );
   }
 
-  const businessUnits = await below(rootId);
+  const [businessUnits, rootConsumers] = await Promise.all([below(rootId), read(() => client.consumers.list(rootId))]);
   const refs = new References(client);
   const need = wanted(businessUnits);
   const kinds = [...new Set(need.map((n) => n.kind))];
@@ -139,20 +154,26 @@ export async function readPortalTree(
   await Promise.all(kinds.map(async (kind) => lists.set(keyOf(kind, rootId), await read(() => refs.list(kind, rootId)))));
   const missing = need.filter((n) => SERVER_KINDS.includes(n.kind) && !lists.get(keyOf(n.kind, rootId))!.some((i) => i.id === n.id));
   const scopes = [...new Map(missing.map((n) => [keyOf(n.kind, n.scope), n])).values()];
-  await Promise.all(scopes.map(async (n) => lists.set(keyOf(n.kind, n.scope), await read(() => refs.list(n.kind, n.scope)))));
+  const last = scopes.map(async (n) => lists.set(keyOf(n.kind, n.scope), await read(() => refs.list(n.kind, n.scope))));
+  // Every read has started: from here on the total is what it will be.
+  known = true;
+  report();
+  await Promise.all(last);
   return {
     rootId,
     businessUnits,
+    rootConsumers,
     references: { list: (kind, bunitId) => lists.get(keyOf(kind, bunitId)) ?? lists.get(keyOf(kind, rootId)) ?? [] },
   };
 }
 
 /**
- * The fewest reads the API allows for this tree: a list of children for the root and each business unit, a list
- * of consumers for each business unit, a node read for each consumer, and each reference list the names need.
+ * The fewest reads the API allows for this tree: a list of children and one of consumers for the root and each
+ * business unit, a node read for each consumer below the root, and each reference list the names need.
  */
 export function minimumReads(tree: PortalTree): number {
-  let n = 1;
+  // The root's children and its own consumers.
+  let n = 2;
   for (const b of allBusinessUnits(tree.businessUnits)) n += 2 + b.consumers.length;
   const need = wanted(tree.businessUnits);
   const lists = new Set(need.map((x) => x.kind));

@@ -8,11 +8,15 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator, Emulator } from "../../emulator";
 import { formatHelp, usageErrorText } from "../../provider/cli/args";
-import { COMMAND } from "../../provider/cli/export";
+import { COMMAND, run, schemaPath } from "../../provider/cli/export";
 import { envFor } from "../support/portal";
 import { startPortalProxy } from "../registration/helpers";
 import { VARIED } from "../export/fixtures";
 import { exportCli, plant, readsSince } from "../export/support";
+
+/** An export's text as written into `dir`: its first line names the schema from there. */
+const writtenIn = (text: string, dir: string) =>
+  text.replace(/^# yaml-language-server: \$schema=\S+\n/, `# yaml-language-server: $schema=${schemaPath(dir)}\n`);
 
 const SUMMARY = /^exported \d+ business units?, \d+ consumers?, \d+ nodes?; \d+ values? needs? review \(see comments\)$/;
 
@@ -68,13 +72,14 @@ describe("backup-portal export: the command", function () {
   it("the account's own business unit by default: the YAML on stdout, the summary as stderr's last line", async () => {
     const r = await exportCli(emu);
     assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /^# Exported by `backup-portal export`: everything below business unit 1,/);
+    // After the line that names the schema (run in this checkout, whose stack files sit beside it).
+    assert.match(r.out, /^# yaml-language-server: \$schema=\.\/tenants\.schema\.json\n# Exported by `backup-portal export`: everything below business unit 1,/);
     const lines = r.err.trimEnd().split("\n");
     assert.match(lines[lines.length - 1], SUMMARY);
     assert.match(lines[lines.length - 1], /; 3 values need review/);
     assert.doesNotMatch(r.err, /^review /m, "YAML carries the reviews as comments, not on stderr");
     const below = await exportCli(emu, ["--bunit", String(planted[0])]);
-    assert.match(below.out, new RegExp(`^# Exported by \`backup-portal export\`: everything below business unit ${planted[0]},`));
+    assert.match(below.out, new RegExp(`^# yaml-language-server: .*\n# Exported by \`backup-portal export\`: everything below business unit ${planted[0]},`));
   });
 
   it("--format json: JSON on stdout, one `review <path>: <message>` line per value to review on stderr", async () => {
@@ -107,7 +112,7 @@ describe("backup-portal export: the command", function () {
     }
     assert.equal(r.code, 0, r.err);
     assert.equal(r.out, "");
-    assert.equal(fs.readFileSync(file, "utf8"), stdout.out);
+    assert.equal(fs.readFileSync(file, "utf8"), writtenIn(stdout.out, sub));
     assert.equal(fs.statSync(file).mode & 0o777, 0o644);
     assert.deepEqual(fs.readdirSync(sub), ["stack.yaml"]);
     assert.match(r.err.trimEnd().split("\n").pop()!, SUMMARY);
@@ -128,7 +133,7 @@ describe("backup-portal export: the command", function () {
     assert.match(
       r.err,
       new RegExp(
-        `^merged into ${other.replace(/[.]/g, "\\.")}: ${added.length} business units added, 0 entries differ from the portal, 0 gone from it, 0 not added \\(all left as the file has them\\)$`,
+        `^merged into ${other.replace(/[.]/g, "\\.")}: ${added.length} business units added, 0 entries differ from the portal \\(left as the file has them\\)$`,
         "m",
       ),
     );
@@ -153,7 +158,7 @@ describe("backup-portal export: the command", function () {
     const differs = r.err.split("\n").filter((l) => l.startsWith("differs "));
     assert.equal(differs.length, 1, r.err);
     assert.match(differs[0], /^differs \S*registrationNumber: \S/);
-    assert.match(r.err, /: 0 business units added, 1 entry differs from the portal/);
+    assert.match(r.err, /: 0 business units added, 1 entries differ from the portal/);
     assert.match(fs.readFileSync(file, "utf8"), /registrationNumber: "556000-9999"/);
   });
 
@@ -173,19 +178,39 @@ describe("backup-portal export: the command", function () {
     assert.equal(d.err, `backup-portal export: ${unreadable}: cannot be read (EISDIR)\n`);
   });
 
-  it("--progress off a terminal: one line per update, done = total at the end; none by default", async () => {
-    const r = await exportCli(emu, ["--progress", "--bunit", String(planted[0])]);
+  it("--progress off a terminal: a line a second at most, `N so far` until the total is known, done = total once at the end", async () => {
+    // Slow reads: a walk of a few seconds, whose every read would otherwise be two lines.
+    const slow = await startPortalProxy(emu.url, { before: () => new Promise((resolve) => setTimeout(resolve, 100)) });
+    let r;
+    const started = Date.now();
+    try {
+      let out = "";
+      let err = "";
+      const code = await run(["--progress", "--bunit", "1"], {
+        out: (t) => (out += t),
+        err: (t) => (err += t),
+        env: { ...envFor(emu), BACKUP_PORTAL_URL: slow.url },
+      });
+      r = { code, out, err };
+    } finally {
+      await slow.close();
+    }
+    const seconds = (Date.now() - started) / 1000;
     assert.equal(r.code, 0, r.err);
     const lines = r.err.split("\n").filter((l) => l.startsWith("export: portal reads: "));
-    assert.ok(lines.length >= 2, r.err);
-    for (const l of lines) assert.match(l, /^export: portal reads: \d+\/\d+ entries \(\d+%\)$/);
-    const [, done, total] = /(\d+)\/(\d+)/.exec(lines[lines.length - 1])!;
-    assert.equal(done, total);
+    const reads = Number(/(\d+)\/\d+ entries/.exec(lines[lines.length - 1])?.[1]);
+    assert.ok(reads > 20, `a walk of many reads: ${reads}`);
+    assert.ok(lines.length >= 2 && lines.length <= Math.ceil(seconds) + 2, `${lines.length} lines in ${seconds} s:\n${lines.join("\n")}`);
+    assert.match(lines[0], /^export: portal reads: \d+ so far$/);
+    for (const l of lines.slice(1, -1)) assert.match(l, /^export: portal reads: (\d+ so far|\d+\/\d+ entries \(\d{1,2}%\))$/);
+    assert.equal(lines[lines.length - 1], `export: portal reads: ${reads}/${reads} entries (100%)`);
+    assert.equal(r.err.split("(100%)").length, 2, "100 % once");
     // On a terminal the line is rewritten in place and cleared before the summary.
     const tty = await exportCli(emu, ["--progress", "--bunit", String(planted[0])], { errIsTTY: true });
     assert.equal(tty.code, 0, tty.err);
     assert.match(tty.err, /^\r\x1b\[Kexport: portal reads: /);
-    assert.match(tty.err, /\(100%\)\r\x1b\[Kexported /);
+    // (Between the two: the line saying this business unit's own consumers are not in the file.)
+    assert.match(tty.err, /\(100%\)\r\x1b\[K(backup-portal export: [^\n]*\n)?exported /);
     const quiet = await exportCli(emu, ["--bunit", String(planted[0])]);
     assert.doesNotMatch(quiet.err, /portal reads/);
   });

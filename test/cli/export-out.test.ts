@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { startEmulator, Emulator } from "../../emulator";
 import { VARIED } from "../export/fixtures";
 import { exportCli, plant } from "../export/support";
+import { schemaPath } from "../../provider/cli/export";
 
 const STACK = "encryptionsalt: v1:abc\nconfig:\n  backup-portal:password:\n    secure: v1:xyz\n  backup-portal:tenants: {}\n";
 
@@ -23,7 +24,9 @@ describe("backup-portal export --out: an existing file", function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bp-export-out-"));
     const r = await exportCli(emu);
     assert.equal(r.code, 0, r.err);
-    plainOut = r.out;
+    // As written into a folder of `dir` (no project, no package installed): the schema line names where it will be.
+    plainOut = r.out.replace(/^# yaml-language-server: \$schema=\S+\n/, `# yaml-language-server: $schema=${schemaPath(dir)}\n`);
+    assert.notEqual(plainOut, r.out, "stdout here (this checkout) names the schema beside the stack files");
   });
   after(async () => {
     fs.rmSync(dir, { recursive: true, force: true });

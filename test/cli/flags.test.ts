@@ -145,6 +145,11 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
       [["--out", "SUB"], /--out ".*sub" is a directory, not a file/],
       [["--timeout", "0"], /--timeout needs a number of seconds/],
     ],
+    validate: [
+      [["MISSING"], /^backup-portal validate: ".*missing\.pdf": no such file or directory$/],
+      [["--stack"], /--stack needs a value/],
+      [["--timeout", "0"], /--timeout needs a number of seconds/],
+    ],
     "registration-broker": [
       [["--port", "70000"], /--port needs an integer from 0 to 65535/],
       [["--quiet"], /missing --port/],

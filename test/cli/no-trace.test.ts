@@ -80,6 +80,7 @@ describe("no stack trace for a user error (27.11)", function () {
     billing: ["--bunit", "1", "--include-next", "99"],
     "billing-receiver": ["--port", "http"],
     export: ["--format", "xml"],
+    validate: ["--offline=yes"],
     "registration-broker": ["--port", "-1"],
   };
 

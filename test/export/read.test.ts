@@ -4,7 +4,7 @@
 // minimum `minimumReads` computes; the summary line and the header say what the issue says.
 import assert from "node:assert/strict";
 import { startEmulator, Emulator } from "../../emulator";
-import { exportPortal, header, minimumReads, readPortalTree, summaryLine, toTenants } from "../../provider/export";
+import { exportPortal, header, leftOutLine, minimumReads, readPortalTree, summaryLine, toTenants } from "../../provider/export";
 import { plain } from "../../provider/export/out";
 import { clientFor } from "../support/portal";
 import { VARIED } from "./fixtures";
@@ -33,7 +33,7 @@ describe("backup-portal export: the read and the summary", () => {
         active--;
       }
     };
-    const progress: Array<[number, number]> = [];
+    const progress: Array<[number, number | undefined]> = [];
     const mark = emu.requests().length;
     const tree = await readPortalTree(client, 1, { concurrency: 2, onProgress: (d, t) => progress.push([d, t]) });
     const reads = readsSince(emu, mark).length;
@@ -41,9 +41,16 @@ describe("backup-portal export: the read and the summary", () => {
     const [done, total] = progress[progress.length - 1];
     assert.deepEqual([done, total], [reads, reads], "the last progress: every read done");
     assert.ok(
-      progress.every(([d, t]) => d <= t),
+      progress.every(([d, t]) => t === undefined || d <= t),
       "done never passes total",
     );
+    // The walk finds its reads as it goes: no total until the last read has started, then the same total to the
+    // end, and done = total (100 %) once.
+    const known = progress.findIndex(([, t]) => t !== undefined);
+    assert.equal(progress[0][1], undefined, "no total while the walk goes on");
+    assert.ok(known > progress.length / 2, `the total is known only near the end (at ${known} of ${progress.length})`);
+    assert.deepEqual(new Set(progress.slice(known).map(([, t]) => t)), new Set([reads]));
+    assert.equal(progress.filter(([d, t]) => t !== undefined && d >= t).length, 1, "done = total once");
     assert.equal(minimumReads(tree), reads, "the reads made are the fewest the tree needs");
     assert.ok(tree.businessUnits.length > 0 && tree.references.list("timeZone", 1).length > 0);
   });
@@ -77,7 +84,7 @@ describe("backup-portal export: the read and the summary", () => {
   });
 
   it("export passes the read's progress on to its caller", async () => {
-    const progress: Array<[number, number]> = [];
+    const progress: Array<[number, number | undefined]> = [];
     const r = await exportPortal(clientFor(emu), 1, { onProgress: (d, t) => progress.push([d, t]) });
     const total = minimumReads(r.tree);
     assert.deepEqual(progress[progress.length - 1], [total, total]);
@@ -106,6 +113,30 @@ describe("backup-portal export: the read and the summary", () => {
       "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported.",
       "To set one from the stack: `pulumi config set --secret <key> <password>`, and passwordSecret: <key> on the node.",
     ]);
+    // With the schema's path: its line first, where the YAML language server looks for it.
+    assert.deepEqual(header(7, "../node_modules/backup-portal-pulumi/stacks/tenants.schema.json"), [
+      "yaml-language-server: $schema=../node_modules/backup-portal-pulumi/stacks/tenants.schema.json",
+      ...header(7),
+    ]);
+  });
+
+  it("reads the root's own consumers, which the file cannot hold, and says so in one line: why, and what to do", async () => {
+    const tree = await readPortalTree(clientFor(emu), 2);
+    assert.deepEqual(tree.businessUnits, []);
+    assert.deepEqual(
+      tree.rootConsumers?.map((c) => c.name),
+      ["web-01", "db-01"],
+    );
+    assert.equal(
+      leftOutLine(tree, 1),
+      'business unit 2\'s own 2 consumers ("web-01", "db-01") are not exported: a stack file declares the business units below ' +
+        "backup-portal:rootBusinessUnitId, not that unit's own consumers; to manage them as code, export from its parent (--bunit 1), " +
+        "which adopts business unit 2 with them",
+    );
+    const named = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1, name: `c${i + 1}` }));
+    assert.equal(leftOutLine({ rootId: 5, rootConsumers: [] }), undefined);
+    assert.match(leftOutLine({ rootId: 5, rootConsumers: named(1) })!, /^business unit 5's own consumer \("c1"\) is not exported: .* to manage it as code, export from the business unit above it \(--bunit <its id>, with an account that can read it\), which adopts business unit 5 with it$/);
+    assert.match(leftOutLine({ rootId: 5, rootConsumers: named(5) })!, /^business unit 5's own 5 consumers \("c1", "c2", "c3", and 2 more\) are not exported/);
   });
 });
 
@@ -151,16 +182,16 @@ describe("backup-portal export: the reference lists a tree needs", () => {
     const mark = emu.requests().length;
     const tree = await readPortalTree(client, root);
     const reads = readsSince(emu, mark).map((r) => r.path.replace(/\?.*/, ""));
-    // 1 list of the root's children; for each child 1 of its children, 1 of its consumers, a node read each (2, 1);
-    // the root's operating systems, node types and policy domains; each child's own policy domains (for 99, 98).
-    // No time zones, no option sets.
-    assert.equal(reads.length, 13, reads.join("\n"));
+    // 1 list of the root's children and 1 of its own consumers; for each child 1 of its children, 1 of its consumers,
+    // a node read each (2, 1); the root's operating systems, node types and policy domains; each child's own policy
+    // domains (for 99, 98). No time zones, no option sets.
+    assert.equal(reads.length, 14, reads.join("\n"));
     assert.deepEqual(
       reads.filter((p) => /domain/i.test(p)).sort(),
       [root, child, third].map((id) => `/v1/bunits/${id}/defaultserver/domains`).sort(),
     );
     assert.equal(reads.filter((p) => /timezone|clientoptionset/i.test(p)).length, 0, reads.join("\n"));
-    assert.equal(minimumReads(tree), 13);
+    assert.equal(minimumReads(tree), 14);
     assert.deepEqual(tree.references.list("clientOptionSet", child), [], "a kind no name needs is an empty list");
     assert.deepEqual(
       toTenants(tree)
