@@ -4,6 +4,12 @@
 // left free; a `backup-portal:` key that is not in the table is allowed only as a secret (`secure:`), since
 // blocks name secrets of their own (node passwords, registry users, the receiver's). `npm run schema` writes it
 // to stacks/tenants.schema.json; test/stacks/schema.test.ts fails when the committed file differs.
+//
+// Its messages are a validator's own (ajv, the YAML language server), so the schema is laid out for them: where a
+// value may be a secret or a typed value, `if` it is a map it is read as a secret, `else` by its type, so a wrong
+// type gets its type's message and not `must have required property 'secure'`; a key that is neither in the table
+// nor a secret fails at that key on a schema that says so (`#/definitions/notAKeyOfBackupPortal`). Only keywords of
+// draft-07, so that ajv's strict mode compiles it as it is.
 import { ConfigRule, ConfigTable, NAMESPACE, qualified, STACK_CONFIG_KEYS } from "../rules/stack-config";
 import { fieldSchema, Schema, tenantDefinitions } from "../tenants/schema";
 
@@ -15,6 +21,16 @@ const SECURE: Schema = {
   required: ["secure"],
   additionalProperties: false,
 };
+
+const SECRET_REF: Schema = { $ref: "#/definitions/secret" };
+
+/** Whether a value is written as a secret: a map with `secure:` (what else it holds, the secret's schema says). */
+const LOOKS_SECURE: Schema = { type: "object", required: ["secure"] };
+
+/** A value that is `secret` when it is a map, else `typed`: each failure is its own schema's, not both. */
+const secretOr = (typed: Schema, description: string): Schema => ({ description, if: { type: "object" }, then: SECRET_REF, else: typed });
+
+const NOT_A_KEY = "notAKeyOfBackupPortal";
 
 /** The table's doc, its default and whether it is a secret. */
 export function describeKey(rule: ConfigRule): string {
@@ -50,10 +66,14 @@ function ruleSchema(rule: ConfigRule, top: boolean): Schema {
     default: {
       if (rule.secret) return { ...SECURE, description };
       const typed = { ...fieldSchema(rule), description };
-      return top ? { anyOf: [typed, SECURE], description } : typed;
+      return top ? secretOr(typed, description) : typed;
     }
   }
 }
+
+const UNKNOWN_KEY =
+  `not a key of ${NAMESPACE}: (a typo? \`backup-portal validate\` names the key meant), unless it is a secret ` +
+  "(`secure:`) that a passwordSecret, passwordSecretKey or secretKey names";
 
 /** The schema of a whole stack file. */
 export function stackFileSchema(): Schema {
@@ -70,16 +90,23 @@ export function stackFileSchema(): Schema {
         // Other namespaces: whatever their owners allow.
         patternProperties: { [`^(?!${NAMESPACE}:)[^:]+:`]: {} },
         // A key of this project's namespace (`backup-portal:x`, or `x` without one) that is not in the table: only a
-        // secret a block names (the program checks that it does).
+        // secret a block names (the program checks that it does). Anything else fails at the key, on a schema whose
+        // name and description say why, instead of asking for the `secure:` a misspelt key was never meant to have.
         additionalProperties: {
-          ...SECURE,
-          description: `not a key of ${NAMESPACE}: (a typo?), unless it is a secret that a passwordSecret, passwordSecretKey or secretKey names`,
+          description: UNKNOWN_KEY,
+          if: LOOKS_SECURE,
+          then: SECRET_REF,
+          else: { $ref: `#/definitions/${NOT_A_KEY}` },
         },
         required: [qualified("tenants")],
       },
     },
     additionalProperties: true,
-    definitions: tenantDefinitions(),
+    definitions: {
+      ...tenantDefinitions(),
+      secret: SECURE,
+      [NOT_A_KEY]: { description: UNKNOWN_KEY, not: {} },
+    },
   };
 }
 

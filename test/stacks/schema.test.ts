@@ -132,7 +132,8 @@ describe("stack file schema", () => {
     assert.deepEqual(Object.keys(config.config.properties), Object.keys(STACK_CONFIG_KEYS).map(qualified));
     for (const [k, s] of Object.entries(config.config.properties)) {
       assert.ok(typeof s.description === "string" && s.description.length > 10, `${k} has a description`);
-      assert.ok(s.type || s.anyOf || s.$ref, `${k} has a type`);
+      // A key that may also be a secret: `if` a map, the secret, `else` its type.
+      assert.ok(s.type || s.anyOf || s.$ref || s.else, `${k} has a type`);
     }
     assert.deepEqual(config.config.required, ["backup-portal:tenants"]);
   });
