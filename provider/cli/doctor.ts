@@ -1,12 +1,14 @@
 // `backup-portal doctor`: the command line of provider/doctor (the checks live
 // there; this file only reads arguments and prints the report).
+import { packageRoot } from "../dynamic/specifier";
 import { formatReport, runDoctor, DoctorOptions } from "../doctor";
 import { CommandIo, CommandSpec, definedOnly, processIo, runCommand, UsageError, Values } from "./args";
 import { formatJson, terminalIo, TIMEOUT_OPTION } from "./output";
+import { stackSettings } from "./stack-settings";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal doctor",
-  usage: ["backup-portal doctor [--bunit <id>] [--write-test] [--json] [--timeout <seconds>]"],
+  usage: ["backup-portal doctor [--bunit <id>] [--write-test] [--json] [--timeout <seconds>] [--stack <name>]"],
   about: `Run it once against your own portal, before the first pulumi up. It reads the
 settings (and says where each came from), logs in, and asks the portal every
 question spec 000 leaves open: the token's lifetime, whether refreshing is allowed,
@@ -22,6 +24,12 @@ client handles it), failed (with the fix), or skipped.`,
         "also make a consumer and node named doctor-<random> in --bunit and check what the providers rely on when they write: PUT merges or replaces, the spname and activate answers, the password change, the DELETE answers, deleting the node removes its consumer; what it made is removed even after a failure (it says what it could not)",
     },
     json: { kind: "flag", description: "the report as JSON" },
+    stack: {
+      kind: "string",
+      value: "name",
+      description:
+        "take the settings from this stack's file (its backup-portal: keys; its secrets through the Pulumi CLI when there is one), the environment for the rest",
+    },
     // Each check is one question to the portal: the deadline is per question, retries included.
     timeout: { ...TIMEOUT_OPTION, default: 15, description: "give each check's request up after this long, retries included" },
   },
@@ -32,6 +40,8 @@ exit codes: 0 everything the providers rely on holds, 1 something does not, 2 ba
 
 export interface DoctorArgs {
   json: boolean;
+  /** --stack: the settings from this stack's file. */
+  stack?: string;
   options: DoctorOptions;
 }
 
@@ -41,6 +51,7 @@ function prepare(v: Values): DoctorArgs {
   }
   return {
     json: v.json === true,
+    stack: v.stack as string | undefined,
     options: definedOnly({
       bunitId: v.bunit as number | undefined,
       writeTest: v["write-test"] as boolean | undefined,
@@ -56,7 +67,16 @@ export interface DoctorIo extends CommandIo {
 export function run(argv: string[], given: DoctorIo = processIo): Promise<number> {
   const io = terminalIo(given);
   return runCommand(COMMAND, argv, io, prepare, async (a) => {
-    const report = await runDoctor({ ...a.options, env: io.env ?? process.env });
+    let env = io.env ?? process.env;
+    let from: DoctorOptions["from"];
+    if (a.stack !== undefined) {
+      // Each setting's line says where it came from; a secret the Pulumi CLI could not decrypt is said here.
+      const s = stackSettings(a.stack, process.cwd(), env, [packageRoot(__filename)]);
+      env = s.env;
+      from = s.from;
+      for (const note of s.notes) io.err(`${COMMAND.label}: ${note}\n`);
+    }
+    const report = await runDoctor({ ...a.options, env, from });
     io.out(a.json ? formatJson(report) : formatReport(report));
     return report.ok ? 0 : 1;
   });

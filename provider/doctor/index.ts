@@ -30,6 +30,11 @@ export type { Check, CheckStatus, DoctorReport } from "./report";
 export interface DoctorOptions {
   /** Where the BACKUP_PORTAL_* settings come from; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where a variable's value came from when not from the environment itself, by variable (`doctor --stack`: the
+   * stack file); the report names it instead of the variable.
+   */
+  from?: Partial<Record<string, string>>;
   /** The business unit to check; default the account's own (from /v1/me). */
   bunitId?: number;
   /** Also make and remove a consumer and node (needs bunitId). */
@@ -46,10 +51,11 @@ function passwordInUsername(password: string, env: NodeJS.ProcessEnv): boolean {
 const PASSWORD_IN_USERNAME = "; the username holds it, so it shows there: on a real portal, choose a password that is not the username";
 
 /** The settings, each with where it came from (the username shown, the password not); missing ones fail with where to set them. */
-function readSettings(env: NodeJS.ProcessEnv, checks: Checks): Partial<Record<SettingKey, string>> {
+function readSettings(env: NodeJS.ProcessEnv, checks: Checks, from: DoctorOptions["from"] = {}): Partial<Record<SettingKey, string>> {
   const out: Partial<Record<SettingKey, string>> = {};
   for (const key of Object.keys(SETTING_SOURCES) as SettingKey[]) {
     const src = SETTING_SOURCES[key];
+    const where = from[src.env] ?? src.env;
     const value = env[src.env];
     const id = `setting-${key}`;
     if (value === undefined || value === "") {
@@ -61,18 +67,18 @@ function readSettings(env: NodeJS.ProcessEnv, checks: Checks): Partial<Record<Se
       continue;
     }
     out[key] = value;
-    if (key === "password") checks.ok(id, `set, from ${src.env} (not shown)${passwordInUsername(value, env) ? PASSWORD_IN_USERNAME : ""}`);
-    else if (key === "username") checks.ok(id, `${USERNAME}, from ${src.env}`);
+    if (key === "password") checks.ok(id, `set, from ${where} (not shown)${passwordInUsername(value, env) ? PASSWORD_IN_USERNAME : ""}`);
+    else if (key === "username") checks.ok(id, `${USERNAME}, from ${where}`);
     else if (key === "url" && !/^https?:\/\/[^/]/.test(value))
       checks.failed(
         id,
-        `${JSON.stringify(maskUrl(value))} from ${src.env} is not an http(s) URL`,
+        `${JSON.stringify(maskUrl(value))} from ${where} is not an http(s) URL`,
         "use e.g. https://portal.example.com, without /v1",
       );
     else
       checks.ok(
         id,
-        `${key === "url" ? maskUrl(value) : value}, from ${src.env}${key === "url" && /\/v1\/?$/.test(value) ? " (used without /v1)" : ""}`,
+        `${key === "url" ? maskUrl(value) : value}, from ${where}${key === "url" && /\/v1\/?$/.test(value) ? " (used without /v1)" : ""}`,
       );
   }
   if (out.url) out.url = out.url.replace(/\/+$/, "").replace(/\/v1$/, "");
@@ -92,7 +98,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
     return live.client ? live.client.redact(out) : out;
   };
   const checks = new Checks(clean, env[SETTING_SOURCES.username.env] ?? "");
-  const s = readSettings(env, checks);
+  const s = readSettings(env, checks, o.from);
   const finish = (leftBehind: string[] = []): DoctorReport => ({ ok: checks.failures === 0, checks: checks.list, leftBehind });
   if (checks.failures) return finish();
 
