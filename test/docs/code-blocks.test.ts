@@ -48,7 +48,10 @@ export function typescriptBlocks(file: string, text: string): Block[] {
 
 function typeCheck(blocks: Block[]): string[] {
   const names = blocks.map((b, i) => join(root, ".docs-check", `block${i}.ts`));
-  const sources = new Map(names.map((n, i) => [n, `${blocks[i].code}\nexport {};\n`]));
+  // A program's entry that exports its function (`export = tenantsFromConfig();`) is a module already, and may not
+  // export anything else.
+  const entry = (code: string) => /^export = /m.test(code);
+  const sources = new Map(names.map((n, i) => [n, entry(blocks[i].code) ? `${blocks[i].code}\n` : `${blocks[i].code}\nexport {};\n`]));
   const ambient = join(root, ".docs-check", "other-packages.d.ts");
   sources.set(ambient, OTHER_PACKAGES.map((m) => `declare module "${m}";`).join("\n"));
   const options: ts.CompilerOptions = {
@@ -80,6 +83,8 @@ function typeCheck(blocks: Block[]): string[] {
   for (const [i, name] of names.entries()) {
     const sf = program.getSourceFile(name)!;
     for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
+      // 1203, `export =` under ES modules: a Pulumi TypeScript program is CommonJS (the templates' tsconfig.json).
+      if (d.code === 1203 && entry(blocks[i].code)) continue;
       const { line } = d.start === undefined ? { line: 0 } : sf.getLineAndCharacterOfPosition(d.start);
       problems.push(`${blocks[i].file}:${blocks[i].line + line}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
     }
