@@ -1,6 +1,6 @@
-// The program is this repository's stack program (stacks/index.ts): it reads `backup-portal:tenants`
-// from the stack file, validates every tenant (all problems at once, before anything is changed) and
-// declares a BusinessUnit, Consumers, Nodes and NodeProxies for them. Copying this project means
-// working in a clone of the repository (or one made from it), where this path resolves.
-import program = require("../../stacks/index");
-export = program;
+// Tenants as data: the program is the package's own. It reads `backup-portal:tenants` from the stack file
+// (Pulumi.dev.yaml), checks every tenant (all problems at once, before anything is changed) and declares a
+// BusinessUnit, Consumers, Nodes and NodeProxies for them; its outputs are the portal's ids of each.
+import { tenantsFromConfig } from "backup-portal-pulumi";
+
+export = tenantsFromConfig();

@@ -1,6 +1,8 @@
 // The examples a user copies (examples/*) run: each program under the SDK's mocks, with
 // `backup-portal-pulumi` resolved to this repository's provider/ (as a user's node_modules would hold
-// it), and what it registers is checked; the tenants-as-data stack file passes the product's validation.
+// it), and what it registers is checked; the tenants-as-data stack file passes the product's validation, and
+// its one-line program reads it. The examples installed from the packed tarball: scripts/pack-smoke.sh (each
+// compiled with its own tsconfig.json, declarations checked) and test/real-engine/tenants-example.test.ts.
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -8,7 +10,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { parse as parseYaml } from "yaml";
 import { validateTenants } from "../../provider/tenants/validate";
 import { readStackConfig } from "../../provider/stack-config/read";
-import { isSecretValue, unwrap } from "../support/mocks";
+import { isSecretValue, unwrap, valueOf } from "../support/mocks";
+import { startEmulator, stackConfigFor } from "../support/portal";
 
 const ROOT = path.join(__dirname, "..", "..");
 const EXAMPLES = path.join(ROOT, "examples");
@@ -62,6 +65,57 @@ async function runExample(dir: string, config: Record<string, string>, expected:
   return seen;
 }
 
+/** The example's stack file as the CLI hands it to the program (values as text, objects as JSON), its two secrets set. */
+function tenantsExampleConfig(): Record<string, string> {
+  const stack = parseYaml(fs.readFileSync(path.join(EXAMPLES, "tenants-as-data", "Pulumi.dev.yaml"), "utf8")) as {
+    config: Record<string, unknown>;
+  };
+  const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+  return {
+    ...Object.fromEntries(Object.entries(stack.config).map(([k, v]) => [k, asText(v)])),
+    "backup-portal:password": "portal-Password-1",
+    "backup-portal:web01Password": "node-Password-1",
+  };
+}
+
+/**
+ * Runs examples/tenants-as-data/index.ts as the runtime does (it exports a function; the runtime calls it and awaits
+ * the stack's outputs) under mocks, with the whole stack config `config`, its passwords secret.
+ */
+async function runTenantsExample(
+  config: Record<string, string>,
+  expected: number,
+): Promise<{ seen: Registered[]; outputs?: Record<string, pulumi.Output<any>>; error?: Error }> {
+  const seen: Registered[] = [];
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        seen.push({ type: args.type, name: args.name, inputs: args.inputs });
+        return { id: `${args.name}-id`, state: { businessUnitId: 1001, consumerId: 2000 + seen.length, ...args.inputs } };
+      },
+      call: (args) => args.inputs,
+    },
+    "backup-portal-tenants",
+    "dev",
+    false,
+  );
+  pulumi.runtime.setAllConfig(config, ["backup-portal:password", "backup-portal:web01Password"]);
+  try {
+    const file = path.join(EXAMPLES, "tenants-as-data", "index.ts");
+    delete require.cache[require.resolve(file)];
+    const program = withPackageResolved(() => require(file)) as () => Promise<Record<string, pulumi.Output<any>>>;
+    const outcome = await program().then(
+      (outputs) => ({ outputs }),
+      (error: Error) => ({ error }),
+    );
+    const deadline = Date.now() + 15_000;
+    while (seen.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return { seen, ...outcome };
+  } finally {
+    pulumi.runtime.setAllConfig({});
+  }
+}
+
 const byName = (seen: Registered[], name: string) => {
   const r = seen.find((x) => x.name === name);
   assert.ok(r, `${name} registered (got ${seen.map((x) => x.name).join(", ")})`);
@@ -72,8 +126,14 @@ describe("examples/: the projects a user copies", function () {
   this.timeout(60_000);
 
   for (const dir of ["typescript-resources", "tenants-as-data", "registry"]) {
-    it(`${dir}: a complete project (Pulumi.yaml, package.json depending on backup-portal-pulumi, index.ts, README)`, () => {
-      for (const f of ["Pulumi.yaml", "package.json", "index.ts", "README.md"]) assert.ok(fs.existsSync(path.join(EXAMPLES, dir, f)), f);
+    it(`${dir}: a complete project (Pulumi.yaml, package.json depending on backup-portal-pulumi, index.ts, tsconfig.json, README)`, () => {
+      for (const f of ["Pulumi.yaml", "package.json", "index.ts", "tsconfig.json", "README.md"]) {
+        assert.ok(fs.existsSync(path.join(EXAMPLES, dir, f)), f);
+      }
+      // Strict, as a project from the Pulumi TypeScript template, and the package's declarations checked too.
+      const options = JSON.parse(fs.readFileSync(path.join(EXAMPLES, dir, "tsconfig.json"), "utf8")).compilerOptions;
+      assert.equal(options.strict, true);
+      assert.equal(options.skipLibCheck, undefined);
       const pkg = JSON.parse(fs.readFileSync(path.join(EXAMPLES, dir, "package.json"), "utf8"));
       assert.ok(pkg.dependencies["backup-portal-pulumi"], "depends on the package");
       const main = (parseYaml(fs.readFileSync(path.join(EXAMPLES, dir, "Pulumi.yaml"), "utf8")) as { main: string }).main;
@@ -142,7 +202,7 @@ describe("examples/: the projects a user copies", function () {
     assert.deepEqual(release.inputs.values.resources.requests, { cpu: "250m", memory: "512Mi" });
   });
 
-  it("tenants-as-data: the stack file passes the product's validation, and index.ts is this repository's stack program", () => {
+  it("tenants-as-data: the stack file passes the product's validation", () => {
     const stack = parseYaml(fs.readFileSync(path.join(EXAMPLES, "tenants-as-data", "Pulumi.dev.yaml"), "utf8")) as {
       config: Record<string, unknown>;
     };
@@ -169,8 +229,61 @@ describe("examples/: the projects a user copies", function () {
     const typo = { ...config, "backup-portal:tennants": config["backup-portal:tenants"] };
     delete (typo as Record<string, string>)["backup-portal:tenants"];
     assert.ok(readStackConfig({ config: typo, isSecret: secret }).problems.length > 0, "the reader is not blind");
+  });
+
+  it("tenants-as-data: index.ts is the package's program in one line, nothing taken from this checkout", () => {
     const index = fs.readFileSync(path.join(EXAMPLES, "tenants-as-data", "index.ts"), "utf8");
-    assert.match(index, /require\("\.\.\/\.\.\/stacks\/index"\)/);
-    assert.ok(fs.existsSync(path.join(EXAMPLES, "tenants-as-data", "../../stacks/index.ts")));
+    const code = index.replace(/^\/\/.*\n/gm, "").trim();
+    assert.equal(code, 'import { tenantsFromConfig } from "backup-portal-pulumi";\n\nexport = tenantsFromConfig();');
+  });
+
+  it("tenants-as-data: declares the stack file's tenants, names checked against the portal, and outputs their ids", async () => {
+    const emu = await startEmulator({ port: 0, quiet: true });
+    try {
+      const config = { ...tenantsExampleConfig(), ...stackConfigFor(emu.url), "backup-portal:rootBusinessUnitId": "1" };
+      const run = await runTenantsExample(config, 5);
+      assert.equal(run.error, undefined);
+      assert.deepEqual(run.seen.map((r) => `${r.type.replace("pulumi-nodejs:dynamic/", "")}:${r.name}`).sort(), [
+        "backup-portal:BusinessUnit:acme",
+        "backup-portal:BusinessUnit:acme/acme-labs",
+        "backup-portal:Consumer:acme/files",
+        "backup-portal:Consumer:acme/web01",
+        "backup-portal:Node:acme/web01",
+      ]);
+      const node = byName(
+        run.seen.filter((r) => r.type.endsWith(":Node")),
+        "acme/web01",
+      ).inputs;
+      assert.ok(isSecretValue(node.tsmPassword), "the node password (passwordSecret) reaches the engine as a secret");
+      assert.equal(unwrap(node.tsmPassword), "node-Password-1");
+      const outputs = run.outputs!;
+      assert.deepEqual(await valueOf(outputs.businessUnitIds), { acme: 1001, "acme/acme-labs": 1001 });
+      assert.deepEqual(Object.keys(await valueOf(outputs.consumerIds)).sort(), ["acme/files", "acme/web01"]);
+      const reads = emu.requests().map((r) => `${r.method} ${r.path}`);
+      assert.ok(reads.includes("GET /v1/timezones"), `names checked against the portal: ${reads.join(", ")}`);
+      assert.deepEqual(
+        emu.requests().filter((r) => r.method !== "GET" && r.path !== "/v1/oauth"),
+        [],
+        "the program only reads",
+      );
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it("tenants-as-data: a misspelt key fails before anything is declared, one line naming Pulumi.dev.yaml, the key and the fix", async () => {
+    const config = tenantsExampleConfig();
+    config["backup-portal:tenants"] = config["backup-portal:tenants"].replace('"timeZone"', '"timezone"');
+    config["backup-portal:rootBusinesUnitId"] = config["backup-portal:rootBusinessUnitId"];
+    delete config["backup-portal:rootBusinessUnitId"];
+    const run = await runTenantsExample(config, 0);
+    assert.deepEqual(run.seen, []);
+    const lines = run.error!.message.split("\n");
+    assert.equal(lines[0], "the stack config has 3 problems; nothing was changed:");
+    assert.match(lines[1], /^Pulumi\.dev\.yaml: backup-portal:rootBusinesUnitId: unknown key; did you mean .*rootBusinessUnitId/);
+    assert.equal(lines[2], "Pulumi.dev.yaml: backup-portal:tenants.acme.timeZone: is required; name the time zone (or give its id)");
+    assert.match(lines[3], /^Pulumi\.dev\.yaml: backup-portal:tenants\.acme\.timezone: .*timeZone/);
+    assert.equal(lines.length, 4, run.error!.message);
+    assert.doesNotMatch(run.error!.message, /\n\s+at /, "no stack trace");
   });
 });
