@@ -255,6 +255,34 @@ export class Progress {
 }
 
 /**
+ * Says on stderr that a command waits for something that may not answer, while it waits: nothing for an answer
+ * within `firstAfterMs`; then `<label>: waiting for <what>` with how long it will wait at most, and one line every
+ * `everyMs` after that with the time so far and `status()` (the last thing that happened). Returns the function
+ * that ends it (call it in a finally).
+ */
+export function waitNotice(
+  io: CommandIo,
+  label: string,
+  wait: { what: string; atMostMs: number; status: () => string | undefined },
+  timing: { firstAfterMs: number; everyMs: number } = { firstAfterMs: 3000, everyMs: 10_000 },
+): () => void {
+  const started = Date.now();
+  const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = (first: boolean): void => {
+    const status = wait.status();
+    io.err(
+      first
+        ? `${label}: waiting for ${wait.what}; gives up after ${seconds(wait.atMostMs)} at most\n`
+        : `${label}: still waiting, ${seconds(Date.now() - started)} of at most ${seconds(wait.atMostMs)}${status ? `; last: ${status}` : ""}\n`,
+    );
+    timer = setTimeout(() => tick(false), timing.everyMs);
+  };
+  timer = setTimeout(() => tick(true), timing.firstAfterMs);
+  return () => clearTimeout(timer);
+}
+
+/**
  * Whether the command's stderr is a terminal: as the io says, else only the process's own stderr can be (the io
  * as given, `raw`: terminalIo's wrapper is never processIo itself).
  */
