@@ -206,7 +206,10 @@ describe("cli: options declared once, read with util.parseArgs", () => {
         },
       ),
     );
-    assert.deepEqual([late.code, late.err], [2, "backup-portal example: found late\nusage: backup-portal example --bunit <id> [options]\nsee backup-portal example --help\n"]);
+    assert.deepEqual(
+      [late.code, late.err],
+      [2, "backup-portal example: found late\nusage: backup-portal example --bunit <id> [options]\nsee backup-portal example --help\n"],
+    );
     const failed = await captured((io) =>
       runCommand(
         SPEC,

@@ -145,6 +145,16 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
       [["--out", "SUB"], /--out ".*sub" is a directory, not a file/],
       [["--timeout", "0"], /--timeout needs a number of seconds/],
     ],
+    "business-units": [
+      [["--bunit", "x"], /--bunit needs an id: a positive integer up to 9007199254740991/],
+      [["--depth", "-1"], /--depth needs an integer >= 0, got "-1"/],
+      [["--timeout", "0"], /--timeout needs a number of seconds/],
+    ],
+    consumers: [
+      [["--bunit", "0"], /--bunit needs an id: a positive integer up to 9007199254740991, got "0"/],
+      [["--below=yes"], /--below takes no value/],
+      [["--json", "x"], /unexpected argument "x"/],
+    ],
     validate: [
       [["MISSING"], /^backup-portal validate: ".*missing\.pdf": no such file or directory$/],
       [["--stack"], /--stack needs a value/],

@@ -82,6 +82,8 @@ describe("no stack trace for a user error (27.11)", function () {
     export: ["--format", "xml"],
     validate: ["--offline=yes"],
     "registration-broker": ["--port", "-1"],
+    "business-units": ["--depth", "deep"],
+    consumers: ["--bunit", "0"],
   };
 
   it("the binary, every command with a wrong argument: exit 2, the message, no trace", async () => {
@@ -122,6 +124,8 @@ describe("no stack trace for a user error (27.11)", function () {
       audit: ["--bunit", "1", "--consumer", "999", "--timeout", "2"],
       invoices: ["--bunit", "999", "--timeout", "2"],
       billing: ["--bunit", "2", "--timeout", "2"],
+      "business-units": ["--bunit", "999", "--timeout", "2"],
+      consumers: ["--bunit", "999", "--timeout", "2"],
       metadata: ["--url", closed, "--attempts", "1", "--timeout", "200", "--no-config-drive"],
       register: ["--url", closed, "--attempts", "1", "--timeout", "200", "--no-config-drive", "--dry-run", "--quiet"],
     };
