@@ -113,7 +113,10 @@ export function supportedNodeRange(from: string = __filename): string | undefine
  * allows, without a label, `warning:` or line end (each caller says it its way: a CLI line, a Pulumi warning);
  * undefined when it is (or when the range cannot be read: no false alarm).
  */
-export function nodeSupportWarning(version: string = process.versions.node, range: string | undefined = supportedNodeRange()): string | undefined {
+export function nodeSupportWarning(
+  version: string = process.versions.node,
+  range: string | undefined = supportedNodeRange(),
+): string | undefined {
   if (range === undefined) return undefined;
   const allows = nodeRange(range);
   if (!allows || allows(version)) return undefined;
