@@ -4,25 +4,18 @@ import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../dynamic/specifier";
 import { exportPortal, leftOutLine, summaryLine } from "../export";
-import { mergeInto, MergeError } from "../export/merge";
+import { loadStackOutputs, ManagedIds } from "../export/managed";
+import { mergeInto, MergeError, mergeReport } from "../export/merge";
 import { readProject, STACK_FILE, StackFileError } from "../stack-config/file";
-import {
-  CliIo,
-  DATA_EPILOG,
-  escapeControls,
-  processIo,
-  Progress,
-  progressWanted,
-  runCommand,
-  TIMEOUT_OPTION,
-  UsageError,
-} from "./output";
+import { CliIo, DATA_EPILOG, escapeControls, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
 import { CommandSpec, existingPath, fileToWrite, parseCommandArgs, usageFailure, Values } from "./args";
 import { stackSettings } from "./stack-settings";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal export",
-  usage: ["backup-portal export [--bunit <id>] [--out <file> [--force]] [--merge <file>] [--format yaml|json] [--stack <name>]"],
+  usage: [
+    "backup-portal export [--bunit <id>] [--out <file> [--force]] [--merge <file> [--stack-outputs <file>]] [--format yaml|json] [--stack <name>]",
+  ],
   about: `Writes the business units below --bunit (their settings, consumers, nodes and proxy relations) as the
 backup-portal:tenants block of a stack file, each object adopted (adoptId, adopt: true), so that the first
 pulumi up takes them over instead of creating them. Reference data is written by name. What stack config
@@ -47,7 +40,13 @@ The YAML's first line names the stack files' JSON Schema in the installed packag
       kind: "string",
       value: "file",
       description:
-        "add the business units this stack file lacks, keep its entries, order and comments, and list the entries whose portal values differ",
+        "add the business units this stack file lacks, keep every other byte of it, and list the entries whose portal values differ and what the portal no longer has",
+    },
+    "stack-outputs": {
+      kind: "string",
+      value: "file",
+      description:
+        "with --merge: the stack's outputs (pulumi stack output --json), so that no object the stack manages is added again, even one renamed or moved on the portal",
     },
     format: { kind: "string", value: "yaml|json", description: "yaml (with comments) or json (review notes on stderr)", default: "yaml" },
     json: { kind: "flag", description: "the same as --format json" },
@@ -178,6 +177,8 @@ function flagProblem(o: Values): string | undefined {
   if (o.merge !== undefined && format !== "yaml") return "--merge writes the stack file's YAML; it takes no --format json";
   try {
     if (typeof o.merge === "string") existingPath("--merge", o.merge);
+    if (o["stack-outputs"] !== undefined && o.merge === undefined) return "--stack-outputs goes with --merge <file>";
+    if (typeof o["stack-outputs"] === "string") existingPath("--stack-outputs", o["stack-outputs"]);
     if (typeof o.out === "string") {
       fileToWrite("--out", o.out);
     }
@@ -298,11 +299,19 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const format = formatOf(o);
     let original: string | undefined;
+    let managed: ManagedIds | undefined;
     if (merge) {
       try {
         original = fs.readFileSync(merge, "utf8");
       } catch (err) {
         io.err(`backup-portal export: ${merge}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})\n`);
+        return 1;
+      }
+      try {
+        if (typeof o["stack-outputs"] === "string") managed = loadStackOutputs(o["stack-outputs"]);
+      } catch (err) {
+        if (!(err instanceof MergeError)) throw err;
+        io.err(`backup-portal export: ${err.message}\n`);
         return 1;
       }
     }
@@ -344,23 +353,20 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
     if (merge) {
       let merged;
       try {
-        merged = mergeInto(original!, merge, result.parts, result.tree.references);
+        merged = mergeInto(original!, merge, result.parts, result.tree.references, managed);
       } catch (err) {
         if (!(err instanceof MergeError)) throw err;
         io.err(`backup-portal export: ${err.message}\n`);
         return 1;
       }
       text = merged.text;
-      for (const a of merged.added) io.err(`added ${a}\n`);
-      for (const d of merged.differences) io.err(`differs ${d.path}: ${d.message}\n`);
-      io.err(
-        `merged into ${out ?? merge}: ${merged.added.length} business units added, ${merged.differences.length} entries differ from the portal (left as the file has them)\n`,
-      );
+      for (const line of mergeReport(merged, out ?? merge)) io.err(`${line}\n`);
     }
     if (format === "json") for (const r of result.reviews) io.err(`review ${r.path}: ${r.message}\n`);
     const target = out ?? merge;
-    if (target) writeWhole(target, text);
-    else io.out(text);
+    if (!target) io.out(text);
+    // A merge that adds nothing to its own file writes nothing: not a byte, nor its mode or time, changes.
+    else if (!(target === merge && text === original)) writeWhole(target, text);
     io.err(`${summaryLine(result)}\n`);
     return 0;
   });

@@ -100,8 +100,12 @@ describe("export --merge keeps the file's bytes", function () {
       const file = path.join(dir, "Pulumi.prod.yaml");
       const bytes = Buffer.from(text.replace(/\n/g, eol));
       fs.writeFileSync(file, bytes);
+      const past = new Date("2024-01-01T00:00:00Z");
+      fs.utimesSync(file, past, past);
       const r = await exportCli(p.emu, ["--merge", file]);
       assert.equal(r.code, 0, r.err);
+      assert.equal(fs.statSync(file).mtimeMs, past.getTime(), "not even written");
+      assert.equal(r.out, "", "nor printed");
       assert.match(r.err, /: 0 business units added, 0 entries differ from the portal, 0 gone from it, 0 not added/);
       assert.ok(fs.readFileSync(file).equals(bytes), `the file changed:\n${fs.readFileSync(file, "utf8")}`);
     });
