@@ -133,7 +133,7 @@ describe("backup-portal export: the command", function () {
     assert.match(
       r.err,
       new RegExp(
-        `^merged into ${other.replace(/[.]/g, "\\.")}: ${added.length} business units added, 0 entries differ from the portal \\(left as the file has them\\)$`,
+        `^merged into ${other.replace(/[.]/g, "\\.")}: ${added.length} business units added, 0 entries differ from the portal, 0 gone from it, 0 not added \\(all left as the file has them\\)$`,
         "m",
       ),
     );
@@ -158,7 +158,7 @@ describe("backup-portal export: the command", function () {
     const differs = r.err.split("\n").filter((l) => l.startsWith("differs "));
     assert.equal(differs.length, 1, r.err);
     assert.match(differs[0], /^differs \S*registrationNumber: \S/);
-    assert.match(r.err, /: 0 business units added, 1 entries differ from the portal/);
+    assert.match(r.err, /: 0 business units added, 1 entry differs from the portal/);
     assert.match(fs.readFileSync(file, "utf8"), /registrationNumber: "556000-9999"/);
   });
 
