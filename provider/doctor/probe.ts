@@ -3,13 +3,15 @@
 // client deliberately hides (it takes a bare name and a JSON string alike, 200
 // empty and 204 alike). Sent with the client's own exchange (node-fetch, the
 // deadline over the whole answer, the answer cap), Origin on every call.
-import { redact } from "../portal/errors";
+import { isHtmlAnswer, notTheApi, redact } from "../portal/errors";
 import { AnswerTooLargeError, exchange, TimeoutError } from "../portal/exchange";
 import { DEFAULT_MAX_ANSWER_BYTES } from "../portal/settings";
 
 export interface ProbeAnswer {
   status: number;
   contentType: string;
+  /** The Location header of a redirect. */
+  location?: string;
   text: string;
   /** The body as JSON, when it is JSON. */
   json?: unknown;
@@ -68,7 +70,8 @@ export class Probe {
       }
       // The text without the secrets known so far: every check cuts it to a few dozen characters, and a secret
       // cut in two would no longer be found by the report's own redaction.
-      return { status: res.status, contentType, text: this.clean(text), json };
+      const location = res.headers.location;
+      return { status: res.status, contentType, ...(location ? { location } : {}), text: this.clean(text), json };
     } catch (err) {
       const why =
         err instanceof TimeoutError
@@ -85,9 +88,14 @@ export class Probe {
   }
 }
 
-/** An answer that is an HTML page: a login page, a proxy, or a URL that is not the API's. */
+/** An answer that is an HTML page: a login page, a proxy, or a URL that is not the API's (the client's own test). */
 export function isHtml(a: ProbeAnswer): boolean {
-  return /html/i.test(a.contentType) || /^\s*<(!doctype|html)/i.test(a.text);
+  return isHtmlAnswer(a.contentType, a.text);
+}
+
+/** Why an answer to `method path` cannot be the Cloutility API's (the client's own test), or undefined. */
+export function notTheApiAnswer(method: string, path: string, a: ProbeAnswer): string | undefined {
+  return notTheApi({ method, path, status: a.status, contentType: a.contentType, text: a.text, location: a.location });
 }
 
 /** The portal's own words in an error answer: `code: message` or OAuth's `error: error_description`. */

@@ -9,10 +9,11 @@ import { bunitPath, consumerPath } from "../portal/core";
 import { Consumer } from "../portal/types";
 import { accountName } from "../portal/reference-data";
 import { Checks, USERNAME } from "./report";
-import { Probe, ProbeAnswer, isHtml, said } from "./probe";
+import { Probe, ProbeAnswer, notTheApiAnswer, said } from "./probe";
 import { maskUrl } from "../http/mask-url";
+import { urlFix } from "../portal/hints";
 
-const URL_FIX = "set BACKUP_PORTAL_URL to the portal API's base address, without /v1";
+const URL_FIX = urlFix({ tool: "cli" });
 const FUTURE = "2999-01-01T00:00:00Z";
 
 export interface ReadContext {
@@ -37,6 +38,11 @@ function fixOf(err: unknown, fallback: string): string {
   return m ? m[1] : fallback;
 }
 
+/** The detail of an answer that is not the API's: the words every command's error uses (portal/hints.ts). */
+function notTheApiDetail(c: ReadContext, request: string, a: ProbeAnswer, reason: string): string {
+  return `this URL (${maskUrl(c.probe.url)}) does not answer as the Cloutility API: ${request} (HTTP ${a.status}): ${reason}`;
+}
+
 /** Reachability: the version call needs no token. False when nothing else can be asked. */
 export async function checkVersion(c: ReadContext): Promise<boolean> {
   let a: ProbeAnswer;
@@ -50,12 +56,9 @@ export async function checkVersion(c: ReadContext): Promise<boolean> {
     );
     return false;
   }
-  if (isHtml(a)) {
-    c.checks.failed(
-      "version",
-      `${maskUrl(c.probe.url)}/v1/fullVersion answered an HTML page (HTTP ${a.status}), not the API`,
-      `${URL_FIX}; no login page or proxy may stand in front of it`,
-    );
+  const off = notTheApiAnswer("GET", "/v1/fullVersion", a);
+  if (off) {
+    c.checks.failed("version", notTheApiDetail(c, "GET /v1/fullVersion", a, off), URL_FIX);
     return false;
   }
   const version = typeof a.json === "string" ? a.json : a.text.trim();
@@ -85,12 +88,10 @@ export async function checkLogin(c: ReadContext): Promise<boolean> {
   }
   const t = (a.json && typeof a.json === "object" ? a.json : {}) as Record<string, unknown>;
   if (a.status !== 200 || typeof t.access_token !== "string") {
-    if (isHtml(a)) {
-      c.checks.failed(
-        "login",
-        `POST /v1/oauth answered an HTML page (HTTP ${a.status})`,
-        `${URL_FIX}; no login page or proxy may stand in front of it`,
-      );
+    const off =
+      notTheApiAnswer("POST", "/v1/oauth", a) ?? (a.status === 200 ? "its token request was answered without an access_token" : undefined);
+    if (off) {
+      c.checks.failed("login", notTheApiDetail(c, "POST /v1/oauth", a, off), URL_FIX);
     } else {
       const code = typeof t.error === "string" ? t.error : typeof t.code === "string" ? t.code : "";
       const which =
@@ -191,7 +192,7 @@ export async function checkAccount(c: ReadContext): Promise<number | undefined> 
     if (err instanceof PortalError && err.status === 404) {
       c.checks.differs(
         "me",
-        "GET /v1/me is not answered (it is not in spec 000); nothing the providers do needs it: give --bunit",
+        "GET /v1/me is not answered (the API documentation does not list it); nothing the providers do needs it: give --bunit",
         "no /v1/me",
       );
     } else {
@@ -313,7 +314,7 @@ export async function checkJobsPath(c: ReadContext, bunit: number): Promise<void
   try {
     const consumers = await someConsumers(c, bunit);
     if (consumers.length === 0) {
-      c.checks.skipped("jobs-path", `business unit ${bunit} has no consumer to ask; the client tries spec 000's path, then .../jobs`);
+      c.checks.skipped("jobs-path", `business unit ${bunit} has no consumer to ask; the client tries the documented path, then .../jobs`);
       return;
     }
     // A consumer with jobs tells the paths apart best; without, the first one.
@@ -328,7 +329,7 @@ export async function checkJobsPath(c: ReadContext, bunit: number): Promise<void
     const jobs = await c.client.activity.jobs(bunit, chosen.id, { endTime: new Date(Date.now() + 86400_000).toISOString() });
     const where = `consumer ${chosen.id}, ${jobs.length} jobs`;
     if (c.client.activity.jobsPath === "first")
-      c.checks.ok("jobs-path", `the job list is at .../jobs/first?startTime&endTime, spec 000's path (${where})`, "jobs/first");
+      c.checks.ok("jobs-path", `the job list is at .../jobs/first?startTime&endTime, the documented path (${where})`, "jobs/first");
     else
       c.checks.differs(
         "jobs-path",
@@ -373,11 +374,15 @@ export async function checkAuditDates(c: ReadContext, bunit: number): Promise<vo
     const where = `(consumer ${consumerId}); the client sends both spellings`;
     if (time && date) c.checks.ok("audit-dates", `the audit log range takes startTime/endTime and startDate/endDate ${where}`, "both");
     else if (time)
-      c.checks.ok("audit-dates", `the audit log range takes startTime/endTime, spec 000's table ${where}`, "startTime/endTime");
+      c.checks.ok(
+        "audit-dates",
+        `the audit log range takes startTime/endTime, as the API documentation's table has it ${where}`,
+        "startTime/endTime",
+      );
     else if (date)
       c.checks.differs(
         "audit-dates",
-        `the audit log range takes startDate/endDate (spec 000's prose), not startTime/endTime ${where} (handled)`,
+        `the audit log range takes startDate/endDate (as the API documentation's prose has it), not startTime/endTime ${where} (handled)`,
         "startDate/endDate",
       );
     else

@@ -69,7 +69,8 @@ export function isReferenceProblem(err: unknown): err is UnknownReferenceError |
   return err instanceof UnknownReferenceError || err instanceof MissingObjectError || err instanceof MisplacedObjectError;
 }
 
-const isMissing = (err: unknown) => err instanceof PortalError && (err.status === 404 || err.status === 403);
+/** The portal said the object is not there (or not for this account); not an answer from something that is not the API. */
+const isMissing = (err: unknown) => err instanceof PortalError && !err.notTheApi && (err.status === 404 || err.status === 403);
 
 /** The kinds the business unit's default server lists: read per business unit. */
 const perBusinessUnit = (kind: ReferenceKind) => kind === "domain" || kind === "clientOptionSet";

@@ -1,8 +1,55 @@
 // The one error type of the API client. Its text says what failed and what to
 // check; it never carries a password, a token or an Authorization header.
-import { HintContext, STACK_HINTS } from "./hints";
+import { maskUrl } from "../http/mask-url";
+import { HintContext, notTheApiHint, STACK_HINTS } from "./hints";
 
 export type { HintContext } from "./hints";
+
+/** The token endpoint (the client's first request, and the one every portal path serves). */
+const TOKEN_ENDPOINT = "/v1/oauth";
+
+/** What a caller saw of an answer: enough to tell whether the Cloutility API gave it. */
+export interface AnswerSeen {
+  method: string;
+  /** The request's path, e.g. `/v1/oauth` (a query is ignored). */
+  path: string;
+  status: number;
+  contentType?: string;
+  /** The body's text, or its start. */
+  text?: string;
+  /** The Location header of a redirect. */
+  location?: string;
+}
+
+/** An HTML page, by its Content-Type or its first tag: a login page, a proxy's or a web server's page. */
+export function isHtmlAnswer(contentType: string | undefined, text: string | undefined): boolean {
+  return /html/i.test(contentType ?? "") || /^\s*<(!doctype|html)/i.test(text ?? "");
+}
+
+/**
+ * Why an answer cannot have come from the Cloutility API, or undefined when it may have. The one place this is
+ * decided: the client's errors (every command, the providers, the billing receiver, register) and the doctor's
+ * checks all ask it. The API answers JSON and never redirects; every portal serves its token endpoint; and
+ * nothing else a client sends is a method the API does not implement. So:
+ * - a redirect (3xx): a URL in front of the API's (http for https, a login page);
+ * - an HTML page, unless it is a 5xx a proxy gives while the portal is down (still "try again later");
+ * - 501 Not Implemented (a plain web server answering a POST);
+ * - the token request answered 404 or 405: nothing serves the API at this URL (a wrong path, another service).
+ */
+export function notTheApi(a: AnswerSeen): string | undefined {
+  if (a.status >= 300 && a.status < 400) {
+    // The target is the server's text: quoted, cut, and without any userinfo it carries.
+    const to = a.location ? ` to ${JSON.stringify(maskUrl(a.location).slice(0, 200))}` : "";
+    return `it answered with a redirect${to}, which the API never sends`;
+  }
+  if (isHtmlAnswer(a.contentType, a.text) && (a.status < 500 || a.status === 501))
+    return "it answered with an HTML page, not the API's JSON";
+  if (a.status === 501) return `it does not implement ${a.method} (HTTP 501), as a plain web server answers`;
+  if (a.path.split("?")[0] === TOKEN_ENDPOINT && (a.status === 404 || a.status === 405)) {
+    return `nothing answers its token request (HTTP ${a.status}), which every portal serves at ${TOKEN_ENDPOINT}`;
+  }
+  return undefined;
+}
 
 export interface PortalErrorDetails {
   method: string;
@@ -22,6 +69,10 @@ export interface PortalErrorDetails {
   note?: string;
   /** Who reads the hint: the stack's (stack config and `pulumi` commands, the default) or a CLI command's. */
   context?: HintContext;
+  /** Why the answer did not come from the Cloutility API (`notTheApi`): the hint then names the URL setting only. */
+  notTheApi?: string;
+  /** The portal URL the request went to, for the hint of an answer that is not the API's. */
+  url?: string;
 }
 
 /**
@@ -29,7 +80,7 @@ export interface PortalErrorDetails {
  * answers 400 invalid_grant as OAuth servers do, an unknown Origin or an older portal 401. A 429 is not a refusal.
  */
 function refusedLogin(status: number, path: string): boolean {
-  return path.split("?")[0] === "/v1/oauth" && status >= 400 && status < 500 && status !== 429;
+  return path.split("?")[0] === TOKEN_ENDPOINT && status >= 400 && status < 500 && status !== 429;
 }
 
 function hintFor(status: number, path: string, context: HintContext): string {
@@ -48,12 +99,15 @@ export class PortalError extends Error {
   readonly developerMessage?: string;
   readonly outcomeUnknown: boolean;
   readonly timedOut: boolean;
+  /** Why the answer did not come from the Cloutility API; undefined when it may have. */
+  readonly notTheApi?: string;
   // Not enumerable: util.inspect and JSON show the fields above, the message says the rest.
   readonly #details: PortalErrorDetails;
 
   constructor(d: PortalErrorDetails) {
     const said = [d.code, d.developerMessage || d.message, d.note].filter(Boolean).join(": ");
-    const hint = d.hint ?? hintFor(d.status, d.path, d.context ?? STACK_HINTS);
+    const context = d.context ?? STACK_HINTS;
+    const hint = d.hint ?? (d.notTheApi ? notTheApiHint(d.notTheApi, d.url, context) : hintFor(d.status, d.path, context));
     const what = d.status ? `HTTP ${d.status}` : "no answer";
     super(`${d.method} ${d.path} failed (${what})${said ? `: ${said}` : ""}${hint ? `. Hint: ${hint}` : ""}`);
     this.#details = d;
@@ -66,6 +120,7 @@ export class PortalError extends Error {
     this.developerMessage = d.developerMessage;
     this.outcomeUnknown = d.outcomeUnknown ?? false;
     this.timedOut = d.timedOut ?? false;
+    if (d.notTheApi) this.notTheApi = d.notTheApi;
   }
 
   /** The same error with a note after the portal's words. */
@@ -75,12 +130,18 @@ export class PortalError extends Error {
 
   /** Whether the portal refused the token request itself (not a later call): the settings must change (login.ts). */
   get loginRefused(): boolean {
-    return refusedLogin(this.status, this.path);
+    return !this.notTheApi && refusedLogin(this.status, this.path);
   }
 }
 
+/** Whether the answer did not come from the Cloutility API at all: the URL setting is wrong. */
+export function isNotTheApi(err: unknown): err is PortalError {
+  return err instanceof PortalError && err.notTheApi !== undefined;
+}
+
+/** Whether the portal said the object does not exist; a 404 from something that is not the API says nothing of it. */
 export function isNotFound(err: unknown): boolean {
-  return err instanceof PortalError && err.status === 404;
+  return err instanceof PortalError && err.status === 404 && !err.notTheApi;
 }
 
 /** The answer of a read, or undefined when the object does not exist (404); other errors pass. */

@@ -1,7 +1,8 @@
 // Who reads a client error's hint decides what it may tell them to do. The stack (providers, components) is
 // configured with stack config and mended with `pulumi` commands; a `backup-portal` command reads only its
 // flags and the BACKUP_PORTAL_* variables, and has no state to refresh. Each hint names only what its reader has.
-import { LIMIT_SOURCES, SETTING_SOURCES, SettingKey } from "./settings";
+import { maskUrl } from "../http/mask-url";
+import { LIMIT_SOURCES, SETTING_SOURCES, SettingKey } from "./sources";
 
 export interface HintContext {
   /** `stack`: stack config and the environment; `cli`: a command's environment. */
@@ -57,4 +58,20 @@ export function cliHints(idFlags: readonly string[] = [], timeoutFlag = "--timeo
       429: "the portal is rate limiting: wait a minute and run the command again",
     },
   };
+}
+
+/** What to set when the URL is not the API's: its base address, without /v1, with nothing in front of it. */
+export function urlFix(context: Pick<HintContext, "tool">): string {
+  return (
+    `set ${settingName("url", context)} to the portal API's base address (the part before /v1, e.g. https://portal.example.com), ` +
+    "with no login page or proxy in front of it"
+  );
+}
+
+/**
+ * The hint of an answer that did not come from the Cloutility API (errors.ts, `notTheApi`, says why): the URL is
+ * another server's, or a path beside the API's, and no other setting can help, so no other setting is named.
+ */
+export function notTheApiHint(reason: string, url: string | undefined, context: Pick<HintContext, "tool">): string {
+  return `this URL${url ? ` (${maskUrl(url)})` : ""} does not answer as the Cloutility API: ${reason}; ${urlFix(context)}`;
 }

@@ -2,6 +2,7 @@
 // caller does not give them: the BACKUP_PORTAL_* environment variables.
 import { maskUrl } from "../http/mask-url";
 import type { HintContext } from "./hints";
+import { LIMIT_SOURCES, SETTING_SOURCES, SettingKey } from "./sources";
 
 export interface PortalSettings {
   /** Base URL of the portal, without `/v1` (e.g. https://portal.example.com). */
@@ -32,23 +33,9 @@ export interface PortalSettings {
   hintContext?: HintContext;
 }
 
-/** The settings keys, with the stack config key and environment variable of each. */
-export const SETTING_SOURCES = {
-  url: { config: "backup-portal:url", env: "BACKUP_PORTAL_URL" },
-  origin: { config: "backup-portal:origin", env: "BACKUP_PORTAL_ORIGIN" },
-  clientId: { config: "backup-portal:clientId", env: "BACKUP_PORTAL_CLIENT_ID" },
-  username: { config: "backup-portal:username", env: "BACKUP_PORTAL_USERNAME" },
-  password: { config: "backup-portal:password", env: "BACKUP_PORTAL_PASSWORD" },
-} as const;
-
-export type SettingKey = keyof typeof SETTING_SOURCES;
+export { LIMIT_SOURCES, SETTING_SOURCES, type SettingKey } from "./sources";
 
 export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
-
-/** Optional settings read like the connection's: stack config, then the environment. */
-export const LIMIT_SOURCES = {
-  maxAnswerBytes: { config: "backup-portal:maxAnswerBytes", env: "BACKUP_PORTAL_MAX_ANSWER_BYTES" },
-} as const;
 
 /**
  * The base URL of a configured url: trailing slashes and then one `/v1` removed (`https://p.example/v1/` is

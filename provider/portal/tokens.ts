@@ -86,10 +86,7 @@ export class TokenManager implements TokenSource {
 
   private keep(t: AccessToken, refresh: string | undefined): string {
     if (!t || typeof t.access_token !== "string") {
-      throw new Error(
-        "POST /v1/oauth answered without an access_token: check that backup-portal:url (or BACKUP_PORTAL_URL) " +
-          "is the portal's address, without /v1, and not a login page or proxy in front of it",
-      );
+      throw this.transport.notTheApiError("POST", TOKEN_PATH, 200, "its token request was answered without an access_token");
     }
     const lifetimeMs = Math.max(1, Number(t.expires_in) || 299) * 1000;
     this.#held = { access: t.access_token, refresh: t.refresh_token ?? refresh, expiresAt: this.now() + lifetimeMs, lifetimeMs };

@@ -6,7 +6,7 @@ import * as http from "http";
 import { setTimeout as wait } from "timers/promises";
 import { keepAliveAgent } from "../http/keep-alive-agent";
 import { parseRetryAfter } from "../http/retry-after";
-import { PortalError, redact } from "./errors";
+import { notTheApi, PortalError, redact } from "./errors";
 import { HintContext, settingName, STACK_HINTS } from "./hints";
 import { Answer, AnswerTooLargeError, exchange, FetchError, TimeoutError } from "./exchange";
 
@@ -189,22 +189,19 @@ export class Transport {
         await this.pause(spec, attempt, last, undefined, deadline);
         continue;
       }
+      // An answer the API cannot have given (an HTML page, a redirect, a web server's 501, no token endpoint) is
+      // never retried, and is never taken for the portal's word on an object or the login (errors.ts).
+      const notApi = notTheApi({
+        method: spec.method,
+        path: spec.path,
+        status: res.status,
+        contentType: res.headers["content-type"],
+        text: res.text.slice(0, 200),
+        location: res.headers["location"],
+      });
+      if (notApi) throw this.notTheApiError(spec.method, spec.path, res.status, notApi, spec.secrets);
       // (A 1xx is never the final answer.)
-      if (res.status < 300) {
-        // An HTML page is never an API answer: a login page, a proxy, or a URL that is not the portal's.
-        if (/html/.test(res.headers["content-type"])) {
-          throw new PortalError({
-            context: this.hints,
-            method: spec.method,
-            path: this.clean(spec.path, spec.secrets),
-            status: res.status,
-            message:
-              `answered with an HTML page, not the API's JSON: check that ${settingName("url", this.hints)} ` +
-              "is the portal's address, without /v1, and that no login page or proxy stands in front of it",
-          });
-        }
-        return parse(res) as T;
-      }
+      if (res.status < 300) return parse(res) as T;
 
       last = this.failure(spec, res.status, parse(res));
       if (res.status === 401 && token && !spec.bearer && !refusedToken) {
@@ -251,6 +248,18 @@ export class Transport {
       agent: this.agent,
       timeoutMs: Math.max(1, Math.min(this.opts.timeoutMs, Math.ceil(left))),
       maxBytes: this.opts.maxAnswerBytes,
+    });
+  }
+
+  /** The error of an answer that did not come from the Cloutility API: the hint names the URL setting and this URL. */
+  notTheApiError(method: string, path: string, status: number, reason: string, secrets?: string[]): PortalError {
+    return new PortalError({
+      context: this.hints,
+      method,
+      path: this.clean(path, secrets),
+      status,
+      notTheApi: this.clean(reason, secrets),
+      url: this.opts.url,
     });
   }
 

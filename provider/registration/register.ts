@@ -15,7 +15,7 @@
 // A second run finds everything in place and writes nothing to the portal.
 import { MetadataError, MetadataResult, MetadataSource, readInstanceMetadata, ReadMetadataOptions } from "../metadata";
 import { PortalClient } from "../portal/client";
-import { PortalError, redact } from "../portal/errors";
+import { isNotTheApi, PortalError, redact } from "../portal/errors";
 import { isLoginRefused } from "../portal/login";
 import { PortalSettings, SettingKey } from "../portal/settings";
 import { BackupServer, BusinessUnit, Consumer, Node, NodeFields } from "../portal/types";
@@ -158,6 +158,8 @@ async function validateOnPortal(
   try {
     bunit = await client.businessUnits.get(bu);
   } catch (err) {
+    // A URL that is not the API's is a configuration error too; its message says so and names the setting.
+    if (isNotTheApi(err)) throw new RegistrationError("configuration", `${client.redact(message(err))}. Nothing was changed.`);
     if (isLoginRefused(err) || (err instanceof PortalError && err.status === 401)) {
       throw new RegistrationError(
         "configuration",

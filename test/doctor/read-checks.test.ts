@@ -20,7 +20,9 @@ import { cliHints } from "../../provider/portal/hints";
 import { clientFor, ORIGIN } from "../support/portal";
 import { proxiedEmulatorSuite, type Rule, type Seen, type Verdict } from "../support/proxy";
 
-const URL_FIX = "set BACKUP_PORTAL_URL to the portal API's base address, without /v1";
+const URL_FIX =
+  "set BACKUP_PORTAL_URL to the portal API's base address (the part before /v1, e.g. https://portal.example.com), " +
+  "with no login page or proxy in front of it";
 const LOGIN_FIX =
   "check BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_ORIGIN, BACKUP_PORTAL_USERNAME, BACKUP_PORTAL_PASSWORD; " +
   "the origin must be the one registered with the client ID (portal: Settings, API access)";
@@ -143,8 +145,8 @@ describe("doctor: the read checks, in process", function () {
         {
           id: "version",
           status: "failed",
-          detail: `${suite.proxy.url}/v1/fullVersion answered an HTML page (HTTP 203), not the API`,
-          fix: `${URL_FIX}; no login page or proxy may stand in front of it`,
+          detail: `this URL (${suite.proxy.url}) does not answer as the Cloutility API: GET /v1/fullVersion (HTTP 203): it answered with an HTML page, not the API's JSON`,
+          fix: URL_FIX,
         },
       ]);
     });
@@ -277,8 +279,8 @@ describe("doctor: the read checks, in process", function () {
         {
           id: "login",
           status: "failed",
-          detail: "POST /v1/oauth answered an HTML page (HTTP 200)",
-          fix: `${URL_FIX}; no login page or proxy may stand in front of it`,
+          detail: `this URL (${suite.proxy.url}) does not answer as the Cloutility API: POST /v1/oauth (HTTP 200): it answered with an HTML page, not the API's JSON`,
+          fix: URL_FIX,
         },
       ]);
     });
@@ -305,9 +307,7 @@ describe("doctor: the read checks, in process", function () {
         [{ status: 400, json: null }, "HTTP 400: null): the portal refused the login"],
         [{ status: 400, json: "invalid_grant" }, 'HTTP 400: "invalid_grant"): the portal refused the login'],
         [{ status: 400, text: "no" }, "HTTP 400: no): the portal refused the login"],
-        // A 200 without a token (or with one that is not a string), a token with another status: refused too.
-        [{ status: 200, json: {} }, "HTTP 200: {}): the portal refused the login"],
-        [{ status: 200, json: { access_token: 5 } }, 'HTTP 200: {"access_token":5}): the portal refused the login'],
+        // A token with another status: refused too. (A 200 without a token is not the API: below.)
         [
           { status: 201, json: { access_token: "A-token-for-the-test" } },
           'HTTP 201: {"access_token":"A-token-for-the-test"}): the portal refused the login',
@@ -322,6 +322,36 @@ describe("doctor: the read checks, in process", function () {
           JSON.stringify(answer),
         );
         assert.equal(r.c.probe.token, undefined);
+      }
+    });
+
+    it("a 200 without a string access_token, a 404 or 405 of the token request, a redirect, a 501: not the API, with the URL fix", async () => {
+      const cases: Array<[Verdict, string]> = [
+        [{ status: 200, json: {} }, "HTTP 200): its token request was answered without an access_token"],
+        [{ status: 200, json: { access_token: 5 } }, "HTTP 200): its token request was answered without an access_token"],
+        [
+          { status: 404, json: { code: "NotFound" } },
+          "HTTP 404): nothing answers its token request (HTTP 404), which every portal serves at /v1/oauth",
+        ],
+        [{ status: 405, text: "" }, "HTTP 405): nothing answers its token request (HTTP 405), which every portal serves at /v1/oauth"],
+        [{ status: 501, text: "Unsupported method" }, "HTTP 501): it does not implement POST (HTTP 501), as a plain web server answers"],
+        [{ status: 302, text: "" }, "HTTP 302): it answered with a redirect, which the API never sends"],
+      ];
+      for (const [answer, said] of cases) {
+        const r = await run(() => answer, checkLogin);
+        assert.equal(r.result, false, JSON.stringify(answer));
+        assert.deepEqual(
+          r.checks,
+          [
+            {
+              id: "login",
+              status: "failed",
+              detail: `this URL (${suite.proxy.url}) does not answer as the Cloutility API: POST /v1/oauth (${said}`,
+              fix: URL_FIX,
+            },
+          ],
+          JSON.stringify(answer),
+        );
       }
     });
 
@@ -480,7 +510,7 @@ describe("doctor: the read checks, in process", function () {
         {
           id: "me",
           status: "differs",
-          detail: "GET /v1/me is not answered (it is not in spec 000); nothing the providers do needs it: give --bunit",
+          detail: "GET /v1/me is not answered (the API documentation does not list it); nothing the providers do needs it: give --bunit",
           reading: "no /v1/me",
         },
         { id: "bunit", status: "skipped", detail: "no business unit to check: give --bunit <id>" },
@@ -722,7 +752,7 @@ describe("doctor: the read checks, in process", function () {
         {
           id: "jobs-path",
           status: "ok",
-          detail: "the job list is at .../jobs/first?startTime&endTime, spec 000's path (consumer 1, 4 jobs)",
+          detail: "the job list is at .../jobs/first?startTime&endTime, the documented path (consumer 1, 4 jobs)",
           reading: "jobs/first",
         },
       ]);
@@ -809,7 +839,7 @@ describe("doctor: the read checks, in process", function () {
         {
           id: "jobs-path",
           status: "skipped",
-          detail: "business unit 2 has no consumer to ask; the client tries spec 000's path, then .../jobs",
+          detail: "business unit 2 has no consumer to ask; the client tries the documented path, then .../jobs",
         },
       ]);
       suite.em.reset();
@@ -860,7 +890,8 @@ describe("doctor: the read checks, in process", function () {
           {
             id: "audit-dates",
             status: "ok",
-            detail: "the audit log range takes startTime/endTime, spec 000's table (consumer 1); the client sends both spellings",
+            detail:
+              "the audit log range takes startTime/endTime, as the API documentation's table has it (consumer 1); the client sends both spellings",
             reading: "startTime/endTime",
           },
         ],
@@ -870,7 +901,7 @@ describe("doctor: the read checks, in process", function () {
             id: "audit-dates",
             status: "differs",
             detail:
-              "the audit log range takes startDate/endDate (spec 000's prose), not startTime/endTime (consumer 1); the client sends both spellings (handled)",
+              "the audit log range takes startDate/endDate (as the API documentation's prose has it), not startTime/endTime (consumer 1); the client sends both spellings (handled)",
             reading: "startDate/endDate",
           },
         ],

@@ -234,8 +234,9 @@ describe("token renewal on a moved clock", function () {
       const tokens = new TokenManager(transport, () => ({ clientId: "emulator", username: "admin", password: PASSWORD }));
       await assert.rejects(tokens.token(), {
         message:
-          "POST /v1/oauth answered without an access_token: check that backup-portal:url (or BACKUP_PORTAL_URL) is the portal's " +
-          "address, without /v1, and not a login page or proxy in front of it",
+          `POST /v1/oauth failed (HTTP 200). Hint: this URL (http://127.0.0.1:${(odd.address() as AddressInfo).port}) does not answer ` +
+          "as the Cloutility API: its token request was answered without an access_token; set backup-portal:url (or BACKUP_PORTAL_URL) " +
+          "to the portal API's base address (the part before /v1, e.g. https://portal.example.com), with no login page or proxy in front of it",
       });
     } finally {
       transport.close();

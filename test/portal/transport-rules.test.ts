@@ -188,8 +188,9 @@ describe("portal transport rules", function () {
       const err = await failure(get(t));
       assert.equal(
         err.message,
-        "GET /v1/x failed (HTTP 200): answered with an HTML page, not the API's JSON: check that backup-portal:url " +
-          "(or BACKUP_PORTAL_URL) is the portal's address, without /v1, and that no login page or proxy stands in front of it",
+        `GET /v1/x failed (HTTP 200). Hint: this URL (${url}) does not answer as the Cloutility API: it answered with an HTML page, ` +
+          "not the API's JSON; set backup-portal:url (or BACKUP_PORTAL_URL) to the portal API's base address (the part before /v1, " +
+          "e.g. https://portal.example.com), with no login page or proxy in front of it",
       );
       t.close();
     });

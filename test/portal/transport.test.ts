@@ -202,12 +202,18 @@ describe("portal transport on the wire", function () {
 
     handler = (_req, _body, res) => res.writeHead(200, { "Content-Type": "text/html" }).end("<html>Sign in</html>");
     const proxied = client("p4ssword");
-    await assert.rejects(proxied.timeZones.list(), /answered with an HTML page, not the API's JSON: check that backup-portal:url/);
+    await assert.rejects(
+      proxied.timeZones.list(),
+      /does not answer as the Cloutility API: it answered with an HTML page, not the API's JSON; set backup-portal:url/,
+    );
     proxied.close();
 
     handler = (_req, _body, res) => res.writeHead(200, { "Content-Type": "application/json" }).end('{"token":"x"}');
     const odd = client("p4ssword");
-    await assert.rejects(odd.timeZones.list(), /answered without an access_token: check that backup-portal:url/);
+    await assert.rejects(
+      odd.timeZones.list(),
+      /does not answer as the Cloutility API: its token request was answered without an access_token; set backup-portal:url/,
+    );
     odd.close();
   });
 
