@@ -11,11 +11,13 @@ export const COMMAND: CommandSpec = {
   usage: ["backup-portal doctor [--bunit <id>] [--write-test] [--json] [--timeout <seconds>] [--stack <name>]"],
   about: `Run it once against your own portal, before the first pulumi up. It reads the
 settings (and says where each came from), logs in, and asks the portal every
-question spec 000 leaves open: the token's lifetime, whether refreshing is allowed,
-/v1/me and the business unit, the reference data and default server, the error
-shape, which job list path and which audit log spelling the portal answers. One
-line per check: ok, differs (the portal's reading differs from the spec's, and the
-client handles it), failed (with the fix), or skipped.`,
+question its API documentation leaves open: the token's lifetime, whether
+refreshing is allowed, /v1/me and the business unit, the reference data and
+default server, the error shape, which job list path and which audit log
+spelling the portal answers. One line per check: ok, differs (the portal's
+reading differs from the documented one, and the client handles it), failed
+(with the fix), or skipped. A URL that does not answer as the Cloutility API
+(an HTML page, a redirect, a web server, no token endpoint) fails with the fix.`,
   options: {
     bunit: { kind: "id", description: "business unit to check", default: "the account's own, from /v1/me" },
     "write-test": {
@@ -34,7 +36,7 @@ client handles it), failed (with the fix), or skipped.`,
     timeout: { ...TIMEOUT_OPTION, default: 15, description: "give each check's request up after this long, retries included" },
   },
   epilog: `The portal connection comes from BACKUP_PORTAL_URL, _ORIGIN, _CLIENT_ID, _USERNAME
-and _PASSWORD (docs: README, "First run against your portal").
+and _PASSWORD (docs/cli.md, "First run against your portal").
 exit codes: 0 everything the providers rely on holds, 1 something does not, 2 bad arguments`,
 };
 

@@ -6,7 +6,7 @@
 import { PortalError } from "../portal/errors";
 import type { ReadContext } from "./read-checks";
 
-const WHY = "not in spec 000; the published Go client reads it; nothing the providers do needs it";
+const WHY = "not in the API documentation; the published Go client reads it; nothing the providers do needs it";
 
 function notServed(err: unknown): boolean {
   return err instanceof PortalError && (err.status === 404 || err.status === 405);

@@ -87,7 +87,7 @@ export function formatReport(r: DoctorReport): string {
   const differs = r.checks.filter((c) => c.status === "differs").length;
   lines.push(
     r.ok
-      ? `result: everything the providers rely on holds${differs ? ` (${differs} reading${differs > 1 ? "s" : ""} differ from the spec's; the client handles them)` : ""}`
+      ? `result: everything the providers rely on holds${differs ? ` (${differs} reading${differs > 1 ? "s" : ""} differ from the API documentation; the client handles them)` : ""}`
       : `result: ${failed} check${failed > 1 ? "s" : ""} failed; fix ${failed > 1 ? "them" : "it"} before the first pulumi up`,
   );
   return `${lines.join("\n")}\n`;

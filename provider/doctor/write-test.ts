@@ -111,7 +111,7 @@ async function nodeChecks(w: WriteContext, consumerId: number, name: string, suf
     } else {
       checks.differs(
         "spname",
-        `GET .../node/spname answered HTTP ${a.status} (${said(a)}); it is not in spec 000 and the providers take tsmName from the config (handled)`,
+        `GET .../node/spname answered HTTP ${a.status} (${said(a)}); the API documentation does not list it and the providers take tsmName from the config (handled)`,
         "none",
       );
     }
@@ -185,7 +185,7 @@ async function nodeChecks(w: WriteContext, consumerId: number, name: string, suf
         throw e;
       },
     );
-    if (gone) checks.ok("consumer-removed", "deleting the node removed its consumer, as spec 000 says");
+    if (gone) checks.ok("consumer-removed", "deleting the node removed its consumer, as the API documentation says");
     else
       checks.differs(
         "consumer-removed",

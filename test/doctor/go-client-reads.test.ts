@@ -51,7 +51,7 @@ describe("doctor: the Go client's reads beyond spec 000", function () {
     for (const id of ["go-bunit-read", "go-actions"]) {
       const c = line(report, id);
       assert.deepEqual([c.status, c.reading], ["differs", "not served"], c.detail);
-      assert.match(c.detail, /is not served \(not in spec 000; the published Go client reads it/);
+      assert.match(c.detail, /is not served \(not in the API documentation; the published Go client reads it/);
     }
     assert.match(line(report, "go-bunit-read").detail, /bunitID=2 /);
   });
@@ -72,7 +72,7 @@ describe("doctor: the Go client's reads beyond spec 000", function () {
       }
       return checks.list;
     }
-    const WHY = "not in spec 000; the published Go client reads it; nothing the providers do needs it";
+    const WHY = "not in the API documentation; the published Go client reads it; nothing the providers do needs it";
 
     it("405 is 'not served' too", async () => {
       const refused = { status: 405, json: { code: "MethodNotAllowed", message: "no" } };

@@ -65,14 +65,14 @@ describe("doctor: the report", () => {
     assert.match(ok([{ id: "a", status: "ok", detail: "fine" }]), /\nresult: everything the providers rely on holds\n$/);
     assert.match(
       ok([{ id: "a", status: "differs", detail: "d", reading: "r" }]),
-      /\nresult: everything the providers rely on holds \(1 reading differ from the spec's; the client handles them\)\n$/,
+      /\nresult: everything the providers rely on holds \(1 reading differ from the API documentation; the client handles them\)\n$/,
     );
     assert.match(
       ok([
         { id: "a", status: "differs", detail: "d", reading: "r" },
         { id: "b", status: "differs", detail: "d", reading: "r" },
       ]),
-      /\(2 readings differ from the spec's; the client handles them\)\n$/,
+      /\(2 readings differ from the API documentation; the client handles them\)\n$/,
     );
   });
 });

@@ -72,7 +72,7 @@ describe("doctor: the write test, in process", function () {
     );
     assert.equal(r.checks.get("delete-again")!.detail, "a second DELETE answers 404, which the client takes as done");
     // The emulator removes the consumer with its node, as spec 000 says: the cleanup finds nothing to do.
-    assert.equal(r.checks.get("consumer-removed")!.detail, "deleting the node removed its consumer, as spec 000 says");
+    assert.equal(r.checks.get("consumer-removed")!.detail, "deleting the node removed its consumer, as the API documentation says");
     assert.deepEqual(r.checks.get("cleanup"), { id: "cleanup", status: "ok", detail: "nothing left to remove" });
     assert.deepEqual(r.left, []);
     assert.deepEqual(r.onPortal, []);
@@ -177,7 +177,7 @@ describe("doctor: the write test, in process", function () {
     const a = await run((req, seen) => (spname(req) ? portalSaid(404) : activate(req) && seen.some(activate) ? portalSaid(409) : "pass"));
     assert.equal(
       a.checks.get("spname")!.detail,
-      "GET .../node/spname answered HTTP 404 (Refused: refused with 404); it is not in spec 000 and the providers take tsmName from the config (handled)",
+      "GET .../node/spname answered HTTP 404 (Refused: refused with 404); the API documentation does not list it and the providers take tsmName from the config (handled)",
     );
     assert.equal(a.checks.get("spname")!.reading, "none");
     assert.match(a.checks.get("activate")!.detail, /^activated as DOCTOR-0A1B2C3D; the answer was /);
