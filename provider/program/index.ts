@@ -14,6 +14,7 @@ import { resolveSettings } from "../portal/settings";
 import { configProblemsText, readStackConfig } from "../stack-config/read";
 import { ConfigError, Problem } from "../tenants/model";
 import { deployStack, StackOutputs } from "./deploy";
+import { nodeSupportWarning } from "../node-support";
 
 export { deployStack } from "./deploy";
 export type { StackOutputs, StackSettings } from "./deploy";
@@ -40,6 +41,9 @@ export function tenantsFromConfig(): () => Promise<StackOutputs> {
   // A function, not a promise made at load: the SDK awaits what it returns, so a refused config is one handled
   // error (a rejected promise made at load is first "unhandled" and then handled late, and Node warns about it).
   return async () => {
+    // On a Node.js package.json engines does not allow: one warning, and the program goes on.
+    const nodeWarning = nodeSupportWarning();
+    if (nodeWarning) await pulumi.log.warn(nodeWarning);
     // The stack file the CLI read the config from (in the folder `stackConfigDir` of Pulumi.yaml names).
     const file = `Pulumi.${pulumi.getStack()}.yaml`;
     const fail = (problems: Problem[]) => new pulumi.RunError(configProblemsText(file, problems));
