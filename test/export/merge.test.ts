@@ -468,6 +468,9 @@ describe("export --merge, in process: what is kept, what is added, what is liste
 
   it("a file the merge cannot use is refused with one line naming it; an empty file or block gets what is missing", () => {
     const b = out({ b: out({ adoptId: 2, name: "b", tags: ["t"] }) });
+    let deep = "config:\n  backup-portal:tenants:\n";
+    for (let i = 0; i < 40; i++) deep += `${" ".repeat(4 + 4 * i)}u:\n${" ".repeat(6 + 4 * i)}businessUnits:\n`;
+    deep += `${" ".repeat(164)}u: {}\n`;
     const refused: Array<[string, string]> = [
       [
         "a: [",
@@ -480,6 +483,8 @@ describe("export --merge, in process: what is kept, what is added, what is liste
         "config:\n  backup-portal:rootBusinessUnitId: 2\n",
         "Pulumi.x.yaml: config.backup-portal:rootBusinessUnitId is 2, but the export is below business unit 1; export with --bunit 2",
       ],
+      // 40 business units, each below the last: one line, not a RangeError.
+      [deep, `Pulumi.x.yaml: tenants${".u.businessUnits".repeat(32)} nests more than 32 levels of business units; flatten it`],
     ];
     for (const [file, message] of refused) {
       assert.throws(
