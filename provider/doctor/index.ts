@@ -7,7 +7,7 @@ import { PortalClient } from "../portal/client";
 import { redact } from "../portal/errors";
 import { SETTING_SOURCES, SettingKey } from "../portal/settings";
 import { cliHints } from "../portal/hints";
-import { Checks, DoctorReport, USERNAME } from "./report";
+import { Checks, DoctorReport, shown } from "./report";
 import { Probe } from "./probe";
 import {
   checkAccount,
@@ -68,7 +68,7 @@ function readSettings(env: NodeJS.ProcessEnv, checks: Checks, from: DoctorOption
     }
     out[key] = value;
     if (key === "password") checks.ok(id, `set, from ${where} (not shown)${passwordInUsername(value, env) ? PASSWORD_IN_USERNAME : ""}`);
-    else if (key === "username") checks.ok(id, `${USERNAME}, from ${where}`);
+    else if (key === "username") checks.ok(id, `${shown(value)}, from ${where}`);
     else if (key === "url" && !/^https?:\/\/[^/]/.test(value))
       checks.failed(
         id,
@@ -97,7 +97,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<DoctorReport> {
     const out = redact(t, [password, live.probe?.token]);
     return live.client ? live.client.redact(out) : out;
   };
-  const checks = new Checks(clean, env[SETTING_SOURCES.username.env] ?? "");
+  const checks = new Checks(clean);
   const s = readSettings(env, checks, o.from);
   const finish = (leftBehind: string[] = []): DoctorReport => ({ ok: checks.failures === 0, checks: checks.list, leftBehind });
   if (checks.failures) return finish();

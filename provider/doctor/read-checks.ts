@@ -8,7 +8,7 @@ import { loginSettings } from "../portal/login";
 import { bunitPath, consumerPath } from "../portal/core";
 import { Consumer } from "../portal/types";
 import { accountName } from "../portal/reference-data";
-import { Checks, USERNAME } from "./report";
+import { Checks, shown } from "./report";
 import { Probe, ProbeAnswer, notTheApiAnswer, said } from "./probe";
 import { maskUrl } from "../http/mask-url";
 import { urlFix } from "../portal/hints";
@@ -112,7 +112,7 @@ export async function checkLogin(c: ReadContext): Promise<boolean> {
   const lifetime = Number(t.expires_in);
   c.checks.ok(
     "login",
-    `token for ${USERNAME} with client ID ${c.clientId}, lifetime ${Number.isFinite(lifetime) ? `${lifetime} s` : "not given (299 s assumed)"}` +
+    `token for ${shown(c.username)} with client ID ${c.clientId}, lifetime ${Number.isFinite(lifetime) ? `${lifetime} s` : "not given (299 s assumed)"}` +
       "; the client renews it before it expires",
   );
   await checkRefresh(c, typeof t.refresh_token === "string" ? t.refresh_token : undefined, t.access_token);

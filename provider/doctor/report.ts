@@ -1,6 +1,7 @@
 // What `backup-portal doctor` reports: one line per check, each ok, differs
 // (the portal uses another reading, and the client handles it), failed (with
 // the fix) or skipped (could not be asked).
+import { randomUUID } from "crypto";
 
 export type CheckStatus = "ok" | "differs" | "failed" | "skipped";
 
@@ -24,27 +25,29 @@ export interface DoctorReport {
   leftBehind: string[];
 }
 
-/**
- * Stands for the account's username in a check's text. The username is no secret, and a wrong one is the most
- * common mistake: it is put in after the redaction, so that a password that is the username (the emulator's
- * admin/admin), or a part of it, does not turn it into `***` there.
- */
-export const USERNAME = "\u0000username\u0000";
+/** Marks what a check shows as it is; made at random per process, so that no text from the portal can carry it. */
+const SHOWN = `\u0000${randomUUID()}\u0000`;
 
-/** Collects checks in order, redacting each text with `clean` (the username where USERNAME stands excepted). */
+/**
+ * `text` to show as it is in a check's detail or fix, not redacted: the account's username. It is no secret, and a
+ * wrong one is the commonest mistake; a password that is the username (the emulator's admin/admin), or a part of
+ * it, would otherwise turn it into `***`.
+ */
+export function shown(text: string): string {
+  return `${SHOWN}${text}${SHOWN}`;
+}
+
+/** Collects checks in order, redacting each text with `clean` (what `shown` marks excepted). */
 export class Checks {
   readonly list: Check[] = [];
 
-  constructor(
-    private readonly clean: (text: string) => string = (t) => t,
-    private readonly username = "",
-  ) {}
+  constructor(private readonly clean: (text: string) => string = (t) => t) {}
 
   private text(t: string): string {
     return t
-      .split(USERNAME)
-      .map((part) => this.clean(part))
-      .join(this.username);
+      .split(SHOWN)
+      .map((part, i) => (i % 2 === 1 ? part : this.clean(part)))
+      .join("");
   }
 
   add(c: Check): Check {

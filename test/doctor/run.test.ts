@@ -79,10 +79,18 @@ describe("doctor: runDoctor, in process", function () {
     assert.ok(v.detail.startsWith(`no answer from ${closed.url}: GET /v1/fullVersion: `), v.detail);
   });
 
-  it("the password is hidden in every line, the settings' too (before any client exists)", async () => {
-    // The emulator's accounts use their name as password: the username's line hides it.
-    const r = await runDoctor({ env: { ...envFor(suite.em), BACKUP_PORTAL_URL: "ftp://portal.example" } });
-    assert.equal(byId(r, "setting-username").detail, "***, from BACKUP_PORTAL_USERNAME");
+  it("the password is hidden in every line, the settings' too (before any client exists); the username is shown", async () => {
+    const password = "Pw-2b7e41c9";
+    const r = await runDoctor({
+      env: { ...envFor(suite.em), BACKUP_PORTAL_URL: "ftp://portal.example", BACKUP_PORTAL_PASSWORD: password },
+    });
+    assert.equal(byId(r, "setting-username").detail, "admin, from BACKUP_PORTAL_USERNAME");
+    assert.ok(!JSON.stringify(r).includes(password), JSON.stringify(r));
+    // The emulator's accounts use their name as password: the username is shown all the same, and the password's
+    // line says why its text shows there.
+    const same = await runDoctor({ env: { ...envFor(suite.em), BACKUP_PORTAL_URL: "ftp://portal.example" } });
+    assert.equal(byId(same, "setting-username").detail, "admin, from BACKUP_PORTAL_USERNAME");
+    assert.match(byId(same, "setting-password").detail, /\(not shown\); the username holds it, so it shows there/);
   });
 
   it("a token the portal echoes is hidden: the doctor's own and the client's", async () => {
