@@ -104,8 +104,16 @@ describe("billing: the receiver's request handling (in process)", () => {
     return lines[0];
   }
 
+  /** Every output folder a test made (its own and any second one), removed after it. */
+  const dirs: string[] = [];
+  const outDir = () => {
+    const d = tempDir("billing-handler-");
+    dirs.push(d);
+    return d;
+  };
+
   beforeEach(() => {
-    out = tempDir("billing-handler-");
+    out = outDir();
     logs = [];
     portal = new FakePortal();
   });
@@ -113,7 +121,7 @@ describe("billing: the receiver's request handling (in process)", () => {
     portal.release();
     for (const r of receivers.splice(0)) await r.close(500);
     for (const l of logs) assert.ok(!l.includes(SECRET) && !l.includes("secret="), `secret in log line: ${l}`);
-    fs.rmSync(out, { recursive: true, force: true });
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
   });
 
   describe("answers", () => {
@@ -454,7 +462,7 @@ describe("billing: the receiver's request handling (in process)", () => {
       assert.deepEqual(filesUnder(out), [`${BUNIT}/2025-01-01.json`, `${BUNIT}/2025-02-01.json`], "written once it showed");
 
       portal = new FakePortal([DATA]);
-      const r2 = await start({ fetchAttempts: 3, outDir: tempDir("billing-handler-") });
+      const r2 = await start({ fetchAttempts: 3, outDir: outDir() });
       const never = await post(r2, JSON.stringify({ period: "2030-01-01" }));
       assert.equal(never.status, 503);
       assert.match(lineOf(never), /: the portal's billing data has no period 2030-01-01 yet \(\d+ ms\)$/);
@@ -601,6 +609,10 @@ describe("billing: the receiver's request handling (in process)", () => {
       await r.close(30);
       assert.ok(Date.now() - started < 1500, `closed after ${Date.now() - started} ms`);
       assert.ok((await stuck) instanceof Error, "its connection was closed");
+      // The read given up on still ends, and its request with it (stored or failed): wait for that here, or it
+      // would write into the output folder after the test removed it, leaving the folder behind in /tmp.
+      portal.release();
+      await waitFor(() => r.stats.written + r.stats.failed > 0, "the stuck request's end", 2000);
     });
   });
 });
