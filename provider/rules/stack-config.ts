@@ -101,8 +101,10 @@ export const BILLING_RECEIVER_KEYS: ConfigTable = {
   enabled: flag("deploy the receiver (a block without it is enabled)", true),
   businessUnitId: { kind: "integer", min: 1, doc: "the reseller business unit whose billing data is stored; default rootBusinessUnitId" },
   namespace: line("the Kubernetes namespace to deploy to (must exist)", { default: "default" }),
-  image: line("a container image with Node 20 and npm", { default: "node:20-alpine" }),
-  packageSpec: line("the npm package spec installed at container start; default this package at this version"),
+  image: line(
+    "required while enabled: the receiver image pinned by digest, `<registry>/backup-portal-receiver@sha256:<digest>`, built from provider/billing/Dockerfile",
+  ),
+  packageSpec: line("no longer supported, and refused: a package installed when the pod starts is not verified; give image instead"),
   serviceType: line("ClusterIP, NodePort or LoadBalancer", { default: "ClusterIP" }),
   port: { kind: "integer", min: 1, max: 65535, doc: "the container port", default: 8080 },
   secretKey: line("the secret config key holding the Post URL's shared secret (at least 8 characters)", { maxLength: 200 }),
