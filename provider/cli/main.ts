@@ -87,7 +87,8 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
     return 0;
   }
   if (name === "help") {
-    if (rest.length === 0) {
+    // `help --help` as other tools answer it: the list of commands.
+    if (rest.length === 0 || (rest.length === 1 && (rest[0] === "--help" || rest[0] === "-h"))) {
       io.out(`${formatHelp(TOP)}\n`);
       return 0;
     }

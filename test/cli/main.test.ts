@@ -95,7 +95,7 @@ describe("cli: backup-portal help, --version, bad arguments", function () {
     assert.equal(help.code, 0);
     for (const name of COMMAND_NAMES) assert.match(help.out, new RegExp(`^  ${name} `, "m"));
     assert.match(help.out, /-V, --version/);
-    for (const argv of [["--help"], ["-h"]]) assert.deepEqual(await cli(argv), help);
+    for (const argv of [["--help"], ["-h"], ["help", "--help"], ["help", "-h"]]) assert.deepEqual(await cli(argv), help);
     assert.deepEqual(await cli([]), { ...help, code: 2 });
   });
 
