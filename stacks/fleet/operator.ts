@@ -4,8 +4,17 @@
 // branch moves (and on every resync). Secrets never appear in a manifest: the
 // portal password and the Pulumi token come from Kubernetes Secrets through
 // `spec.envRefs`, node passwords through `spec.secretsRef`.
+import * as fs from "fs";
+import * as path from "path";
+import { packageRoot } from "../../provider/dynamic/specifier";
 import { ConfigMap, PASSWORD_KEY, referencedSecrets, shortStackName, tenantsOf, yaml } from "./config";
 import { stackNameOf } from "./run";
+
+/** The build's image: Node.js at the oldest major the package supports (package.json `engines`, `>=22`: node:22). */
+export function defaultBuildImage(): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(__filename), "package.json"), "utf8")) as { engines: { node: string } };
+  return `node:${/\d+/.exec(pkg.engines.node)![0]}`;
+}
 
 export interface SecretKeyRef {
   name: string;
@@ -42,7 +51,7 @@ export interface OperatorRepo {
   /**
    * The dynamic providers load compiled code from dist/, which the operator's `pulumi install` does not
    * build: an extra init container runs `npm ci && npm run build` in the fetched workspace. Its image
-   * (default node:20), or `false` to leave it out (e.g. when dist/ comes some other way).
+   * (default: Node.js at the oldest supported major, `defaultBuildImage()`), or `false` to leave it out (e.g. when dist/ comes some other way).
    */
   buildImage?: string | false;
 }
@@ -121,7 +130,7 @@ export function operatorStacks(groups: Record<string, ConfigMap>, repo: Operator
       envRefs,
       ...(Object.keys(secretsRef).length ? { secretsRef } : {}),
     };
-    const buildImage = repo.buildImage === undefined ? "node:20" : repo.buildImage;
+    const buildImage = repo.buildImage === undefined ? defaultBuildImage() : repo.buildImage;
     if (buildImage) {
       spec.workspaceTemplate = {
         spec: {

@@ -77,7 +77,7 @@ describe("fleet: operatorStacks", () => {
     const init = a.workspaceTemplate.spec.podTemplate.spec.initContainers;
     assert.equal(init.length, 1);
     assert.equal(init[0].name, "build");
-    assert.equal(init[0].image, "node:20");
+    assert.equal(init[0].image, "node:22", "Node.js at the oldest supported major (package.json engines)");
     assert.equal(init[0].workingDir, "/share/workspace");
     assert.match(init[0].command.join(" "), /npm ci .*&& npm run build/);
     assert.deepEqual(init[0].volumeMounts, [{ name: "share", mountPath: "/share" }]);
