@@ -1,11 +1,21 @@
-// Writes the TypeScript SDK of the `backupportal` plugin (sdk/nodejs/) from the package schema the plugin's
-// GetSchema answers (provider/plugin/schema.ts), in the shape `pulumi package gen-sdk --language nodejs` gives
-// a package (pulumi/pulumi pkg/codegen/nodejs/gen.go, read at v3.265): a CustomResource class per resource with
-// its Args interface, a ProviderResource class for the provider's inputs, utilities.ts, index.ts, package.json
-// and tsconfig.json. The CLI cannot run here, and this way the SDK is committed and a test keeps it equal to
-// what this script writes now. Run `npm run gen-sdk` after a schema change; `--out <dir>` writes elsewhere.
+// The SDKs of the `backupportal` plugin, from the package schema its GetSchema answers (provider/plugin/schema.ts).
+//
+//   npm run gen-sdk                                     the TypeScript SDK into sdk/nodejs (committed)
+//   npm run gen-sdk -- --language python|go --out <dir> <dir>/python or <dir>/go, by the pinned CLI's generators
+//   ... --archive <assets dir>                          also the release asset backupportal-sdk-<language>-v<version>.tar.gz
+//
+// TypeScript: written here, in the shape `pulumi package gen-sdk --language nodejs` gives a package (pulumi/pulumi
+// pkg/codegen/nodejs/gen.go, read at v3.265): a CustomResource class per resource with its Args interface, a
+// ProviderResource class for the provider's inputs, utilities.ts, index.ts, package.json and tsconfig.json. The
+// CLI's nodejs generator needs a language host the Go module proxy does not serve, so the SDK is committed and a
+// test keeps it equal to what this script writes now: run `npm run gen-sdk` after a schema change.
+// Python and Go: `pulumi-gen-sdk`, the pinned CLI's own generators (scripts/pulumi-tools.sh, docs/engine.md); the
+// release workflow and test/real-engine/sdks.test.ts both call generateLanguageSdk and archiveSdk below.
+import { spawnSync } from "child_process";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
+import { goModulePath, SDK_LANGUAGES, SdkLanguage, sdkAssetName } from "../provider/plugin/distribution";
 import { packageSchema, PropertySpec } from "../provider/plugin/schema";
 
 const ROOT = path.join(__dirname, "..");
@@ -13,6 +23,8 @@ export const SDK_DIR = path.join(ROOT, "sdk", "nodejs");
 
 interface ObjectSpec {
   description?: string;
+  /** A component the plugin constructs (Construct): a ComponentResource class registered as remote. */
+  isComponent?: boolean;
   inputProperties?: Record<string, PropertySpec>;
   requiredInputs?: string[];
   properties?: Record<string, PropertySpec>;
@@ -24,6 +36,8 @@ interface Schema {
   version: string;
   description?: string;
   license?: string;
+  repository?: string;
+  pluginDownloadURL?: string;
   provider: ObjectSpec;
   resources: Record<string, ObjectSpec>;
   language?: { nodejs?: { packageName?: string } };
@@ -54,9 +68,13 @@ export function tsType(spec: Record<string, unknown>, input: boolean, where: str
       const items = tsType(spec.items as Record<string, unknown>, input, `${where}.items`);
       return wrap(`${items}[]`);
     }
-    default:
-      throw new Error(`gen-sdk: ${where}: schema type ${JSON.stringify(spec.type ?? spec)} has no TypeScript mapping here`);
+    case "object": {
+      if (!spec.additionalProperties) break;
+      const values = tsType(spec.additionalProperties as Record<string, unknown>, input, `${where}.additionalProperties`);
+      return wrap(`{[key: string]: ${values}}`);
+    }
   }
+  throw new Error(`gen-sdk: ${where}: schema type ${JSON.stringify(spec.type ?? spec)} has no TypeScript mapping here`);
 }
 
 function identifier(key: string, where: string): string {
@@ -213,6 +231,55 @@ function resourceFile(token: string, spec: ObjectSpec, pkg: string): string {
   return out.join("\n");
 }
 
+/** A component's class, as the nodejs generator writes one: outputs only here, registered remote (Construct). */
+function componentFile(token: string, spec: ObjectSpec, pkg: string): string {
+  const name = classOf(token, pkg);
+  const where = `resources.${token}`;
+  if (Object.keys(spec.inputProperties ?? {}).length > 0) throw new Error(`gen-sdk: ${where}: a component's inputs are not generated here`);
+  const props = spec.properties ?? {};
+  const required = new Set(spec.required ?? []);
+  const out = [...HEADER, 'import * as pulumi from "@pulumi/pulumi";', 'import * as utilities from "./utilities";', ""];
+  out.push(...doc(spec.description, ""), `export class ${name} extends pulumi.ComponentResource {`);
+  out.push(
+    "    /** @internal */",
+    `    public static readonly __pulumiType = ${JSON.stringify(token)};`,
+    "",
+    ...isInstance(name, `${name}.__pulumiType`),
+    "",
+  );
+  for (const [key, p] of Object.entries(props)) {
+    const t = tsType(p, false, `${where}.properties.${key}`);
+    out.push(...doc(p.description, "    "));
+    out.push(`    declare public readonly ${identifier(key, where)}: pulumi.Output<${required.has(key) ? t : `${t} | undefined`}>;`);
+  }
+  out.push(
+    "",
+    "    /**",
+    `     * Create a ${name} component with the given unique name, arguments, and options: the plugin constructs it.`,
+    "     *",
+    "     * @param name The _unique_ name of the resource.",
+    "     * @param _args None: the plugin reads what it needs from the stack's config.",
+    "     * @param opts A bag of options that control this resource's behavior.",
+    "     */",
+    `    constructor(name: string, _args?: ${name}Args, opts?: pulumi.ComponentResourceOptions) {`,
+    "        const resourceInputs: pulumi.Inputs = {};",
+    "        opts = opts || {};",
+  );
+  for (const key of Object.keys(props)) out.push(`        resourceInputs[${JSON.stringify(key)}] = undefined /*out*/;`);
+  out.push(
+    "        opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);",
+    `        super(${name}.__pulumiType, name, resourceInputs, opts, true /*remote*/);`,
+    "    }",
+    "}",
+    "",
+    // An empty interface is a lint error here; the type says the same: no arguments.
+    ...doc(`The set of arguments for constructing a ${name} component: none.`, ""),
+    `export type ${name}Args = Record<string, never>;`,
+    "",
+  );
+  return out.join("\n");
+}
+
 function providerFile(schema: Schema): string {
   const spec = schema.provider;
   const inputs = spec.inputProperties ?? {};
@@ -259,11 +326,16 @@ function utilitiesFile(schema: Schema): string {
     "}",
     "",
     "/**",
-    " * The options every resource of this package starts from: the plugin version the engine loads.",
+    " * The options every resource of this package starts from: the plugin version the engine loads, and where it",
+    " * downloads that plugin when it is not installed.",
     " * @internal",
     " */",
-    "export function resourceOptsDefaults(): { version: string } {",
-    "    return { version: getVersion() };",
+    ...(schema.pluginDownloadURL
+      ? [
+          "export function resourceOptsDefaults(): { version: string; pluginDownloadURL: string } {",
+          `    return { version: getVersion(), pluginDownloadURL: ${JSON.stringify(schema.pluginDownloadURL)} };`,
+        ]
+      : ["export function resourceOptsDefaults(): { version: string } {", "    return { version: getVersion() };"]),
     "}",
     "",
   ].join("\n");
@@ -323,6 +395,8 @@ function packageJson(schema: Schema): string {
     description:
       `${schema.description ?? ""} Generated from the ${schema.name} plugin's schema; needs the plugin pulumi-resource-${schema.name} ${schema.version}.`.trim(),
     license: schema.license,
+    // npm's provenance checks this against the repository that publishes.
+    ...(schema.repository ? { repository: { type: "git", url: `git+${schema.repository}.git`, directory: "sdk/nodejs" } } : {}),
     keywords: ["pulumi", schema.name],
     main: "bin/index.js",
     types: "bin/index.d.ts",
@@ -330,8 +404,14 @@ function packageJson(schema: Schema): string {
     scripts: { build: "tsc" },
     peerDependencies: { "@pulumi/pulumi": ranges.pulumi },
     devDependencies: { "@pulumi/pulumi": ranges.pulumi, typescript: ranges.typescript },
-    // The Pulumi CLI reads this to know which resource plugin a program using the package needs.
-    pulumi: { resource: true, name: schema.name, version: schema.version },
+    // The Pulumi CLI reads this to know which resource plugin a program using the package needs, and where it
+    // downloads it from (`server`, the schema's pluginDownloadURL) when it is not installed.
+    pulumi: {
+      resource: true,
+      name: schema.name,
+      version: schema.version,
+      ...(schema.pluginDownloadURL ? { server: schema.pluginDownloadURL } : {}),
+    },
   };
   return JSON.stringify(pkg, null, 2) + "\n";
 }
@@ -362,7 +442,9 @@ function readme(schema: Schema, classes: string[]): string {
     "",
     `The TypeScript SDK of the \`${schema.name}\` Pulumi provider plugin ${schema.version}: ${classes.map((c) => `\`${c}\``).join(", ")} and \`Provider\`.`,
     "Generated from the plugin's schema by `npm run gen-sdk` in backup-portal-pulumi; do not edit by hand.",
-    `The program's machine needs the plugin: \`pulumi plugin install resource ${schema.name} ${schema.version} --file <tarball>\`.`,
+    schema.pluginDownloadURL
+      ? `The Pulumi CLI downloads the plugin it needs, pulumi-resource-${schema.name} ${schema.version}, from ${schema.pluginDownloadURL} on first use.`
+      : `The program's machine needs the plugin: \`pulumi plugin install resource ${schema.name} ${schema.version} --file <tarball>\`.`,
     "See docs/plugin.md in backup-portal-pulumi.",
     "",
   ].join("\n");
@@ -376,7 +458,7 @@ export function generateSdk(schema: Schema): Map<string, string> {
   for (const [token, spec] of Object.entries(schema.resources)) {
     const name = classOf(token, schema.name);
     classes.push(name);
-    files.set(`${fileOf(name)}.ts`, resourceFile(token, spec, schema.name));
+    files.set(`${fileOf(name)}.ts`, spec.isComponent ? componentFile(token, spec, schema.name) : resourceFile(token, spec, schema.name));
   }
   files.set("provider.ts", providerFile(schema));
   files.set("utilities.ts", utilitiesFile(schema));
@@ -388,10 +470,11 @@ export function generateSdk(schema: Schema): Map<string, string> {
   return files;
 }
 
+const packageVersion = (): string => JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version;
+
 /** The SDK of this checkout: the schema GetSchema answers for the package's version. */
 export async function currentSdk(): Promise<Map<string, string>> {
-  const version = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version;
-  return generateSdk((await packageSchema(version)) as unknown as Schema);
+  return generateSdk((await packageSchema(packageVersion())) as unknown as Schema);
 }
 
 /** Writes the files into `dir`, removing generated sources the schema no longer has (bin/ and node_modules/ stay). */
@@ -403,16 +486,108 @@ export function writeSdk(dir: string, files: Map<string, string>): void {
   for (const [f, text] of files) fs.writeFileSync(path.join(dir, f), text);
 }
 
+/** The pinned CLI's SDK generators (scripts/pulumi-tools.sh builds them into .tools/bin), or one line saying why not. */
+export function pulumiGenSdk(): string {
+  const built = spawnSync("bash", [path.join(ROOT, "scripts", "pulumi-tools.sh")], { encoding: "utf8", timeout: 60 * 60_000 });
+  if (built.status !== 0) throw new Error(`gen-sdk: ${built.stderr.trim().split("\n").pop() ?? "scripts/pulumi-tools.sh failed"}`);
+  return path.join(built.stdout.trim().split("\n").pop()!, "pulumi-gen-sdk");
+}
+
+/** A `require` line's version in a go.mod, or its `go` line with `module` "go". */
+function goModVersion(goMod: string, module: string): string {
+  const m =
+    module === "go" ? /^go (\S+)$/m.exec(goMod) : new RegExp(`^\\s*(?:require )?${module.replace(/[.]/g, "\\.")} (v\\S+)`, "m").exec(goMod);
+  if (!m) throw new Error(`gen-sdk: tools/pulumi-cli/go.mod names no ${module}`);
+  return m[1];
+}
+
+/**
+ * The Go SDK's go.mod (the generator writes none for a package without `supportPack`): the module of
+ * distribution.ts, needing the Pulumi Go SDK and semver at the versions the pinned CLI is built with
+ * (tools/pulumi-cli/go.mod), so the generated code is built against the SDK of the generator that wrote it.
+ */
+export function goMod(): string {
+  const pins = fs.readFileSync(path.join(ROOT, "tools", "pulumi-cli", "go.mod"), "utf8");
+  const need = ["github.com/blang/semver", "github.com/pulumi/pulumi/sdk/v3"];
+  return [
+    `module ${goModulePath()}`,
+    "",
+    `go ${goModVersion(pins, "go")}`,
+    "",
+    "require (",
+    ...need.map((m) => `\t${m} ${goModVersion(pins, m)}`),
+    ")",
+    "",
+  ].join("\n");
+}
+
+async function schemaFile(dir: string): Promise<string> {
+  const file = path.join(dir, "schema.json");
+  fs.writeFileSync(file, JSON.stringify(await packageSchema(packageVersion()), null, 2) + "\n");
+  return file;
+}
+
+/**
+ * Writes the SDK of `language` into `<out>/<language>` as `pulumi package gen-sdk --out <out>` lays it out:
+ * nodejs by this script's generator, python and go by the pinned CLI's own generators (pulumi-gen-sdk, from the
+ * schema GetSchema answers; the Go SDK with its go.mod). Answers the folder. The release and the tests both
+ * generate through this function.
+ */
+export async function generateLanguageSdk(language: SdkLanguage, out: string, genSdk?: string): Promise<string> {
+  const dir = path.join(out, language);
+  if (language === "nodejs") {
+    writeSdk(dir, await currentSdk());
+    return dir;
+  }
+  const tool = genSdk ?? pulumiGenSdk();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "gen-sdk-"));
+  try {
+    const r = spawnSync(tool, [await schemaFile(tmp), "--language", language, "--out", out], { encoding: "utf8", timeout: 10 * 60_000 });
+    if (r.error || r.status !== 0)
+      throw new Error(`gen-sdk: pulumi-gen-sdk --language ${language}: ${(r.stderr || String(r.error)).trim()}`);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  if (language === "go") fs.writeFileSync(path.join(dir, "go.mod"), goMod());
+  return dir;
+}
+
+/** The release asset of the SDK in `<out>/<language>`: its folder as `<language>/…` in `<assets>/<sdkAssetName>`. */
+export function archiveSdk(language: SdkLanguage, out: string, assets: string): string {
+  fs.mkdirSync(assets, { recursive: true });
+  const file = path.join(assets, sdkAssetName(language, packageVersion()));
+  const r = spawnSync("tar", ["-czf", file, "--exclude", "node_modules", "--exclude", "bin", "-C", out, language], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`gen-sdk: tar of ${language}: ${r.stderr.trim()}`);
+  return file;
+}
+
+const USAGE = "usage: gen-sdk [--language nodejs|python|go] [--out <dir>] [--archive <assets dir>]";
+
+/** The command line: `--language` (default nodejs), `--out` (default sdk), `--archive`. */
+export function parseArgs(argv: string[]): { language: SdkLanguage; out: string; archive?: string } {
+  const opts: { language: SdkLanguage; out: string; archive?: string } = { language: "nodejs", out: path.join(ROOT, "sdk") };
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i + 1];
+    if (!["--language", "--out", "--archive"].includes(argv[i]) || value === undefined) throw new Error(`gen-sdk: ${argv[i]}: ${USAGE}`);
+    if (argv[i] === "--language") {
+      if (!(SDK_LANGUAGES as readonly string[]).includes(value))
+        throw new Error(`gen-sdk: --language ${value}: one of ${SDK_LANGUAGES.join(", ")}`);
+      opts.language = value as SdkLanguage;
+    } else if (argv[i] === "--out") opts.out = path.resolve(value);
+    else opts.archive = path.resolve(value);
+    i++;
+  }
+  return opts;
+}
+
 if (require.main === module) {
-  const i = process.argv.indexOf("--out");
-  const dir = i > 0 ? path.resolve(process.argv[i + 1]) : SDK_DIR;
-  currentSdk()
-    .then((files) => {
-      writeSdk(dir, files);
-      console.log(`gen-sdk: wrote ${files.size} files to ${path.relative(process.cwd(), dir) || "."}`);
-    })
-    .catch((e) => {
-      console.error(e instanceof Error ? e.message : String(e));
-      process.exit(1);
-    });
+  (async () => {
+    const opts = parseArgs(process.argv.slice(2));
+    const dir = await generateLanguageSdk(opts.language, opts.out);
+    console.log(`gen-sdk: wrote the ${opts.language} SDK to ${path.relative(process.cwd(), dir) || "."}`);
+    if (opts.archive) console.log(`gen-sdk: ${path.relative(process.cwd(), archiveSdk(opts.language, opts.out, opts.archive))}`);
+  })().catch((e) => {
+    console.error(e instanceof Error ? e.message : String(e));
+    process.exit(1);
+  });
 }

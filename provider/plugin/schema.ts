@@ -3,11 +3,13 @@
 // input and output, its type and description, required inputs, secrets, and
 // replaceOnChanges where a change replaces the object. Nothing here decides
 // what is valid; SDKs generated from it (`pulumi package gen-sdk`) follow the
-// same tables the lifecycles check with.
+// same tables the lifecycles check with. It also says where the plugin is
+// published (pluginDownloadURL) and what each SDK is called (distribution.ts).
 import { FieldRule, MAX_INTEGER, REFERENCE_WHAT, upperBound } from "../rules/fields";
 import { CONFIG_DOCS, CONFIG_KEYS, OPTIONAL_KEYS, SECRET_CONFIG_KEYS } from "./config";
 import { PACKAGE, PluginResource, RESOURCES, tokenOf } from "./resources";
 import { OtherInput, resourceReplaces, secretKeys } from "../rules/resources";
+import { goImportBasePath, pluginDownloadUrl, repository, repositoryUrl } from "./distribution";
 
 type TypeSpec = Record<string, unknown>;
 export interface PropertySpec extends TypeSpec {
@@ -133,18 +135,29 @@ export async function packageSchema(version: string): Promise<Record<string, unk
   }
   const resources: Record<string, unknown> = {};
   for (const r of RESOURCES) resources[tokenOf(r)] = await resourceSpec(r);
+  const repo = repository();
   return {
     name: PACKAGE,
     displayName: "Backup Portal",
     version,
     description: "Business units, consumers, backup nodes and node proxies of a Backup Portal (Auwau Cloutility).",
     license: "Apache-2.0",
+    repository: repositoryUrl(repo),
+    // Where `pulumi plugin install` and the engine fetch the plugin a program's SDK names: this repository's
+    // GitHub releases, whose assets scripts/release-assets.ts names (distribution.ts).
+    pluginDownloadURL: pluginDownloadUrl(repo),
     config: { variables },
     provider: {
       description: "The backupportal provider: one portal and account. Keys not set fall back to the BACKUP_PORTAL_* environment.",
       inputProperties: variables,
     },
     resources,
-    language: { nodejs: { packageName: "@backup-portal/backupportal" } },
+    // respectSchemaVersion: the SDKs carry this version (the plugin they need), not a placeholder a build fills in.
+    language: {
+      nodejs: { packageName: "@backup-portal/backupportal", respectSchemaVersion: true },
+      python: { packageName: "pulumi_backupportal", respectSchemaVersion: true },
+      go: { importBasePath: goImportBasePath(repo), respectSchemaVersion: true },
+      csharp: { respectSchemaVersion: true },
+    },
   };
 }

@@ -1,8 +1,9 @@
 // The release path: the tag, package.json's version and the CHANGELOG's newest released section agree
 // (.github/scripts/release-notes.js, which the release workflow runs), and the workflow publishes with
-// provenance only from a tag, with a dry run on pull requests; it builds the plugin tarball, prints the
-// plugin's schema, checks and packs the committed TypeScript SDK, generates the Python, Go and .NET SDKs with
-// the Pulumi CLI the repository pins, and attaches them all to the GitHub release.
+// provenance only from a tag, with a dry run on pull requests; it builds the plugin tarball and names it as the
+// Pulumi CLI asks for it (scripts/release-assets.ts), prints the plugin's schema, checks and packs the committed
+// TypeScript SDK, generates the Python and Go SDKs through scripts/gen-sdk.ts (the tests' code path) and the .NET
+// SDK with the official CLI, and attaches them all to the GitHub release.
 import { strict as assert } from "assert";
 import { execFileSync, spawnSync } from "child_process";
 import { readFileSync } from "fs";
@@ -73,8 +74,13 @@ describe("release", () => {
     };
     const tests = at(/^npm test$/);
     const release = at(/gh release create/);
-    // The plugin tarball: the compiled provider, the executable at its root, production dependencies from the lockfile.
-    const tarball = at(/tar -czf "\$RUNNER_TEMP\/assets\/pulumi-resource-backupportal-v\$VERSION\.tar\.gz"/);
+    // Go and the pinned CLI before the tests (the real-engine tier) and the SDKs.
+    const go = steps.findIndex((s) => s.uses?.startsWith("actions/setup-go@"));
+    assert.ok(go >= 0 && go < at(/^bash scripts\/pulumi-tools\.sh$/) && at(/^bash scripts\/pulumi-tools\.sh$/) < tests);
+    assert.equal(steps[go].with?.["go-version-file"], "tools/pulumi-cli/go.mod");
+    // The plugin tarball: the compiled provider, the executable at its root, production dependencies from the
+    // lockfile; named for each platform by scripts/release-assets.ts (test/plugin/distribution.test.ts).
+    const tarball = at(/npx ts-node --transpile-only scripts\/release-assets\.ts "\$plugin" "\$RUNNER_TEMP\/assets"/);
     assert.match(steps[tarball].run!, /cp -r dist\/provider /);
     assert.match(steps[tarball].run!, /cp package\.json package-lock\.json bin\/pulumi-resource-backupportal /);
     assert.match(steps[tarball].run!, /npm ci --omit=dev --ignore-scripts/);
@@ -88,16 +94,19 @@ describe("release", () => {
       steps[ts].run!,
       /git diff --exit-code -- sdk\/nodejs\n.*npx tsc -p sdk\/nodejs\n.*npm pack --pack-destination "\$RUNNER_TEMP\/assets"/s,
     );
-    // Python, Go and .NET from the schema file, with the CLI version the repository pins (the `pulumi` launcher).
-    const gen = at(/pulumi package gen-sdk "\$RUNNER_TEMP\/assets\/backupportal-schema-v\$VERSION\.json" --language "\$language"/);
-    assert.match(steps[gen].run!, /for language in python go dotnet; do/);
-    assert.match(steps[gen].run!, /tar -czf "\$RUNNER_TEMP\/assets\/backupportal-sdk-\$language-v\$VERSION\.tar\.gz"/);
+    // Python and Go through scripts/gen-sdk.ts, archived as release assets (the archives the real-engine tests install).
+    const gen = at(/npm run gen-sdk --silent -- --language "\$language" --out "\$RUNNER_TEMP\/sdk" --archive "\$RUNNER_TEMP\/assets"/);
+    assert.match(steps[gen].run!, /for language in python go; do/);
+    // .NET: the official CLI of the `pulumi` devDependency's version, its gen-sdk from the schema file, then dotnet build.
+    const dotnet = at(/pulumi package gen-sdk "\$RUNNER_TEMP\/assets\/backupportal-schema-v\$VERSION\.json" --language dotnet/);
+    assert.match(steps[dotnet].run!, /dotnet build "\$RUNNER_TEMP\/sdk\/dotnet"/);
+    assert.match(steps[dotnet].run!, /tar -czf "\$RUNNER_TEMP\/assets\/backupportal-sdk-dotnet-v\$VERSION\.tar\.gz"/);
     const cli = steps.findIndex((s) => s.uses?.startsWith("pulumi/actions@"));
-    assert.ok(cli >= 0 && cli < gen, "the Pulumi CLI is installed before gen-sdk");
+    assert.ok(cli >= 0 && cli < dotnet, "the Pulumi CLI is installed before its gen-sdk");
     assert.equal(steps[cli].with?.["pulumi-version"], "${{ steps.cli.outputs.version }}");
     assert.match(steps.find((s) => s.id === "cli")?.run ?? "", /require\('pulumi\/package\.json'\)\.version/);
     assert.ok(
-      tests < tarball && tarball < schema && schema < gen && ts < release && gen < release,
+      tests < tarball && tarball < schema && schema < gen && ts < release && gen < release && dotnet < release,
       "tests, tarball, schema, SDKs, release",
     );
     // The SDK is published like the package: provenance from a tag, a dry run on pull requests.

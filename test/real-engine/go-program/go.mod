@@ -2,14 +2,15 @@ module backup-portal-pulumi/test/real-engine/go-program
 
 go 1.26.6
 
-// The SDK `pulumi-gen-sdk --language go` writes, generated at test time into ./sdk of a copy of this folder (its
-// import path is the generator's default: the schema names none).
-replace example.com/pulumi-backupportal/sdk => ./sdk
+// The Go SDK of a release (scripts/gen-sdk.ts --language go --archive: pulumi-gen-sdk's code and its go.mod),
+// unpacked at test time into ./sdk of a copy of this folder; its module path is the schema's importBasePath
+// without the package (provider/plugin/distribution.ts; the test checks the two agree).
+replace github.com/backup-portal/backup-portal-pulumi/sdk/go => ./sdk/go
 
 // The versions are those of the CLI's build (tools/pulumi-cli/go.mod) wherever the two meet, so that build's
 // cache serves most packages here. Check: GOFLAGS=-mod=readonly go build (the test does).
 require (
-	example.com/pulumi-backupportal/sdk v0.0.0-00010101000000-000000000000
+	github.com/backup-portal/backup-portal-pulumi/sdk/go v0.0.0-00010101000000-000000000000
 	github.com/pulumi/pulumi/sdk/v3 v3.260.0
 )
 

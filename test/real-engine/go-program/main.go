@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"os"
 
-	"example.com/pulumi-backupportal/sdk/go/backupportal"
+	"github.com/backup-portal/backup-portal-pulumi/sdk/go/backupportal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )
