@@ -39,7 +39,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   }
   // The engine reads the first line of stdout as the port: nothing else may be printed there.
   console.log = console.error;
-  const { port, shutdown } = await serve({ version: version(), onCancel: () => undefined });
+  // The engine starts a plugin with its flags (--logtostderr, -v=N, --tracing <endpoint>), then its own address.
+  const engine = argv.filter((a) => !a.startsWith("-")).pop();
+  const { port, shutdown } = await serve({ version: version(), engine, onCancel: () => undefined });
   process.stdout.write(`${port}\n`);
   const stop = () => void shutdown().then(() => process.exit(0));
   process.once("SIGTERM", stop);

@@ -10,6 +10,7 @@ import { CONFIG_DOCS, CONFIG_KEYS, OPTIONAL_KEYS, SECRET_CONFIG_KEYS } from "./c
 import { PACKAGE, PluginResource, RESOURCES, tokenOf } from "./resources";
 import { OtherInput, resourceReplaces, secretKeys } from "../rules/resources";
 import { goImportBasePath, pluginDownloadUrl, repository, repositoryUrl } from "./distribution";
+import { TENANTS_DESCRIPTION, TENANTS_OUTPUTS, TENANTS_TYPE } from "./components";
 
 type TypeSpec = Record<string, unknown>;
 export interface PropertySpec extends TypeSpec {
@@ -123,6 +124,15 @@ async function resourceSpec(r: PluginResource): Promise<Record<string, unknown>>
   };
 }
 
+/** The Tenants component: no inputs (it reads the stack's config), its outputs maps by resource name. */
+function tenantsSpec(): Record<string, unknown> {
+  const properties: Record<string, PropertySpec> = {};
+  for (const [key, o] of Object.entries(TENANTS_OUTPUTS)) {
+    properties[key] = { type: "object", additionalProperties: { type: o.type }, description: o.description };
+  }
+  return { isComponent: true, description: TENANTS_DESCRIPTION, inputProperties: {}, properties, required: Object.keys(properties) };
+}
+
 /** The package schema of plugin version `version`. */
 export async function packageSchema(version: string): Promise<Record<string, unknown>> {
   const variables: Record<string, PropertySpec> = {};
@@ -135,6 +145,7 @@ export async function packageSchema(version: string): Promise<Record<string, unk
   }
   const resources: Record<string, unknown> = {};
   for (const r of RESOURCES) resources[tokenOf(r)] = await resourceSpec(r);
+  resources[TENANTS_TYPE] = tenantsSpec();
   const repo = repository();
   return {
     name: PACKAGE,

@@ -3,7 +3,8 @@
 // would make on the same lifecycle (provider/resources/*), and its answer back:
 // the plugin has no rules of its own. What it adds is what only a native
 // provider can do: configuration (CheckConfig, DiffConfig, Configure), a schema,
-// detailed diffs, imports by id and secrets kept as secrets.
+// detailed diffs, imports by id, secrets kept as secrets, and a component built
+// from the stack's tenants (Construct: construct.ts).
 import * as anyproto from "google-protobuf/google/protobuf/any_pb";
 import * as emptyproto from "google-protobuf/google/protobuf/empty_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
@@ -22,6 +23,7 @@ import { fromWire, PropertyMap, toWire } from "./values";
 import { GrpcStatus, STATUS, UnaryHandler, unaryServer } from "./grpc";
 import { Answer, Call, GeneratedMethod, serializeWithMaps, withPropertyMapsService } from "./message-codec";
 import { traced } from "./trace";
+import { constructHandler, constructMethod } from "./construct";
 
 /** `urn:pulumi:<stack>::<project>::<type>::<name>` → its parts. */
 function urnParts(urn: string): { stack: string; project: string; name: string } {
@@ -66,6 +68,8 @@ function secretKeys(r: PluginResource, ...sets: Array<Set<string>>): Set<string>
 
 export interface ServerOptions {
   version: string;
+  /** The engine's address, the plugin's first argument (Construct's runtime logs to it). */
+  engine?: string;
   /** Called when the engine asks the plugin to stop (Cancel). */
   onCancel?: () => void;
 }
@@ -249,7 +253,11 @@ function diffResponse(
 /** Serves the provider on 127.0.0.1 and resolves the port (the plugin prints it for the engine). */
 export async function serve(opts: ServerOptions): Promise<{ port: number; shutdown(): Promise<void> }> {
   const service = withPropertyMapsService(provrpc.ResourceProviderService as unknown as Record<string, GeneratedMethod>);
-  // BACKUPPORTAL_TRACE_FILE set: each call is also appended to that file, secrets masked (trace.ts).
-  const server = unaryServer(service, traced(providerService(opts)));
+  // BACKUPPORTAL_TRACE_FILE set: each call is also appended to that file, secrets masked (trace.ts). Construct is
+  // served by the SDK's provider server, which reads and writes its messages whole (construct.ts).
+  const server = unaryServer(
+    { ...service, construct: constructMethod },
+    { ...traced(providerService(opts)), construct: constructHandler(opts.engine) },
+  );
   return { port: await server.listen(), shutdown: () => server.shutdown() };
 }

@@ -7,6 +7,7 @@ import { BusinessUnit } from "./businessUnit";
 import { Consumer } from "./consumer";
 import { Node } from "./node";
 import { NodeProxy } from "./nodeProxy";
+import { Tenants } from "./tenants";
 import { Provider } from "./provider";
 
 export { BusinessUnit } from "./businessUnit";
@@ -17,6 +18,8 @@ export { Node } from "./node";
 export type { NodeArgs } from "./node";
 export { NodeProxy } from "./nodeProxy";
 export type { NodeProxyArgs } from "./nodeProxy";
+export { Tenants } from "./tenants";
+export type { TenantsArgs } from "./tenants";
 export { Provider } from "./provider";
 export type { ProviderArgs } from "./provider";
 
@@ -32,6 +35,8 @@ const _module = {
                 return new Node(name, undefined as any, { urn });
             case "backupportal:index:NodeProxy":
                 return new NodeProxy(name, undefined as any, { urn });
+            case "backupportal:index:Tenants":
+                return new Tenants(name, undefined as any, { urn });
             default:
                 throw new Error("unknown resource type " + type);
         }

@@ -7,9 +7,10 @@ export function getVersion(): string {
 }
 
 /**
- * The options every resource of this package starts from: the plugin version the engine loads.
+ * The options every resource of this package starts from: the plugin version the engine loads, and where it
+ * downloads that plugin when it is not installed.
  * @internal
  */
-export function resourceOptsDefaults(): { version: string } {
-    return { version: getVersion() };
+export function resourceOptsDefaults(): { version: string; pluginDownloadURL: string } {
+    return { version: getVersion(), pluginDownloadURL: "github://api.github.com/backup-portal/backup-portal-pulumi" };
 }

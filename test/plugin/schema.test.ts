@@ -31,11 +31,23 @@ describe("backupportal package schema", function () {
         "backupportal:index:Consumer",
         "backupportal:index:Node",
         "backupportal:index:NodeProxy",
+        "backupportal:index:Tenants",
       ]);
       assert.equal(schema.version, require("../../package.json").version);
     } finally {
       await plugin.close();
     }
+  });
+
+  it("Tenants is a component (the plugin constructs it) with no inputs, its outputs maps by resource name", async () => {
+    const schema = (await packageSchema("1.0.0")) as any;
+    const tenants = schema.resources["backupportal:index:Tenants"];
+    assert.equal(tenants.isComponent, true);
+    assert.deepEqual(tenants.inputProperties, {});
+    assert.deepEqual(tenants.required, ["businessUnitIds", "consumerIds", "nodeNames"]);
+    assert.deepEqual(tenants.properties.businessUnitIds.additionalProperties, { type: "integer" });
+    assert.deepEqual(tenants.properties.nodeNames.additionalProperties, { type: "string" });
+    for (const r of RESOURCES) assert.equal(schema.resources[tokenOf(r)].isComponent, undefined, `${r.spec.name} is a custom resource`);
   });
 
   it("the metaschema refuses what a schema must not hold (the validation can fail)", async () => {
