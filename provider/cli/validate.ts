@@ -94,7 +94,9 @@ function planOf(values: Values, files: string[], cwd: string): Plan {
     const where = path.relative(cwd, project.stackDir) || ".";
     if (found.length === 0) throw new UsageError(`no Pulumi.<stack>.yaml in ${where}: give the stack file`);
     if (found.length > 1) {
-      throw new UsageError(`${where} holds ${found.length} stack files (${found.map((f) => path.basename(f)).join(", ")}): give one, or --stack <name>`);
+      throw new UsageError(
+        `${where} holds ${found.length} stack files (${found.map((f) => path.basename(f)).join(", ")}): give one, or --stack <name>`,
+      );
     }
     file = found[0];
   }

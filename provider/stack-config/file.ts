@@ -25,7 +25,11 @@ export interface StackFile {
 }
 
 const isSecure = (v: unknown): boolean =>
-  !!v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { secure?: unknown }).secure === "string";
+  !!v &&
+  typeof v === "object" &&
+  !Array.isArray(v) &&
+  Object.keys(v).length === 1 &&
+  typeof (v as { secure?: unknown }).secure === "string";
 
 /**
  * The config map of a stack file's text, as the program gets it. `namespace` is the project's name, which a key

@@ -73,13 +73,19 @@ describe("backup-portal export: the command", function () {
     const r = await exportCli(emu);
     assert.equal(r.code, 0, r.err);
     // After the line that names the schema (run in this checkout, whose stack files sit beside it).
-    assert.match(r.out, /^# yaml-language-server: \$schema=\.\/tenants\.schema\.json\n# Exported by `backup-portal export`: everything below business unit 1,/);
+    assert.match(
+      r.out,
+      /^# yaml-language-server: \$schema=\.\/tenants\.schema\.json\n# Exported by `backup-portal export`: everything below business unit 1,/,
+    );
     const lines = r.err.trimEnd().split("\n");
     assert.match(lines[lines.length - 1], SUMMARY);
     assert.match(lines[lines.length - 1], /; 3 values need review/);
     assert.doesNotMatch(r.err, /^review /m, "YAML carries the reviews as comments, not on stderr");
     const below = await exportCli(emu, ["--bunit", String(planted[0])]);
-    assert.match(below.out, new RegExp(`^# yaml-language-server: .*\n# Exported by \`backup-portal export\`: everything below business unit ${planted[0]},`));
+    assert.match(
+      below.out,
+      new RegExp(`^# yaml-language-server: .*\n# Exported by \`backup-portal export\`: everything below business unit ${planted[0]},`),
+    );
   });
 
   it("--format json: JSON on stdout, one `review <path>: <message>` line per value to review on stderr", async () => {
@@ -234,10 +240,7 @@ describe("backup-portal export: the command", function () {
       });
       assert.equal(code, 2);
       assert.equal(out, "");
-      assert.match(
-        err,
-        /^backup-portal export: the portal does not say which business unit the account belongs to; give --bunit\nusage:/,
-      );
+      assert.match(err, /^backup-portal export: the portal does not say which business unit the account belongs to; give --bunit\nusage:/);
     } finally {
       await proxy.close();
     }

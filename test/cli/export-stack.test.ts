@@ -46,13 +46,7 @@ function backupPortal(args: string[], cwd: string, env: Record<string, string>, 
   });
 }
 
-const TENANTS = [
-  "  backup-portal:tenants:",
-  "    acme:",
-  '      registrationNumber: "556000-0001"',
-  "      timeZone: UTC",
-  "",
-].join("\n");
+const TENANTS = ["  backup-portal:tenants:", "    acme:", '      registrationNumber: "556000-0001"', "      timeZone: UTC", ""].join("\n");
 
 describe("--stack: the portal settings from the stack file and its secrets through the Pulumi CLI", function () {
   this.timeout(600_000);
@@ -127,7 +121,10 @@ describe("--stack: the portal settings from the stack file and its secrets throu
     const line = (id: string) => JSON.stringify(report.checks.find((c) => c.id === id));
     assert.match(line("setting-url"), /"ok".*from stacks\/Pulumi\.prod\.yaml \(backup-portal:url\)/);
     assert.match(line("setting-username"), new RegExp(`${USERNAME}, from stacks/Pulumi\\.prod\\.yaml \\(backup-portal:username\\)`));
-    assert.match(line("setting-password"), /set, from stacks\/Pulumi\.prod\.yaml \(backup-portal:password, decrypted by the Pulumi CLI\) \(not shown\)/);
+    assert.match(
+      line("setting-password"),
+      /set, from stacks\/Pulumi\.prod\.yaml \(backup-portal:password, decrypted by the Pulumi CLI\) \(not shown\)/,
+    );
     assert.equal(r.code, 0, `${r.err}\n${r.out}`);
     assert.equal(report.ok, true);
     assert.doesNotMatch(r.out + r.err, new RegExp(PASSWORD));
@@ -137,7 +134,10 @@ describe("--stack: the portal settings from the stack file and its secrets throu
     const mark = emu.requests().length;
     const r = await backupPortal(["export", "--stack", "staging"], ws.project, ws.env);
     assert.equal(r.code, 2);
-    assert.equal(r.err, "backup-portal export: --stack staging: no stack file stacks/Pulumi.staging.yaml (the stack's config is read from there)\n");
+    assert.equal(
+      r.err,
+      "backup-portal export: --stack staging: no stack file stacks/Pulumi.staging.yaml (the stack's config is read from there)\n",
+    );
     assert.equal(emu.requests().length, mark);
   });
 

@@ -43,12 +43,18 @@ describe("the stack file schema's messages, through ajv", () => {
 
   it("the schema that refuses it says why, for an editor's hover and a reader of the error's schemaPath", () => {
     const schema = stackFileSchema() as { definitions: Record<string, { description: string }> };
-    assert.match(schema.definitions.notAKeyOfBackupPortal.description, /^not a key of backup-portal: \(a typo\? `backup-portal validate` names the key meant\)/);
+    assert.match(
+      schema.definitions.notAKeyOfBackupPortal.description,
+      /^not a key of backup-portal: \(a typo\? `backup-portal validate` names the key meant\)/,
+    );
   });
 
   it("a known key of the wrong type gets its type's message only", () => {
     const root = errors({ "backup-portal:rootBusinessUnitId": "abc" });
-    assert.ok(root.some((e) => e.instancePath === "/config/backup-portal:rootBusinessUnitId" && e.message === "must be integer"), new Ajv().errorsText(root));
+    assert.ok(
+      root.some((e) => e.instancePath === "/config/backup-portal:rootBusinessUnitId" && e.message === "must be integer"),
+      new Ajv().errorsText(root),
+    );
     assert.ok(!root.some((e) => e.message === SECURE_MESSAGE), new Ajv().errorsText(root));
     const flag = errors({ "backup-portal:protectBusinessUnits": "yes" });
     assert.deepEqual(
@@ -70,6 +76,9 @@ describe("the stack file schema's messages, through ajv", () => {
       "a map at a key that may be a secret: the secret's shape is what it lacks",
     );
     const plain = errors({ "backup-portal:password": "hunter2" });
-    assert.ok(plain.some((e) => e.instancePath === "/config/backup-portal:password" && e.message === "must be object"), new Ajv().errorsText(plain));
+    assert.ok(
+      plain.some((e) => e.instancePath === "/config/backup-portal:password" && e.message === "must be object"),
+      new Ajv().errorsText(plain),
+    );
   });
 });

@@ -141,7 +141,10 @@ describe("backup-portal validate: the stack file alone", function () {
     const lines = r.out.trimEnd().split("\n");
     assert.deepEqual(lines, programLines(text, "stacks/Pulumi.prod.yaml"));
     assert.ok(lines.includes("stacks/Pulumi.prod.yaml: backup-portal:tennants: unknown key; did you mean backup-portal:tenants?"), r.out);
-    assert.ok(lines.some((l) => l.startsWith("stacks/Pulumi.prod.yaml: backup-portal:tenants: is not set;")), r.out);
+    assert.ok(
+      lines.some((l) => l.startsWith("stacks/Pulumi.prod.yaml: backup-portal:tenants: is not set;")),
+      r.out,
+    );
     assert.equal(r.err, `stacks/Pulumi.prod.yaml: ${lines.length} problems; the portal was not asked (fix these first)\n`);
     assert.doesNotMatch(r.err + r.out, TRACE);
   });
@@ -156,7 +159,10 @@ describe("backup-portal validate: the stack file alone", function () {
     const missing = await inProcess([], dir);
     assert.equal(missing.code, 1);
     assert.deepEqual(missing.out.trimEnd().split("\n"), programLines(noSecret, "stacks/Pulumi.prod.yaml"));
-    assert.match(missing.out, /^stacks\/Pulumi\.prod\.yaml: backup-portal:tenants\.acme\.consumers\.web\.node\.passwordSecret: .*webPassword/m);
+    assert.match(
+      missing.out,
+      /^stacks\/Pulumi\.prod\.yaml: backup-portal:tenants\.acme\.consumers\.web\.node\.passwordSecret: .*webPassword/m,
+    );
     const plain = VALID.replace("  backup-portal:password:\n    secure: v1:AAAAAAAAAAAAAAAA:BBBB\n", "  backup-portal:password: hunter2\n");
     fs.writeFileSync(path.join(dir, "stacks", "Pulumi.prod.yaml"), plain);
     const shown = await inProcess([], dir);
@@ -203,7 +209,10 @@ describe("backup-portal validate: the stack file alone", function () {
       "backup-portal validate: stacks holds 2 stack files (Pulumi.dev.yaml, Pulumi.prod.yaml): give one, or --stack <name>",
     );
     const none = made({});
-    assert.equal((await inProcess([], none)).err.split("\n")[0], "backup-portal validate: no Pulumi.<stack>.yaml in stacks: give the stack file");
+    assert.equal(
+      (await inProcess([], none)).err.split("\n")[0],
+      "backup-portal validate: no Pulumi.<stack>.yaml in stacks: give the stack file",
+    );
     const bare = fs.mkdtempSync(path.join(os.tmpdir(), "bp-validate-bare-"));
     dirs.push(bare);
     const noProject = await inProcess([], bare);
@@ -245,7 +254,10 @@ describe("backup-portal validate: against the portal (reads only)", function () 
   it("a file whose names the portal has: exit 0, checked against the portal, not one write", async () => {
     const r = await binary([], dir, envFor(emu));
     assert.equal(r.code, 0, r.err);
-    assert.equal(r.out, `stacks/Pulumi.prod.yaml: valid: 1 business unit, 1 consumer, 1 node; names and ids checked against ${emu.url} (reads only)\n`);
+    assert.equal(
+      r.out,
+      `stacks/Pulumi.prod.yaml: valid: 1 business unit, 1 consumer, 1 node; names and ids checked against ${emu.url} (reads only)\n`,
+    );
     assert.ok(
       emu.requests().some((q) => q.method === "GET" && q.path.startsWith("/v1/")),
       "it asked the portal",

@@ -15,6 +15,7 @@ import { exportPortal, minimumReads } from "../../provider/export";
 import { plain } from "../../provider/export/out";
 import { clientFor } from "../support/portal";
 import { exportCli, plant, readsSince } from "./support";
+import { schemaPath } from "../../provider/cli/export";
 import { VARIED } from "./fixtures";
 
 type StackFile = { config: Record<string, unknown> };
@@ -193,7 +194,10 @@ describe("backup-portal export", function () {
       const r = await exportCli(p.emu, ["--out", file]);
       assert.equal(r.code, 0, r.err);
       assert.equal(r.out, "");
-      assert.equal(fs.readFileSync(file, "utf8"), (await exportCli(p.emu)).out);
+      // stdout here (this checkout's folder) names the schema beside its stack files; the file, from its own folder.
+      const stdout = (await exportCli(p.emu)).out;
+      const schemaLine = /^# yaml-language-server: \$schema=\S+\n/;
+      assert.equal(fs.readFileSync(file, "utf8"), stdout.replace(schemaLine, `# yaml-language-server: $schema=${schemaPath(dir)}\n`));
       const bad = await exportCli(p.emu, ["--format", "toml"]);
       assert.equal(bad.code, 2);
       assert.match(bad.err, /--format needs yaml or json, got "toml"/);

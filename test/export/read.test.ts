@@ -135,8 +135,14 @@ describe("backup-portal export: the read and the summary", () => {
     );
     const named = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1, name: `c${i + 1}` }));
     assert.equal(leftOutLine({ rootId: 5, rootConsumers: [] }), undefined);
-    assert.match(leftOutLine({ rootId: 5, rootConsumers: named(1) })!, /^business unit 5's own consumer \("c1"\) is not exported: .* to manage it as code, export from the business unit above it \(--bunit <its id>, with an account that can read it\), which adopts business unit 5 with it$/);
-    assert.match(leftOutLine({ rootId: 5, rootConsumers: named(5) })!, /^business unit 5's own 5 consumers \("c1", "c2", "c3", and 2 more\) are not exported/);
+    assert.match(
+      leftOutLine({ rootId: 5, rootConsumers: named(1) })!,
+      /^business unit 5's own consumer \("c1"\) is not exported: .* to manage it as code, export from the business unit above it \(--bunit <its id>, with an account that can read it\), which adopts business unit 5 with it$/,
+    );
+    assert.match(
+      leftOutLine({ rootId: 5, rootConsumers: named(5) })!,
+      /^business unit 5's own 5 consumers \("c1", "c2", "c3", and 2 more\) are not exported/,
+    );
   });
 });
 
