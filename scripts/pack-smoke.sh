@@ -3,8 +3,11 @@
 # temporary folder next to another @pulumi/pulumi 3.x (the lowest the package supports), and run a
 # program that uses every export under the SDK's mocks, and drive that SDK's provider host with the
 # package's providers (Configure, Check). Checks that the tarball holds no test, bench,
-# emulator or stack file, and that the program's tree holds one copy of the SDK. Needs the npm registry.
-# Prints "pack-smoke: ok" or the first failure; exit 0 or 1.
+# emulator or stack file, and that the program's tree holds one copy of the SDK. Compiles every entry point's
+# declarations strictly without @pulumi/kubernetes (an optional peer) and with it, and installs each example as its
+# README says (the tarballs, from a copy of examples/<name>) and compiles it with its own tsconfig.json; neither
+# with skipLibCheck, which would hide a declaration that names a package the user does not have. Needs the npm
+# registry. Prints "pack-smoke: ok" or the first failure; exit 0 or 1.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -33,27 +36,53 @@ copies=$(find node_modules -path '*/@pulumi/pulumi/package.json' | wc -l)
 if [ "$copies" != 1 ]; then echo "pack-smoke: $copies copies of @pulumi/pulumi in the program's tree:"; find node_modules -path '*/@pulumi/pulumi/package.json'; exit 1; fi
 echo "pack-smoke: one @pulumi/pulumi in the program's tree ($(node -p "require('@pulumi/pulumi/package.json').version"))"
 node no-kubernetes.js
+
+# TypeScript users of the Pulumi templates resolve with moduleResolution "node" (typesVersions) or
+# node16 (exports): both find the declarations of every entry point, checked like the program's own code.
+entries="$(node -p "Object.keys(require('$root/package.json').exports).filter((k) => /^\\.(\\/[a-z]+)?$/.test(k)).map((k) => 'backup-portal-pulumi' + k.slice(1)).join(' ')")"
+: > check.ts
+i=0
+for entry in $entries; do echo "import * as entry$i from \"$entry\"; export const use$i = entry$i;" >> check.ts; i=$((i + 1)); done
+cat >> check.ts <<'TS'
+import { BusinessUnit, Consumer, Node, NodeProxy, Registry, BillingReceiver, registrationUserData, tenantsFromConfig } from "backup-portal-pulumi";
+export const all = [BusinessUnit, Consumer, Node, NodeProxy, Registry, BillingReceiver, registrationUserData, tenantsFromConfig];
+TS
+check_declarations() {
+  for resolution in node node16; do
+    module=commonjs; [ "$resolution" = node16 ] && module=node16
+    node "$root/node_modules/typescript/bin/tsc" --noEmit --strict --types node --typeRoots "$root/node_modules/@types" \
+      --target es2020 --module "$module" --moduleResolution "$resolution" check.ts ||
+      { echo "pack-smoke: the declarations do not compile $1 (moduleResolution $resolution; above)"; exit 1; }
+  done
+}
+check_declarations "without @pulumi/kubernetes"
+echo "pack-smoke: the declarations of $i entry points compile without @pulumi/kubernetes (strict, no skipLibCheck)"
+
 k8s_version="$(node -p "require('$root/package.json').peerDependencies['@pulumi/kubernetes']")"
 npm install --no-audit --no-fund --loglevel=error "@pulumi/kubernetes@$k8s_version" >/dev/null
 node index.js
 node host.js
-
-# TypeScript users of the Pulumi templates resolve with moduleResolution "node" (typesVersions) or
-# node16 (exports): both find the declarations of every entry point.
-cat > check.ts <<'TS'
-import { BusinessUnit, Consumer, Node, NodeProxy, Registry, BillingReceiver, registrationUserData } from "backup-portal-pulumi";
-import { PortalClient } from "backup-portal-pulumi/portal";
-import { Registry as R2 } from "backup-portal-pulumi/registry";
-import * as metadata from "backup-portal-pulumi/metadata";
-import * as data from "backup-portal-pulumi/data";
-import { BillingReceiver as B2 } from "backup-portal-pulumi/billing";
-import { registrationUserData as r2 } from "backup-portal-pulumi/registration";
-export const all = [BusinessUnit, Consumer, Node, NodeProxy, Registry, BillingReceiver, registrationUserData, PortalClient, R2, metadata, data, B2, r2];
-TS
-for resolution in node node16; do
-  module=commonjs; [ "$resolution" = node16 ] && module=node16
-  node "$root/node_modules/typescript/bin/tsc" --noEmit --strict --skipLibCheck --types node --typeRoots "$root/node_modules/@types" \
-    --module "$module" --moduleResolution "$resolution" check.ts
-done
+check_declarations "with @pulumi/kubernetes"
 echo "pack-smoke: the declarations resolve under moduleResolution node and node16"
+
+# The examples, installed as their READMEs say from this repository: a copy of examples/<name> next to the
+# tarballs (`npm install ../../<tarball>`), the plugin's TypeScript SDK packed as docs/plugin.md says; then `tsc`
+# with the example's own tsconfig.json, as `pulumi up` type-checks the program.
+sdk="$work/sdk-nodejs"
+mkdir "$sdk"
+cp "$root/sdk/nodejs/package.json" "$root/sdk/nodejs/README.md" "$sdk/"
+node "$root/node_modules/typescript/bin/tsc" -p "$root/sdk/nodejs" --outDir "$sdk/bin"
+sdk_tarball="$(npm pack --silent --pack-destination "$work" "$sdk" | tail -1)"
+for example in typescript-resources tenants-as-data registry sdk-typescript; do
+  copy="$work/examples/$example"
+  mkdir -p "$copy"
+  # The example's own files (examples are flat), not a node_modules an install in the checkout left there.
+  find "$root/examples/$example" -maxdepth 1 -type f ! -name package-lock.json -exec cp {} "$copy/" \;
+  package="$(basename "$tarball")"; [ "$example" = sdk-typescript ] && package="$sdk_tarball"
+  (cd "$copy" && npm install --no-audit --no-fund --loglevel=error "../../$package" >/dev/null) ||
+    { echo "pack-smoke: npm install ../../$package in examples/$example failed (above)"; exit 1; }
+  (cd "$copy" && ./node_modules/.bin/tsc --noEmit -p .) ||
+    { echo "pack-smoke: examples/$example does not compile with its tsconfig.json after the install (above)"; exit 1; }
+  echo "pack-smoke: examples/$example installs $package and compiles (strict, no skipLibCheck)"
+done
 echo "pack-smoke: ok"

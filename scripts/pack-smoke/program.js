@@ -41,6 +41,8 @@ assert.equal(typeof subpaths.metadata, "object");
 assert.equal(typeof subpaths.data, "object");
 assert.equal(typeof subpaths.billing.BillingReceiver, "function");
 assert.equal(typeof subpaths.registration.registrationUserData, "function");
+// Tenants as data: a project's whole index.ts is `export = tenantsFromConfig();` (the runtime calls what it returns).
+assert.equal(typeof root.tenantsFromConfig(), "function");
 assert.equal(legacy.resource.BusinessUnit, root.BusinessUnit);
 assert.equal(legacy.portal.PortalClient, root.PortalClient);
 for (const internal of ["backup-portal-pulumi/dist/test/engine/engine", "backup-portal-pulumi/dist/emulator/server"]) {
