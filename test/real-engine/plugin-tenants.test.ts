@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { parseDocument } from "yaml";
+import YAML, { parseDocument } from "yaml";
 import { hashSecret } from "../../emulator/util";
 import { envFor, ORIGIN, type Emulator } from "../support/portal";
 import { REPO } from "./cli";
@@ -137,5 +137,39 @@ describe("real engine: tenants as data from Pulumi YAML (the plugin's Tenants co
     const preview = await ws.ok(["preview", "--diff"]);
     assert.doesNotMatch(preview.stdout, /to (create|update|delete|replace)/);
     assert.deepEqual(portalWrites(emu), []);
+  });
+
+  it("an explicit provider given to the component: it constructs there and its children follow it (no backupportal: config at all)", async () => {
+    const program = YAML.parse(PROGRAM);
+    program.config = { portalUrl: { type: "string" } };
+    program.resources.portal = {
+      type: "pulumi:providers:backupportal",
+      properties: { url: "${portalUrl}", origin: ORIGIN, clientId: "emulator", username: "admin", password: { "fn::secret": "admin" } },
+    };
+    program.resources.tenants.options = { providers: ["${portal}"] };
+    const ws = suite.keep(yamlWorkspace("explicit", YAML.stringify(program)));
+    const tenants = { beta: { name: "Beta YAML Ltd", registrationNumber: "556677-0002", timeZone: "UTC", consumers: { files: {} } } };
+    fs.writeFileSync(
+      ws.stackFile,
+      YAML.stringify({ config: { "backup-portal:protectBusinessUnits": false, "backup-portal:tenants": tenants } }),
+    );
+    await ws.ok(["stack", "init"]);
+    await ws.ok(["config", "set", "portalUrl", suite.emu.url]);
+    await ws.ok(["up", "--yes"]);
+    const unit = suite.emu.state().businessUnits.find((b) => b.name === "Beta YAML Ltd");
+    assert.ok(unit, "the business unit is on the portal");
+    assert.ok(suite.emu.state().consumers.some((c) => c.businessUnitId === unit.id && c.name === "files"));
+    const state = JSON.parse((await ws.ok(["stack", "export"])).stdout);
+    const children = state.deployment.resources.filter((r: any) => /^backupportal:index:(BusinessUnit|Consumer)$/.test(r.type));
+    assert.equal(children.length, 2);
+    for (const r of children) {
+      assert.match(r.provider, /::pulumi:providers:backupportal::portal::/, `${r.urn}: the component's provider`);
+      assert.match(r.parent, /::backupportal:index:Tenants::tenants$/, `${r.urn}: a child of the component`);
+    }
+    // No default provider was needed (it would have refused to start without backupportal:url).
+    assert.deepEqual(
+      state.deployment.resources.filter((r: any) => r.type === "pulumi:providers:backupportal").map((r: any) => r.urn.split("::").pop()),
+      ["portal"],
+    );
   });
 });
