@@ -4,85 +4,16 @@
 // unsupported Node may still run everything; it is only not tested.
 import * as fs from "fs";
 import * as path from "path";
+import semver from "semver";
 import { packageRoot } from "./dynamic/specifier";
 
-type Version = [number, number, number];
-
-/** `a` compared with `b`: below 0, 0, above 0. */
-function compare(a: Version, b: Version): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-}
-
-/** `22`, `22.4`, `22.4.1`, `22.x`, `v22`: the numbers given (x and * as absent), or undefined for anything else. */
-function partial(text: string): number[] | undefined {
-  const m = /^v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?$/i.exec(text);
-  if (!m) return undefined;
-  const parts = [m[1], m[2], m[3]].filter((p): p is string => p !== undefined);
-  const wild = parts.findIndex((p) => !/^\d+$/.test(p));
-  return (wild === -1 ? parts : parts.slice(0, wild)).map(Number);
-}
-
-const full = (p: number[]): Version => [p[0] ?? 0, p[1] ?? 0, p[2] ?? 0];
-
-/** The version just above everything `p` names at its precision: 22 -> 23.0.0, 22.4 -> 22.5.0. */
-function above(p: number[]): Version {
-  if (p.length === 1) return [p[0] + 1, 0, 0];
-  if (p.length === 2) return [p[0], p[1] + 1, 0];
-  return [p[0], p[1], p[2] + 1];
-}
-
-/** One comparator of a range (`^22`, `>=22.1`, `22.x`, `<25`) as a test of a version; undefined when not understood. */
-function comparator(text: string): ((v: Version) => boolean) | undefined {
-  const m = /^(\^|~|>=|<=|>|<|=)?(.+)$/.exec(text);
-  if (!m) return undefined;
-  const p = partial(m[2]);
-  if (!p || p.length === 0) return undefined;
-  const low = full(p);
-  switch (m[1]) {
-    case "^": {
-      // Up to the next change of the first number that is not 0 (22.4.1 -> <23, 0.4 -> <0.5).
-      const at = p[0] !== 0 || p.length === 1 ? 1 : p[1] !== 0 || p.length === 2 ? 2 : 3;
-      const high = above(p.slice(0, at));
-      return (v) => compare(v, low) >= 0 && compare(v, high) < 0;
-    }
-    case "~": {
-      const high = above(p.slice(0, Math.min(p.length, 2)));
-      return (v) => compare(v, low) >= 0 && compare(v, high) < 0;
-    }
-    case ">=":
-      return (v) => compare(v, low) >= 0;
-    case ">":
-      return (v) => compare(v, above(p)) >= 0;
-    case "<":
-      return (v) => compare(v, low) < 0;
-    case "<=":
-      return (v) => compare(v, above(p)) < 0;
-    default:
-      return (v) => compare(v, low) >= 0 && compare(v, above(p)) < 0;
-  }
-}
-
 /**
- * An npm `engines` range (`^22 || ^24`, `>=22`, `22.x || 24.x`, `>=22 <25`) as a test of a version: alternatives
- * joined by `||`, each the comparators it lists, all of which must hold. Undefined when the range holds anything
- * this reader does not know (then no warning is given: it cannot tell).
+ * An npm `engines` range (`^22 || ^24`, `>=22 <25`, `22.x`) as a test of a version, read by npm's own reader
+ * (semver, as npm checks `engines`). Undefined when the range is not one (then no warning is given: it cannot tell).
  */
 export function nodeRange(range: string): ((version: string) => boolean) | undefined {
-  const alternatives = range.split("||").map((a) =>
-    a
-      .trim()
-      .replace(/(\^|~|>=|<=|>|<|=)\s+/g, "$1")
-      .split(/\s+/)
-      .filter((c) => c !== "")
-      .map(comparator),
-  );
-  if (alternatives.some((a) => a.length === 0 || a.some((c) => c === undefined))) return undefined;
-  return (version) => {
-    const p = partial(version.replace(/[-+].*$/, ""));
-    if (!p || p.length !== 3) return false;
-    const v = full(p);
-    return alternatives.some((a) => a.every((c) => c!(v)));
-  };
+  if (range.trim() === "" || semver.validRange(range) === null) return undefined;
+  return (version) => semver.satisfies(version, range);
 }
 
 /** The majors of a range that lists whole majors only (`^22 || ^24`, `22.x`): [22, 24]; undefined for another shape. */
