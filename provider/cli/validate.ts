@@ -108,6 +108,7 @@ function planOf(values: Values, files: string[], cwd: string): Plan {
   if (file === undefined) return { ...plan, file: "", shown: "" }; // --stack: its settings name the file
   const at = path.resolve(cwd, file);
   if (!fs.existsSync(at)) throw new UsageError(`${JSON.stringify(file)}: no such file or directory`);
+  if (fs.statSync(at).isDirectory()) throw new UsageError(`${JSON.stringify(file)} is a directory, not a stack file`);
   return { ...plan, file: at, shown: path.relative(cwd, at) || file };
 }
 

@@ -194,6 +194,9 @@ describe("backup-portal validate: the stack file alone", function () {
     const gone = await inProcess(["stacks/Pulumi.gone.yaml"], dir);
     assert.equal(gone.code, 2);
     assert.equal(gone.err.split("\n")[0], 'backup-portal validate: "stacks/Pulumi.gone.yaml": no such file or directory');
+    const folder = await inProcess(["stacks"], dir);
+    assert.equal(folder.code, 2);
+    assert.equal(folder.err.split("\n")[0], 'backup-portal validate: "stacks" is a directory, not a stack file');
   });
 
   it("without a file: the project's only stack file; two, none, or no Pulumi.yaml is exit 2 saying what to give", async () => {
