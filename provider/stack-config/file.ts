@@ -32,10 +32,12 @@ const isSecure = (v: unknown): boolean =>
   typeof (v as { secure?: unknown }).secure === "string";
 
 /**
- * The config map of a stack file's text, as the program gets it. `namespace` is the project's name, which a key
- * without one belongs to (the CLI reads `tenants:` in project backup-portal as `backup-portal:tenants`).
+ * The `config:` map of a stack file's text, each value as YAML holds it (a `secure:` value as its map), and what
+ * the Pulumi CLI would read otherwise than this reader (a number with a leading zero, by key path). A text that is
+ * no YAML, or no map with a map at `config:`, is a StackFileError naming `file`. The one reader of stack files
+ * this package has without the Pulumi CLI: `validate` and `--stack` here, the fleet's base file.
  */
-export function stackFileSource(text: string, file: string, namespace: string = NAMESPACE): StackFile {
+export function parseStackFile(text: string, file: string): { config: Record<string, unknown>; problems: Problem[] } {
   const doc = parseDocument(text.replace(/^\uFEFF/, ""));
   const error = doc.errors[0];
   if (error) {
@@ -48,7 +50,17 @@ export function stackFileSource(text: string, file: string, namespace: string = 
   if (configNode !== undefined && configNode !== null && !isMap(configNode)) {
     throw new StackFileError(`${file}: config: must be a map of keys to values`);
   }
-  const raw = (doc.toJS({ maxAliasCount: 100 }) as { config?: Record<string, unknown> } | null)?.config ?? {};
+  const config = (doc.toJS({ maxAliasCount: 100 }) as { config?: Record<string, unknown> } | null)?.config ?? {};
+  // Under `backup-portal:` only: a number elsewhere is its namespace's business.
+  return { config, problems: leadingZeroProblems(doc as unknown as Document) };
+}
+
+/**
+ * The config map of a stack file's text, as the program gets it. `namespace` is the project's name, which a key
+ * without one belongs to (the CLI reads `tenants:` in project backup-portal as `backup-portal:tenants`).
+ */
+export function stackFileSource(text: string, file: string, namespace: string = NAMESPACE): StackFile {
+  const { config: raw, problems } = parseStackFile(text, file);
   const config: Record<string, string> = {};
   const secrets = new Set<string>();
   for (const [key, value] of Object.entries(raw)) {
@@ -56,8 +68,6 @@ export function stackFileSource(text: string, file: string, namespace: string = 
     if (isSecure(value)) secrets.add(name);
     config[name] = typeof value === "string" ? value : JSON.stringify(value ?? null);
   }
-  // Under `backup-portal:` only: a number elsewhere is its namespace's business.
-  const problems = leadingZeroProblems(doc as unknown as Document);
   const secret = (key: string) => secrets.has(key);
   return { file, source: { config, isSecret: secret, encrypted: secret }, problems };
 }

@@ -4,9 +4,9 @@
 // one deployment, and a copy in every group stack would fight over one namespace.
 import * as fs from "fs";
 import * as path from "path";
-import { Document, isMap, parse, parseDocument } from "yaml";
+import { Document, isMap, parseDocument } from "yaml";
 import { stackYamlText } from "../../provider/export/stack-yaml";
-import { leadingZeroProblems } from "../../provider/stack-config/source";
+import { parseStackFile, readProject, stackFilePath } from "../../provider/stack-config/file";
 import { configProblemsText } from "../../provider/stack-config/read";
 import { TenantsConfig } from "../../provider/tenants/model";
 import { walkBusinessUnits } from "../../provider/tenants/validate";
@@ -121,16 +121,9 @@ export function tenantsOf(config: ConfigMap): TenantsConfig {
  * there): the group stacks must get the tenants the base stack's own `pulumi up` would.
  */
 export function readStackConfigFile(file: string): BaseConfig {
-  const doc = parseDocument(fs.readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
-  if (doc.errors.length) throw new Error(`${file}: not YAML the Pulumi CLI can read: ${doc.errors[0].message.split("\n")[0]}`);
-  const zeros = leadingZeroProblems(doc);
-  if (zeros.length) throw new Error(configProblemsText(file, zeros));
-  const top = doc.toJS({ maxAliasCount: 100 }) as unknown;
-  if (!top || typeof top !== "object" || Array.isArray(top))
-    throw new Error(`${file}: not a Pulumi stack file (a YAML map with a config: key)`);
-  const config = (top as { config?: unknown }).config ?? {};
-  if (typeof config !== "object" || Array.isArray(config)) throw new Error(`${file}: config: must be a map`);
-  return config as BaseConfig;
+  const { config, problems } = parseStackFile(fs.readFileSync(file, "utf8"), file);
+  if (problems.length) throw new Error(configProblemsText(file, problems));
+  return config;
 }
 
 /** `Pulumi.prod.yaml` → `prod`. */
@@ -146,15 +139,7 @@ export function shortStackName(stackName: string): string {
 
 /** Where the CLI keeps a stack's config: `<workDir>/<stackConfigDir>/Pulumi.<stack>.yaml` (stackConfigDir from Pulumi.yaml). */
 export function stackConfigPath(workDir: string, stackName: string): string {
-  let dir = workDir;
-  for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
-    const file = path.join(workDir, name);
-    if (!fs.existsSync(file)) continue;
-    const project = parse(fs.readFileSync(file, "utf8")) as { stackConfigDir?: unknown } | undefined;
-    if (project && typeof project.stackConfigDir === "string") dir = path.join(workDir, project.stackConfigDir);
-    break;
-  }
-  return path.join(dir, `Pulumi.${shortStackName(stackName)}.yaml`);
+  return stackFilePath(readProject(workDir) ?? { dir: workDir, stackDir: workDir, hasStackConfigDir: false }, stackName);
 }
 
 /**
