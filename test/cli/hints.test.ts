@@ -8,7 +8,7 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { AddressInfo } from "node:net";
-import { main } from "../../provider/cli/main";
+import { mainInProcess } from "./process";
 import { main as receiverMain } from "../../provider/billing/main";
 import { PortalClient } from "../../provider/portal/client";
 import { cliHints, STACK_HINTS } from "../../provider/portal/hints";
@@ -22,11 +22,6 @@ const STACK_WORDS =
 
 /** The doctor's fix for a missing setting also names the stack's key for it ("in a stack, backup-portal:url"). */
 const stackPointer = (text: string) => text.replace(/in a stack, backup-portal:\w+/g, "");
-
-interface Ran {
-  code: number;
-  text: string;
-}
 
 describe("CLI hints name the command's flags and variables (27.8)", function () {
   this.timeout(120_000);
@@ -50,20 +45,7 @@ describe("CLI hints name the command's flags and variables (27.8)", function () 
   });
   afterEach(() => emu.clearFaults());
 
-  async function cli(argv: string[], env: Record<string, string>): Promise<Ran> {
-    let text = "";
-    const code = await main(argv, {
-      out: (t) => {
-        text += t;
-      },
-      err: (t) => {
-        text += t;
-      },
-      env,
-      errIsTTY: false,
-    } as Parameters<typeof main>[1]);
-    return { code, text };
-  }
+  const cli = mainInProcess;
 
   const register = (extra: string[] = []) => [
     "register",

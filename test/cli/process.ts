@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import * as os from "node:os";
 import * as path from "node:path";
+import { main } from "../../provider/cli/main";
 
 export const ROOT = path.join(__dirname, "..", "..");
 export const BIN = path.join(ROOT, "bin", "backup-portal.js");
@@ -57,4 +58,14 @@ export function backupPortal(args: string[], o: RunOptions = {}): Promise<Ran> {
       resolve({ code, out, err, ms: Date.now() - started });
     });
   });
+}
+
+/** `main` run in this process with only `env`, as a non-terminal: its exit code and stdout and stderr as one text. */
+export async function mainInProcess(argv: string[], env: Record<string, string>): Promise<{ code: number; text: string }> {
+  let text = "";
+  const write = (t: string) => {
+    text += t;
+  };
+  const code = await main(argv, { out: write, err: write, env, errIsTTY: false } as Parameters<typeof main>[1]);
+  return { code, text };
 }

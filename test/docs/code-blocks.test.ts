@@ -2,28 +2,14 @@
 // against this package as a user imports it (`backup-portal-pulumi` and its subpaths, or the plugin's SDK
 // `@backup-portal/backupportal`; never a path into the repository), and every relative link of that Markdown resolves to a file of the repository.
 import { strict as assert } from "assert";
-import { existsSync, readdirSync, readFileSync } from "fs";
+import { existsSync, readFileSync } from "fs";
 import { dirname, join, relative } from "path";
 import * as ts from "typescript";
+import { markdownFiles } from "./markdown";
 
 const root = join(__dirname, "..", "..");
 /** Modules a block may import that this package does not depend on: declared as `any` for the check. */
 const OTHER_PACKAGES = ["@pulumi/openstack", "@pulumi/aws", "@pulumi/azure-native", "@pulumi/gcp"];
-
-function markdownFiles(): string[] {
-  const found = ["README.md"];
-  const walk = (dir: string) => {
-    if (!existsSync(join(root, dir))) return;
-    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const rel = join(dir, e.name);
-      if (e.isDirectory() && e.name !== "node_modules") walk(rel);
-      else if (e.name.endsWith(".md")) found.push(rel);
-    }
-  };
-  walk("docs");
-  walk("examples");
-  return found;
-}
 
 interface Block {
   file: string;

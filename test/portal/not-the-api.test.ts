@@ -10,7 +10,7 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { AddressInfo } from "node:net";
-import { main } from "../../provider/cli/main";
+import { mainInProcess } from "../cli/process";
 import { configure, resetConnection } from "../../provider/dynamic/connection";
 import { businessUnitLifecycle } from "../../provider/resources/business-unit";
 import { PortalClient } from "../../provider/portal/client";
@@ -77,20 +77,7 @@ describe("a URL that does not answer as the Cloutility API: one recognition, the
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function cli(argv: string[], env: Record<string, string>): Promise<{ code: number; text: string }> {
-    let text = "";
-    const code = await main(argv, {
-      out: (t) => {
-        text += t;
-      },
-      err: (t) => {
-        text += t;
-      },
-      env,
-      errIsTTY: false,
-    } as Parameters<typeof main>[1]);
-    return { code, text };
-  }
+  const cli = mainInProcess;
 
   const commands: Record<string, string[]> = {
     reports: ["reports", "--bunit", "2", "--consumer", "1"],
