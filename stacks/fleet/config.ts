@@ -4,7 +4,7 @@
 // one deployment, and a copy in every group stack would fight over one namespace.
 import * as fs from "fs";
 import * as path from "path";
-import { Document, isMap, parseDocument } from "yaml";
+import { Document, isMap, isScalar, parseDocument } from "yaml";
 import { stackYamlText } from "../../provider/export/stack-yaml";
 import { parseStackFile, readProject, stackFilePath } from "../../provider/stack-config/file";
 import { configProblemsText } from "../../provider/stack-config/read";
@@ -155,6 +155,11 @@ export function writePlainConfig(file: string, values: Record<string, string>): 
   const doc: Document = parseDocument(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
   if (doc.contents === null) doc.contents = doc.createNode({});
   if (doc.errors.length || !isMap(doc.contents)) throw new Error(`${file}: not a stack file the fleet can add its config to`);
+  // `config:` with nothing under it (its keys removed or commented out) is no config yet, as the CLI reads it.
+  const config = doc.get("config", true);
+  if (config === null || (isScalar(config) && config.value === null)) doc.set("config", doc.createNode({}));
+  else if (config !== undefined && !isMap(config))
+    throw new Error(`${file}: config: must be a map of config keys; remove it or make it one`);
   for (const [key, value] of Object.entries(values)) {
     let stored: unknown = value;
     if (/^\s*[[{]/.test(value)) {

@@ -156,4 +156,19 @@ describe("fleet: fleetStackConfig", () => {
       "[not json",
     );
   });
+
+  it("writes into a stack file whose config: is empty (its keys commented out), and names the file when config: is no map", () => {
+    const file = path.join(tmpDir(), "Pulumi.prod-g01.yaml");
+    fs.writeFileSync(file, "encryptionsalt: v1:salt\nconfig:\n  # backup-portal:url: https://old\n");
+    writePlainConfig(file, { "backup-portal:url": "https://new" });
+    const doc = yaml.load(fs.readFileSync(file, "utf8")) as { encryptionsalt: string; config: Record<string, unknown> };
+    assert.equal(doc.encryptionsalt, "v1:salt");
+    assert.deepEqual(doc.config, { "backup-portal:url": "https://new" });
+    const scalar = path.join(tmpDir(), "Pulumi.prod-g02.yaml");
+    fs.writeFileSync(scalar, "config: 5\n");
+    assert.throws(
+      () => writePlainConfig(scalar, { "backup-portal:url": "https://new" }),
+      (e: Error) => e.message === `${scalar}: config: must be a map of config keys; remove it or make it one`,
+    );
+  });
 });
