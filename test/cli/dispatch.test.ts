@@ -1,46 +1,15 @@
 // The `backup-portal` command through its real binary (bin/backup-portal.js, as npm installs it): every
 // subcommand is reached and does its job, judged by exit status and output only.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { envFor, Emulator, startEmulator } from "../support/portal";
 import { MetadataService, SAMPLE_METADATA, startMetadataService } from "../../emulator/metadata-service";
+import { backupPortal as run } from "./process";
 
-const BIN = path.join(__dirname, "..", "..", "bin", "backup-portal.js");
-
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-/** Runs the binary with `args`, at most `timeoutMs`; stdin closed. */
-function backupPortal(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      err += c.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`backup-portal ${args.join(" ")} ran over ${timeoutMs} ms: ${err}`));
-    }, timeoutMs);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
+/** Runs the binary with `args` and only `env`, at most `timeoutMs` (test/cli/process.ts); stdin closed. */
+const backupPortal = (args: string[], env: Record<string, string> = {}, timeoutMs = 20_000) => run(args, { env, timeoutMs });
 
 describe("backup-portal: the binary and its subcommands", function () {
   this.timeout(120_000);
