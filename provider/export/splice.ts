@@ -98,7 +98,11 @@ export class Splicer {
     if (!pairs.length) return;
     if (map.flow || !map.range) throw new SpliceRefused("is written as a flow map ({…}); write it as a block, one key a line");
     const col = this.column(map.range[0]);
-    this.insert(this.blockEnd(map.range[0], col), this.render(pairs, col), col);
+    let at = this.blockEnd(map.range[0], col);
+    // Whole blank lines the map's own range holds past that point are a last `|+` block scalar's: its value keeps them.
+    const end = map.range[1];
+    if (end > at && /^\s*$/.test(this.text.slice(at, end)) && (end === this.text.length || this.text[end - 1] === "\n")) at = end;
+    this.insert(at, this.render(pairs, col), col);
   }
 
   /** Appends `pairs` to an empty document (nothing, or comments only). */

@@ -197,6 +197,16 @@ describe("export --merge, in process: where the added lines go, and nothing else
     for (const [file, expected] of cases) assert.equal(merged(file), expected, JSON.stringify(file));
   });
 
+  it("after the blank lines a last |+ block scalar keeps: its value stays as it was, blank lines and all", () => {
+    const a = "    a:\n      adoptId: 1\n      description: |+\n        text\n   \n\n";
+    const file = `${HEAD}\n${a}  backup-portal:url: x\n`;
+    const text = merged(file);
+    assert.equal(text, `${HEAD}\n${a}${B}  backup-portal:url: x\n`);
+    const description = (t: string) => (parse(t) as { config: Record<string, any> }).config[TENANTS].a.description;
+    assert.equal(description(text), "text\n\n\n");
+    assert.equal(description(text), description(file));
+  });
+
   it("a block written as a flow map with entries is refused in one line (its entries could not carry comments)", () => {
     assert.throws(
       () => merged(`${HEAD} {a: {adoptId: 1}}\n`),
