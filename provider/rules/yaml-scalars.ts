@@ -74,3 +74,80 @@ export function unwritableProblem(v: unknown): string | undefined {
   const code = m[0].charCodeAt(0).toString(16).toUpperCase();
   return `holds an unpaired surrogate (U+${code}), which a UTF-8 file cannot hold: the readers would see another character`;
 }
+
+// What the Pulumi CLI's reader (gopkg.in/yaml.v3 v3.0.1, resolve.go) takes a plain scalar for where YAML 1.2's core
+// schema (the `yaml` package: this package's readers) keeps it a string. A scalar starting with a digit or a sign
+// is tried as a timestamp (YYYY- first, then Go's layouts 2006-1-2, 2006-1-2 15:4:5.999999999 and RFC 3339 with
+// short fields), then, with every `_` removed, as an integer in Go's base-0 syntax (0x, 0o, 0b, a leading 0 for
+// octal, a sign) and as a float of YAML's own shape.
+
+const TIME = String.raw`(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?`;
+const DATE = String.raw`(\d{4})-(\d{1,2})-(\d{1,2})`;
+const TIMESTAMP = [
+  new RegExp(String.raw`^${DATE}$`),
+  new RegExp(String.raw`^${DATE} ${TIME}$`),
+  new RegExp(String.raw`^${DATE}[Tt]${TIME}(?:Z|[+-]\d{2}:\d{2})$`),
+];
+const GO_INT = /^[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|[0-9]+)$/;
+const GO_DOT_FLOAT = /^\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?$/;
+const YAML_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const daysIn = (year: number, month: number) => (month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+
+/** Whether Go's time.Parse takes `text` in one of yaml.v3's layouts (fields in range, the day in its month). */
+function isGoTimestamp(text: string): boolean {
+  for (const layout of TIMESTAMP) {
+    const m = layout.exec(text);
+    if (!m) continue;
+    const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1).map((f) => (f === undefined ? 0 : Number(f)));
+    if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return false;
+    return hour < 24 && minute < 60 && second < 60;
+  }
+  return false;
+}
+
+/**
+ * What the Pulumi CLI reads the plain scalar `plain` as, when YAML 1.2 reads it as this text: "a date" or "a
+ * number"; undefined when the CLI reads the same text too. Only meaningful for a scalar the `yaml` package read
+ * as a string.
+ */
+export function cliReadsPlainAs(plain: string): "a date" | "a number" | undefined {
+  // A leading dot: Go's own float syntax, underscores between digits allowed (.0_5); .inf and .nan YAML 1.2 reads too.
+  if (plain.startsWith(".")) return GO_DOT_FLOAT.test(plain) ? "a number" : undefined;
+  if (!/^[-+0-9]/.test(plain)) return undefined;
+  if (/^\d{4}-/.test(plain) && isGoTimestamp(plain)) return "a date";
+  const digits = plain.replace(/_/g, "");
+  return GO_INT.test(digits) || YAML_FLOAT.test(digits) ? "a number" : undefined;
+}
+
+/** Why a plain `plain` cannot stand in a stack file as text (the CLI reads it as a date or number), or undefined. */
+export function plainTextProblem(plain: string): string | undefined {
+  const as = cliReadsPlainAs(plain);
+  if (!as) return undefined;
+  const example = as === "a date" && /^\d{4}-\d{1,2}-\d{1,2}$/.test(plain) ? ` (as "${goDateText(plain)}")` : "";
+  return `is read by the Pulumi CLI (yaml.v3) as ${as}${example}, not as this text; quote it: "${plain}"`;
+}
+
+/** Go's %v text of the date-only timestamp `day` (2024-1-2 → 2024-01-02 00:00:00 +0000 UTC), what the CLI hands on. */
+function goDateText(day: string): string {
+  const [y, m, d] = day.split("-");
+  return `${y}-${m.padStart(2, "0")}-${d.padStart(2, "0")} 00:00:00 +0000 UTC`;
+}
+
+/** Go's %v text of a time.Time: what the program gets where a stack file holds a plain timestamp. */
+const GO_TIME_TEXT = /^(\d{4}-\d{2}-\d{2}) \d{2}:\d{2}:\d{2}(?:\.\d+)? [+-]\d{4} [A-Za-z0-9+-]+$/;
+
+/**
+ * Why a text value the program got looks like a timestamp the CLI read from a plain scalar (`name: 2024-01-01` in
+ * the stack file arrives as "2024-01-01 00:00:00 +0000 UTC"), or undefined. Nobody names a tenant in Go's time
+ * format; a plain date in the file does it without the author seeing.
+ */
+export function cliTimestampProblem(text: string): string | undefined {
+  const m = GO_TIME_TEXT.exec(text);
+  if (!m) return undefined;
+  return (
+    `arrived as "${text}": the Pulumi CLI reads a plain date in the stack file as a timestamp; ` +
+    `quote the value in the stack file (e.g. "${m[1]}")`
+  );
+}

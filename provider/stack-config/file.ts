@@ -10,7 +10,7 @@ import { Document, isMap, parseDocument } from "yaml";
 import { NAMESPACE } from "../rules/stack-config";
 import { Problem } from "../tenants/model";
 import type { ConfigSource } from "./read";
-import { leadingZeroProblems } from "./source";
+import { cliReadingProblems } from "./source";
 
 /** A stack file that could not be read as one: one line, naming the file. */
 export class StackFileError extends Error {}
@@ -33,7 +33,8 @@ const isSecure = (v: unknown): boolean =>
 
 /**
  * The `config:` map of a stack file's text, each value as YAML holds it (a `secure:` value as its map), and what
- * the Pulumi CLI would read otherwise than this reader (a number with a leading zero, by key path). A text that is
+ * the Pulumi CLI would read otherwise than this reader (a number with a leading zero, a plain date or 1_000 it
+ * reads as a date or number where this reader reads text; by key path). A text that is
  * no YAML, or no map with a map at `config:`, is a StackFileError naming `file`. The one reader of stack files
  * this package has without the Pulumi CLI: `validate` and `--stack` here, the fleet's base file.
  */
@@ -51,8 +52,8 @@ export function parseStackFile(text: string, file: string): { config: Record<str
     throw new StackFileError(`${file}: config: must be a map of keys to values`);
   }
   const config = (doc.toJS({ maxAliasCount: 100 }) as { config?: Record<string, unknown> } | null)?.config ?? {};
-  // Under `backup-portal:` only: a number elsewhere is its namespace's business.
-  return { config, problems: leadingZeroProblems(doc as unknown as Document) };
+  // Under `backup-portal:` only: a value elsewhere is its namespace's business.
+  return { config, problems: cliReadingProblems(doc as unknown as Document) };
 }
 
 /**

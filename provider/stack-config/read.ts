@@ -7,7 +7,7 @@ import type { PortalConnection } from "../billing/from-config";
 import { fieldProblem, takesNumber } from "../rules/fields";
 import { ConfigRule, depthProblem, NAMESPACE, qualified, reservedKeyProblem, STACK_CONFIG_KEYS } from "../rules/stack-config";
 import { suggest } from "../rules/suggest";
-import { leadingZeroProblem } from "../rules/yaml-scalars";
+import { cliTimestampProblem, leadingZeroProblem } from "../rules/yaml-scalars";
 import { Problem, TenantsConfig } from "../tenants/model";
 import { checkStackBlocks, StackBlocks } from "./blocks";
 import { namedSecrets } from "./secrets";
@@ -126,6 +126,7 @@ export function checkNamespace(src: ConfigSource): NamespaceCheck {
       scalarProblem(key, v, rule, { secret });
     if (problem) problems.push({ path: key, message: problem });
     else values[key] = v;
+    if (!problem && !secret) problems.push(...misreadTimestamps(v, key));
   }
   if (!raw.has("tenants")) {
     problems.push({
@@ -148,6 +149,24 @@ export function checkNamespace(src: ConfigSource): NamespaceCheck {
     if (!known.includes(key)) problems.push({ path: key, message: unknownKeyMessage(key, known, src.isSecret(qualified(key))) });
   }
   return { problems, values, reservedSecretPaths };
+}
+
+/**
+ * The texts in `v` (at `path`) that are timestamps the CLI read from plain dates in the stack file: Go's time text
+ * where the author wrote 2024-01-01, which would rename a business unit on the first up. Walked without recursion.
+ */
+function misreadTimestamps(v: unknown, path: string): Problem[] {
+  const problems: Problem[] = [];
+  const todo: Array<[unknown, string]> = [[v, path]];
+  while (todo.length) {
+    const [node, at] = todo.pop()!;
+    if (typeof node === "string") {
+      const problem = cliTimestampProblem(node);
+      if (problem) problems.push({ path: at, message: problem });
+    } else if (Array.isArray(node)) node.forEach((item, i) => todo.push([item, `${at}[${i}]`]));
+    else if (node && typeof node === "object") for (const [k, item] of Object.entries(node)) todo.push([item, `${at}.${k}`]);
+  }
+  return problems;
 }
 
 /** Reads and checks the whole `backup-portal:` namespace of `src`, and hands each block to its rules. */

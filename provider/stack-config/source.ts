@@ -5,7 +5,7 @@
 import { Document, isMap, isScalar, isSeq, Scalar, YAMLMap } from "yaml";
 import { FieldRule, FieldTable, takesNumber } from "../rules/fields";
 import { ConfigRule, ConfigTable, NAMESPACE, STACK_CONFIG_KEYS } from "../rules/stack-config";
-import { leadingZeroProblem } from "../rules/yaml-scalars";
+import { leadingZeroProblem, plainTextProblem } from "../rules/yaml-scalars";
 import {
   BUSINESS_UNIT_CHILDREN,
   CONSUMER_CHILDREN,
@@ -71,4 +71,34 @@ export function leadingZeroProblems(doc: Document): Problem[] {
   }
   while (todo.length) todo.pop()!();
   return problems;
+}
+
+/**
+ * The plain scalars under a stack file's `backup-portal:` keys that this reader takes as text and the Pulumi CLI
+ * (yaml.v3) as a date or a number (`name: 2024-01-01` reaches the program as "2024-01-01 00:00:00 +0000 UTC"),
+ * by key path (`tenants.acme.name`, `registry.users[0].username`). Every key, whatever its rule: a text key is where
+ * it bites.
+ */
+export function plainTextProblems(doc: Document): Problem[] {
+  const problems: Problem[] = [];
+  // A list of walks to do instead of recursion, as above.
+  const todo: Array<[unknown, string]> = [];
+  for (const { key, value } of pairs(doc.get("config"))) if (key.startsWith(PREFIX)) todo.push([value, key.slice(PREFIX.length)]);
+  while (todo.length) {
+    const [node, path] = todo.pop()!;
+    if (isMap(node)) for (const { key, value } of pairs(node)) todo.push([value, `${path}.${key}`]);
+    else if (isSeq(node)) node.items.forEach((item, i) => todo.push([item, `${path}[${i}]`]));
+    else if (isScalar(node) && node.type === Scalar.PLAIN && typeof node.value === "string") {
+      const problem = plainTextProblem(node.source ?? node.value);
+      if (problem) problems.push({ path, message: problem });
+    }
+  }
+  return problems;
+}
+
+/** Everything in a stack file's text that the Pulumi CLI reads otherwise than this package: one problem per key. */
+export function cliReadingProblems(doc: Document): Problem[] {
+  const zeros = leadingZeroProblems(doc);
+  const at = new Set(zeros.map((p) => p.path));
+  return [...zeros, ...plainTextProblems(doc).filter((p) => !at.has(p.path))];
 }

@@ -459,7 +459,7 @@ describe("export --merge, in process: what is kept, what is added, what is liste
       "      registrationNumber: 0123",
       "      storageLimit: 1.50",
       "      protect: FALSE",
-      "      note: 2024-01-01",
+      "      note: '2024-01-01'",
       "",
     ].join("\n");
     const r = merged(file, out({ acme: out({ adoptId: 1, name: "acme", registrationNumber: "0123" }), b: out({ adoptId: 2, name: "b" }) }));
@@ -482,6 +482,11 @@ describe("export --merge, in process: what is kept, what is added, what is liste
       [
         "config:\n  backup-portal:rootBusinessUnitId: 2\n",
         "Pulumi.x.yaml: config.backup-portal:rootBusinessUnitId is 2, but the export is below business unit 1; export with --bunit 2",
+      ],
+      // What the CLI would read as a date, not as the text the merge reads: the file is refused as for 0123.
+      [
+        "config:\n  backup-portal:tenants:\n    a:\n      name: 2024-01-01\n",
+        'the stack config has 1 problem; nothing was merged:\nPulumi.x.yaml: backup-portal:tenants.a.name: is read by the Pulumi CLI (yaml.v3) as a date (as "2024-01-01 00:00:00 +0000 UTC"), not as this text; quote it: "2024-01-01"',
       ],
       // 40 business units, each below the last: one line, not a RangeError.
       [deep, `Pulumi.x.yaml: tenants${".u.businessUnits".repeat(32)} nests more than 32 levels of business units; flatten it`],

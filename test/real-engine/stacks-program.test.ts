@@ -137,15 +137,21 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
     }
   });
 
-  it("a misspelt key is refused before any request to the portal", async () => {
+  it("a misspelt key, and a name the CLI reads as a date, are refused before any request to the portal", async () => {
     const text = fs.readFileSync(ws.stackFile, "utf8");
-    fs.writeFileSync(ws.stackFile, text.replace("      timeZone: W. Europe Standard Time", "      timezone: W. Europe Standard Time"));
+    // `name: 2024-01-01` unquoted reaches the program as "2024-01-01 00:00:00 +0000 UTC": an up would rename the unit.
+    const broken = text
+      .replace("      timeZone: W. Europe Standard Time", "      timezone: W. Europe Standard Time")
+      .replace("      name: Acme AB", "      name: 2024-01-01");
+    assert.notEqual(broken, text);
+    fs.writeFileSync(ws.stackFile, broken);
     emu.clearRequests();
     try {
       const r = await ws.pulumi(["preview"]);
       assert.notEqual(r.code, 0);
       const out = r.stdout + r.stderr;
       assert.match(out, /Pulumi\.e2e\.yaml: backup-portal:tenants\.acme\.timezone: .*timeZone/);
+      assert.match(out, /Pulumi\.e2e\.yaml: backup-portal:tenants\.acme\.name: arrived as "2024-01-01 00:00:00 \+0000 UTC": .*quote/);
       assert.doesNotMatch(out, /\n\s+at .*\(.*\.ts:\d+:\d+\)/, "no stack trace");
       assert.deepEqual(emu.requests(), []);
     } finally {
