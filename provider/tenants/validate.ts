@@ -60,7 +60,7 @@ const NODE_RULES: Record<string, Rule> = {
     if (v !== undefined) {
       add(
         path,
-        "a password in plain stack config ends up in the repository; store it with `pulumi config set --secret <key> <password>` and name that key in passwordSecret",
+        "a password in plain stack config ends up in the repository; store it with `pulumi config set --secret backup-portal:<key> <password>` and name that key in passwordSecret",
       );
     }
   },
@@ -127,7 +127,7 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
       add(
         `${path}.passwordSecret`,
         `no secret config key "${cfg.passwordSecret}" (one set without --secret does not count: it sits in plain ` +
-          `text in the stack file); set it with \`pulumi config set --secret ${cfg.passwordSecret} <password>\``,
+          `text in the stack file); set it with \`pulumi config set --secret backup-portal:${cfg.passwordSecret} <password>\``,
       );
     }
   }
