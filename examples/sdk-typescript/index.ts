@@ -1,6 +1,7 @@
 // A tenant managed through the backupportal plugin with its generated TypeScript SDK (sdk/nodejs): an explicit
 // provider for one portal and account, a business unit, a consumer with its backup node, and a lookup of the
-// business unit by id. The program's machine needs the plugin installed (docs/plugin.md).
+// business unit by id. The SDK names where the plugin is published, so the Pulumi CLI installs it when the
+// program first needs it (docs/plugin.md, "Install").
 import * as pulumi from "@pulumi/pulumi";
 import * as backupportal from "@backup-portal/backupportal";
 
