@@ -88,6 +88,13 @@ function resolve(opts: NetworkOptions, withVersion: boolean): Resolved {
   } catch {
     throw new RangeError(`metadata service URL must be an http(s) URL, got ${JSON.stringify(maskUrl(String(opts.url)))}`);
   }
+  // fetch refuses such a URL on every attempt, and every message of a read names its URL: refused here, masked.
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]*@/i.test(url)) {
+    throw new RangeError(
+      `metadata service URL must not carry a username or password (fetch sends none), got ${JSON.stringify(maskUrl(url))}; ` +
+        "give the service's address alone",
+    );
+  }
   let base = `${url}/${segment("platform", opts.platform ?? DEFAULT_PLATFORM)}`;
   if (withVersion) base += `/${segment("version", opts.version ?? DEFAULT_VERSION)}`;
   return {

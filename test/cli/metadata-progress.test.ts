@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as net from "node:net";
 import { startMetadataService, type MetadataService } from "../../emulator/metadata-service";
 import { waitNotice } from "../../provider/cli/output";
-import { backupPortal } from "./process";
+import { backupPortal, mainInProcess } from "./process";
 
 /** A server on 127.0.0.1 that takes every connection and never answers. */
 async function silentServer(): Promise<{ url: string; close(): Promise<void> }> {
@@ -54,6 +54,19 @@ describe("backup-portal metadata: says what it waits for while nothing answers",
     } finally {
       await silent.close();
     }
+  });
+
+  it("a URL with a password in it: a bad argument (exit 2) at once, the password in no line (fetch would never send it)", async () => {
+    const password = "Md-pw-5e1f0a";
+    const started = Date.now();
+    const r = await mainInProcess(["metadata", "--url", `http://ops:${password}@127.0.0.1:1`, "--no-config-drive", "--verbose"], {});
+    assert.equal(r.code, 2, r.text);
+    assert.ok(!r.text.includes(password), r.text);
+    assert.match(
+      r.text.split("\n")[0],
+      /^backup-portal metadata: metadata service URL must not carry a username or password.*"http:\/\/\*\*\*@127\.0\.0\.1:1"/,
+    );
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
   });
 
   it("a service that answers at once: nothing on stderr", async () => {
