@@ -8,7 +8,7 @@
 // is ever added (a second resource for one object would fight the first on every up, and removing it would delete
 // the object); nor, without outputs, any while an entry without adoptId matches nothing (it may be that object,
 // renamed or moved on the portal).
-import { Document, isMap, isScalar, isSeq, Pair, parseDocument, YAMLMap } from "yaml";
+import { Document, isMap, isScalar, isSeq, Node as YamlNode, Pair, parseDocument, YAMLMap } from "yaml";
 import { matchReference, ReferenceKind } from "../dynamic/references";
 import { sameValue } from "../dynamic/values";
 import { FieldTable, portalId } from "../rules/fields";
@@ -133,6 +133,8 @@ class Merger {
     private readonly refs: ReferenceLists,
     private readonly rootId: number,
     private readonly managed: ManagedIds | undefined,
+    /** The file's document: values are read with their aliases (`*name`) resolved, as the Pulumi CLI reads them. */
+    private readonly doc: Document,
   ) {
     this.fileUnits = this.readFile(tenants, "tenants", undefined, 1);
     this.portalTop = this.readPortal(portal, "tenants");
@@ -165,7 +167,7 @@ class Merger {
   private entry(key: string, map: YAMLMap, path: string, parent: string | undefined, kind: Kind): FileEntry & { resource: string } {
     const resource = parent === undefined ? key : `${parent}/${key}`;
     const adoptId = portalId(map.get("adoptId"));
-    const aliases = (map.get("aliases") as { toJSON?(): unknown } | undefined)?.toJSON?.();
+    const aliases = (map.get("aliases", true) as YamlNode | undefined)?.toJS(this.doc);
     const ids = kind === "consumer" ? this.managed?.consumers : this.managed?.businessUnits;
     const out = adoptId === undefined ? this.outputId(ids, parent, key, aliases) : undefined;
     const e: FileEntry & { resource: string } = { key, path, map, name: map.get("name") ?? key, resource };
@@ -264,7 +266,7 @@ class Merger {
 
   /** The settings of a matched entry against the portal's: each difference listed. */
   private compare(file: YAMLMap, key: string, portal: OutMap, table: FieldTable, path: string): void {
-    const fileValues = (file.toJSON() ?? {}) as Record<string, unknown>;
+    const fileValues = (file.toJS(this.doc) ?? {}) as Record<string, unknown>;
     const names = new Set([...portal.entries.map((e) => e.key), ...Object.keys(fileValues)]);
     for (const k of [...names].filter((n) => n in table && !NOT_COMPARED.has(n))) {
       const p = portal.get(k);
@@ -582,9 +584,19 @@ export function mergeInto(
   }
   const tenantsMap = isMap(tenants) ? (tenants as YAMLMap) : undefined;
 
-  const m = new Merger(fileName, tenantsMap, exported.tenants, refs, exported.rootId, managed);
+  // The tenants as the CLI hands them to the program, aliases resolved; yaml refuses an alias that expands too far.
+  let tenantsValue: unknown;
+  try {
+    tenantsValue = tenantsMap?.toJS(doc);
+  } catch (err) {
+    const why = (err as Error).message;
+    throw new MergeError(
+      `${fileName}: config.${TENANTS_KEY}: its YAML aliases expand too far (${why}); write the values out; nothing was merged`,
+    );
+  }
+  const m = new Merger(fileName, tenantsMap, exported.tenants, refs, exported.rootId, managed, doc);
   // Two entries adopting one object: the merge could match only one of them, and the stack refuses the file.
-  const repeated = repeatedAdoptIdProblems(tenantsMap?.toJSON(), "tenants");
+  const repeated = repeatedAdoptIdProblems(tenantsValue, "tenants");
   if (repeated.length) throw new MergeError(configProblemsText(fileName, repeated, "nothing was merged"));
   m.units(m.fileUnits, m.portalTop, "tenants", tenantsMap);
   m.reportUnmatched(m.fileUnits, false);

@@ -295,6 +295,45 @@ describe("export --merge, in process: what is kept, what is added, what is liste
     assert.deepEqual(r.added, ["tenants.made-by-code.businessUnits.kid"]);
   });
 
+  it("values and entries written through YAML aliases are read as the Pulumi CLI reads them: the values they stand for", () => {
+    const file = [
+      "config:",
+      "  backup-portal:rootBusinessUnitId: 1",
+      "  backup-portal:tenants:",
+      "    a:",
+      "      adoptId: 2",
+      "      registrationNumber: &rn R-1",
+      "    b: &b",
+      "      adoptId: 3",
+      "      registrationNumber: *rn",
+      "",
+    ].join("\n");
+    const portal = out({
+      a: out({ adoptId: 2, name: "a", registrationNumber: "R-1" }),
+      b: out({ adoptId: 3, name: "b", registrationNumber: "R-1" }),
+    });
+    assert.deepEqual(differences(merged(file, portal)), []);
+    // An entry that is an alias of another adopts the same object: refused, as the stack refuses it.
+    assert.throws(
+      () => merged(`${file}    c: *b\n`, portal),
+      (e: Error) =>
+        e instanceof MergeError && /tenants\.c\.adoptId: business unit 3 is also adopted at tenants\.b\.adoptId/.test(e.message),
+    );
+    // An alias that expands without bound is refused in one line, not as a crash.
+    const bomb = ["      x0: &x0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"];
+    for (let i = 1; i < 9; i++)
+      bomb.push(
+        `      x${i}: &x${i} [${Array(10)
+          .fill(`*x${i - 1}`)
+          .join(", ")}]`,
+      );
+    assert.throws(
+      () => merged(`${file}${bomb.join("\n")}\n`, portal),
+      (e: Error) =>
+        e instanceof MergeError && /^Pulumi\.x\.yaml: config\.backup-portal:tenants: .*alias.*; nothing was merged$/.test(e.message),
+    );
+  });
+
   it("a business unit the file lacks is added at the end, under a free key, in the file's indentation; entries are kept as they are", () => {
     const file = [
       "# top",
