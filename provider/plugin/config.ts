@@ -6,12 +6,12 @@ import { portalBaseUrl, resolveSettings, SETTING_SOURCES, SettingKey } from "../
 import { normalPortalUrl, normalUsername } from "../dynamic/portal-guard";
 import { suggest } from "../rules/suggest";
 import { isUnknown } from "../dynamic/values";
-import { PACKAGE } from "./resources";
+import { PACKAGE, SECRET_CONFIG_KEYS } from "./package";
 
 export const CONFIG_KEYS = Object.keys(SETTING_SOURCES) as SettingKey[];
 /** Opt-in takeover after a crash (dynamic/recovery.ts), as `backup-portal:recoverInterruptedCreates` in a stack. */
 export const OPTIONAL_KEYS = ["recoverInterruptedCreates"] as const;
-export const SECRET_CONFIG_KEYS: readonly string[] = ["password"];
+export { SECRET_CONFIG_KEYS };
 /** Changing one of these points the provider at another portal or account: its resources are not the same objects. */
 export const REPLACING_CONFIG_KEYS: readonly string[] = ["url", "username"];
 /** Keys the engine adds to every provider's inputs. */

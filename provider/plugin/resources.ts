@@ -9,8 +9,9 @@ import { nodeLifecycle } from "../resources/node";
 import { nodeProxyLifecycle } from "../resources/node-proxy";
 import { MAX_INTEGER, portalId } from "../rules/fields";
 import { BUSINESS_UNIT, CONSUMER, NODE, NODE_PROXY, ResourceSpec, resourceInputs } from "../rules/resources";
+import { tokenOfName } from "./package";
 
-export const PACKAGE = "backupportal";
+export { PACKAGE } from "./package";
 
 export interface PluginResource {
   /** The resource's table: the dynamic provider's type name (also the token's last part), inputs, outputs. */
@@ -71,7 +72,7 @@ export const RESOURCES: PluginResource[] = [
   },
 ];
 
-export const tokenOf = (r: PluginResource) => `${PACKAGE}:index:${r.spec.name}`;
+export const tokenOf = (r: PluginResource) => tokenOfName(r.spec.name);
 
 /** Every input key of the resource, in the table's order. */
 export const inputKeys = (r: PluginResource): string[] => resourceInputs(r.spec).map(([k]) => k);

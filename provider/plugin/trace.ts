@@ -8,11 +8,10 @@
 // "[secret sent in plain text]", so the two can still be told apart.
 import * as fs from "fs";
 import { RESOURCES as TABLES, secretKeys } from "../rules/resources";
-import { SECRET_CONFIG_KEYS } from "./config";
 import type { UnaryHandler } from "./grpc";
 import type { Answer, Call } from "./message-codec";
 import type { Lifecycle } from "../dynamic/provider";
-import { PACKAGE, resourceOf } from "./resources";
+import { PACKAGE, SECRET_CONFIG_KEYS, tokenOfName } from "./package";
 import { SECRET_SIG, SIG_KEY } from "./values";
 
 export const TRACE_ENV = "BACKUPPORTAL_TRACE_FILE";
@@ -48,8 +47,9 @@ function maskedMap(m: unknown, secret: Set<string>): unknown {
 function secretKeysOf(method: string, message: any): Set<string> {
   if (/config/i.test(method)) return CONFIG_SECRETS;
   const urnType = String(message?.getUrn?.() ?? "").split("::")[2] ?? "";
-  const r = resourceOf(message?.getType?.() || urnType.split("$").pop() || "");
-  return new Set(r ? secretKeys(r.spec) : []);
+  const token = message?.getType?.() || urnType.split("$").pop() || "";
+  const spec = TABLES.find((s) => tokenOfName(s.name) === token);
+  return new Set(spec ? secretKeys(spec) : []);
 }
 
 function line(method: string, call: Call, answer: Answer | undefined, error: unknown): string {
