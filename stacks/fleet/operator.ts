@@ -10,7 +10,7 @@ import { packageRoot } from "../../provider/dynamic/specifier";
 import { ConfigMap, PASSWORD_KEY, referencedSecrets, shortStackName, tenantsOf, yaml } from "./config";
 import { stackNameOf } from "./run";
 
-/** The build's image: Node.js at the oldest major the package supports (package.json `engines`, `>=22`: node:22). */
+/** The build's image: Node.js at the oldest major the package supports (package.json `engines`, `^22 || ^24`: node:22). */
 export function defaultBuildImage(): string {
   const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(__filename), "package.json"), "utf8")) as { engines: { node: string } };
   return `node:${/\d+/.exec(pkg.engines.node)![0]}`;
