@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { backupPortal as binaryIn } from "./process";
 import { startEmulator, Emulator } from "../../emulator";
 import { usageErrorText } from "../../provider/cli/args";
 import { COMMAND, run, schemaPath } from "../../provider/cli/export";
@@ -36,26 +37,7 @@ async function exportIn(emu: Emulator, argv: string[], cwd: string): Promise<Ran
 
 /** The real binary in `cwd` (asynchronous: the emulator answers from this process). */
 function backupPortal(args: string[], cwd: string, env: Record<string, string>, timeoutMs = 90_000): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`backup-portal ${args.join(" ")} ran over ${timeoutMs} ms: ${err}`));
-    }, timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
+  return binaryIn(args, { cwd, env, timeoutMs });
 }
 
 describe("backup-portal export in a Pulumi project", function () {

@@ -4,18 +4,16 @@
 // in stackConfigDir; the real binary run there as a user runs it; the emulator on loopback, with an account whose
 // password only the stack holds.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { backupPortal as binaryIn } from "./process";
 import { startEmulator, Emulator } from "../../emulator";
 import { hashSecret } from "../../emulator/util";
 import { findPulumi, stackSettings } from "../../provider/cli/stack-settings";
 import { ORIGIN, writes } from "../support/portal";
 import { workspace, Workspace } from "../real-engine/cli";
 
-const ROOT = path.join(__dirname, "..", "..");
-const BIN = path.join(ROOT, "bin", "backup-portal.js");
 /** The account's password: in the stack as a secret, nowhere else. */
 const PASSWORD = "Stack-Only-Secret-7f3a";
 const USERNAME = "stack-operator";
@@ -28,22 +26,7 @@ interface Ran {
 
 /** The real binary (asynchronous: the emulator answers from this process). */
 function backupPortal(args: string[], cwd: string, env: Record<string, string>, timeoutMs = 120_000): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`backup-portal ${args.join(" ")} ran over ${timeoutMs} ms: ${err}`));
-    }, timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
+  return binaryIn(args, { cwd, env, timeoutMs });
 }
 
 const TENANTS = ["  backup-portal:tenants:", "    acme:", '      registrationNumber: "556000-0001"', "      timeZone: UTC", ""].join("\n");

@@ -3,10 +3,10 @@
 // project; the real binary where a user runs it (its folder, its environment); the emulator on loopback for the
 // portal's side, which must see reads only.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { backupPortal as binaryIn } from "./process";
 import { References } from "../../provider/dynamic/references";
 import { run, splitFile } from "../../provider/cli/validate";
 import { formatConfigProblems } from "../../provider/stack-config/problems";
@@ -16,7 +16,6 @@ import { TenantsConfig } from "../../provider/tenants/model";
 import { validateNames } from "../../provider/tenants/names";
 import { clientFor, envFor, startEmulator, writes, type Emulator } from "../support/portal";
 
-const BIN = path.join(__dirname, "..", "..", "bin", "backup-portal.js");
 /** A line of a stack trace. */
 const TRACE = /\n\s+at .*:\d+:\d+\)?$/m;
 
@@ -75,26 +74,7 @@ function project(files: Record<string, string>, pulumiYaml = PROJECT): string {
  * this process must be free to answer it.
  */
 function binary(args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 90_000): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "validate", ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`backup-portal validate ${args.join(" ")} ran over ${timeoutMs} ms: ${err}`));
-    }, timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
+  return binaryIn(["validate", ...args], { cwd, env, timeoutMs });
 }
 
 /** `validate` in this process, in `cwd`, with `env` as its whole environment. */
