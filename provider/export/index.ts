@@ -4,6 +4,7 @@ import { PortalClient } from "../portal/client";
 import { Exported, toTenants } from "./map";
 import { ProgressListener, PortalTree, readPortalTree } from "./read";
 import { renderJson, renderYaml, StackFileParts } from "./render";
+import { setSecretHint } from "../rules/stack-config";
 
 export type ExportFormat = "yaml" | "json";
 
@@ -23,7 +24,7 @@ export function header(rootId: number, schema?: string): string[] {
     `Exported by \`backup-portal export\`: everything below business unit ${rootId}, each object adopted`,
     "(adoptId, adopt: true), so the first `pulumi up` takes it over. Review the lines marked `review:` before you commit.",
     "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported.",
-    "To set one from the stack: `pulumi config set --secret <key> <password>`, and passwordSecret: <key> on the node.",
+    `To set one from the stack: ${setSecretHint("<key>")}, and passwordSecret: <key> on the node.`,
   ];
 }
 

@@ -14,7 +14,7 @@ import type { Node } from "../resources/node";
 import type { NodeProxy } from "../resources/node-proxy";
 import { inputDefaults, outputPlaceholders, ResourceSpec, secretKeys } from "../rules/resources";
 import { BUSINESS_UNIT, CONSUMER, NODE, NODE_PROXY } from "../rules/resources";
-import { qualified } from "../rules/stack-config";
+import { qualified, setSecretHint } from "../rules/stack-config";
 import { checkStackBlocks } from "../stack-config/blocks";
 import { configProblemsText, readStackConfig, StackConfig } from "../stack-config/read";
 import { declareTenants, Declared, TenantClasses } from "../tenants/declare";
@@ -62,7 +62,8 @@ function componentProblems(config: StackConfig, raw: Record<string, string>): Pr
         path: key,
         message:
           `the Tenants component connects through its provider, whose settings are ${PACKAGE}:${key}; ` +
-          `move it there: \`pulumi config set ${key === "password" ? "--secret " : ""}${PACKAGE}:${key} <value>\` and \`pulumi config rm ${qualified(key)}\``,
+          `move it there: ${key === "password" ? setSecretHint(`${PACKAGE}:${key}`) : `\`pulumi config set ${PACKAGE}:${key} <value>\``} ` +
+          `and \`pulumi config rm ${qualified(key)}\``,
       });
     }
   }

@@ -2,7 +2,7 @@
 // `backup-portal:registry` into RegistryArgs, reporting every problem with its path and fix.
 import * as pulumi from "@pulumi/pulumi";
 import { planRegistry, RegistryArgs, RegistryUser } from "./plan";
-import { keysOf, REGISTRY_CVE_KEYS, REGISTRY_KEYS, REGISTRY_USER_KEYS } from "../rules/stack-config";
+import { keysOf, REGISTRY_CVE_KEYS, REGISTRY_KEYS, REGISTRY_USER_KEYS, setSecretHint } from "../rules/stack-config";
 import { unknownKeyHint } from "../rules/suggest";
 import { isPlainObject, JsonObject } from "./zot-config";
 
@@ -107,7 +107,7 @@ export function registryArgsFromConfig(
         }
         if ("password" in u) {
           problems.push(
-            `${at}.password: plain passwords are not allowed in stack config; run \`pulumi config set --secret ${defaultPasswordKey(String(u.username))} <password>\` and remove the key`,
+            `${at}.password: plain passwords are not allowed in stack config; run ${setSecretHint(defaultPasswordKey(String(u.username)))} and remove the key`,
           );
         }
         unknownKeys(u, [...USER_KEYS, "password"], at, problems);
@@ -140,7 +140,7 @@ export function registryArgsFromConfig(
       problems.push(
         err instanceof Error && /plain text/.test(err.message)
           ? `${path}.users[${i}]: ${err.message}`
-          : `${path}.users[${i}]: secret config key "${p.key}" is not set; run \`pulumi config set --secret ${p.key} <password>\``,
+          : `${path}.users[${i}]: secret config key "${p.key}" is not set; run ${setSecretHint(p.key)}`,
       );
     }
   });

@@ -2,6 +2,7 @@
 // $2a$/$2b$/$2y$ prefixes).
 import { scryptSync } from "node:crypto";
 import bcrypt from "bcryptjs";
+import { setSecretHint } from "../rules/stack-config";
 
 /** bcrypt cost of the generated lines (bcryptjs' default; zot accepts 4–31). */
 export const BCRYPT_COST = 10;
@@ -67,7 +68,7 @@ export function usernamesProblems(usernames: unknown[], path: string): string[] 
  */
 export function htpasswdLine(username: string, password: string, namespace: string, cost = BCRYPT_COST): string {
   // In stack config the password is the secret key registryPassword-<user> (or the user's passwordSecretKey).
-  const where = `set another with \`pulumi config set --secret registryPassword-${username} <password>\` (or the user's passwordSecretKey)`;
+  const where = `set another with ${setSecretHint(`registryPassword-${username}`)} (or the user's passwordSecretKey)`;
   if (typeof password !== "string" || password === "")
     throw new Error(`registry user ${JSON.stringify(username)}: the password is empty; ${where}`);
   if (bcrypt.truncates(password)) {

@@ -167,11 +167,18 @@ export const keysOf = (table: ConfigTable): string[] => Object.keys(table);
  * Why a block may not name `key` as its secret (a node's passwordSecret, ...): it is a key of this table, so the
  * value would be another setting's (`password`: the portal account's) and the hint to set it would overwrite that.
  */
+/**
+ * How to store a secret under `key`: the CLI asks for the value (or reads it from stdin, as in CI), so it never
+ * stands on a command line, where the shell's history and `ps` would keep it.
+ */
+export const setSecretHint = (key: string): string =>
+  `\`pulumi config set --secret ${key}\` (it asks for the value, or reads it from stdin)`;
+
 export function reservedKeyProblem(key: string): string | undefined {
   if (!Object.hasOwn(STACK_CONFIG_KEYS, key)) return undefined;
   return (
     `"${key}" names ${qualified(key)}, a key of the stack's own config, not a secret of its own; name another key ` +
-    "and set it with `pulumi config set --secret <key> <password>`"
+    `and set it with ${setSecretHint("<key>")}`
   );
 }
 

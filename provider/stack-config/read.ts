@@ -5,7 +5,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { PortalConnection } from "../billing/from-config";
 import { fieldProblem, takesNumber } from "../rules/fields";
-import { ConfigRule, depthProblem, NAMESPACE, qualified, reservedKeyProblem, STACK_CONFIG_KEYS } from "../rules/stack-config";
+import {
+  ConfigRule,
+  depthProblem,
+  NAMESPACE,
+  qualified,
+  reservedKeyProblem,
+  setSecretHint,
+  STACK_CONFIG_KEYS,
+} from "../rules/stack-config";
 import { suggest } from "../rules/suggest";
 import { cliTimestampProblem, leadingZeroProblem } from "../rules/yaml-scalars";
 import { Problem, TenantsConfig } from "../tenants/model";
@@ -59,15 +67,14 @@ const NULL_TENANTS =
   "none on purpose (an empty block would plan to delete every tenant the stack manages)";
 
 /** What a secret stored in plain text gets: the command that stores it as one (never its value). */
-const PLAIN_SECRET = (key: string) =>
-  `is stored in plain text in the stack's config file; set it again as a secret: \`pulumi config set --secret ${key} <value>\``;
+const PLAIN_SECRET = (key: string) => `is stored in plain text in the stack's config file; set it again as a secret: ${setSecretHint(key)}`;
 
 /** The problem of a single value (not a block: those have their own rules); never shows a secret's value. */
 function scalarProblem(key: string, v: unknown, rule: ConfigRule, stored: { secret: boolean }): string | undefined {
   if (rule.kind === "map" || rule.kind === "block" || rule.kind === "blocks" || rule.kind === "tenants") return undefined;
   if (rule.secret) {
     if (!stored.secret) return PLAIN_SECRET(key);
-    return typeof v === "string" && v.trim() === "" ? `is empty; set it: \`pulumi config set --secret ${key} <value>\`` : undefined;
+    return typeof v === "string" && v.trim() === "" ? `is empty; set it: ${setSecretHint(key)}` : undefined;
   }
   const problem = fieldProblem(v, rule);
   if (problem) return problem;

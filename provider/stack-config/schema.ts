@@ -16,7 +16,7 @@ import { fieldSchema, Schema, tenantDefinitions } from "../tenants/schema";
 /** A value stored with `pulumi config set --secret`: the file holds its ciphertext only. */
 const SECURE: Schema = {
   type: "object",
-  description: "a secret (`pulumi config set --secret <key> <value>`)",
+  description: "a secret (`pulumi config set --secret <key>`: it asks for the value, or reads it from stdin)",
   properties: { secure: { type: "string" } },
   required: ["secure"],
   additionalProperties: false,

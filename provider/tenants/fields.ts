@@ -43,7 +43,7 @@ export const STACK_NODE_FIELDS: FieldTable = {
     text: "line",
     maxLength: 200,
     nonBlank: true,
-    doc: "the secret config key holding the node's password (pulumi config set --secret <key> <password>)",
+    doc: "the secret config key holding the node's password (pulumi config set --secret backup-portal:<key>, which asks for it)",
   },
   adopt: { kind: "boolean", doc: "manage the node the consumer already has instead of creating one" },
 };

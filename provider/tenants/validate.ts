@@ -13,6 +13,7 @@ import {
   STACK_NODE_FIELDS,
 } from "./fields";
 import { BusinessUnitConfig, ConsumerConfig, NodeConfig, Problem, TenantsConfig } from "./model";
+import { setSecretHint } from "../rules/stack-config";
 
 type Add = (path: string, message: string) => void;
 type Rule = (value: unknown, path: string, add: Add) => void;
@@ -60,7 +61,7 @@ const NODE_RULES: Record<string, Rule> = {
     if (v !== undefined) {
       add(
         path,
-        "a password in plain stack config ends up in the repository; store it with `pulumi config set --secret backup-portal:<key> <password>` and name that key in passwordSecret",
+        `a password in plain stack config ends up in the repository; store it with ${setSecretHint("backup-portal:<key>")} and name that key in passwordSecret`,
       );
     }
   },
@@ -127,7 +128,7 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
       add(
         `${path}.passwordSecret`,
         `no secret config key "${cfg.passwordSecret}" (one set without --secret does not count: it sits in plain ` +
-          `text in the stack file); set it with \`pulumi config set --secret backup-portal:${cfg.passwordSecret} <password>\``,
+          `text in the stack file); set it with ${setSecretHint(`backup-portal:${cfg.passwordSecret}`)}`,
       );
     }
   }

@@ -106,7 +106,7 @@ describe("stack config: validateTenants messages", () => {
     const problems = lines({ acme: bu({ consumers: { web: { node: node({ tsmPassword: "Plain-Stack-Config-Password-4711" }) } } }) });
     assert.deepEqual(problems, [
       "tenants.acme.consumers.web.node.tsmPassword: a password in plain stack config ends up in the repository; store it with " +
-        "`pulumi config set --secret backup-portal:<key> <password>` and name that key in passwordSecret",
+        "`pulumi config set --secret backup-portal:<key>` (it asks for the value, or reads it from stdin) and name that key in passwordSecret",
     ]);
   });
 
@@ -117,7 +117,7 @@ describe("stack config: validateTenants messages", () => {
     ]);
     assert.deepEqual(at("webPassword"), [
       'tenants.acme.consumers.web.node.passwordSecret: no secret config key "webPassword" (one set without --secret does not count: it sits ' +
-        "in plain text in the stack file); set it with `pulumi config set --secret backup-portal:webPassword <password>`",
+        "in plain text in the stack file); set it with `pulumi config set --secret backup-portal:webPassword` (it asks for the value, or reads it from stdin)",
     ]);
     const blank = at("   ");
     assert.equal(blank.length, 1, blank.join("\n"));

@@ -148,7 +148,7 @@ const CASES: Array<[string, (t: Tenants) => unknown, string, RegExp]> = [
       return t;
     },
     "tenants.acme.consumers.web01.node.passwordSecret",
-    /pulumi config set --secret web01Password/,
+    /pulumi config set --secret backup-portal:web01Password/,
   ],
   [
     "passwordSecret with a namespace",
