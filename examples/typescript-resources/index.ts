@@ -33,7 +33,7 @@ function server(key: string, tsmName: string, passwordKey: string) {
     domain: "STANDARD",
     cpuCount: 4,
     tsmName,
-    // `pulumi config set --secret <key> <password>`: a secret in the state, never in plain text.
+    // `pulumi config set --secret <key>`: a secret in the state, never in plain text.
     tsmPassword: config.requireSecret(passwordKey),
   });
   return { consumer, node };
