@@ -118,7 +118,22 @@ export function cliReadsPlainAs(plain: string): "a date" | "a number" | undefine
   if (!/^[-+0-9]/.test(plain)) return undefined;
   if (/^\d{4}-/.test(plain) && isGoTimestamp(plain)) return "a date";
   const digits = plain.replace(/_/g, "");
-  return GO_INT.test(digits) || YAML_FLOAT.test(digits) ? "a number" : undefined;
+  if (GO_INT.test(digits) && fitsGoInt(digits)) return "a number";
+  // Go's ParseFloat refuses what overflows a float64 (9e910): the CLI then keeps the text.
+  return YAML_FLOAT.test(digits) && Number.isFinite(Number(digits)) ? "a number" : undefined;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** Whether Go's ParseInt or ParseUint (base 0) takes `digits`: a leading 0 is octal, and the value fits 64 bits. */
+function fitsGoInt(digits: string): boolean {
+  const negative = digits.startsWith("-");
+  const body = digits.replace(/^[-+]/, "");
+  const octal = /^0[0-9]+$/.test(body);
+  if (octal && /[89]/.test(body)) return false;
+  const value = BigInt(octal ? `0o${body.slice(1)}` : body) * (negative ? -1n : 1n);
+  return value >= INT64_MIN && value <= UINT64_MAX;
 }
 
 /** Why a plain `plain` cannot stand in a stack file as text (the CLI reads it as a date or number), or undefined. */

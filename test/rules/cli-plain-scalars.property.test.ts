@@ -21,6 +21,11 @@ const KNOWN: Array<[string, "a date" | "a number" | undefined]> = [
   ["0b101", "a number"],
   ["12-34", undefined],
   ["R-2024", undefined],
+  // Out of Go's range: a float64 overflow and an integer past 64 bits stay text; a long decimal becomes a float.
+  ["9e91_0", undefined],
+  ["0x1_0000_0000_0000_0000", undefined],
+  ["1_000_000_000_000_000_000_000", "a number"],
+  ["0_89", "a number"],
 ];
 
 /** Text of the characters dates and numbers are made of, as a plain scalar that YAML 1.2 reads as a string. */
