@@ -119,6 +119,12 @@ export function cliReadsPlainAs(plain: string): "a date" | "a number" | undefine
   if (/^\d{4}-/.test(plain) && isGoTimestamp(plain)) return "a date";
   const digits = plain.replace(/_/g, "");
   if (GO_INT.test(digits) && fitsGoInt(digits)) return "a number";
+  // yaml.v3's own 0b and 0o branches parse what follows the prefix, a sign included (0b-1, 0o+7).
+  const prefixed = /^0([bo])([-+]?)([0-9]+)$/.exec(digits);
+  if (prefixed && new RegExp(`^[0-${prefixed[1] === "b" ? 1 : 7}]+$`).test(prefixed[3])) {
+    const value = BigInt(`0${prefixed[1]}${prefixed[3]}`) * (prefixed[2] === "-" ? -1n : 1n);
+    if (value >= INT64_MIN && value <= UINT64_MAX) return "a number";
+  }
   // Go's ParseFloat refuses what overflows a float64 (9e910): the CLI then keeps the text.
   return YAML_FLOAT.test(digits) && Number.isFinite(Number(digits)) ? "a number" : undefined;
 }

@@ -26,6 +26,9 @@ const KNOWN: Array<[string, "a date" | "a number" | undefined]> = [
   ["0x1_0000_0000_0000_0000", undefined],
   ["1_000_000_000_000_000_000_000", "a number"],
   ["0_89", "a number"],
+  ["0b-00", "a number"],
+  ["0o+7", "a number"],
+  ["0o-8", undefined],
 ];
 
 /** Text of the characters dates and numbers are made of, as a plain scalar that YAML 1.2 reads as a string. */
@@ -72,7 +75,7 @@ describe("what the Pulumi CLI reads a plain scalar as (property, against yaml.v3
           assert.equal(cliReadsPlainAs(s), expected, `${JSON.stringify(s)}: yaml.v3 reads ${types[i]}`);
         });
       }),
-      { numRuns: 60 },
+      { numRuns: 300 },
     );
   });
 
