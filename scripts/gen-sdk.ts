@@ -155,6 +155,23 @@ function isInstance(className: string, typeExpr: string): string[] {
   ];
 }
 
+/** A class's type token, its isInstance and its outputs, as resources and components both declare them. */
+function typeAndOutputs(name: string, token: string, props: Record<string, PropertySpec>, required: Set<string>, where: string): string[] {
+  const out = [
+    "    /** @internal */",
+    `    public static readonly __pulumiType = ${JSON.stringify(token)};`,
+    "",
+    ...isInstance(name, `${name}.__pulumiType`),
+    "",
+  ];
+  for (const [key, p] of Object.entries(props)) {
+    const t = tsType(p, false, `${where}.properties.${key}`);
+    out.push(...doc(p.description, "    "));
+    out.push(`    declare public readonly ${identifier(key, where)}: pulumi.Output<${required.has(key) ? t : `${t} | undefined`}>;`);
+  }
+  return out;
+}
+
 function resourceFile(token: string, spec: ObjectSpec, pkg: string): string {
   const name = classOf(token, pkg);
   const where = `resources.${token}`;
@@ -178,17 +195,8 @@ function resourceFile(token: string, spec: ObjectSpec, pkg: string): string {
     `        return new ${name}(name, undefined as any, { ...opts, id: id });`,
     "    }",
     "",
-    "    /** @internal */",
-    `    public static readonly __pulumiType = ${JSON.stringify(token)};`,
-    "",
-    ...isInstance(name, `${name}.__pulumiType`),
-    "",
   );
-  for (const [key, p] of Object.entries(props)) {
-    const t = tsType(p, false, `${where}.properties.${key}`);
-    out.push(...doc(p.description, "    "));
-    out.push(`    declare public readonly ${identifier(key, where)}: pulumi.Output<${required.has(key) ? t : `${t} | undefined`}>;`);
-  }
+  out.push(...typeAndOutputs(name, token, props, required, where));
   out.push(
     "",
     "    /**",
@@ -240,18 +248,7 @@ function componentFile(token: string, spec: ObjectSpec, pkg: string): string {
   const required = new Set(spec.required ?? []);
   const out = [...HEADER, 'import * as pulumi from "@pulumi/pulumi";', 'import * as utilities from "./utilities";', ""];
   out.push(...doc(spec.description, ""), `export class ${name} extends pulumi.ComponentResource {`);
-  out.push(
-    "    /** @internal */",
-    `    public static readonly __pulumiType = ${JSON.stringify(token)};`,
-    "",
-    ...isInstance(name, `${name}.__pulumiType`),
-    "",
-  );
-  for (const [key, p] of Object.entries(props)) {
-    const t = tsType(p, false, `${where}.properties.${key}`);
-    out.push(...doc(p.description, "    "));
-    out.push(`    declare public readonly ${identifier(key, where)}: pulumi.Output<${required.has(key) ? t : `${t} | undefined`}>;`);
-  }
+  out.push(...typeAndOutputs(name, token, props, required, where));
   out.push(
     "",
     "    /**",
