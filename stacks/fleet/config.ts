@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { Document, isMap, isScalar, parseDocument } from "yaml";
 import { stackYamlText } from "../../provider/export/stack-yaml";
-import { parseStackFile, readProject, stackFilePath } from "../../provider/stack-config/file";
+import { parseStackFile, readProject, shortStack, STACK_FILE, stackFilePath } from "../../provider/stack-config/file";
 import { configProblemsText } from "../../provider/stack-config/read";
 import { TenantsConfig } from "../../provider/tenants/model";
 import { walkBusinessUnits } from "../../provider/tenants/validate";
@@ -128,14 +128,11 @@ export function readStackConfigFile(file: string): BaseConfig {
 
 /** `Pulumi.prod.yaml` → `prod`. */
 export function stackNameOfFile(file: string): string | undefined {
-  const m = /^Pulumi\.(.+)\.ya?ml$/.exec(path.basename(file));
-  return m ? m[1] : undefined;
+  return STACK_FILE.exec(path.basename(file))?.[1];
 }
 
 /** The last part of a stack name: `org/prod-g03` and `org/backup-portal/prod-g03` → `prod-g03`. */
-export function shortStackName(stackName: string): string {
-  return stackName.split("/").pop()!;
-}
+export const shortStackName = shortStack;
 
 /** Where the CLI keeps a stack's config: `<workDir>/<stackConfigDir>/Pulumi.<stack>.yaml` (stackConfigDir from Pulumi.yaml). */
 export function stackConfigPath(workDir: string, stackName: string): string {
