@@ -1,7 +1,8 @@
 // `backup-portal business-units`: the business units the account reaches, as a tree, with the ids the other
 // commands take as --bunit. Reads only.
 import { businessUnitTree, startUnit } from "./list";
-import { CliIo, DATA_EPILOG, escapeControls, formatJson, printTable, processIo, runCommand, terminalIo, TIMEOUT_OPTION } from "./output";
+import { CliIo, DATA_EPILOG, formatJson, printTable, processIo, runCommand, terminalIo, TIMEOUT_OPTION } from "./output";
+import { escapeControls } from "../text/controls";
 import { CommandSpec } from "./args";
 
 export const COMMAND: CommandSpec = {

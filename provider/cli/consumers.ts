@@ -1,7 +1,8 @@
 // `backup-portal consumers`: the consumers of a business unit (and with --below, of every business unit below
 // it), with the ids jobs, reports and audit take as --bunit and --consumer. Reads only.
 import { businessUnitTree, consumersOf, startUnit } from "./list";
-import { CliIo, DATA_EPILOG, escapeControls, formatJson, printTable, processIo, runCommand, terminalIo, TIMEOUT_OPTION } from "./output";
+import { CliIo, DATA_EPILOG, formatJson, printTable, processIo, runCommand, terminalIo, TIMEOUT_OPTION } from "./output";
+import { escapeControls } from "../text/controls";
 import { CommandSpec } from "./args";
 
 export const COMMAND: CommandSpec = {

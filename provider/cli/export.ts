@@ -7,7 +7,8 @@ import { exportPortal, leftOutLine, summaryLine } from "../export";
 import { loadStackOutputs, ManagedIds } from "../export/managed";
 import { mergeInto, MergeError, mergeReport } from "../export/merge";
 import { readProject, STACK_FILE, StackFileError } from "../stack-config/file";
-import { CliIo, DATA_EPILOG, escapeControls, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
+import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
+import { escapeControls } from "../text/controls";
 import { CommandSpec, existingPath, fileToWrite, parseCommandArgs, usageFailure, Values } from "./args";
 import { stackSettings } from "./stack-settings";
 

@@ -7,6 +7,7 @@ import { resolveSettings } from "../portal/settings";
 import { cliHints } from "../portal/hints";
 import { UnknownReferenceError } from "../dynamic/references";
 import { toTimestamp } from "../data/dates";
+import { escapeControls } from "../text/controls";
 import { failureText } from "./failure";
 import {
   CommandIo,
@@ -85,17 +86,6 @@ export function dataCommand(name: string, usage: string, about: string, options:
 
 // ---------------------------------------------------------------------------------------------
 // Output
-
-/**
- * C0 controls, DEL and C1 controls: a terminal acts on them instead of showing them (a consumer name holding
- * `ESC]0;...BEL` retitles the window, `ESC[2J` clears it, U+009B is an 8-bit CSI). Portal data is set by tenants.
- */
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** `text` with every control character but those in `keep` written as `\xNN`, so it is shown, not obeyed. */
-export function escapeControls(text: string, keep: readonly string[] = []): string {
-  return text.replace(CONTROLS, (c) => (keep.includes(c) ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
-}
 
 /**
  * The io every command prints through: whatever reaches stdout or stderr has its control characters escaped

@@ -17,6 +17,7 @@
 // current text names, are a contract with every stack's state: never rename them.
 import type * as pulumi from "@pulumi/pulumi";
 import { configure } from "./connection";
+import { printableError } from "../text/controls";
 
 export interface Lifecycle {
   check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult>;
@@ -26,6 +27,9 @@ export interface Lifecycle {
   update(id: string, olds: any, news: any): Promise<pulumi.dynamic.UpdateResult>;
   delete(id: string, props: any): Promise<void>;
 }
+
+/** A lifecycle call whose error, which may quote a tenant's text, reaches the engine printable (text/controls.ts). */
+const shown = <T>(call: Promise<T>): Promise<T> => call.catch((e) => Promise.reject(printableError(e)));
 
 /**
  * The provider object the host runs for one resource type: `configure` hands the stack config to the host's
@@ -42,12 +46,12 @@ export function hostProvider(lifecycle: Lifecycle): pulumi.dynamic.ResourceProvi
     async configure(req: pulumi.dynamic.ConfigureRequest) {
       configure(req.config);
     },
-    check: (olds, news) => l().check(olds, news),
-    diff: (id, olds, news) => l().diff(id, olds, news),
-    create: (inputs) => l().create(inputs),
-    read: (id, props) => l().read(id, props),
-    update: (id, olds, news) => l().update(id, olds, news),
-    delete: (id, props) => l().delete(id, props),
+    check: (olds, news) => shown(l().check(olds, news)),
+    diff: (id, olds, news) => shown(l().diff(id, olds, news)),
+    create: (inputs) => shown(l().create(inputs)),
+    read: (id, props) => shown(l().read(id, props)),
+    update: (id, olds, news) => shown(l().update(id, olds, news)),
+    delete: (id, props) => shown(l().delete(id, props)),
   };
 }
 

@@ -23,6 +23,7 @@ import { fromWire, PropertyMap, toWire } from "./values";
 import { GrpcStatus, STATUS, UnaryHandler, unaryServer } from "./grpc";
 import { Answer, Call, GeneratedMethod, serializeWithMaps, withPropertyMapsService } from "./message-codec";
 import { traced } from "./trace";
+import { printableError } from "../text/controls";
 import { constructHandler, constructMethod } from "./construct";
 
 /** `urn:pulumi:<stack>::<project>::<type>::<name>` → its parts. */
@@ -33,8 +34,8 @@ function urnParts(urn: string): { stack: string; project: string; name: string }
 
 /** The error the engine shows; a create that made the object carries its id and properties (ErrorResourceInitFailed). */
 function toStatus(e: unknown): GrpcStatus {
-  const err = e as Error & { id?: string; properties?: PropertyMap; reasons?: string[] };
-  const message = err instanceof Error ? err.message : String(e);
+  const err = printableError(e) as Error & { id?: string; properties?: PropertyMap; reasons?: string[] };
+  const message = err.message;
   if (!err?.id) return new GrpcStatus(STATUS.UNKNOWN, message);
   const detail = new provproto.ErrorResourceInitFailed();
   detail.setId(err.id);

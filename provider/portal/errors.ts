@@ -2,6 +2,7 @@
 // check; it never carries a password, a token or an Authorization header.
 import { maskUrl } from "../http/mask-url";
 import { HintContext, notTheApiHint, STACK_HINTS } from "./hints";
+import { escapeControls } from "../text/controls";
 
 export type { HintContext } from "./hints";
 
@@ -105,7 +106,11 @@ export class PortalError extends Error {
   readonly #details: PortalErrorDetails;
 
   constructor(d: PortalErrorDetails) {
-    const said = [d.code, d.developerMessage || d.message, d.note].filter(Boolean).join(": ");
+    // The portal's words are a tenant's to steer: on one line, shown and not obeyed, whoever prints the message.
+    const said = [d.code, d.developerMessage || d.message, d.note]
+      .filter(Boolean)
+      .map((t) => escapeControls(String(t)))
+      .join(": ");
     const context = d.context ?? STACK_HINTS;
     const hint = d.hint ?? (d.notTheApi ? notTheApiHint(d.notTheApi, d.url, context) : hintFor(d.status, d.path, context));
     const what = d.status ? `HTTP ${d.status}` : "no answer";

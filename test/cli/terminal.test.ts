@@ -3,7 +3,8 @@
 // that reads back to the portal's value (issue 28.8).
 import assert from "node:assert/strict";
 import { envFor, Emulator, startEmulator } from "../support/portal";
-import { escapeControls, formatJson, type CliIo } from "../../provider/cli/output";
+import { formatJson, type CliIo } from "../../provider/cli/output";
+import { escapeControls } from "../../provider/text/controls";
 import { main } from "../../provider/cli/main";
 
 // Retitles the window (OSC ... BEL), moves the cursor up and home, clears the screen with an 8-bit CSI, and a DEL.
