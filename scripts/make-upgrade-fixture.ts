@@ -172,7 +172,7 @@ async function make(out: string): Promise<void> {
     ws = stacksWorkspace(STACK, STACK_YAML, { checkout });
     await ws.ok(["stack", "init"]);
     for (const [key, value] of Object.entries({ "backup-portal:password": PORTAL_PASSWORD, ...NODE_PASSWORDS })) {
-      await ws.ok(["config", "set", "--secret", key, value]);
+      await ws.setSecret(key, value);
     }
     const before = emu.state();
     emu.clearRequests();

@@ -65,7 +65,7 @@ describe("--stack: the portal settings from the stack file and its secrets throu
     ]) {
       await ws.ok(["config", "set", `backup-portal:${key}`, value]);
     }
-    await ws.ok(["config", "set", "--secret", "backup-portal:password", PASSWORD]);
+    await ws.setSecret("backup-portal:password", PASSWORD);
     const file = path.join(ws.project, "stacks", "Pulumi.prod.yaml");
     fs.appendFileSync(file, TENANTS);
     assert.match(fs.readFileSync(file, "utf8"), /backup-portal:password:\n\s+secure: /, "the CLI stored the password encrypted");

@@ -43,6 +43,8 @@ export interface RunOptions {
   killWhen?: (output: string) => boolean;
   timeoutMs?: number;
   cwd?: string;
+  /** Written to the CLI's stdin, then closed (without it stdin is /dev/null). */
+  input?: string;
 }
 
 export interface Workspace {
@@ -56,6 +58,8 @@ export interface Workspace {
   pulumi(args: string[], opts?: RunOptions): Promise<CliResult>;
   /** Runs the CLI and fails with its whole output unless it exits 0. */
   ok(args: string[], opts?: RunOptions): Promise<CliResult>;
+  /** `pulumi config set --secret <key>` with the value on stdin, as a user's CI sets one: never on argv. */
+  setSecret(key: string, value: string): Promise<CliResult>;
   remove(): void;
 }
 
@@ -96,20 +100,21 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
       const child = spawn(path.join(bin, "pulumi"), [...args, "--stack", opts.stack, "--non-interactive"], {
         cwd: o.cwd ?? project,
         env: { ...env, ...o.env },
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
         // Its own session (detached is setsid): a kill takes the plugins it started too. A killed CLI leaves them
         // running, and it starts each in a process group of its own (cmdutil/child_unix.go, Setpgid), so only
         // the session holds them all.
         detached: true,
       });
       const kill = () => spawnSync("pkill", ["-KILL", "-s", String(child.pid)]);
+      if (o.input !== undefined) child.stdin!.end(o.input);
       let stdout = "";
       let stderr = "";
       const check = () => {
         if (o.killWhen?.(stdout + stderr)) kill();
       };
-      child.stdout.on("data", (d) => ((stdout += d), check()));
-      child.stderr.on("data", (d) => ((stderr += d), check()));
+      child.stdout!.on("data", (d) => ((stdout += d), check()));
+      child.stderr!.on("data", (d) => ((stderr += d), check()));
       const timer = setTimeout(kill, o.timeoutMs ?? 240_000);
       const poll = o.killWhen ? setInterval(check, 100) : undefined;
       child.on("error", reject);
@@ -133,6 +138,7 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
       }
       return r;
     },
+    setSecret: (key, value) => ws.ok(["config", "set", "--secret", key], { input: value }),
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
   return ws;

@@ -151,8 +151,8 @@ interface ProviderPath {
   stack: string;
   /** Writes the program's Pulumi.yaml (and its code) into the project folder. */
   write(projectDir: string, program: Program): void;
-  /** `pulumi config set` arguments of the connection. */
-  config(emu: Emulator): string[][];
+  /** The connection's config: key, value, and whether it is a secret (set from stdin, never on argv). */
+  config(emu: Emulator): Array<[key: string, value: string, secret?: boolean]>;
   desired(program: Program): DesiredResource[];
   engine(emu: Emulator, traceFile: () => string): TestEngineOptions;
   /** The trace's lines, each naming its resource's URN. */
@@ -166,8 +166,8 @@ const PLUGIN_PATH: ProviderPath = {
   stack: STACK,
   write: (dir, program) => fs.writeFileSync(path.join(dir, "Pulumi.yaml"), yamlOf(program)),
   config: (emu) => [
-    ...Object.entries(connection(emu)).map(([k, v]) => [`backupportal:${k}`, v]),
-    ["--secret", "backupportal:password", PORTAL_PASSWORD],
+    ...Object.entries(connection(emu)).map(([k, v]): [string, string] => [`backupportal:${k}`, v]),
+    ["backupportal:password", PORTAL_PASSWORD, true],
   ],
   desired: desiredOf,
   engine: (emu, traceFile) => ({
@@ -192,8 +192,8 @@ const DYNAMIC_PATH: ProviderPath = {
     fs.writeFileSync(path.join(dir, "index.ts"), typescriptOf(program, path.relative(dir, path.join(REPO, "provider", "resources"))));
   },
   config: (emu) => [
-    ...Object.entries(connection(emu)).map(([k, v]) => [`backup-portal:${k}`, v]),
-    ["--secret", "backup-portal:password", PORTAL_PASSWORD],
+    ...Object.entries(connection(emu)).map(([k, v]): [string, string] => [`backup-portal:${k}`, v]),
+    ["backup-portal:password", PORTAL_PASSWORD, true],
   ],
   desired: desiredDynamicOf,
   engine: (emu, traceFile) => ({
@@ -418,7 +418,7 @@ async function viaCli(
     // The plugin found on PATH, as a user's would be (test/real-engine/plugin.test.ts).
     ws.env.PATH = [path.join(REPO, "bin"), ws.env.PATH].join(path.delimiter);
     await ws.ok(["stack", "init"]);
-    for (const args of via.config(emu)) await ws.ok(["config", "set", ...args]);
+    for (const [key, value, secret] of via.config(emu)) await (secret ? ws.setSecret(key, value) : ws.ok(["config", "set", key, value]));
     const out: Outcome[] = [];
     for (const [i, s] of plan.entries()) {
       if (s.program) via.write(ws.project, s.program);

@@ -35,7 +35,7 @@ const TENANTS = `
 async function openStack(emu: Emulator, stack: string): Promise<Workspace> {
   const ws = stacksWorkspace(stack, connectionYaml(emu) + TENANTS);
   await ws.ok(["stack", "init"]);
-  await ws.ok(["config", "set", "--secret", "backup-portal:password", PORTAL_PASSWORD]);
+  await ws.setSecret("backup-portal:password", PORTAL_PASSWORD);
   return ws;
 }
 

@@ -98,7 +98,7 @@ describe("real engine: an export of tricky tenant text, adopted by the Pulumi CL
       fs.rmSync(path.dirname(exported), { recursive: true, force: true });
     }
     await ws.ok(["stack", "init"]);
-    await ws.ok(["config", "set", "--secret", "backup-portal:password", PORTAL_PASSWORD]);
+    await ws.setSecret("backup-portal:password", PORTAL_PASSWORD);
     // What the CLI hands the program: every tricky text arrives as itself.
     const config = JSON.parse((await ws.ok(["config", "--json"])).stdout);
     const tenants = JSON.parse(config["backup-portal:tenants"].value);

@@ -25,7 +25,7 @@ describe("real engine: the stack program on an unsupported Node.js", function ()
     setAdminPassword(suite.emu);
     const ws = suite.keep(stacksWorkspace("nodewarn", connectionYaml(suite.emu, TENANTS)));
     await ws.ok(["stack", "init"]);
-    await ws.ok(["config", "set", "--secret", "backup-portal:password", PORTAL_PASSWORD]);
+    await ws.setSecret("backup-portal:password", PORTAL_PASSWORD);
 
     const old = await ws.ok(["preview"], { env: { NODE_OPTIONS: `--require ${FAKE}`, FAKE_NODE_VERSION: "20.20.2" } });
     // The stack's diagnostics hold it once (the progress display shows it beside the stack too).

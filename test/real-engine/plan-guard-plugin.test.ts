@@ -64,7 +64,7 @@ describe("real engine: the plan guard on the plugin path's preview --json", func
     for (const [key, value] of Object.entries({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin" })) {
       await ws.ok(["config", "set", `backupportal:${key}`, value]);
     }
-    await ws.ok(["config", "set", "--secret", "backupportal:password", "admin"]);
+    await ws.setSecret("backupportal:password", "admin");
     await ws.ok(["up", "--yes"]);
     assert.ok(
       emu.state().businessUnits.some((b) => b.name === "Guard Ltd"),
@@ -199,7 +199,7 @@ describe("real engine: the plan guard on the dynamic path's preview --refresh --
     setAdminPassword(emu);
     ws = stacksWorkspace("guard-dyn", connectionYaml(emu) + tenants);
     await ws.ok(["stack", "init"]);
-    await ws.ok(["config", "set", "--secret", "backup-portal:password", PORTAL_PASSWORD]);
+    await ws.setSecret("backup-portal:password", PORTAL_PASSWORD);
     await ws.ok(["up", "--yes"]);
   });
   after(async () => {

@@ -77,7 +77,8 @@ describe("real engine: tenants as data from Pulumi YAML (the plugin's Tenants co
     const ws = suite.keep(yamlWorkspace("tenants", PROGRAM));
     fs.writeFileSync(ws.stackFile, exported.toString());
     await ws.ok(["stack", "init"]);
-    await ws.ok(["config", "set-all", "--secret", "backupportal:password=admin", "--secret", `backup-portal:newcoWeb01=${NODE_PASSWORD}`]);
+    await ws.setSecret("backupportal:password", "admin");
+    await ws.setSecret("backup-portal:newcoWeb01", NODE_PASSWORD);
     const portalBefore = emu.state();
 
     // The misspelt key: the reader's own line, naming the stack file and the key, and nothing registered or written.

@@ -53,7 +53,7 @@ export async function configurePlugin(ws: Workspace, emu: Emulator, namespace = 
   for (const [key, value] of Object.entries({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin" })) {
     await ws.ok(["config", "set", `${namespace}:${key}`, value]);
   }
-  await ws.ok(["config", "set", "--secret", `${namespace}:password`, "admin"]);
+  await ws.setSecret(`${namespace}:password`, "admin");
 }
 
 /**

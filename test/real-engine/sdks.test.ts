@@ -182,7 +182,7 @@ async function initSdkStack(ws: Workspace, emu: Emulator): Promise<void> {
   await ws.ok(["stack", "init"]);
   await configurePlugin(ws, emu);
   await ws.ok(["config", "set", "parentBusinessUnitId", "1"]);
-  await ws.ok(["config", "set", "--secret", "web01Password", NODE_PASSWORD]);
+  await ws.setSecret("web01Password", NODE_PASSWORD);
 }
 
 /** The business unit named `name` on the portal with its consumer web01 and that consumer's node WEB01, password set. */
@@ -297,7 +297,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
         ["parentBusinessUnitId", "1"],
         ["web01Password", NODE_PASSWORD, true],
       ];
-      for (const [key, value, secret] of config) await ws.ok(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
+      for (const [key, value, secret] of config) await (secret ? ws.setSecret(key, value) : ws.ok(["config", "set", key, value]));
 
       await lifecycle(
         suite.emu,

@@ -78,7 +78,7 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
     ws = stacksWorkspace("e2e", connectionYaml(emu) + tenantsYaml());
     await ws.ok(["stack", "init"]);
     for (const [key, value] of Object.entries({ password: PORTAL_PASSWORD, ...NODE_PASSWORDS })) {
-      await ws.ok(["config", "set", "--secret", `backup-portal:${key}`, value]);
+      await ws.setSecret(`backup-portal:${key}`, value);
     }
     emu.clearRequests();
   });

@@ -70,8 +70,8 @@ describe("real engine: examples/tenants-as-data from the packed package", functi
     const installed = path.join(ws.project, "node_modules", "backup-portal-pulumi");
     assert.ok(!fs.lstatSync(installed).isSymbolicLink(), "the package is installed from its tarball, not linked to this checkout");
     await ws.ok(["stack", "init"]);
-    await ws.ok(["config", "set", "--secret", "backup-portal:password", "admin"]);
-    await ws.ok(["config", "set", "--secret", "backup-portal:web01Password", NODE_PASSWORD]);
+    await ws.setSecret("backup-portal:password", "admin");
+    await ws.setSecret("backup-portal:web01Password", NODE_PASSWORD);
 
     const up = await ws.ok(["up", "--yes"]);
     assert.match(up.stdout, /\+ \d+ created/);
