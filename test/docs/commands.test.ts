@@ -4,7 +4,7 @@
 // that the emulator lacks), the GitHub checks docs/gitops.md tells to require, the Node.js images, and how long
 // the suite takes (scripts/test.js prints it; the README and docs/testing.md say the same).
 import { strict as assert } from "assert";
-import { existsSync, readFileSync } from "fs";
+import { existsSync, readdirSync, readFileSync } from "fs";
 import { join } from "path";
 import * as yaml from "yaml";
 import { COMMAND_NAMES, commandSpec, main } from "../../provider/cli/main";
@@ -89,6 +89,19 @@ export function missingPaths(where: string, text: string, exists: (rel: string) 
     .filter((p) => p.split("/").length === 2 || exists(p.split("/").slice(0, 2).join("/")))
     .filter((p) => !exists(p))
     .map((p) => `${where}: ${p} does not exist`);
+}
+
+/** The versions of this package (its tarball, its plugin, a dependency on it) that a text names, in order. */
+function packageVersionsNamed(text: string): string[] {
+  const V = String.raw`(\d+\.\d+\.\d+(?:-[\w.]+)?)`;
+  const spellings = [
+    String.raw`backup-portal-(?:pulumi|backupportal)-${V}\.tgz`,
+    String.raw`resource backupportal ${V}\b`,
+    String.raw`pulumi-resource-backupportal-v${V}`,
+    String.raw`"(?:backup-portal-pulumi|@backup-portal/backupportal)": "[\^~]?${V}"`,
+  ];
+  const any = new RegExp(spellings.join("|"), "g");
+  return [...text.matchAll(any)].map((m) => m.slice(1).find((g) => g !== undefined)!);
 }
 
 describe("docs: what they tell a reader to run exists", function () {
@@ -233,6 +246,26 @@ describe("docs: what they tell a reader to run exists", function () {
         .flatMap((l, i) => [...l.matchAll(/\bimage: (node:[\w.-]+)/g)].filter((m) => m[1] !== image).map((m) => `${f}:${i + 1}: ${m[1]}`)),
     );
     assert.deepEqual(other, []);
+  });
+
+  it("every version of this package the docs and examples install is package.json's, so a release bump cannot leave one behind", () => {
+    const { version } = JSON.parse(read("package.json")) as { version: string };
+    const examples = readdirSync(join(ROOT, "examples")).filter((d) => existsSync(join(ROOT, "examples", d, "package.json")));
+    const texts: Array<[string, string]> = [
+      ...files.map((f): [string, string] => [f, read(f)]),
+      ...examples.map((d): [string, string] => [`examples/${d}/package.json`, read(`examples/${d}/package.json`)]),
+    ];
+    const named = texts.flatMap(([f, text]) => packageVersionsNamed(text).map((v) => `${f}: ${v}`));
+    assert.ok(named.length >= 10, `the tarballs, plugin installs and dependencies are found (${named.length})`);
+    assert.deepEqual(
+      named.filter((n) => !n.endsWith(`: ${version}`)),
+      [],
+    );
+    // Not blind: each spelling of another version is found.
+    const other =
+      "npm install ../../backup-portal-pulumi-9.1.0.tgz; pulumi plugin install resource backupportal 9.1.1 --file x;" +
+      ' pulumi-resource-backupportal-v9.1.2.tar.gz "@backup-portal/backupportal": "^9.1.3", "backup-portal-pulumi": "^9.1.4"';
+    assert.deepEqual(packageVersionsNamed(other), ["9.1.0", "9.1.1", "9.1.2", "9.1.3", "9.1.4"]);
   });
 
   it("the README and docs/testing.md say how long the suite takes, as npm test's first line does", () => {
