@@ -8,7 +8,7 @@
 // is ever added (a second resource for one object would fight the first on every up, and removing it would delete
 // the object); nor, without outputs, any while an entry without adoptId matches nothing (it may be that object,
 // renamed or moved on the portal).
-import { Document, isMap, isScalar, isSeq, Node as YamlNode, Pair, parseDocument, YAMLMap } from "yaml";
+import { Document, isAlias, isMap, isScalar, isSeq, Node as YamlNode, Pair, parseDocument, YAMLMap } from "yaml";
 import { matchReference, ReferenceKind } from "../dynamic/references";
 import { sameValue } from "../dynamic/values";
 import { FieldTable, portalId } from "../rules/fields";
@@ -97,12 +97,21 @@ interface PortalUnit extends PortalEntry {
   consumers: PortalEntry[];
 }
 
-const entriesOf = (node: unknown): Array<{ key: string; map: YAMLMap }> =>
+const entriesOf = (node: unknown): Array<{ key: string; map: YAMLMap; value: unknown }> =>
   isMap(node)
     ? (node as YAMLMap).items.flatMap((p) =>
-        isScalar(p.key) && isMap(p.value) ? [{ key: String(p.key.value), map: p.value as YAMLMap }] : [],
+        isScalar(p.key) && (isMap(p.value) || isAlias(p.value))
+          ? [{ key: String(p.key.value), map: p.value as YAMLMap, value: p.value }]
+          : [],
       )
     : [];
+
+/**
+ * What holds entries or a node (an entry itself, its businessUnits, consumers, node, proxies): written through a
+ * YAML alias, one text stands for two places, and a line the merge adds or a difference it reports could not say
+ * which. A scalar's alias (`adoptId: *id`, `name: *n`) is only a value, read as the CLI reads it.
+ */
+const STRUCTURE_KEYS = ["businessUnits", "consumers", "node", "proxies"];
 
 const pairOf = (map: YAMLMap, key: string): Pair | undefined => map.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
 
@@ -164,13 +173,33 @@ class Merger {
     return undefined;
   }
 
+  /** A key's value as the CLI reads it: an alias stands for the value it names. */
+  private valueAt(map: YAMLMap, key: string): unknown {
+    const v = map.get(key, true) as unknown;
+    return isAlias(v) ? (v.toJS(this.doc) as unknown) : isScalar(v) ? v.value : v;
+  }
+
+  /** Refuses an entry, or what holds its entries or node, written as an alias (STRUCTURE_KEYS says why). */
+  private refuseStructureAlias(value: unknown, path: string): void {
+    const aliases: Array<[string, unknown]> = isMap(value)
+      ? STRUCTURE_KEYS.map((k): [string, unknown] => [`${path}.${k}`, (value as YAMLMap).get(k, true)])
+      : [[path, value]];
+    const found = aliases.find(([, v]) => isAlias(v));
+    if (!found) return;
+    const [at, alias] = found as [string, { source: string }];
+    throw new MergeError(
+      `${this.fileName}: ${at} is a YAML alias (*${alias.source}): the merge cannot tell which of the places it stands for ` +
+        "a change belongs to; write it out; nothing was merged",
+    );
+  }
+
   private entry(key: string, map: YAMLMap, path: string, parent: string | undefined, kind: Kind): FileEntry & { resource: string } {
     const resource = parent === undefined ? key : `${parent}/${key}`;
-    const adoptId = portalId(map.get("adoptId"));
+    const adoptId = portalId(this.valueAt(map, "adoptId"));
     const aliases = (map.get("aliases", true) as YamlNode | undefined)?.toJS(this.doc);
     const ids = kind === "consumer" ? this.managed?.consumers : this.managed?.businessUnits;
     const out = adoptId === undefined ? this.outputId(ids, parent, key, aliases) : undefined;
-    const e: FileEntry & { resource: string } = { key, path, map, name: map.get("name") ?? key, resource };
+    const e: FileEntry & { resource: string } = { key, path, map, name: this.valueAt(map, "name") ?? key, resource };
     if (adoptId !== undefined) Object.assign(e, { id: adoptId, idFrom: "adoptId" });
     else if (out) Object.assign(e, { id: out.id, idFrom: out.name });
     const held = kind === "consumer" ? this.heldConsumers : this.heldUnits;
@@ -183,12 +212,14 @@ class Merger {
     if (depth * 2 > MAX_CONFIG_DEPTH) {
       throw new MergeError(`${this.fileName}: ${path} nests more than ${MAX_CONFIG_DEPTH / 2} levels of business units; flatten it`);
     }
-    return entriesOf(node).map(({ key, map }) => {
+    return entriesOf(node).map(({ key, map, value }) => {
       const p = `${path}.${key}`;
+      this.refuseStructureAlias(value, p);
       const e = this.entry(key, map, p, parent, "business unit");
-      const consumers = entriesOf(map.get("consumers")).map((c) =>
-        this.entry(c.key, c.map, `${p}.consumers.${c.key}`, e.resource, "consumer"),
-      );
+      const consumers = entriesOf(map.get("consumers")).map((c) => {
+        this.refuseStructureAlias(c.value, `${p}.consumers.${c.key}`);
+        return this.entry(c.key, c.map, `${p}.consumers.${c.key}`, e.resource, "consumer");
+      });
       return { ...e, consumers, units: this.readFile(map.get("businessUnits"), `${p}.businessUnits`, e.resource, depth + 1) };
     });
   }
@@ -333,9 +364,10 @@ class Merger {
     );
     const list = f.map.get("proxies");
     const filePairs = new Set<string>();
-    (isSeq(list) ? list.items : []).forEach((item, i) => {
+    (isSeq(list) ? list.items : []).forEach((raw, i) => {
+      const item = isAlias(raw) ? raw.resolve(this.doc) : raw;
       if (!isMap(item)) return;
-      const [agent, target] = [item.get("agent"), item.get("target")];
+      const [agent, target] = [this.valueAt(item, "agent"), this.valueAt(item, "target")];
       const [a, t] = [f.consumers.find((c) => c.key === agent), f.consumers.find((c) => c.key === target)];
       filePairs.add(`${String(agent)}\u0000${String(target)}`);
       // A relation whose consumer is gone is said at the consumer; one whose node export left out, by export.

@@ -313,11 +313,11 @@ describe("export --merge, in process: what is kept, what is added, what is liste
       b: out({ adoptId: 3, name: "b", registrationNumber: "R-1" }),
     });
     assert.deepEqual(differences(merged(file, portal)), []);
-    // An entry that is an alias of another adopts the same object: refused, as the stack refuses it.
+    // An entry that is an alias of another stands for two places (it adopts the same object, too): refused.
     assert.throws(
       () => merged(`${file}    c: *b\n`, portal),
       (e: Error) =>
-        e instanceof MergeError && /tenants\.c\.adoptId: business unit 3 is also adopted at tenants\.b\.adoptId/.test(e.message),
+        e instanceof MergeError && /^Pulumi\.x\.yaml: tenants\.c is a YAML alias \(\*b\): .*nothing was merged$/.test(e.message),
     );
     // An alias that expands without bound is refused in one line, not as a crash.
     const bomb = ["      x0: &x0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"];
@@ -332,6 +332,74 @@ describe("export --merge, in process: what is kept, what is added, what is liste
       (e: Error) =>
         e instanceof MergeError && /^Pulumi\.x\.yaml: config\.backup-portal:tenants: .*alias.*; nothing was merged$/.test(e.message),
     );
+  });
+
+  it("an alias for an id, a name or a proxy's consumer is its value; an alias for what holds entries or a node is refused", () => {
+    const file = [
+      "ids:",
+      "  - &two 2",
+      "  - &web web",
+      "config:",
+      "  backup-portal:rootBusinessUnitId: 1",
+      "  backup-portal:tenants:",
+      "    a:",
+      "      adoptId: *two",
+      "      name: &name Acme",
+      "      consumers:",
+      "        web:",
+      "          adoptId: 5",
+      "          node: { tsmName: WEB }",
+      "        db:",
+      "          adoptId: 6",
+      "          node: { tsmName: DB }",
+      "      proxies:",
+      "        - { agent: *web, target: db }",
+      "",
+    ].join("\n");
+    const node = (tsmName: string) => out({ tsmName });
+    const portal = out({
+      a: out({
+        adoptId: 2,
+        name: "Acme",
+        consumers: out({ web: out({ adoptId: 5, name: "web", node: node("WEB") }), db: out({ adoptId: 6, name: "db", node: node("DB") }) }),
+        proxies: [out({ agent: "web", target: "db" })],
+      }),
+    });
+    const r = merged(file, portal);
+    assert.deepEqual(
+      [r.added, differences(r), r.gone.map((g) => g.path)],
+      [[], [], []],
+      "matched by the id and name the aliases stand for",
+    );
+    assert.equal(r.text, file, "nothing to add: the file's bytes are kept");
+    const renamed = merged(file.replace("name: &name Acme", "name: &name Acme AB"), portal);
+    assert.deepEqual(differences(renamed), ['tenants.a.name: the portal has "Acme", the file "Acme AB"']);
+
+    for (const [what, text] of [
+      [
+        "consumers",
+        `${file}    b:\n      adoptId: 3\n      consumers: *c\n`.replace(
+          "      consumers:\n        web:",
+          "      consumers: &c\n        web:",
+        ),
+      ],
+      [
+        "node",
+        file
+          .replace("          node: { tsmName: DB }", "          node: *n")
+          .replace("node: { tsmName: WEB }", "node: &n { tsmName: WEB }"),
+      ],
+    ]) {
+      assert.throws(
+        () => merged(text, portal),
+        (e: Error) =>
+          e instanceof MergeError &&
+          /^Pulumi\.x\.yaml: tenants\.[ab](\.consumers\.db)?\.(consumers|node) is a YAML alias \(\*[cn]\): .*; nothing was merged$/.test(
+            e.message,
+          ),
+        what,
+      );
+    }
   });
 
   it("a business unit the file lacks is added at the end, under a free key, in the file's indentation; entries are kept as they are", () => {
