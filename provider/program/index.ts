@@ -15,6 +15,7 @@ import { configProblemsText, readStackConfig } from "../stack-config/read";
 import { ConfigError, Problem } from "../tenants/model";
 import { deployStack, StackOutputs } from "./deploy";
 import { nodeSupportWarning } from "../node-support";
+import { escapeControls, printableError } from "../text/controls";
 
 export { deployStack } from "./deploy";
 export type { StackOutputs, StackSettings } from "./deploy";
@@ -46,7 +47,8 @@ export function tenantsFromConfig(): () => Promise<StackOutputs> {
     if (nodeWarning) await pulumi.log.warn(nodeWarning);
     // The stack file the CLI read the config from (in the folder `stackConfigDir` of Pulumi.yaml names).
     const file = `Pulumi.${pulumi.getStack()}.yaml`;
-    const fail = (problems: Problem[]) => new pulumi.RunError(configProblemsText(file, problems));
+    // Problems may quote a tenant's names from the portal: printed with their controls written out (text/controls.ts).
+    const fail = (problems: Problem[]) => new pulumi.RunError(escapeControls(configProblemsText(file, problems), ["\n"]));
     const all = pulumi.runtime.allConfig();
     const read = readStackConfig({ config: all, isSecret });
     if (!read.config) throw fail(read.problems);
@@ -56,7 +58,7 @@ export function tenantsFromConfig(): () => Promise<StackOutputs> {
     } catch (e) {
       // The name checks against the portal find problems too: the same lines.
       if (e instanceof ConfigError) throw fail(e.problems);
-      throw e;
+      throw printableError(e);
     } finally {
       portal?.close();
     }

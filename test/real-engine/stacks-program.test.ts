@@ -159,6 +159,31 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
     }
   });
 
+  it("a tenant's name with terminal controls, quoted in the program's error, is printed written out", async () => {
+    const text = fs.readFileSync(ws.stackFile, "utf8");
+    const rename = (name: string) => emu.update((st) => void (st.businessUnits.find((b) => b.id === 1)!.name = name));
+    const was = emu.state().businessUnits.find((b) => b.id === 1)!.name;
+    // Retitles the window, clears the screen (an 8-bit CSI) and starts a line that looks like the CLI's own.
+    rename("Reseller\u001b]0;pwned\u0007\u009b2J\nerror: all fine");
+    const wrongRoot = text.replace(/(backup-portal:rootBusinessUnitId: )"?1"?\n/, (_, key: string) => `${key}99999\n`);
+    assert.notEqual(wrongRoot, text);
+    fs.writeFileSync(ws.stackFile, wrongRoot);
+    try {
+      const r = await ws.pulumi(["preview"]);
+      assert.notEqual(r.code, 0);
+      const out = r.stdout + r.stderr;
+      assert.match(
+        out,
+        /rootBusinessUnitId: business unit 99999 does not exist .*1 "Reseller\\u001b\]0;pwned\\u0007\\x9b2J\\nerror: all fine"/,
+      );
+      assert.doesNotMatch(out, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, "no control character but line breaks reaches the terminal");
+      assert.doesNotMatch(out, /^error: all fine/m, "no line forged");
+    } finally {
+      rename(was);
+      fs.writeFileSync(ws.stackFile, text);
+    }
+  });
+
   it("a removed protected tenant fails the up and nothing is deleted", async () => {
     const text = fs.readFileSync(ws.stackFile, "utf8");
     setTenants(ws, { protect: true });
