@@ -26,6 +26,15 @@ export function assignment(groups: Record<string, TenantsConfig>): Map<string, s
   return m;
 }
 
+const made: string[] = [];
+
+/** A fresh folder under the system's temp folder, removed when the run ends (a root hook: this module loads once). */
 export function tmpDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "fleet-test-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fleet-test-"));
+  made.push(dir);
+  return dir;
 }
+
+after(() => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});

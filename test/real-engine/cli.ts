@@ -74,8 +74,9 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "real-engine-"));
   const home = path.join(dir, "home");
   const state = path.join(dir, "state");
-  fs.mkdirSync(home);
-  fs.mkdirSync(state);
+  // The CLI's own temp files (a downloaded plugin's tarball folder, which it leaves) go with the workspace.
+  const tmp = path.join(dir, "tmp");
+  for (const d of [home, state, tmp]) fs.mkdirSync(d);
   const project = opts.project(dir);
   const stackFile = path.join(project, `Pulumi.${opts.stack}.yaml`);
   if (opts.stackYaml !== undefined) fs.writeFileSync(stackFile, opts.stackYaml);
@@ -93,7 +94,7 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
     // The runtime type-checks a TypeScript program on every run (ts-node), which `npm run build` and the lint
     // already do for this repository; transpiling only saves 10-20 s per command here.
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-    TMPDIR: os.tmpdir(),
+    TMPDIR: tmp,
   };
   const run = (args: string[], o: RunOptions = {}): Promise<CliResult> =>
     new Promise((resolve, reject) => {
