@@ -103,7 +103,7 @@ export async function checkLogin(c: ReadContext): Promise<boolean> {
       c.checks.failed(
         "login",
         `the portal refused the login (HTTP ${a.status}: ${said(a)}): ${which}`,
-        `check ${loginSettings("cli")}; the origin must be the one registered with the client ID (portal: Settings, API access)`,
+        `check ${loginSettings({ tool: "cli" })}; the origin must be the one registered with the client ID (portal: Settings, API access)`,
       );
     }
     return false;

@@ -4,6 +4,7 @@
 import { PortalClient } from "../portal/client";
 import { isLoginRefused } from "../portal/login";
 import { resolveSettings } from "../portal/settings";
+import type { HintContext } from "../portal/hints";
 import { portalOf } from "./portal-guard";
 
 interface ConfigLike {
@@ -12,16 +13,21 @@ interface ConfigLike {
 
 let config: ConfigLike | undefined;
 let client: PortalClient | undefined;
+let hints: HintContext | undefined;
 
-/** Called by each provider's `configure` with the stack config. Synchronous: see the host's configure race. */
-export function configure(c: ConfigLike): void {
+/**
+ * Called by each provider's `configure` with the stack config. Synchronous: see the host's configure race.
+ * `keys`: how the errors' hints name the settings (the plugin's are under its own namespace); the stack's by default.
+ */
+export function configure(c: ConfigLike, keys?: HintContext): void {
   config = c;
+  hints = keys;
 }
 
 export function portal(): PortalClient {
   if (!client) {
     client = new PortalClient(
-      resolveSettings((key) => config?.get(key)),
+      { ...resolveSettings((key) => config?.get(key)), ...(hints ? { hintContext: hints } : {}) },
       {
         // Retries are worth seeing in the engine's log; lines never hold a secret.
         log: (line) => console.error(`backup-portal: ${line}`),
@@ -47,6 +53,7 @@ export function resetConnection(): void {
   client?.close();
   client = undefined;
   config = undefined;
+  hints = undefined;
 }
 
 /**

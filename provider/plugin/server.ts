@@ -24,6 +24,8 @@ import { GrpcStatus, STATUS, UnaryHandler, unaryServer } from "./grpc";
 import { Answer, Call, GeneratedMethod, serializeWithMaps, withPropertyMapsService } from "./message-codec";
 import { traced } from "./trace";
 import { printableError } from "../text/controls";
+import { stackHints } from "../portal/hints";
+import { PACKAGE } from "./package";
 import { constructHandler, constructMethod } from "./construct";
 
 /** `urn:pulumi:<stack>::<project>::<type>::<name>` → its parts. */
@@ -118,7 +120,7 @@ export function providerService(opts: ServerOptions): Record<string, UnaryHandle
       const variables: Array<[string, string]> = [];
       req.getVariablesMap().forEach((v: string, k: string) => variables.push([k, v]));
       resetConnection();
-      configurePortal({ get: lookup(configurationOf(args, variables)) });
+      configurePortal({ get: lookup(configurationOf(args, variables)) }, stackHints(PACKAGE));
       acceptSecrets = req.getAcceptsecrets();
       const resp = new provproto.ConfigureResponse();
       resp.setAcceptsecrets(true);

@@ -7,22 +7,34 @@ import { LIMIT_SOURCES, SETTING_SOURCES, SettingKey } from "./sources";
 export interface HintContext {
   /** `stack`: stack config and the environment; `cli`: a command's environment. */
   readonly tool: "stack" | "cli";
+  /**
+   * The namespace the stack's config keys are read under: `backup-portal` for the stack program and the dynamic
+   * providers (the default), `backupportal` for the plugin, whose provider config is its package's.
+   */
+  readonly namespace?: string;
   /** The hints by HTTP status (0: no answer). */
   readonly hints: Readonly<Record<number, string>>;
 }
 
 type Source = { config: string; env: string };
 
-/** How a reader sets a setting: `backup-portal:url (or BACKUP_PORTAL_URL)` for the stack, `BACKUP_PORTAL_URL` for the CLI. */
-export function settingName(key: SettingKey | "maxAnswerBytes", context: Pick<HintContext, "tool">): string {
+/** The namespace of the stack program's and the dynamic providers' config keys (sources.ts spells them so). */
+const STACK_NAMESPACE = "backup-portal";
+
+/**
+ * How a reader sets a setting: `backup-portal:url (or BACKUP_PORTAL_URL)` for the stack, the plugin's own namespace
+ * for the plugin (`backupportal:url`), `BACKUP_PORTAL_URL` for the CLI.
+ */
+export function settingName(key: SettingKey | "maxAnswerBytes", context: Pick<HintContext, "tool" | "namespace">): string {
   const src: Source = key === "maxAnswerBytes" ? LIMIT_SOURCES.maxAnswerBytes : SETTING_SOURCES[key];
-  return context.tool === "cli" ? src.env : `${src.config} (or ${src.env})`;
+  if (context.tool === "cli") return src.env;
+  return `${src.config.replace(`${STACK_NAMESPACE}:`, `${context.namespace ?? STACK_NAMESPACE}:`)} (or ${src.env})`;
 }
 
-const login = (tool: HintContext["tool"]): string =>
+const login = (tool: HintContext["tool"], namespace = STACK_NAMESPACE): string =>
   tool === "cli"
     ? "authentication failed: check BACKUP_PORTAL_CLIENT_ID, BACKUP_PORTAL_ORIGIN (it must match the origin registered with the client ID), BACKUP_PORTAL_USERNAME and BACKUP_PORTAL_PASSWORD"
-    : "authentication failed: check the client ID, the origin (it must match the one registered with the client ID), the username and the password (stack config backup-portal:clientId/origin/username/password, or BACKUP_PORTAL_CLIENT_ID/ORIGIN/USERNAME/PASSWORD)";
+    : `authentication failed: check the client ID, the origin (it must match the one registered with the client ID), the username and the password (stack config ${namespace}:clientId/origin/username/password, or BACKUP_PORTAL_CLIENT_ID/ORIGIN/USERNAME/PASSWORD)`;
 
 const COMMON: Record<number, string> = {
   400: "the portal rejected the request: check the field it names",
@@ -30,17 +42,23 @@ const COMMON: Record<number, string> = {
   409: "the portal refused because of the object's current state",
 };
 
-/** The stack's hints: stack config, `pulumi refresh`, `pulumi up --parallel`. */
-export const STACK_HINTS: HintContext = {
-  tool: "stack",
-  hints: {
-    ...COMMON,
-    0: "the portal did not answer: check the portal URL (backup-portal:url or BACKUP_PORTAL_URL) and that it is reachable",
-    401: login("stack"),
-    404: "the object does not exist on the portal (removed by someone else?); with Pulumi, `pulumi refresh` brings state in line",
-    429: "the portal is rate limiting: lower the parallelism (pulumi up --parallel)",
-  },
-};
+/** A stack's hints, its config keys under `namespace`: stack config, `pulumi refresh`, `pulumi up --parallel`. */
+export function stackHints(namespace = STACK_NAMESPACE): HintContext {
+  return {
+    tool: "stack",
+    namespace,
+    hints: {
+      ...COMMON,
+      0: `the portal did not answer: check the portal URL (${namespace}:url or BACKUP_PORTAL_URL) and that it is reachable`,
+      401: login("stack", namespace),
+      404: "the object does not exist on the portal (removed by someone else?); with Pulumi, `pulumi refresh` brings state in line",
+      429: "the portal is rate limiting: lower the parallelism (pulumi up --parallel)",
+    },
+  };
+}
+
+/** The stack program's and the dynamic providers' hints. */
+export const STACK_HINTS: HintContext = stackHints();
 
 /**
  * A command's hints: its environment variables, and for a missing object the flags that named it (`--bunit`,

@@ -5,7 +5,7 @@
 // older portal, may answer 401. Every caller (register, the CLI, the billing
 // receiver, the providers) asks this module, not the status.
 import { PortalError } from "./errors";
-import { SETTING_SOURCES } from "./settings";
+import { HintContext, settingName, STACK_HINTS } from "./hints";
 import { maskUrl } from "../http/mask-url";
 
 /** Whether the portal refused the token request itself (not a later call). */
@@ -14,11 +14,9 @@ export function isLoginRefused(err: unknown): err is PortalError {
 }
 
 /** The settings a refused login points at, for one message: `config key (or ENV)` for the stack, `ENV` for a command. */
-export function loginSettings(tool: "stack" | "cli" = "stack"): string {
+export function loginSettings(context: Pick<HintContext, "tool" | "namespace"> = STACK_HINTS): string {
   const keys = ["clientId", "origin", "username", "password"] as const;
-  return keys
-    .map((k) => (tool === "cli" ? SETTING_SOURCES[k].env : `${SETTING_SOURCES[k].config} (or ${SETTING_SOURCES[k].env})`))
-    .join(", ");
+  return keys.map((k) => settingName(k, context)).join(", ");
 }
 
 /** Which setting the portal's answer points at, when it says: a client ID it does not know, or the account. */
