@@ -10,6 +10,7 @@
 // RunError's message only).
 import * as pulumi from "@pulumi/pulumi";
 import { PortalClient } from "../portal/client";
+import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
 import { configProblemsText, readStackConfig } from "../stack-config/read";
 import { ConfigError, Problem } from "../tenants/model";
@@ -58,6 +59,11 @@ export function tenantsFromConfig(): () => Promise<StackOutputs> {
     } catch (e) {
       // The name checks against the portal find problems too: the same lines.
       if (e instanceof ConfigError) throw fail(e.problems);
+      // The name checks could not read the portal (a refused login, no answer, not the API): one line, as a
+      // resource's error is, with the hint that names the setting to check; not a stack trace.
+      if (e instanceof PortalError) {
+        throw new pulumi.RunError(escapeControls(`the stack config's names could not be checked against the portal: ${e.message}`));
+      }
       throw printableError(e);
     } finally {
       portal?.close();

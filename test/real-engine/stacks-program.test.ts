@@ -159,6 +159,36 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
     }
   });
 
+  it("a portal that refuses the login: one line with the hint naming the settings, no stack trace, nothing written", async () => {
+    const admin = () => emu.state().users.find((u) => u.username === "admin")!;
+    const was = { ...admin() };
+    emu.update((st) => {
+      const a = st.users.find((u) => u.username === "admin")!;
+      a.passwordHash = hashSecret("rotated-elsewhere", a.passwordSalt);
+    });
+    emu.clearRequests();
+    try {
+      const r = await ws.pulumi(["preview"]);
+      assert.notEqual(r.code, 0);
+      const out = r.stdout + r.stderr;
+      assert.match(
+        out,
+        /the stack config's names could not be checked against the portal: POST \/v1\/oauth failed \(HTTP 400\): invalid_grant.*Hint: authentication failed: .*backup-portal:clientId\/origin\/username\/password/,
+      );
+      assert.doesNotMatch(out, /\n\s+at .*:\d+:\d+\)?\n/, "no stack trace");
+      assert.doesNotMatch(out, /unhandled exception|outcomeUnknown/, "no error object dumped");
+      assert.deepEqual(portalWrites(emu), []);
+    } finally {
+      emu.update(
+        (st) =>
+          void Object.assign(
+            st.users.find((u) => u.username === "admin")!,
+            { passwordHash: was.passwordHash },
+          ),
+      );
+    }
+  });
+
   it("a tenant's name with terminal controls, quoted in the program's error, is printed written out", async () => {
     const text = fs.readFileSync(ws.stackFile, "utf8");
     const rename = (name: string) => emu.update((st) => void (st.businessUnits.find((b) => b.id === 1)!.name = name));
