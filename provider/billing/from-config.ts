@@ -2,7 +2,7 @@
 // notification receiver to the stack's cluster, connected to the same portal
 // with the same account as the providers.
 import * as pulumi from "@pulumi/pulumi";
-import { BILLING_RECEIVER_KEYS, keysOf, setSecretHint } from "../rules/stack-config";
+import { BILLING_RECEIVER_KEYS, keysOf, NOT_A_SECRET_HERE, qualified, setSecretHint } from "../rules/stack-config";
 import { unknownKeyHint } from "../rules/suggest";
 import type { Problem } from "../tenants/model";
 import { BillingReceiverArgs, billingReceiverProblems } from "./component";
@@ -61,7 +61,7 @@ export function billingReceiverFromConfig(
   } else if (typeof b.secretKey === "string" && !ctx.hasSecret(b.secretKey)) {
     problems.push({
       path: `${path}.secretKey`,
-      message: `no secret config key "${b.secretKey}" (one set without --secret does not count); set it (at least 8 characters) with ${setSecretHint(b.secretKey)}`,
+      message: `no secret config key ${qualified(b.secretKey)} (${NOT_A_SECRET_HERE}); set it (at least 8 characters) with ${setSecretHint(b.secretKey)}`,
     });
   }
   const args: BillingReceiverArgs = {

@@ -42,7 +42,7 @@ function unknownKeys(obj: JsonObject, known: readonly string[], at: string, prob
  *   users:
  *     - username: admin                       # password from secret key registryPassword-admin
  *     - username: ci
- *       passwordSecretKey: zotCiPassword      # pulumi config set --secret zotCiPassword ...
+ *       passwordSecretKey: zotCiPassword      # pulumi config set --secret backup-portal:zotCiPassword
  *   config: { log: { level: debug } }
  *   cve: { dbRepository: mirror.local/aquasecurity/trivy-db }
  * ```

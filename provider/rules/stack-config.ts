@@ -164,16 +164,22 @@ export const qualified = (key: string) => `${NAMESPACE}:${key}`;
 export const keysOf = (table: ConfigTable): string[] => Object.keys(table);
 
 /**
+ * How to store a secret under `key`: the CLI asks for the value (or reads it from stdin, as in CI), so it never
+ * stands on a command line, where the shell's history and `ps` would keep it. A key without a namespace is given
+ * this one: the CLI would put it in the project's, which is `backup-portal` only in this repository.
+ */
+export const setSecretHint = (key: string): string =>
+  `\`pulumi config set --secret ${key.includes(":") ? key : qualified(key)}\` (it asks for the value, or reads it from stdin)`;
+
+/** The two ways a secret a block names is set and still not found, said where it is not. */
+export const NOT_A_SECRET_HERE =
+  `a key set without its ${NAMESPACE}: namespace goes into the project's, and one set without --secret sits in plain text ` +
+  "and does not count";
+
+/**
  * Why a block may not name `key` as its secret (a node's passwordSecret, ...): it is a key of this table, so the
  * value would be another setting's (`password`: the portal account's) and the hint to set it would overwrite that.
  */
-/**
- * How to store a secret under `key`: the CLI asks for the value (or reads it from stdin, as in CI), so it never
- * stands on a command line, where the shell's history and `ps` would keep it.
- */
-export const setSecretHint = (key: string): string =>
-  `\`pulumi config set --secret ${key}\` (it asks for the value, or reads it from stdin)`;
-
 export function reservedKeyProblem(key: string): string | undefined {
   if (!Object.hasOwn(STACK_CONFIG_KEYS, key)) return undefined;
   return (

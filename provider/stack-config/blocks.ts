@@ -9,6 +9,7 @@ import { registryArgsFromConfig } from "../registry/from-config";
 import { RegistryArgs } from "../registry/plan";
 import { Problem } from "../tenants/model";
 import { validateTenants } from "../tenants/validate";
+import { setSecretHint } from "../rules/stack-config";
 
 export interface StackBlocks {
   /** `backup-portal:tenants`, as parsed from the stack's YAML. */
@@ -52,8 +53,7 @@ export function checkStackBlocks(s: StackBlocks): CheckedBlocks {
   if ((registry.enabled || receiver.enabled) && !s.kubeconfig) {
     problems.push({
       path: "kubeconfig",
-      message:
-        'the registry or billing receiver is enabled but no kubeconfig is set; `pulumi config set --secret kubeconfig "$(cat ~/.kube/config)"`',
+      message: `the registry or billing receiver is enabled but no kubeconfig is set; set it with ${setSecretHint("kubeconfig")}, e.g. \`< ~/.kube/config\``,
     });
   }
   return { problems, registry: registry.enabled ? registry.args : undefined, receiver: receiver.enabled ? receiver.args : undefined };

@@ -9,7 +9,7 @@ export interface NodeConfig {
   contact?: string;
   cpuCount: number;
   tsmName?: string;
-  /** Name of a secret config key holding the node's password (`pulumi config set --secret <key> ...`). */
+  /** Name of a secret config key holding the node's password (`pulumi config set --secret backup-portal:<key>`). */
   passwordSecret?: string;
   /** Manage the node the consumer already has instead of creating one. */
   adopt?: boolean;

@@ -13,7 +13,7 @@ import {
   STACK_NODE_FIELDS,
 } from "./fields";
 import { BusinessUnitConfig, ConsumerConfig, NodeConfig, Problem, TenantsConfig } from "./model";
-import { setSecretHint } from "../rules/stack-config";
+import { NOT_A_SECRET_HERE, qualified, setSecretHint } from "../rules/stack-config";
 
 type Add = (path: string, message: string) => void;
 type Rule = (value: unknown, path: string, add: Add) => void;
@@ -127,8 +127,7 @@ export function validateTenants(raw: unknown, ctx: StructureContext, root = "ten
     } else if (typeof cfg.passwordSecret === "string" && cfg.passwordSecret.trim() && !ctx.hasSecret(cfg.passwordSecret)) {
       add(
         `${path}.passwordSecret`,
-        `no secret config key "${cfg.passwordSecret}" (one set without --secret does not count: it sits in plain ` +
-          `text in the stack file); set it with ${setSecretHint(`backup-portal:${cfg.passwordSecret}`)}`,
+        `no secret config key ${qualified(cfg.passwordSecret)} (${NOT_A_SECRET_HERE}); set it with ${setSecretHint(cfg.passwordSecret)}`,
       );
     }
   }

@@ -111,7 +111,7 @@ describe("backup-portal export: the read and the summary", () => {
       "Exported by `backup-portal export`: everything below business unit 7, each object adopted",
       "(adoptId, adopt: true), so the first `pulumi up` takes it over. Review the lines marked `review:` before you commit.",
       "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported.",
-      "To set one from the stack: `pulumi config set --secret <key>` (it asks for the value, or reads it from stdin), and passwordSecret: <key> on the node.",
+      "To set one from the stack: `pulumi config set --secret backup-portal:<key>` (it asks for the value, or reads it from stdin), and passwordSecret: <key> on the node.",
     ]);
     // With the schema's path: its line first, where the YAML language server looks for it.
     assert.deepEqual(header(7, "../node_modules/backup-portal-pulumi/stacks/tenants.schema.json"), [

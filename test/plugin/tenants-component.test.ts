@@ -63,7 +63,7 @@ describe("the plugin's Tenants component: reading the stack config", () => {
     assert.ok(
       lines.some((l) =>
         l.startsWith(
-          'Pulumi.dev.yaml: backup-portal:tenants.acme.consumers.web01.node.passwordSecret: no secret config key "web01Password"',
+          "Pulumi.dev.yaml: backup-portal:tenants.acme.consumers.web01.node.passwordSecret: no secret config key backup-portal:web01Password",
         ),
       ),
       "the node's password key set in plain text",

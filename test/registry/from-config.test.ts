@@ -76,7 +76,7 @@ describe("registry: registryArgsFromConfig (stack config block)", () => {
     const { args, problems } = registryArgsFromConfig({ users: [{ username: "a", passwordSecretKey: "missing" }] }, "registry", lookup);
     assert.equal(args, undefined);
     assert.deepEqual(problems, [
-      'registry.users[0]: secret config key "missing" is not set; run `pulumi config set --secret missing` (it asks for the value, or reads it from stdin)',
+      'registry.users[0]: secret config key "missing" is not set; run `pulumi config set --secret backup-portal:missing` (it asks for the value, or reads it from stdin)',
     ]);
   });
 
@@ -138,7 +138,7 @@ describe("registry: registryArgsFromConfig (stack config block)", () => {
     );
     const KEY = "must be a non-empty config key name without a namespace (it is read as backup-portal:<key>)";
     assert.deepEqual(r.problems, [
-      "registry.users[0].password: plain passwords are not allowed in stack config; run `pulumi config set --secret registryPassword-a` (it asks for the value, or reads it from stdin) and remove the key",
+      "registry.users[0].password: plain passwords are not allowed in stack config; run `pulumi config set --secret backup-portal:registryPassword-a` (it asks for the value, or reads it from stdin) and remove the key",
       `registry.users[1].passwordSecretKey: ${KEY}`,
       `registry.users[2].passwordSecretKey: ${KEY}`,
     ]);
@@ -153,7 +153,7 @@ describe("registry: registryArgsFromConfig (stack config block)", () => {
     assert.deepEqual(r, {
       problems: [
         "registry.users[0]: backup-portal:registryPassword-a is stored in plain text; set it with --secret",
-        'registry.users[1]: secret config key "missing" is not set; run `pulumi config set --secret missing` (it asks for the value, or reads it from stdin)',
+        'registry.users[1]: secret config key "missing" is not set; run `pulumi config set --secret backup-portal:missing` (it asks for the value, or reads it from stdin)',
       ],
       enabled: true,
     });

@@ -46,7 +46,7 @@ describe("stack config: a secret named by a key of the stack's own config (issue
     const config = { "backup-portal:tenants": withSecret("password"), "backup-portal:password": "s" };
     assert.deepEqual(lines(config, ["backup-portal:password"]), [
       'Pulumi.prod.yaml: backup-portal:tenants.acme.consumers.web.node.passwordSecret: "password" names backup-portal:password, ' +
-        "a key of the stack's own config, not a secret of its own; name another key and set it with `pulumi config set --secret <key>` (it asks for the value, or reads it from stdin)",
+        "a key of the stack's own config, not a secret of its own; name another key and set it with `pulumi config set --secret backup-portal:<key>` (it asks for the value, or reads it from stdin)",
     ]);
   });
 

@@ -101,7 +101,7 @@ describe("stack config reader: every backup-portal: key", () => {
     const r = read({ "backup-portal:tenants": tenants, ...values, "backup-portal:password": "s3cret-portal" }, secrets);
     assert.deepEqual(lines(r), [
       "Pulumi.prod.yaml: backup-portal:password: is stored in plain text in the stack's config file; set it again as a secret: " +
-        "`pulumi config set --secret password` (it asks for the value, or reads it from stdin)",
+        "`pulumi config set --secret backup-portal:password` (it asks for the value, or reads it from stdin)",
       "Pulumi.prod.yaml: backup-portal:retiredNodeSecret: unknown key: a secret that no passwordSecret, passwordSecretKey or " +
         "billingReceiver.secretKey names; name it there, or remove it: `pulumi config rm backup-portal:retiredNodeSecret`",
       "Pulumi.prod.yaml: backup-portal:web01Pasword: unknown key; did you mean backup-portal:web01Password?",

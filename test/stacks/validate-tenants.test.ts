@@ -116,8 +116,9 @@ describe("stack config: validateTenants messages", () => {
       'tenants.acme.consumers.web.node.passwordSecret: "backup-portal:web" must be a key without a namespace: it is read as backup-portal:<key>',
     ]);
     assert.deepEqual(at("webPassword"), [
-      'tenants.acme.consumers.web.node.passwordSecret: no secret config key "webPassword" (one set without --secret does not count: it sits ' +
-        "in plain text in the stack file); set it with `pulumi config set --secret backup-portal:webPassword` (it asks for the value, or reads it from stdin)",
+      "tenants.acme.consumers.web.node.passwordSecret: no secret config key backup-portal:webPassword (a key set without its backup-portal: " +
+        "namespace goes into the project's, and one set without --secret sits in plain text and does not count); set it with " +
+        "`pulumi config set --secret backup-portal:webPassword` (it asks for the value, or reads it from stdin)",
     ]);
     const blank = at("   ");
     assert.equal(blank.length, 1, blank.join("\n"));
@@ -247,7 +248,7 @@ describe("stack config: validateTenants messages", () => {
     );
     assert.deepEqual(
       secretKey(200).map((p) => p.message.split(" (")[0]),
-      [`no secret config key "${"k".repeat(200)}"`],
+      [`no secret config key backup-portal:${"k".repeat(200)}`],
       "200 characters are a key to look up",
     );
   });
