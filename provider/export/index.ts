@@ -66,12 +66,15 @@ export function leftOutLine(tree: Pick<PortalTree, "rootId" | "rootConsumers">, 
   );
 }
 
-/** The closing line on stderr. */
+/** The closing line on stderr: what the file declares (as `validate` counts it), and what it holds only as comments. */
 export function summaryLine(r: Pick<Exported, "counts" | "reviews">): string {
-  const { businessUnits, consumers, nodes } = r.counts;
+  const { businessUnits, consumers, nodes, nodesLeftOut } = r.counts;
   const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  const leftOut = nodesLeftOut
+    ? ` (and ${n(nodesLeftOut, "node", "nodes")} left out as a comment until ${nodesLeftOut === 1 ? "its" : "their"} values are fixed)`
+    : "";
   return (
-    `exported ${n(businessUnits, "business unit", "business units")}, ${n(consumers, "consumer", "consumers")}, ${n(nodes, "node", "nodes")}; ` +
+    `exported ${n(businessUnits, "business unit", "business units")}, ${n(consumers, "consumer", "consumers")}, ${n(nodes, "node", "nodes")}${leftOut}; ` +
     `${n(r.reviews.length, "value needs", "values need")} review (see comments)`
   );
 }

@@ -21,7 +21,8 @@ export interface Review {
 export interface Exported {
   tenants: OutMap;
   reviews: Review[];
-  counts: { businessUnits: number; consumers: number; nodes: number };
+  /** What the file declares; `nodesLeftOut`: nodes written only as a comment (NODE_LEFT_OUT), not declared. */
+  counts: { businessUnits: number; consumers: number; nodes: number; nodesLeftOut: number };
 }
 
 /** The comment on every exported node. */
@@ -116,7 +117,7 @@ const shown = (v: unknown) => JSON.stringify(v);
 
 class Mapper {
   readonly reviews: Review[] = [];
-  readonly counts = { businessUnits: 0, consumers: 0, nodes: 0 };
+  readonly counts = { businessUnits: 0, consumers: 0, nodes: 0, nodesLeftOut: 0 };
   /** Where each exported consumer went: business unit id and key. */
   private readonly consumerKeys = new Map<number, { bunitId: number; key: string; hasNode: boolean }>();
 
@@ -279,13 +280,16 @@ class Mapper {
         // adopted), written as a comment, until the value is fixed.
         out.comment(NODE_LEFT_OUT, ...yamlText(new OutMap().set("node", node.out)).map((l) => `  ${l}`));
         this.consumerKeys.get(c.consumer.id)!.hasNode = false;
-      } else out.set("node", node.out, [NODE_PASSWORD_COMMENT]);
+        this.counts.nodesLeftOut++;
+      } else {
+        out.set("node", node.out, [NODE_PASSWORD_COMMENT]);
+        this.counts.nodes++;
+      }
     }
     return out;
   }
 
   node(c: ConsumerRead, bunitId: number, path: string): { out: OutMap; blocked: boolean } {
-    this.counts.nodes++;
     const node = c.node!;
     const out = new OutMap().set("adopt", true);
     const blocked = this.fields(out, node, NODE_FIELDS, path, { parentId: bunitId, bunitId });

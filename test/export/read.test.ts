@@ -91,18 +91,18 @@ describe("backup-portal export: the read and the summary", () => {
     assert.ok(progress.length >= total, `one call per read at least, saw ${progress.length} for ${total}`);
   });
 
-  it("the summary line counts each kind and the values to review, singular and plural", () => {
+  it("the summary line counts each kind declared and the values to review, singular and plural; nodes left out apart", () => {
     assert.equal(
-      summaryLine({ counts: { businessUnits: 212, consumers: 430, nodes: 415 }, reviews: [{}, {}, {}] as never }),
+      summaryLine({ counts: { businessUnits: 212, consumers: 430, nodes: 415, nodesLeftOut: 0 }, reviews: [{}, {}, {}] as never }),
       "exported 212 business units, 430 consumers, 415 nodes; 3 values need review (see comments)",
     );
     assert.equal(
-      summaryLine({ counts: { businessUnits: 1, consumers: 1, nodes: 1 }, reviews: [{}] as never }),
-      "exported 1 business unit, 1 consumer, 1 node; 1 value needs review (see comments)",
+      summaryLine({ counts: { businessUnits: 1, consumers: 1, nodes: 1, nodesLeftOut: 1 }, reviews: [{}] as never }),
+      "exported 1 business unit, 1 consumer, 1 node (and 1 node left out as a comment until its values are fixed); 1 value needs review (see comments)",
     );
     assert.equal(
-      summaryLine({ counts: { businessUnits: 0, consumers: 0, nodes: 0 }, reviews: [] }),
-      "exported 0 business units, 0 consumers, 0 nodes; 0 values need review (see comments)",
+      summaryLine({ counts: { businessUnits: 0, consumers: 0, nodes: 0, nodesLeftOut: 2 }, reviews: [] }),
+      "exported 0 business units, 0 consumers, 0 nodes (and 2 nodes left out as a comment until their values are fixed); 0 values need review (see comments)",
     );
   });
 
