@@ -19,6 +19,13 @@ import { failureText } from "./failure";
 /** Bad arguments: the command prints the message and its usage line and exits with 2. */
 export class UsageError extends Error {}
 
+/**
+ * A well-formed argument that names what is not there or cannot be used: a stack with no stack file, a file
+ * that does not exist, a folder for --out that is missing. Exit 2 as any usage error, in one line: the usage
+ * line would not help, since the arguments were written right.
+ */
+export class TargetError extends UsageError {}
+
 export interface CommandIo {
   out(text: string): void;
   err(text: string): void;
@@ -364,6 +371,13 @@ export function usageFailure(io: CommandIo, command: CommandSpec, message: strin
   return 2;
 }
 
+/** Reports a UsageError: with the usage line, or in one line for a TargetError; returns 2. */
+export function argumentFailure(io: CommandIo, command: CommandSpec, err: Error): number {
+  if (!(err instanceof TargetError)) return usageFailure(io, command, err.message);
+  io.err(`${command.label}: ${err.message}\n`);
+  return 2;
+}
+
 /**
  * The start every command shares: reads the arguments and prints the help for --help (0); else
  * `prepare` turns the values into what the body needs (checks across options go there), and the
@@ -386,13 +400,13 @@ export async function runCommand<P, R>(
     prepared = prepare(values);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    return usageFailure(io, command, err.message);
+    return argumentFailure(io, command, err);
   }
   try {
     return await body(prepared);
   } catch (err) {
     // What a body does not report itself: a usage error found late, a user error in one line, a bug with its trace.
-    if (err instanceof UsageError) return usageFailure(io, command, err.message);
+    if (err instanceof UsageError) return argumentFailure(io, command, err);
     io.err(failureText(command.label, err));
     return 1;
   }

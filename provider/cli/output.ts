@@ -16,7 +16,7 @@ import {
   OptionSpecs,
   processIo,
   runCommand as runParsed,
-  usageFailure,
+  argumentFailure,
   UsageError,
   Values,
 } from "./args";
@@ -343,7 +343,7 @@ export function runCommand(
         );
         return (await body({ client, io, options })) ?? 0;
       } catch (err) {
-        if (err instanceof UsageError || err instanceof RangeError) return usageFailure(io, command, err.message);
+        if (err instanceof UsageError || err instanceof RangeError) return argumentFailure(io, command, err);
         io.err(failureText(label, err, (text) => (client ? client.redact(text) : text)));
         if (err instanceof PortalError && err.code === "NotReseller")
           io.err("hint: billing data exists only for a reseller business unit\n");

@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { LIMIT_SOURCES, SETTING_SOURCES } from "../portal/settings";
 import { readProject, readStackFile, Project, stackFilePath, StackFile, StackFileError } from "../stack-config/file";
-import { UsageError } from "./args";
+import { TargetError } from "./args";
 
 /** The keys a stack file may give a command: the connection and the answer size limit. */
 const SOURCES = [...Object.values(SETTING_SOURCES), ...Object.values(LIMIT_SOURCES)];
@@ -85,18 +85,18 @@ export function pulumiSecrets(
 /**
  * The settings of `stack` (as `--stack` names it) for a command run in `cwd`: the stack file found through
  * Pulumi.yaml, its plain connection keys, and its secret ones through the Pulumi CLI. A setting the stack does
- * not give stays as the environment has it. A missing project or stack file is a UsageError.
+ * not give stays as the environment has it. A missing project or stack file is a TargetError.
  */
 export function stackSettings(stack: string, cwd: string, env: NodeJS.ProcessEnv, packageDirs: string[] = []): StackSettings {
   const project = readProject(cwd);
-  if (!project) throw new UsageError(`--stack ${stack}: no Pulumi.yaml in ${cwd}; run the command in the project's folder`);
+  if (!project) throw new TargetError(`--stack ${stack}: no Pulumi.yaml in ${cwd}; run the command in the project's folder`);
   const file = stackFilePath(project, stack);
   let read: StackFile;
   try {
     read = readStackFile(file, project.name);
   } catch (err) {
     if (err instanceof StackFileError && !fs.existsSync(file)) {
-      throw new UsageError(`--stack ${stack}: no stack file ${path.relative(cwd, file) || file} (the stack's config is read from there)`);
+      throw new TargetError(`--stack ${stack}: no stack file ${path.relative(cwd, file) || file} (the stack's config is read from there)`);
     }
     throw err;
   }

@@ -14,7 +14,7 @@ import { formatConfigProblems } from "../stack-config/problems";
 import { Problem, TenantsConfig } from "../tenants/model";
 import { validateNames } from "../tenants/names";
 import { walkBusinessUnits } from "../tenants/validate";
-import { CommandSpec, runCommand, UsageError, Values } from "./args";
+import { CommandSpec, runCommand, TargetError, UsageError, Values } from "./args";
 import { failureText } from "./failure";
 import { CliIo, DEFAULT_TIMEOUT_SECONDS, processIo, terminalIo, TIMEOUT_OPTION } from "./output";
 import { stackSettings } from "./stack-settings";
@@ -89,10 +89,10 @@ function planOf(values: Values, files: string[], cwd: string): Plan {
   let file = files[0];
   if (file === undefined && stack === undefined) {
     const project = readProject(cwd);
-    if (!project) throw new UsageError(`give the stack file (no Pulumi.yaml in ${cwd} to find it from)`);
+    if (!project) throw new TargetError(`give the stack file (no Pulumi.yaml in ${cwd} to find it from)`);
     const found = stackFilesOf(project);
     const where = path.relative(cwd, project.stackDir) || ".";
-    if (found.length === 0) throw new UsageError(`no Pulumi.<stack>.yaml in ${where}: give the stack file`);
+    if (found.length === 0) throw new TargetError(`no Pulumi.<stack>.yaml in ${where}: give the stack file`);
     if (found.length > 1) {
       throw new UsageError(
         `${where} holds ${found.length} stack files (${found.map((f) => path.basename(f)).join(", ")}): give one, or --stack <name>`,
@@ -107,8 +107,8 @@ function planOf(values: Values, files: string[], cwd: string): Plan {
   };
   if (file === undefined) return { ...plan, file: "", shown: "" }; // --stack: its settings name the file
   const at = path.resolve(cwd, file);
-  if (!fs.existsSync(at)) throw new UsageError(`${JSON.stringify(file)}: no such file or directory`);
-  if (fs.statSync(at).isDirectory()) throw new UsageError(`${JSON.stringify(file)} is a directory, not a stack file`);
+  if (!fs.existsSync(at)) throw new TargetError(`${JSON.stringify(file)}: no such file or directory`);
+  if (fs.statSync(at).isDirectory()) throw new TargetError(`${JSON.stringify(file)} is a directory, not a stack file`);
   return { ...plan, file: at, shown: path.relative(cwd, at) || file };
 }
 

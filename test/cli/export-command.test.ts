@@ -18,7 +18,8 @@ import { exportCli, plant, readsSince } from "../export/support";
 const writtenIn = (text: string, dir: string) =>
   text.replace(/^# yaml-language-server: \$schema=\S+\n/, `# yaml-language-server: $schema=${schemaPath(dir)}\n`);
 
-const SUMMARY = /^exported \d+ business units?, \d+ consumers?, \d+ nodes?; \d+ values? needs? review \(see comments\)$/;
+const SUMMARY =
+  /^exported \d+ business units?, \d+ consumers?, \d+ nodes?( \(and \d+ nodes? left out as a comment until (its|their) values are fixed\))?; \d+ values? needs? review \(see comments\)$/;
 
 describe("backup-portal export: the command", function () {
   this.timeout(60_000);

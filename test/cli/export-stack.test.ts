@@ -113,14 +113,16 @@ describe("--stack: the portal settings from the stack file and its secrets throu
     assert.doesNotMatch(r.out + r.err, new RegExp(PASSWORD));
   });
 
-  it("a stack that is not there: exit 2, one line naming the file it looked for, no request", async () => {
+  it("a stack that is not there: exit 2, one line naming the file it looked for, no request; the same in every command", async () => {
     const mark = emu.requests().length;
-    const r = await backupPortal(["export", "--stack", "staging"], ws.project, ws.env);
-    assert.equal(r.code, 2);
-    assert.equal(
-      r.err,
-      "backup-portal export: --stack staging: no stack file stacks/Pulumi.staging.yaml (the stack's config is read from there)\n",
-    );
+    for (const command of ["export", "validate", "doctor"]) {
+      const r = await backupPortal([command, "--stack", "staging"], ws.project, ws.env);
+      assert.equal(r.code, 2, `${command}: ${r.err}`);
+      assert.equal(
+        r.err,
+        `backup-portal ${command}: --stack staging: no stack file stacks/Pulumi.staging.yaml (the stack's config is read from there)\n`,
+      );
+    }
     assert.equal(emu.requests().length, mark);
   });
 

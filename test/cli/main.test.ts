@@ -76,12 +76,14 @@ describe("cli: backup-portal help, --version, bad arguments", function () {
         const o = await cli([name, ...argv]);
         assert.equal(o.code, 2, `${name} ${argv.join(" ")}: ${o.err}`);
         assert.equal(o.out, "");
+        // A command that takes a file: the argument is written right and names no file, one line (TargetError).
+        if (argv[0] === "stray" && name === "validate") {
+          assert.equal(o.err, `backup-portal validate: "stray": no such file or directory\n`);
+          continue;
+        }
         const lines = o.err.split("\n");
         assert.equal(lines.length, 4, o.err); // three lines and the final line end
-        assert.match(
-          lines[0],
-          /^[a-z -]+: (unknown option "(--no-such-option|-Z)"|unexpected argument "stray"|"stray": no such file or directory)$/,
-        );
+        assert.match(lines[0], /^[a-z -]+: (unknown option "(--no-such-option|-Z)"|unexpected argument "stray")$/);
         // The usage line is one of the help's, the one that starts with backup-portal (billing-receiver's second).
         assert.ok(spec.usage.includes(lines[1].replace(/^usage: /, "")), lines[1]);
         assert.match(lines[1], new RegExp(`^usage: backup-portal ${name} `));
