@@ -67,6 +67,13 @@ function setTenants(ws: Workspace, opts: { withGlobex?: boolean; protect?: boole
   fs.writeFileSync(ws.stackFile, doc.toString());
 }
 
+/** A preview that must fail: the CLI's whole output. */
+async function failingPreview(ws: Workspace): Promise<string> {
+  const r = await ws.pulumi(["preview"]);
+  assert.notEqual(r.code, 0, r.stdout + r.stderr);
+  return r.stdout + r.stderr;
+}
+
 describe("real engine: the stacks/ program under the Pulumi CLI", function () {
   this.timeout(15 * 60_000);
   let emu: Emulator;
@@ -147,9 +154,7 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
     fs.writeFileSync(ws.stackFile, broken);
     emu.clearRequests();
     try {
-      const r = await ws.pulumi(["preview"]);
-      assert.notEqual(r.code, 0);
-      const out = r.stdout + r.stderr;
+      const out = await failingPreview(ws);
       assert.match(out, /Pulumi\.e2e\.yaml: backup-portal:tenants\.acme\.timezone: .*timeZone/);
       assert.match(out, /Pulumi\.e2e\.yaml: backup-portal:tenants\.acme\.name: arrived as "2024-01-01 00:00:00 \+0000 UTC": .*quote/);
       assert.doesNotMatch(out, /\n\s+at .*\(.*\.ts:\d+:\d+\)/, "no stack trace");
@@ -160,17 +165,12 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
   });
 
   it("a portal that refuses the login: one line with the hint naming the settings, no stack trace, nothing written", async () => {
-    const admin = () => emu.state().users.find((u) => u.username === "admin")!;
-    const was = { ...admin() };
-    emu.update((st) => {
-      const a = st.users.find((u) => u.username === "admin")!;
-      a.passwordHash = hashSecret("rotated-elsewhere", a.passwordSalt);
-    });
+    const admin = (st: ReturnType<Emulator["state"]>) => st.users.find((u) => u.username === "admin")!;
+    const was = admin(emu.state()).passwordHash;
+    emu.update((st) => void (admin(st).passwordHash = hashSecret("rotated-elsewhere", admin(st).passwordSalt)));
     emu.clearRequests();
     try {
-      const r = await ws.pulumi(["preview"]);
-      assert.notEqual(r.code, 0);
-      const out = r.stdout + r.stderr;
+      const out = await failingPreview(ws);
       assert.match(
         out,
         /the stack config's names could not be checked against the portal: POST \/v1\/oauth failed \(HTTP 400\): invalid_grant.*Hint: authentication failed: .*backup-portal:clientId\/origin\/username\/password/,
@@ -179,13 +179,7 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
       assert.doesNotMatch(out, /unhandled exception|outcomeUnknown/, "no error object dumped");
       assert.deepEqual(portalWrites(emu), []);
     } finally {
-      emu.update(
-        (st) =>
-          void Object.assign(
-            st.users.find((u) => u.username === "admin")!,
-            { passwordHash: was.passwordHash },
-          ),
-      );
+      emu.update((st) => void (admin(st).passwordHash = was));
     }
   });
 
@@ -199,9 +193,7 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
     assert.notEqual(wrongRoot, text);
     fs.writeFileSync(ws.stackFile, wrongRoot);
     try {
-      const r = await ws.pulumi(["preview"]);
-      assert.notEqual(r.code, 0);
-      const out = r.stdout + r.stderr;
+      const out = await failingPreview(ws);
       assert.match(
         out,
         /rootBusinessUnitId: business unit 99999 does not exist .*1 "Reseller\\u001b\]0;pwned\\u0007\\x9b2J\\nerror: all fine"/,
