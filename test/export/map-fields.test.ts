@@ -138,7 +138,7 @@ describe("export mapping: each field", () => {
     assert.deepEqual(reviewLines(r.reviews), [
       "tenants.acme.businessUnits.child.invoiceDay: invoiceDay must be an integer from 1 to 28, got 29; left out, so the first up leaves the portal's value as it is; set a valid one to manage it",
     ]);
-    assert.deepEqual(r.counts, { businessUnits: 2, consumers: 3, nodes: 2 });
+    assert.deepEqual(r.counts, { businessUnits: 2, consumers: 3, nodes: 2, nodesLeftOut: 0 });
   });
 
   it("refused values, unknown references and fields stack config has no place for: review notes at their place, never a value", () => {
@@ -248,7 +248,7 @@ describe("export mapping: each field", () => {
       'tenants.odd.consumers.b.node.oddNodeField: the portal field "oddNodeField" has no place in stack config; it stays as it is on the portal',
     ]);
     assert.doesNotMatch(r.text, /hunter2/, "a field stack config has no place for is named, its value never written");
-    assert.deepEqual(r.counts, { businessUnits: 2, consumers: 2, nodes: 2 });
+    assert.deepEqual(r.counts, { businessUnits: 2, consumers: 2, nodes: 0, nodesLeftOut: 2 }, "both nodes are left out: none is declared");
   });
 
   it("proxy relations sorted by agent then target; across business units or with a node left out: review notes, sorted", () => {
@@ -396,12 +396,12 @@ describe("export mapping: each field", () => {
       'tenants.b-side.proxies: t1 has the proxy agent "" (consumer 98), outside this business unit: stack config joins the nodes of one business unit only; it stays as it is',
       'tenants.b-side.proxies: t1 has the proxy agent "FAR" (consumer 40), outside this business unit: stack config joins the nodes of one business unit only; it stays as it is',
     ]);
-    assert.deepEqual(r.counts, { businessUnits: 2, consumers: 7, nodes: 7 });
+    assert.deepEqual(r.counts, { businessUnits: 2, consumers: 7, nodes: 5, nodesLeftOut: 2 });
   });
 
   it("no business unit: an empty tenants map, written as {}", () => {
     const r = exportOf([]);
     assert.equal(r.text, "# h\n\nconfig:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants: {}\n");
-    assert.deepEqual(r.counts, { businessUnits: 0, consumers: 0, nodes: 0 });
+    assert.deepEqual(r.counts, { businessUnits: 0, consumers: 0, nodes: 0, nodesLeftOut: 0 });
   });
 });
