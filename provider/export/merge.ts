@@ -97,12 +97,10 @@ interface PortalUnit extends PortalEntry {
   consumers: PortalEntry[];
 }
 
-const entriesOf = (node: unknown): Array<{ key: string; map: YAMLMap; value: unknown }> =>
+const entriesOf = (node: unknown): Array<{ key: string; map: YAMLMap }> =>
   isMap(node)
     ? (node as YAMLMap).items.flatMap((p) =>
-        isScalar(p.key) && (isMap(p.value) || isAlias(p.value))
-          ? [{ key: String(p.key.value), map: p.value as YAMLMap, value: p.value }]
-          : [],
+        isScalar(p.key) && isMap(p.value) ? [{ key: String(p.key.value), map: p.value as YAMLMap }] : [],
       )
     : [];
 
@@ -179,18 +177,28 @@ class Merger {
     return isAlias(v) ? (v.toJS(this.doc) as unknown) : isScalar(v) ? v.value : v;
   }
 
-  /** Refuses an entry, or what holds its entries or node, written as an alias (STRUCTURE_KEYS says why). */
-  private refuseStructureAlias(value: unknown, path: string): void {
-    const aliases: Array<[string, unknown]> = isMap(value)
-      ? STRUCTURE_KEYS.map((k): [string, unknown] => [`${path}.${k}`, (value as YAMLMap).get(k, true)])
-      : [[path, value]];
-    const found = aliases.find(([, v]) => isAlias(v));
-    if (!found) return;
-    const [at, alias] = found as [string, { source: string }];
-    throw new MergeError(
-      `${this.fileName}: ${at} is a YAML alias (*${alias.source}): the merge cannot tell which of the places it stands for ` +
-        "a change belongs to; write it out; nothing was merged",
-    );
+  /**
+   * The entries of a map of business units or consumers (at `path`), each a map; an entry, or what holds its
+   * entries or node, written as an alias is refused (STRUCTURE_KEYS says why).
+   */
+  private entries(node: unknown, path: string): Array<{ key: string; map: YAMLMap }> {
+    const places: Array<[string, unknown]> = isMap(node)
+      ? (node as YAMLMap).items.flatMap((p) => {
+          const at = `${path}.${String(isScalar(p.key) ? p.key.value : p.key)}`;
+          const inner = isMap(p.value)
+            ? STRUCTURE_KEYS.map((k): [string, unknown] => [`${at}.${k}`, (p.value as YAMLMap).get(k, true)])
+            : [];
+          return [[at, p.value] as [string, unknown], ...inner];
+        })
+      : [];
+    const aliased = places.find(([, v]) => isAlias(v)) as [string, { source: string }] | undefined;
+    if (aliased) {
+      throw new MergeError(
+        `${this.fileName}: ${aliased[0]} is a YAML alias (*${aliased[1].source}): the merge cannot tell which of the places it ` +
+          "stands for a change belongs to; write it out; nothing was merged",
+      );
+    }
+    return entriesOf(node);
   }
 
   private entry(key: string, map: YAMLMap, path: string, parent: string | undefined, kind: Kind): FileEntry & { resource: string } {
@@ -212,14 +220,12 @@ class Merger {
     if (depth * 2 > MAX_CONFIG_DEPTH) {
       throw new MergeError(`${this.fileName}: ${path} nests more than ${MAX_CONFIG_DEPTH / 2} levels of business units; flatten it`);
     }
-    return entriesOf(node).map(({ key, map, value }) => {
+    return this.entries(node, path).map(({ key, map }) => {
       const p = `${path}.${key}`;
-      this.refuseStructureAlias(value, p);
       const e = this.entry(key, map, p, parent, "business unit");
-      const consumers = entriesOf(map.get("consumers")).map((c) => {
-        this.refuseStructureAlias(c.value, `${p}.consumers.${c.key}`);
-        return this.entry(c.key, c.map, `${p}.consumers.${c.key}`, e.resource, "consumer");
-      });
+      const consumers = this.entries(map.get("consumers"), `${p}.consumers`).map((c) =>
+        this.entry(c.key, c.map, `${p}.consumers.${c.key}`, e.resource, "consumer"),
+      );
       return { ...e, consumers, units: this.readFile(map.get("businessUnits"), `${p}.businessUnits`, e.resource, depth + 1) };
     });
   }

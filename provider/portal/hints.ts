@@ -18,8 +18,8 @@ export interface HintContext {
 
 type Source = { config: string; env: string };
 
-/** The namespace of the stack program's and the dynamic providers' config keys (sources.ts spells them so). */
-const STACK_NAMESPACE = "backup-portal";
+/** The namespace of the stack program's and the dynamic providers' config keys, as sources.ts spells them. */
+const STACK_NAMESPACE = SETTING_SOURCES.url.config.split(":")[0];
 
 /**
  * How a reader sets a setting: `backup-portal:url (or BACKUP_PORTAL_URL)` for the stack, the plugin's own namespace
