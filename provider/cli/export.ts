@@ -6,7 +6,7 @@ import { packageRoot } from "../dynamic/specifier";
 import { exportPortal, leftOutLine, summaryLine } from "../export";
 import { loadStackOutputs, ManagedIds } from "../export/managed";
 import { mergeInto, MergeError, mergeReport } from "../export/merge";
-import { readProject, STACK_FILE, StackFileError } from "../stack-config/file";
+import { projectNameOf, readProject, STACK_FILE, StackFileError } from "../stack-config/file";
 import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
 import { escapeControls } from "../text/controls";
 import { CommandSpec, existingPath, fileToWrite, parseCommandArgs, usageFailure, Values } from "./args";
@@ -354,7 +354,7 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
     if (merge) {
       let merged;
       try {
-        merged = mergeInto(original!, merge, result.parts, result.tree.references, managed);
+        merged = mergeInto(original!, merge, result.parts, result.tree.references, managed, projectNameOf(merge, cwd));
       } catch (err) {
         if (!(err instanceof MergeError)) throw err;
         io.err(`backup-portal export: ${err.message}\n`);

@@ -9,7 +9,7 @@ import { PortalClient } from "../portal/client";
 import { cliHints } from "../portal/hints";
 import { maskUrl } from "../http/mask-url";
 import { resolveSettings, SETTING_SOURCES } from "../portal/settings";
-import { readProject, readStackFile, StackFile, stackFilesOf, StackFileError } from "../stack-config/file";
+import { projectNameOf, readProject, readStackFile, StackFile, stackFilesOf, StackFileError } from "../stack-config/file";
 import { formatConfigProblems } from "../stack-config/problems";
 import { Problem, TenantsConfig } from "../tenants/model";
 import { validateNames } from "../tenants/names";
@@ -158,7 +158,7 @@ export function run(argv: string[], given: ValidateIo = processIo): Promise<numb
           shown = path.relative(cwd, s.stack.file) || s.stack.file;
           for (const note of [...(s.taken ? [s.taken] : []), ...s.notes]) io.err(`${COMMAND.label}: ${note}\n`);
         } else {
-          stackFile = readStackFile(plan.file, readProject(path.dirname(plan.file))?.name ?? readProject(cwd)?.name);
+          stackFile = readStackFile(plan.file, projectNameOf(plan.file, cwd));
         }
       } catch (err) {
         if (!(err instanceof StackFileError)) throw err;

@@ -12,7 +12,8 @@ import { Document, isAlias, isMap, isScalar, isSeq, Node as YamlNode, Pair, pars
 import { matchReference, ReferenceKind } from "../dynamic/references";
 import { sameValue } from "../dynamic/values";
 import { FieldTable, portalId } from "../rules/fields";
-import { MAX_CONFIG_DEPTH } from "../rules/stack-config";
+import { cliConfigKey } from "../rules/config-keys";
+import { MAX_CONFIG_DEPTH, NAMESPACE } from "../rules/stack-config";
 import { configProblemsText } from "../stack-config/problems";
 import { cliReadingProblems } from "../stack-config/source";
 import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "../tenants/fields";
@@ -585,7 +586,8 @@ const leftOut = (consumer: OutMap) => consumer.items.some((i) => "comment" in i 
 
 /**
  * Merges the export into the stack file's text; `fileName` names it in messages. `managed`: the ids the stack's
- * outputs hold, when given.
+ * outputs hold, when given. `project`: the project's name, the namespace of a key written without one (`tenants:`
+ * is backup-portal:tenants in project backup-portal): each key is found in any spelling the CLI reads.
  */
 export function mergeInto(
   fileText: string,
@@ -593,13 +595,15 @@ export function mergeInto(
   exported: { rootId: number; tenants: OutMap },
   refs: ReferenceLists,
   managed?: ManagedIds,
+  project: string = NAMESPACE,
 ): MergeResult {
   // A BOM is no column: the text is worked on without it and given it back.
   const bom = fileText.startsWith("\uFEFF") ? "\uFEFF" : "";
   const text = fileText.slice(bom.length);
   const doc = parseDocument(text) as unknown as Document;
   if (doc.errors.length) throw new MergeError(`${fileName}: not YAML the merge can read: ${doc.errors[0].message.split("\n")[0]}`);
-  const misread = cliReadingProblems(doc);
+  // A key written twice (`tenants:` and `backup-portal:tenants:`) is among these: the CLI reads one at random.
+  const misread = cliReadingProblems(doc, project, text);
   if (misread.length) throw new MergeError(configProblemsText(fileName, misread, "nothing was merged"));
   const body = doc.contents;
   if (body !== null && !isMap(body)) throw new MergeError(`${fileName}: the file must be a map with a config: key`);
@@ -609,13 +613,15 @@ export function mergeInto(
     throw new MergeError(`${fileName}: config: must be a map`);
   }
   const cfg = isMap(config) ? (config as YAMLMap) : undefined;
-  const root = cfg?.get(ROOT_KEY);
+  const configPairOf = (key: string) => cfg?.items.find((p) => isScalar(p.key) && cliConfigKey(String(p.key.value), project) === key);
+  const rootNode = configPairOf(ROOT_KEY)?.value;
+  const root = isScalar(rootNode) ? rootNode.value : rootNode;
   if (root !== undefined && Number(root) !== exported.rootId) {
     throw new MergeError(
       `${fileName}: config.${ROOT_KEY} is ${String(root)}, but the export is below business unit ${exported.rootId}; export with --bunit ${String(root)}`,
     );
   }
-  const tenantsPair = cfg ? pairOf(cfg, TENANTS_KEY) : undefined;
+  const tenantsPair = configPairOf(TENANTS_KEY);
   const tenants = tenantsPair?.value;
   if (tenants !== undefined && tenants !== null && !(isScalar(tenants) && tenants.value === null) && !isMap(tenants)) {
     throw new MergeError(`${fileName}: config.${TENANTS_KEY} must be a map from key to business unit`);

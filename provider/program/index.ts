@@ -12,6 +12,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
+import { stackFileRepeatedKeys } from "../stack-config/file";
 import { configProblemsText, readStackConfig } from "../stack-config/read";
 import { ConfigError, Problem } from "../tenants/model";
 import { deployStack, StackOutputs } from "./deploy";
@@ -52,7 +53,10 @@ export function tenantsFromConfig(): () => Promise<StackOutputs> {
     const fail = (problems: Problem[]) => new pulumi.RunError(escapeControls(configProblemsText(file, problems), ["\n"]));
     const all = pulumi.runtime.allConfig();
     const read = readStackConfig({ config: all, isSecret });
-    if (!read.config) throw fail(read.problems);
+    // A key the file writes twice reached the program once, chosen at random: only the file shows it.
+    const root = pulumi.runtime.getRootDirectory() || process.cwd();
+    const repeated = stackFileRepeatedKeys(root, pulumi.getStack(), pulumi.getProject()).problems;
+    if (!read.config || repeated.length) throw fail([...repeated, ...read.problems]);
     const portal = portalForChecks(all);
     try {
       return await deployStack({ ...read.config, portal });

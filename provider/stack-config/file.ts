@@ -7,10 +7,11 @@
 import * as fs from "fs";
 import * as path from "path";
 import { Document, isMap, parseDocument } from "yaml";
+import { cliConfigKey } from "../rules/config-keys";
 import { NAMESPACE } from "../rules/stack-config";
 import { Problem } from "../tenants/model";
 import type { ConfigSource } from "./read";
-import { cliReadingProblems } from "./source";
+import { cliReadingProblems, repeatedKeyProblems } from "./source";
 
 /** A stack file that could not be read as one: one line, naming the file. */
 export class StackFileError extends Error {}
@@ -38,8 +39,13 @@ const isSecure = (v: unknown): boolean =>
  * no YAML, or no map with a map at `config:`, is a StackFileError naming `file`. The one reader of stack files
  * this package has without the Pulumi CLI: `validate` and `--stack` here, the fleet's base file.
  */
-export function parseStackFile(text: string, file: string): { config: Record<string, unknown>; problems: Problem[] } {
-  const doc = parseDocument(text.replace(/^\uFEFF/, ""));
+export function parseStackFile(
+  text: string,
+  file: string,
+  namespace: string = NAMESPACE,
+): { config: Record<string, unknown>; problems: Problem[] } {
+  const body = text.replace(/^\uFEFF/, "");
+  const doc = parseDocument(body);
   const error = doc.errors[0];
   if (error) {
     const at = error.linePos?.[0] ? ` (line ${error.linePos[0].line})` : "";
@@ -53,7 +59,7 @@ export function parseStackFile(text: string, file: string): { config: Record<str
   }
   const config = (doc.toJS({ maxAliasCount: 100 }) as { config?: Record<string, unknown> } | null)?.config ?? {};
   // Under `backup-portal:` only: a value elsewhere is its namespace's business.
-  return { config, problems: cliReadingProblems(doc as unknown as Document) };
+  return { config, problems: cliReadingProblems(doc as unknown as Document, namespace, body) };
 }
 
 /**
@@ -61,11 +67,13 @@ export function parseStackFile(text: string, file: string): { config: Record<str
  * without one belongs to (the CLI reads `tenants:` in project backup-portal as `backup-portal:tenants`).
  */
 export function stackFileSource(text: string, file: string, namespace: string = NAMESPACE): StackFile {
-  const { config: raw, problems } = parseStackFile(text, file);
+  const { config: raw, problems } = parseStackFile(text, file, namespace);
   const config: Record<string, string> = {};
   const secrets = new Set<string>();
   for (const [key, value] of Object.entries(raw)) {
-    const name = key.includes(":") ? key : `${namespace}:${key}`;
+    // As the CLI names it (`tenants`, `backup-portal:config:tenants`: backup-portal:tenants); one written twice is a
+    // problem of the file (source.ts), and the later spelling stands here.
+    const name = cliConfigKey(key, namespace) ?? key;
     if (isSecure(value)) secrets.add(name);
     config[name] = typeof value === "string" ? value : JSON.stringify(value ?? null);
   }
@@ -83,6 +91,24 @@ export function readStackFile(file: string, namespace?: string): StackFile {
     throw new StackFileError(`${file}: cannot be read (${code ?? (err as Error).message})`);
   }
   return stackFileSource(text, file, namespace);
+}
+
+/**
+ * What the program cannot see in the config the CLI hands it: the keys the stack's file writes twice in the CLI's
+ * spellings (`tenants:` and `backup-portal:tenants:`), of which the CLI handed it one at random. The file is the one
+ * the project in `root` keeps for `stack`; none when it is not there or cannot be read (a `--config-file`).
+ */
+export function stackFileRepeatedKeys(root: string, stack: string, project: string): { file: string; problems: Problem[] } {
+  const found = readProject(root);
+  const file = stackFilePath(found ?? { dir: root, stackDir: root, hasStackConfigDir: false }, stack);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+  } catch {
+    return { file, problems: [] };
+  }
+  const doc = parseDocument(text);
+  return { file, problems: doc.errors.length ? [] : repeatedKeyProblems(doc as unknown as Document, project, text) };
 }
 
 export interface Project {
@@ -117,6 +143,21 @@ export function readProject(dir: string): Project | undefined {
     };
   }
   return undefined;
+}
+
+/**
+ * The name of the project a stack file belongs to, the namespace of its keys written without one: that of the
+ * nearest Pulumi.yaml in the file's folder or above (a stackConfigDir is below it), else in `cwd`.
+ */
+export function projectNameOf(file: string, cwd: string): string | undefined {
+  let dir = path.dirname(path.resolve(cwd, file));
+  for (;;) {
+    const project = readProject(dir);
+    if (project) return project.name;
+    const up = path.dirname(dir);
+    if (up === dir) return readProject(cwd)?.name;
+    dir = up;
+  }
 }
 
 /** A stack file's name: `Pulumi.<stack>.yaml` (or .yml). */

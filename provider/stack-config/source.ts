@@ -3,6 +3,7 @@
 // the program 83, so the program cannot see it; YAML 1.2 readers (this package's merge, the fleet) read 123.
 // Which keys take numbers comes from the tables (provider/rules/stack-config.ts, provider/tenants/fields.ts).
 import { Document, isMap, isScalar, isSeq, Scalar, YAMLMap } from "yaml";
+import { cliConfigKey, repeatedKeyProblem, Spelling } from "../rules/config-keys";
 import { FieldRule, FieldTable, takesNumber } from "../rules/fields";
 import { ConfigRule, ConfigTable, NAMESPACE, STACK_CONFIG_KEYS } from "../rules/stack-config";
 import { leadingZeroProblem, plainTextProblem } from "../rules/yaml-scalars";
@@ -31,8 +32,47 @@ const keyOf = (n: unknown) => (isScalar(n) ? String(n.value) : typeof n === "str
 const pairs = (n: unknown) =>
   isMap(n) ? (n as YAMLMap).items.flatMap((p) => (keyOf(p.key) === undefined ? [] : [{ key: keyOf(p.key)!, value: p.value }])) : [];
 
+/** A key of a stack file's `config:`, as written and as the CLI reads it (`namespace:name`, or undefined). */
+interface ConfigEntry {
+  written: string;
+  key: string | undefined;
+  value: unknown;
+  /** Where the key starts in the text. */
+  offset?: number;
+}
+
+/** The pairs of a stack file's `config:` map, each with the key the CLI reads it as in project `project`. */
+export function configEntries(doc: Document, project: string = NAMESPACE): ConfigEntry[] {
+  const config = doc.get("config");
+  if (!isMap(config)) return [];
+  return (config as YAMLMap).items.flatMap((p) => {
+    const written = keyOf(p.key);
+    if (written === undefined) return [];
+    const offset = isScalar(p.key) ? p.key.range?.[0] : undefined;
+    return [{ written, key: cliConfigKey(written, project), value: p.value, offset }];
+  });
+}
+
+/** The entries of the `backup-portal:` namespace, by their name in it (`tenants`), in every spelling. */
+const ownEntries = (doc: Document, project: string) =>
+  configEntries(doc, project).flatMap((e) => (e.key?.startsWith(PREFIX) ? [{ ...e, name: e.key.slice(PREFIX.length) }] : []));
+
+/**
+ * Keys of the `backup-portal:` namespace written more than once in the CLI's spellings (`tenants:` and
+ * `backup-portal:tenants:` in project backup-portal), each spelling with its line when `text` is given.
+ */
+export function repeatedKeyProblems(doc: Document, project: string = NAMESPACE, text?: string): Problem[] {
+  const byName = new Map<string, Spelling[]>();
+  const lineAt = (offset: number | undefined) =>
+    text === undefined || offset === undefined ? undefined : text.slice(0, offset).split("\n").length;
+  for (const e of ownEntries(doc, project)) {
+    byName.set(e.name, [...(byName.get(e.name) ?? []), { written: e.written, line: lineAt(e.offset) }]);
+  }
+  return [...byName].flatMap(([name, spellings]) => (spellings.length > 1 ? [{ path: name, message: repeatedKeyProblem(spellings) }] : []));
+}
+
 /** The leading-zero numbers of a stack file's `backup-portal:` keys, by key path (`tenants.acme.adoptId`). */
-export function leadingZeroProblems(doc: Document): Problem[] {
+export function leadingZeroProblems(doc: Document, project: string = NAMESPACE): Problem[] {
   const problems: Problem[] = [];
   // A list of walks to do instead of recursion: a file may nest business units deeper than the call stack goes.
   const todo: Array<() => void> = [];
@@ -65,9 +105,8 @@ export function leadingZeroProblems(doc: Document): Problem[] {
     else if (rule.kind === "blocks") (isSeq(node) ? node.items : []).forEach((item, i) => block(item, rule.keys, `${path}[${i}]`));
     else if (rule.kind !== "map") field(node, rule, path);
   };
-  for (const { key, value } of pairs(doc.get("config"))) {
-    const name = key.slice(PREFIX.length);
-    if (key.startsWith(PREFIX) && Object.hasOwn(STACK_CONFIG_KEYS, name)) config(value, STACK_CONFIG_KEYS[name], name);
+  for (const { name, value } of ownEntries(doc, project)) {
+    if (Object.hasOwn(STACK_CONFIG_KEYS, name)) config(value, STACK_CONFIG_KEYS[name], name);
   }
   while (todo.length) todo.pop()!();
   return problems;
@@ -79,11 +118,11 @@ export function leadingZeroProblems(doc: Document): Problem[] {
  * by key path (`tenants.acme.name`, `registry.users[0].username`). Every key, whatever its rule: a text key is where
  * it bites.
  */
-export function plainTextProblems(doc: Document): Problem[] {
+export function plainTextProblems(doc: Document, project: string = NAMESPACE): Problem[] {
   const problems: Problem[] = [];
   // A list of walks to do instead of recursion, as above.
   const todo: Array<[unknown, string]> = [];
-  for (const { key, value } of pairs(doc.get("config"))) if (key.startsWith(PREFIX)) todo.push([value, key.slice(PREFIX.length)]);
+  for (const { name, value } of ownEntries(doc, project)) todo.push([value, name]);
   while (todo.length) {
     const [node, path] = todo.pop()!;
     if (isMap(node)) for (const { key, value } of pairs(node)) todo.push([value, `${path}.${key}`]);
@@ -96,9 +135,13 @@ export function plainTextProblems(doc: Document): Problem[] {
   return problems;
 }
 
-/** Everything in a stack file's text that the Pulumi CLI reads otherwise than this package: one problem per key. */
-export function cliReadingProblems(doc: Document): Problem[] {
-  const zeros = leadingZeroProblems(doc);
+/**
+ * Everything in a stack file's text that the Pulumi CLI reads otherwise than this package: one problem per key.
+ * `project` is the project's name (the namespace of a key written without one); `text` the file's text, for the
+ * lines of a key written twice.
+ */
+export function cliReadingProblems(doc: Document, project: string = NAMESPACE, text?: string): Problem[] {
+  const zeros = leadingZeroProblems(doc, project);
   const at = new Set(zeros.map((p) => p.path));
-  return [...zeros, ...plainTextProblems(doc).filter((p) => !at.has(p.path))];
+  return [...repeatedKeyProblems(doc, project, text), ...zeros, ...plainTextProblems(doc, project).filter((p) => !at.has(p.path))];
 }
