@@ -292,8 +292,19 @@ class Mapper {
   node(c: ConsumerRead, bunitId: number, path: string): { out: OutMap; blocked: boolean } {
     const node = c.node!;
     const out = new OutMap().set("adopt", true);
-    const blocked = this.fields(out, node, NODE_FIELDS, path, { parentId: bunitId, bunitId });
-    if (node.tsmName) out.set("tsmName", node.tsmName);
+    let blocked = this.fields(out, node, NODE_FIELDS, path, { parentId: bunitId, bunitId });
+    // The activated name is not read by `fields` (the rule is the stack's own), but is written all the same: it
+    // gets the same checks, and a name the stack refuses or no file can hold leaves the node out for review.
+    const nameProblem = node.tsmName ? (fieldProblem(node.tsmName, NODE_FIELDS.tsmName) ?? unwritableProblem(node.tsmName)) : undefined;
+    if (nameProblem) {
+      blocked = true;
+      this.review(
+        out,
+        `${path}.tsmName`,
+        [`tsmName: ${shown(node.tsmName)}`],
+        `tsmName ${nameProblem}; the stack refuses this node as it is (the backup server never renames a node: a new consumer gets a valid name)`,
+      );
+    } else if (node.tsmName) out.set("tsmName", node.tsmName);
     else out.comment("not activated yet: add tsmName to activate it under that name");
     const state = [node.locked ? "locked" : "", node.decommissioned ? "decommissioned" : ""].filter(Boolean);
     if (state.length) out.comment(`the portal shows this node ${state.join(" and ")}`);
