@@ -166,6 +166,7 @@ export async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined
 const ENCODERS: ReadonlyArray<(c: string) => string> = [
   (c) => c,
   (c) => JSON.stringify(c).slice(1, -1), // JSON bodies
+  (c) => (c === "/" ? "\\/" : c), // JSON writers that escape the slash (PHP's json_encode, some proxies)
   (c) => new URLSearchParams({ v: c }).toString().slice(2), // form bodies and query strings: space as +
   (c) => encodeURIComponent(c), // path segments
   // .NET's JSON writers escape non-ASCII and HTML-sensitive characters as \uXXXX (UTF-16 units).
@@ -174,10 +175,29 @@ const ENCODERS: ReadonlyArray<(c: string) => string> = [
 
 const quote = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+const NAMED_ENTITIES: Record<string, string[]> = { "&": ["amp"], "<": ["lt"], ">": ["gt"], '"': ["quot"], "'": ["apos"] };
+
+/**
+ * A pattern for one character as an HTML page may show it: as it is, or (but a letter or digit) as a character
+ * reference (named, decimal or hex, with leading zeros), as a front that echoes the request into an HTML error page
+ * writes it.
+ */
+function htmlPattern(c: string): string {
+  // Escapers leave letters and digits as they are: no reference for them keeps a long token's pattern small.
+  if (/^[A-Za-z0-9]$/.test(c)) return c;
+  const code = c.codePointAt(0)!;
+  const named = (NAMED_ENTITIES[c] ?? []).map((n) => `&${n};`);
+  // References first: `&` alone would match the start of `&amp;` and leave `amp;` standing.
+  return `(?:${[...named, `&#0*${code};`, `&#x0*${code.toString(16)};`, quote(c)].join("|")})`;
+}
+
 /** One pattern for every spelling of a secret the encoders can produce, mixed character by character. */
 function patternFor(secret: string): RegExp {
-  // Code points, so that a character outside the BMP is encoded whole.
-  const body = Array.from(secret, (c) => `(?:${[...new Set(ENCODERS.map((e) => e(c)))].map(quote).join("|")})`).join("");
+  // Code points, so that a character outside the BMP is encoded whole; each spelling's characters as HTML shows them.
+  // Longest first, so that the last character of a secret is matched whole (`\\`, not its first `\`).
+  const spelt = (c: string) =>
+    [...new Set(ENCODERS.map((e) => e(c)))].sort((a, b) => b.length - a.length).map((e) => Array.from(e, htmlPattern).join(""));
+  const body = Array.from(secret, (c) => `(?:${spelt(c).join("|")})`).join("");
   // A secret shorter than 4 characters is replaced only where it stands alone.
   const short = Array.from(secret).length < 4;
   return new RegExp(short ? `(?<![A-Za-z0-9])${body}(?![A-Za-z0-9])` : body, "gi");
@@ -185,7 +205,8 @@ function patternFor(secret: string): RegExp {
 
 /**
  * Replaces every occurrence of the given secrets in a text with `***`, in every spelling the client's
- * encoders give it (as it is, JSON-escaped, form- or URL-encoded, .NET `\uXXXX`), so that a portal or proxy
+ * encoders give it (as it is, JSON-escaped with or without `\/`, form- or URL-encoded, .NET `\uXXXX`, and each of
+ * those as an HTML page writes it, `&lt;` or `&#60;`), so that a portal or proxy
  * that echoes the request shows none. A secret shorter than 4 characters is replaced only where it stands
  * alone, so that a one-letter password does not turn every word into stars.
  */
