@@ -1,6 +1,6 @@
 // Who used which registration token (token.ts), in memory, and kept in a file across restarts of the broker.
 import { promises as fsp } from "fs";
-import { writeSecretFile } from "../registration/files";
+import { prepareSecretFile, writeSecretFile } from "../registration/files";
 import { TokenClaims, TokenRefused } from "./token";
 
 /** One token the broker has seen: the instance that claimed it, whether that one registered, and its expiry. */
@@ -96,18 +96,38 @@ function isEntry(v: unknown): v is LedgerEntry {
 
 /** The file cannot be read as a ledger: the broker does not start, rather than forget which tokens are spent. */
 export class LedgerFileError extends Error {
-  constructor(file: string, why: string) {
-    super(`the spent-token ledger ${file} ${why}; restore it, or move it away if no token of the last hour may have been used`);
+  constructor(file: string, why: string, fix = "restore it, or move it away if no token of the last hour may have been used") {
+    super(`the spent-token ledger ${file} ${why}; ${fix}`);
     this.name = "LedgerFileError";
+  }
+}
+
+const ledgerText = (ledger: TokenLedger) => `${JSON.stringify({ format: FORMAT, tokens: ledger.list() })}\n`;
+
+/**
+ * Writes the ledger as it is, as every later write does (a temp file beside it, renamed over it): a file the broker
+ * can read and not write (a volume that ignores fsGroup, a directory it may not create files in) would fail every
+ * registration with a 500, so it stops the start instead.
+ */
+async function probeWrite(file: string, ledger: TokenLedger): Promise<void> {
+  try {
+    await (await prepareSecretFile(file, ledgerText(ledger))).commit();
+  } catch (err) {
+    throw new LedgerFileError(
+      file,
+      `cannot be written (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+      "let the broker's user write it and create files in its folder (a volume that ignores fsGroup needs its owner or mode set)",
+    );
   }
 }
 
 /**
  * The ledger in `file` (JSON, mode 0600; tokens are never in it, only their nonces): read at start, expired
- * entries dropped; each change written whole to a temp file, fsync'd and renamed over it, one write at a time.
- * An absent file is an empty ledger.
+ * entries dropped, and written back at once (a file it cannot write stops the start); each change written whole to a
+ * temp file, fsync'd and renamed over it, one write at a time, and a write that fails is a line on `log`. An absent
+ * file is an empty ledger.
  */
-export async function fileLedger(file: string, now = Date.now()): Promise<LedgerStore> {
+export async function fileLedger(file: string, now = Date.now(), log: (line: string) => void = () => undefined): Promise<LedgerStore> {
   let text: string | undefined;
   try {
     text = await fsp.readFile(file, "utf8");
@@ -128,12 +148,18 @@ export async function fileLedger(file: string, now = Date.now()): Promise<Ledger
     entries = doc.tokens;
   }
   const ledger = new TokenLedger(undefined, entries, now);
-  let written = text === undefined ? 0 : -1;
+  await probeWrite(file, ledger);
+  let written = ledger.version;
   let queue: Promise<void> = Promise.resolve();
   const write = async (): Promise<void> => {
     const version = ledger.version;
     if (version === written) return;
-    await writeSecretFile(file, `${JSON.stringify({ format: FORMAT, tokens: ledger.list() })}\n`);
+    try {
+      await writeSecretFile(file, ledgerText(ledger));
+    } catch (err) {
+      log(`the ledger file ${file} could not be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).name})`);
+      throw err;
+    }
     written = version;
   };
   return {

@@ -150,7 +150,7 @@ export async function startRegistrationBroker(opts: BrokerOptions): Promise<Brok
     throw new RangeError(`the broker secret must have at least ${MIN_SECRET_BYTES} bytes`);
   const maxPending = opts.maxPending ?? MAX_PENDING;
   const log = opts.log ?? (() => undefined);
-  const store = opts.ledgerFile ? await fileLedger(opts.ledgerFile) : memoryLedger();
+  const store = opts.ledgerFile ? await fileLedger(opts.ledgerFile, undefined, log) : memoryLedger();
   const { ledger } = store;
   const stats = { registered: 0, refused: 0, busy: 0 };
   let waiting = 0;
