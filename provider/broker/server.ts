@@ -260,6 +260,9 @@ export async function startRegistrationBroker(opts: BrokerOptions): Promise<Brok
         rotatePassword: parsed.rotatePassword,
         dryRun: parsed.dryRun,
         optionFile: false,
+        // The queue runs one registration at a time; a lock file in /run would outlive a killed broker and hold up
+        // every registration of the business unit after its restart, the claimant's retry included.
+        lockFile: false,
         cpuCount: () => parsed.cpuCount,
       });
       if (!parsed.dryRun) await spend(claims, instance.uuid);

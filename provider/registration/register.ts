@@ -65,9 +65,10 @@ export interface RegisterOptions {
   /**
    * The lock file that keeps two runs from registering at the same time; default
    * `defaultLockFile(<business unit id>)`: /run/backup-portal-register-bunit-<id>.lock when /run is writable,
-   * else the same name in os.tmpdir().
+   * else the same name in os.tmpdir(). `false`: none, for a caller that runs one registration at a time itself (the
+   * registration broker's queue), where a lock left by a killed process would hold up every later run.
    */
-  lockFile?: string;
+  lockFile?: string | false;
   /** How long to wait for another run's lock before failing, ms; default DEFAULT_LOCK_WAIT_MS (120000). */
   lockWaitMs?: number;
   /** CPU count when `backup_cpu_count` is absent; default os.cpus().length. */
@@ -349,7 +350,8 @@ export async function registerInstance(opts: RegisterOptions = {}): Promise<Regi
   let lock: HeldLock | undefined;
   try {
     // One run at a time: two runs that both find no consumer would both create one.
-    if (!opts.dryRun) lock = await takeLock(opts.lockFile ?? defaultLockFile(spec.businessUnitId), opts.lockWaitMs, progress);
+    if (!opts.dryRun && opts.lockFile !== false)
+      lock = await takeLock(opts.lockFile ?? defaultLockFile(spec.businessUnitId), opts.lockWaitMs, progress);
     progress(`checking business unit ${spec.businessUnitId} and the requested names on ${client.url}`);
     let check;
     try {

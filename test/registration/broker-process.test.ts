@@ -1,6 +1,7 @@
 // The registration broker as a real process (`backup-portal registration-broker`) against the portal emulator
 // (issue 37): a registration the portal refuses (422) or fails (502) does not stop it, and a token spent before a
-// restart, even a crash, stays spent after it.
+// restart, even a crash, stays spent after it; a token claimed by a registration the crash cut off stays its
+// claimant's (issue 48).
 import assert from "node:assert/strict";
 import { ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -8,9 +9,10 @@ import * as path from "node:path";
 import { mintRegistrationToken } from "../../provider/broker";
 import { REGISTER_PATH } from "../../provider/broker/server";
 import { SECRET_ENV } from "../../provider/broker/main";
+import { defaultLockFile } from "../../provider/registration/lock";
 import { Emulator, envFor, startEmulator } from "../support/portal";
 import { waitFor } from "../support/wait";
-import { removeTempDirs, tempDir } from "./helpers";
+import { removeTempDirs, startPortalProxy, tempDir } from "./helpers";
 
 const BIN = path.join(__dirname, "..", "..", "bin", "backup-portal.js");
 const SECRET = "broker-process-secret-0123456789-abcdefgh";
@@ -29,9 +31,10 @@ interface BrokerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-async function startBroker(emu: Emulator, ledgerFile: string): Promise<BrokerProcess> {
+/** The broker with the emulator's admin account, reaching the portal at `portalUrl` (the emulator, or a proxy to it). */
+async function startBroker(emu: Emulator, ledgerFile: string, portalUrl = emu.url): Promise<BrokerProcess> {
   const child = spawn(process.execPath, [BIN, "registration-broker", "--port", "0", "--ledger-file", ledgerFile], {
-    env: { PATH: process.env.PATH ?? "", ...envFor(emu, "admin"), [SECRET_ENV]: SECRET },
+    env: { PATH: process.env.PATH ?? "", ...envFor(emu, "admin"), BACKUP_PORTAL_URL: portalUrl, [SECRET_ENV]: SECRET },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -60,6 +63,19 @@ async function startBroker(emu: Emulator, ledgerFile: string): Promise<BrokerPro
   }
   broker.url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1];
   return broker;
+}
+
+/** Removes the registration lock of `bunit` that the killed process `pid` left behind; whether there was one. */
+function removeLockLeftBy(pid: number, bunit: number): boolean {
+  const file = defaultLockFile(bunit);
+  let left = false;
+  try {
+    left = fs.readFileSync(file, "utf8").startsWith(`pid ${pid} `);
+  } catch {
+    return false;
+  }
+  if (left) fs.rmSync(file, { force: true });
+  return left;
 }
 
 async function post(url: string, token: string, meta: Record<string, string> = {}, uuid = UUID) {
@@ -140,6 +156,40 @@ describe("registration broker: the real process", function () {
     }
     assert.equal((await post(broker.url, mint(), {}, OTHER_UUID)).status, 200, "a fresh token still registers");
     assert.ok(!broker.output().includes(token), "tokens are never logged");
+  });
+
+  it("killed while the portal answers a registration: after the restart the token is its claimant's alone", async () => {
+    // server.ts: who claimed the token is kept before the portal is asked. The portal's first write for this
+    // instance is held (emulator latency); the broker is killed once that request has reached the portal.
+    const ledger = path.join(dir, "spent-tokens.json");
+    const consumers = `/v1/bunits/${BUNIT}/consumers`;
+    emu.setFaults({ latencyMs: 3000, count: 1, match: { method: "POST", pathPrefix: consumers } });
+    let reached = false;
+    const proxy = await startPortalProxy(emu.url, {
+      before: (req) => void (reached ||= req.method === "POST" && req.path.startsWith(consumers)),
+    });
+    try {
+      broker = await startBroker(emu, ledger, proxy.url);
+      const token = mint();
+      const cutOff = post(broker.url, token).catch((err: Error) => err);
+      await waitFor(() => reached, "the registration's write to reach the portal", 20_000);
+      await broker.stop("SIGKILL");
+      assert.ok((await cutOff) instanceof Error, "the instance got no answer");
+      // The held write lands on the portal (in this test, not the next one) while the broker is down.
+      await waitFor(() => emu.requests().some((r) => r.method === "POST" && r.path.startsWith(consumers)), "the held write", 20_000);
+      assert.equal(removeLockLeftBy(broker.child.pid!, BUNIT), false, "a lock file left by the killed broker holds up the retry");
+      broker = await startBroker(emu, ledger);
+
+      const other = await post(broker.url, token, {}, OTHER_UUID);
+      assert.equal(other.status, 409, `another instance took the token: ${JSON.stringify(other.body)}\n${broker.output()}`);
+      assert.match(other.body.error!, /has been used already/);
+      // The claimant finishes what it began.
+      const claimant = await post(broker.url, token);
+      assert.equal(claimant.status, 200, `${JSON.stringify(claimant.body)}\n${broker.output()}`);
+      assert.equal((await post(broker.url, token, {}, OTHER_UUID)).status, 409, "and it stays spent");
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("a ledger file it cannot read stops the start with one line naming the file", async () => {
