@@ -48,7 +48,9 @@ if current; then
 fi
 [ "${1:-}" = --check ] && exit 1
 
-export GOFLAGS=-mod=readonly GOTOOLCHAIN=local
+# The user's GOFLAGS are kept (-buildvcs=false is how a checkout owned by another user builds at all), ours come
+# after them and so win over theirs; a go.work in any folder above would take the pins out of play: GOWORK=off.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=readonly" GOWORK=off GOTOOLCHAIN=local
 started=$(date +%s)
 echo "building the Pulumi CLI $cli_version and its language hosts from the Go module proxy into .tools/bin (a few minutes when Go's build cache has them, about 15 on a fresh machine; once)" >&2
 build() { # module folder, version variable, version, packages...
