@@ -1,0 +1,91 @@
+// A hollow node for the test cluster: kubemark's kubelet with a fake container runtime, so that pods are
+// scheduled, their volumes (ConfigMaps, Secrets, PVCs) are set up, and they report Running and Ready, while no
+// container runs. kubemark's own command binds the kubelet's server to 0.0.0.0 and a fixed healthz port; this
+// one serves nothing (the tests never ask a kubelet for logs or exec), so several clusters can run side by side
+// and nothing listens beyond what the control plane opens on loopback.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.opentelemetry.io/otel/trace/noop"
+	clientset "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	remote "k8s.io/cri-client/pkg"
+	fakeremote "k8s.io/cri-client/pkg/fake"
+	"k8s.io/klog/v2"
+	cadvisortest "k8s.io/kubernetes/pkg/kubelet/cadvisor/testing"
+	"k8s.io/kubernetes/pkg/kubelet/cm"
+	"k8s.io/kubernetes/pkg/kubemark"
+)
+
+func main() {
+	kubeconfig := flag.String("kubeconfig", "", "the kubeconfig of the cluster to join")
+	name := flag.String("name", "hollow-node", "the Node's name")
+	maxPods := flag.Int("max-pods", 40, "pods the node accepts")
+	klog.InitFlags(nil)
+	flag.Parse()
+	if err := run(*kubeconfig, *name, *maxPods); err != nil {
+		fmt.Fprintln(os.Stderr, "hollow-node:", err)
+		os.Exit(1)
+	}
+}
+
+func run(kubeconfig, name string, maxPods int) error {
+	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", kubeconfig, err)
+	}
+	restConfig.UserAgent = "hollow-kubelet"
+	client, err := clientset.NewForConfig(restConfig)
+	if err != nil {
+		return err
+	}
+	flags, config := kubemark.GetHollowKubeletConfig(&kubemark.HollowKubeletOptions{
+		NodeName: name, MaxPods: maxPods, PodsPerCore: 0, NodeLabels: map[string]string{},
+	})
+	config.EnableServer = false
+	config.Address = "127.0.0.1"
+	config.ReadOnlyPort = 0
+	config.HealthzPort = 0
+	// Node status every 2 s instead of 10: the tests wait for Ready conditions.
+	config.NodeStatusUpdateFrequency.Duration = 2 * time.Second
+	config.SyncFrequency.Duration = 2 * time.Second
+
+	heartbeatConfig := *restConfig
+	heartbeatConfig.Timeout = config.NodeStatusUpdateFrequency.Duration
+	heartbeatConfig.QPS = -1
+	heartbeat, err := clientset.NewForConfig(&heartbeatConfig)
+	if err != nil {
+		return err
+	}
+
+	endpoint, err := fakeremote.GenerateEndpoint()
+	if err != nil {
+		return fmt.Errorf("fake runtime endpoint: %w", err)
+	}
+	runtime := fakeremote.NewFakeRemoteRuntime()
+	if err := runtime.Start(endpoint); err != nil {
+		return fmt.Errorf("fake runtime: %w", err)
+	}
+	defer runtime.Stop()
+	logger := klog.Background()
+	runtimeService, err := remote.NewRemoteRuntimeService(endpoint, 15*time.Second, noop.NewTracerProvider(), &logger)
+	if err != nil {
+		return fmt.Errorf("fake runtime client: %w", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	kubelet := kubemark.NewHollowKubelet(flags, config, client, heartbeat, &cadvisortest.Fake{NodeName: name},
+		runtime.ImageService, runtimeService, cm.NewStubContainerManager())
+	go kubelet.Run(ctx)
+	<-ctx.Done()
+	return nil
+}
