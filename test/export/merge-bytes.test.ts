@@ -197,6 +197,18 @@ describe("export --merge, in process: where the added lines go, and nothing else
     for (const [file, expected] of cases) assert.equal(merged(file), expected, JSON.stringify(file));
   });
 
+  it("a last line without a line end gets one, once, however many blocks are added at the end of the file", () => {
+    // splice.ts: a unit's businessUnits and a new tenant both go after a's last line, which has no line end.
+    const a = "    a:\n      adoptId: 5\n      name: a\n";
+    const c = "      businessUnits:\n        c:\n          adoptId: 6\n          name: c\n";
+    const portal = out({
+      a: out({ adoptId: 5, name: "a", businessUnits: out({ c: out({ adoptId: 6, name: "c" }) }) }),
+      b: out({ adoptId: 2, name: "b" }),
+    });
+    const text = mergeInto(`${HEAD}\n${a.trimEnd()}`, "Pulumi.x.yaml", { rootId: 1, tenants: portal }, REFS).text;
+    assert.equal(text, `${HEAD}\n${a}${c}${B}`);
+  });
+
   it("after the blank lines a last |+ block scalar keeps: its value stays as it was, blank lines and all", () => {
     const a = "    a:\n      adoptId: 1\n      description: |+\n        text\n   \n\n";
     const file = `${HEAD}\n${a}  backup-portal:url: x\n`;
