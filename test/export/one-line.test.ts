@@ -51,11 +51,6 @@ function assertOneLineEach(text: string): void {
 describe("export writes each scalar on one line, however long", function () {
   this.timeout(60_000);
   const p = clientSuite();
-  let dir: string;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "one-line-"));
-  });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("export: a 500-character note, a 200-character name and tag (a business unit's, a consumer's), a long contact", async () => {
     plant(p.emu, [LONG_TENANT]);
@@ -65,13 +60,18 @@ describe("export writes each scalar on one line, however long", function () {
   });
 
   it("--merge: the same values in a tenant the merge adds to an exported file", async () => {
-    const file = path.join(dir, "Pulumi.prod.yaml");
-    const first = await exportCli(p.emu, ["--out", file]);
-    assert.equal(first.code, 0, first.err);
-    plant(p.emu, [LONG_TENANT]);
-    const r = await exportCli(p.emu, ["--merge", file]);
-    assert.equal(r.code, 0, r.err);
-    assert.match(r.err, /: 1 business units? added/);
-    assertOneLineEach(fs.readFileSync(file, "utf8"));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "one-line-"));
+    try {
+      const file = path.join(dir, "Pulumi.prod.yaml");
+      const first = await exportCli(p.emu, ["--out", file]);
+      assert.equal(first.code, 0, first.err);
+      plant(p.emu, [LONG_TENANT]);
+      const r = await exportCli(p.emu, ["--merge", file]);
+      assert.equal(r.code, 0, r.err);
+      assert.match(r.err, /: 1 business units? added/);
+      assertOneLineEach(fs.readFileSync(file, "utf8"));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
