@@ -150,6 +150,27 @@ export function plainTextProblem(plain: string): string | undefined {
   return `is read by the Pulumi CLI (yaml.v3) as ${as}${example}, not as this text; quote it: "${plain}"`;
 }
 
+/** An integer both readers write alike as a key's text: Go's %v and JavaScript's String give the same digits. */
+const SAME_INTEGER_KEY = /^[-+]?(?:0|[1-9][0-9]*|0x[0-9a-fA-F]+|0o[0-7]+)$/;
+
+/**
+ * Why a plain map key `source` (which the `yaml` package read as `read`) names another key for the Pulumi CLI, or
+ * undefined. A tenant's or consumer's key names its resource, so the resource and its URN would differ from what
+ * `validate` shows: `0123:` is 83 there and 123 here, `1_000:` 1000 and "1_000", `2024-01-01:` a timestamp's text,
+ * `1.5e10:` Go's 1.5e+10 and JavaScript's 15000000000. Export quotes every such key; written by hand, it is refused.
+ */
+export function cliKeyProblem(source: string, read: unknown): string | undefined {
+  const zero = leadingZeroProblem(source);
+  if (zero) return `the key ${zero}`;
+  if (typeof read === "string") {
+    const problem = plainTextProblem(source);
+    return problem && `the key ${source} ${problem}`;
+  }
+  if (typeof read === "number" && Number.isSafeInteger(read) && SAME_INTEGER_KEY.test(source)) return undefined;
+  if (typeof read === "boolean") return undefined;
+  return `the key ${source} is not text, and the Pulumi CLI (Go) and this reader (JavaScript) name it differently; quote it: "${source}"`;
+}
+
 /** Go's %v text of the date-only timestamp `day` (2024-1-2 → 2024-01-02 00:00:00 +0000 UTC), what the CLI hands on. */
 function goDateText(day: string): string {
   const [y, m, d] = day.split("-");

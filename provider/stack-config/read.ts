@@ -171,7 +171,13 @@ function misreadTimestamps(v: unknown, path: string): Problem[] {
       const problem = cliTimestampProblem(node);
       if (problem) problems.push({ path: at, message: problem });
     } else if (Array.isArray(node)) node.forEach((item, i) => todo.push([item, `${at}[${i}]`]));
-    else if (node && typeof node === "object") for (const [k, item] of Object.entries(node)) todo.push([item, `${at}.${k}`]);
+    else if (node && typeof node === "object")
+      for (const [k, item] of Object.entries(node)) {
+        // A key too: a tenant's key written as a plain date names its resource by Go's time text.
+        const problem = cliTimestampProblem(k);
+        if (problem) problems.push({ path: `${at}.${k}`, message: `the key ${problem}` });
+        todo.push([item, `${at}.${k}`]);
+      }
   }
   return problems;
 }

@@ -6,7 +6,7 @@ import { Document, isMap, isScalar, isSeq, Scalar, YAMLMap } from "yaml";
 import { cliConfigKey, repeatedKeyProblem, Spelling } from "../rules/config-keys";
 import { FieldRule, FieldTable, takesNumber } from "../rules/fields";
 import { ConfigRule, ConfigTable, NAMESPACE, STACK_CONFIG_KEYS } from "../rules/stack-config";
-import { leadingZeroProblem, plainTextProblem } from "../rules/yaml-scalars";
+import { cliKeyProblem, leadingZeroProblem, plainTextProblem } from "../rules/yaml-scalars";
 import {
   BUSINESS_UNIT_CHILDREN,
   CONSUMER_CHILDREN,
@@ -112,6 +112,13 @@ export function leadingZeroProblems(doc: Document, project: string = NAMESPACE):
   return problems;
 }
 
+/** A map's plain key the Pulumi CLI reads as another key than this reader (rules/yaml-scalars.ts: cliKeyProblem). */
+function plainKeyProblem(key: unknown): string | undefined {
+  // `<<` (a merge key, which yaml.v3 merges as this reader does) is read as a symbol: no key of its own.
+  if (!isScalar(key) || key.type !== Scalar.PLAIN || typeof key.source !== "string" || typeof key.value === "symbol") return undefined;
+  return cliKeyProblem(key.source, key.value);
+}
+
 /**
  * The plain scalars under a stack file's `backup-portal:` keys that this reader takes as text and the Pulumi CLI
  * (yaml.v3) as a date or a number (`name: 2024-01-01` reaches the program as "2024-01-01 00:00:00 +0000 UTC"),
@@ -125,8 +132,13 @@ export function plainTextProblems(doc: Document, project: string = NAMESPACE): P
   for (const { name, value } of ownEntries(doc, project)) todo.push([value, name]);
   while (todo.length) {
     const [node, path] = todo.pop()!;
-    if (isMap(node)) for (const { key, value } of pairs(node)) todo.push([value, `${path}.${key}`]);
-    else if (isSeq(node)) node.items.forEach((item, i) => todo.push([item, `${path}[${i}]`]));
+    if (isMap(node)) {
+      for (const p of (node as YAMLMap).items) {
+        const problem = plainKeyProblem(p.key);
+        if (problem) problems.push({ path: `${path}.${(p.key as Scalar).source}`, message: problem });
+      }
+      for (const { key, value } of pairs(node)) todo.push([value, `${path}.${key}`]);
+    } else if (isSeq(node)) node.items.forEach((item, i) => todo.push([item, `${path}[${i}]`]));
     else if (isScalar(node) && node.type === Scalar.PLAIN && typeof node.value === "string") {
       const problem = plainTextProblem(node.source ?? node.value);
       if (problem) problems.push({ path, message: problem });
