@@ -112,6 +112,9 @@ const entriesOf = (node: unknown): Array<{ key: string; map: YAMLMap }> =>
  */
 const STRUCTURE_KEYS = ["businessUnits", "consumers", "node", "proxies"];
 
+/** A `<<: *base` pair: the `yaml` package reads its key as a symbol. */
+const isMergePair = (p: Pair) => isScalar(p.key) && typeof p.key.value === "symbol";
+
 const pairOf = (map: YAMLMap, key: string): Pair | undefined => map.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
 
 const idOf = (v: OutValue | undefined) => Number(v);
@@ -172,9 +175,10 @@ class Merger {
     return undefined;
   }
 
-  /** A key's value as the CLI reads it: an alias stands for the value it names. */
+  /** A key's value as the CLI reads it: an alias stands for the value it names, a merge key (`<<`) brings its keys. */
   private valueAt(map: YAMLMap, key: string): unknown {
     const v = map.get(key, true) as unknown;
+    if (v === undefined && map.items.some(isMergePair)) return (map.toJS(this.doc) as Record<string, unknown>)[key];
     return isAlias(v) ? (v.toJS(this.doc) as unknown) : isScalar(v) ? v.value : v;
   }
 
@@ -192,6 +196,24 @@ class Merger {
           return [[at, p.value] as [string, unknown], ...inner];
         })
       : [];
+    // A merge key (`<<`) where entries are, or bringing what holds entries or a node: the same, through the merge.
+    const merged = (isMap(node) && (node as YAMLMap).items.some(isMergePair) ? [`${path}.<<`] : []).concat(
+      isMap(node)
+        ? (node as YAMLMap).items.flatMap((p) => {
+            const map = p.value;
+            if (!isMap(map) || !map.items.some(isMergePair)) return [];
+            const at = `${path}.${String(isScalar(p.key) ? p.key.value : p.key)}`;
+            const brought = Object.keys(map.toJS(this.doc) as object).filter((k) => STRUCTURE_KEYS.includes(k) && !map.has(k));
+            return brought.map((k) => `${at}.${k}`);
+          })
+        : [],
+    );
+    if (merged.length) {
+      throw new MergeError(
+        `${this.fileName}: ${merged[0]} comes from a YAML merge key (<<): the merge cannot tell which of the places it ` +
+          "stands for a change belongs to; write it out; nothing was merged",
+      );
+    }
     const aliased = places.find(([, v]) => isAlias(v)) as [string, { source: string }] | undefined;
     if (aliased) {
       throw new MergeError(
@@ -600,7 +622,8 @@ export function mergeInto(
   // A BOM is no column: the text is worked on without it and given it back.
   const bom = fileText.startsWith("\uFEFF") ? "\uFEFF" : "";
   const text = fileText.slice(bom.length);
-  const doc = parseDocument(text) as unknown as Document;
+  // `<<: *base` merges the map it names, as yaml.v3 (the CLI's reader) does.
+  const doc = parseDocument(text, { merge: true }) as unknown as Document;
   if (doc.errors.length) throw new MergeError(`${fileName}: not YAML the merge can read: ${doc.errors[0].message.split("\n")[0]}`);
   // A key written twice (`tenants:` and `backup-portal:tenants:`) is among these: the CLI reads one at random.
   const misread = cliReadingProblems(doc, project, text);

@@ -45,7 +45,8 @@ export function parseStackFile(
   namespace: string = NAMESPACE,
 ): { config: Record<string, unknown>; problems: Problem[] } {
   const body = text.replace(/^\uFEFF/, "");
-  const doc = parseDocument(body);
+  // `<<: *base` merges the map it names, as yaml.v3 (the CLI's reader) does.
+  const doc = parseDocument(body, { merge: true });
   const error = doc.errors[0];
   if (error) {
     const at = error.linePos?.[0] ? ` (line ${error.linePos[0].line})` : "";
