@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { parseDocument } from "yaml";
 import { run as validate } from "../../provider/cli/validate";
 import { cliKeyProblem } from "../../provider/rules/yaml-scalars";
+import { readStackConfig } from "../../provider/stack-config/read";
 import { readWithYamlV3, yamlV3Binary } from "../support/yaml-v3";
 
 const unit = (key: string) => [`    ${key}:`, "      registrationNumber: R-1", "      timeZone: UTC"];
@@ -48,6 +49,16 @@ describe("stack file: plain keys the Pulumi CLI reads as other keys", function (
     ]);
     const quoted = await validateText(file(['"0123"', '"1_000"', "'2024-01-01'", "acme", "123"]));
     assert.equal(quoted.code, 0, quoted.out);
+  });
+
+  it("the program's reader refuses a key that arrives as Go's time text (the CLI read a plain date)", () => {
+    const key = "2024-01-01 00:00:00 +0000 UTC";
+    const tenants = { [key]: { registrationNumber: "R-1", timeZone: "UTC" } };
+    const read = readStackConfig({ config: { "backup-portal:tenants": JSON.stringify(tenants) }, isSecret: () => false });
+    assert.ok(
+      read.problems.some((p) => p.path === `tenants.${key}` && p.message.startsWith(`the key arrived as "${key}"`)),
+      JSON.stringify(read.problems),
+    );
   });
 
   it("every plain key it takes is the same key to yaml.v3 and to validate's reader (property)", () => {
