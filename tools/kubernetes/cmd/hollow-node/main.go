@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -29,15 +30,19 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", "", "the kubeconfig of the cluster to join")
 	name := flag.String("name", "hollow-node", "the Node's name")
 	maxPods := flag.Int("max-pods", 40, "pods the node accepts")
+	rootDir := flag.String("root-dir", "", "the kubelet's folder (its pods' volumes); kubemark's default is a new folder in /tmp")
 	klog.InitFlags(nil)
 	flag.Parse()
-	if err := run(*kubeconfig, *name, *maxPods); err != nil {
+	if err := run(*kubeconfig, *name, *maxPods, *rootDir); err != nil {
 		fmt.Fprintln(os.Stderr, "hollow-node:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, name string, maxPods int) error {
+func run(kubeconfig, name string, maxPods int, rootDir string) error {
+	if rootDir == "" {
+		return fmt.Errorf("--root-dir is required")
+	}
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", kubeconfig, err)
@@ -50,6 +55,19 @@ func run(kubeconfig, name string, maxPods int) error {
 	flags, config := kubemark.GetHollowKubeletConfig(&kubemark.HollowKubeletOptions{
 		NodeName: name, MaxPods: maxPods, PodsPerCore: 0, NodeLabels: map[string]string{},
 	})
+	// kubemark makes its folders under /tmp whatever TMPDIR says: move them into the cluster's own folder, which
+	// the test removes.
+	if err := os.RemoveAll(flags.RootDirectory); err != nil {
+		return err
+	}
+	flags.RootDirectory = rootDir
+	config.StaticPodPath = filepath.Join(rootDir, "static-pods")
+	config.PodLogsDir = filepath.Join(rootDir, "pod-logs")
+	for _, dir := range []string{config.StaticPodPath, config.PodLogsDir} {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return err
+		}
+	}
 	config.EnableServer = false
 	config.Address = "127.0.0.1"
 	config.ReadOnlyPort = 0
@@ -66,10 +84,8 @@ func run(kubeconfig, name string, maxPods int) error {
 		return err
 	}
 
-	endpoint, err := fakeremote.GenerateEndpoint()
-	if err != nil {
-		return fmt.Errorf("fake runtime endpoint: %w", err)
-	}
+	// In the node's folder: the fake's own endpoint is a socket in /tmp that nothing removes.
+	endpoint := "unix://" + filepath.Join(rootDir, "runtime.sock")
 	runtime := fakeremote.NewFakeRemoteRuntime()
 	if err := runtime.Start(endpoint); err != nil {
 		return fmt.Errorf("fake runtime: %w", err)
