@@ -7,7 +7,7 @@ import { resolveSettings } from "../portal/settings";
 import { cliHints } from "../portal/hints";
 import { UnknownReferenceError } from "../dynamic/references";
 import { toTimestamp } from "../data/dates";
-import { escapeControls } from "../text/controls";
+import { BIDI_CONTROLS, escapeControls } from "../text/controls";
 import { failureText } from "./failure";
 import {
   CommandIo,
@@ -134,13 +134,15 @@ export function formatRecord(pairs: Array<[string, string | number | boolean | u
   return shown.map(([k, v]) => `${`${k}:`.padEnd(width + 1)}  ${escapeControls(String(v))}`).join("\n") + "\n";
 }
 
+const JSON_RAW_CONTROLS = new RegExp(`[\\u007f-\\u009f${BIDI_CONTROLS}]`, "g");
+
 /**
- * JSON text; JSON.stringify escapes C0 controls in strings but leaves DEL and C1 as they are: those are written
- * as `\u00XX` (still the same JSON value).
+ * JSON text; JSON.stringify escapes C0 controls in strings but leaves DEL, C1 and the bidi controls as they are:
+ * those are written as `\uXXXX` (still the same JSON value).
  */
 export function formatJson(value: unknown): string {
   const text = JSON.stringify(value, null, 2) ?? "null";
-  return `${text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+  return `${text.replace(JSON_RAW_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
 }
 
 const UNITS = ["B", "kB", "MB", "GB", "TB", "PB"];

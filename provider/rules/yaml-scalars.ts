@@ -5,6 +5,8 @@
 // sexagesimal 1:20, PyYAML) and YAML 1.2's core schema (the `yaml` package). YAML 1.1 readers also end a line at
 // U+0085, U+2028 and U+2029, so such a character written raw lets a value start a new key.
 
+import { BIDI_CONTROLS } from "../text/controls";
+
 /** Line breaks of YAML 1.1 (yaml.v3, PyYAML) and of sh; YAML 1.2 counts only CR and LF. */
 export const YAML11_LINE_BREAKS = /[\r\n\u0085\u2028\u2029]/;
 
@@ -13,8 +15,9 @@ export const YAML11_LINE_BREAKS = /[\r\n\u0085\u2028\u2029]/;
  * DEL; U+FFFE, U+FFFF), the YAML 1.1 line breaks U+0085, U+2028 and U+2029, the byte order mark, and the bidi
  * controls, which would make a reviewer read a value in another order than the readers do.
  */
-const ESCAPED =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const ESCAPED = new RegExp(
+  `[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff\\ufffe\\uffff${BIDI_CONTROLS}]`,
+);
 const ESCAPED_ALL = new RegExp(ESCAPED.source, "g");
 
 /** Escapes YAML 1.1 and 1.2 both read; the three YAML 1.1 line breaks get their own. */
