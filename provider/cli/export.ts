@@ -1,11 +1,13 @@
 // `backup-portal export`: the portal's business-unit tree as a stack file's `backup-portal:tenants` block, every
 // object adopted; or, with --merge, the business units a stack file lacks added to it. Reads only.
+import { randomBytes } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../dynamic/specifier";
 import { exportPortal, leftOutLine, summaryLine } from "../export";
 import { loadStackOutputs, ManagedIds } from "../export/managed";
 import { mergeInto, MergeError, mergeReport } from "../export/merge";
+import { usesCrlf } from "../export/splice";
 import { projectNameOf, readProject, STACK_FILE, StackFileError } from "../stack-config/file";
 import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
 import { escapeControls } from "../text/controls";
@@ -88,12 +90,17 @@ function writeTarget(file: string): string {
   }
 }
 
+/** The file changed between the merge's read and its write: the user's edit wins, nothing is written. */
+class ChangedSinceRead extends Error {}
+
 /**
- * Writes `text` to `file` whole or not at all (a temporary file in the target's directory renamed over it). A
- * symlink is written through to its target, not replaced; an existing file keeps its mode, and its CRLF line
- * ends and UTF-8 BOM if it had them.
+ * Writes `text` to `file` whole or not at all (a temporary file in the target's directory, of a name nobody can
+ * guess and created only if nothing is there, synced and renamed over it). A symlink is written through to its
+ * target, not replaced; an existing file keeps its mode, and its CRLF line ends (when every line has them) and UTF-8
+ * BOM if it had them. `expected`: the text the file must still hold (the merge read it before walking the portal,
+ * which can take minutes); another is ChangedSinceRead.
  */
-function writeWhole(file: string, text: string): void {
+function writeWhole(file: string, text: string, expected?: string): void {
   const target = writeTarget(file);
   let mode = 0o644;
   let old: Buffer | undefined;
@@ -103,19 +110,26 @@ function writeWhole(file: string, text: string): void {
   } catch {
     // a new file
   }
+  if (expected !== undefined && old?.toString("utf8") !== expected) throw new ChangedSinceRead();
   if (old) {
     const bom = old[0] === 0xef && old[1] === 0xbb && old[2] === 0xbf;
-    const crlf = old.includes("\r\n");
     text = text.replace(/^\uFEFF/, "");
-    if (crlf) text = text.replace(/\r?\n/g, "\r\n");
+    if (usesCrlf(old.toString("latin1"))) text = text.replace(/\r?\n/g, "\r\n");
     if (bom) text = `\uFEFF${text}`;
   }
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(8).toString("hex")}.tmp`);
+  let fd: number | undefined;
   try {
-    fs.writeFileSync(tmp, text, { mode });
-    fs.chmodSync(tmp, mode); // the umask leaves the mode alone
+    // wx: O_CREAT|O_EXCL, so a file or symlink planted at the name is never written through.
+    fd = fs.openSync(tmp, "wx", mode);
+    fs.writeFileSync(fd, text);
+    fs.fchmodSync(fd, mode); // the umask leaves the mode alone
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
     fs.renameSync(tmp, target);
   } catch (err) {
+    if (fd !== undefined) fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });
     throw err;
   }
@@ -367,7 +381,17 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
     const target = out ?? merge;
     if (!target) io.out(text);
     // A merge that adds nothing to its own file writes nothing: not a byte, nor its mode or time, changes.
-    else if (!(target === merge && text === original)) writeWhole(target, text);
+    else if (!(target === merge && text === original)) {
+      try {
+        writeWhole(target, text, target === merge ? original : undefined);
+      } catch (err) {
+        if (!(err instanceof ChangedSinceRead)) throw err;
+        io.err(
+          `backup-portal export: ${merge}: changed while the portal was read; nothing was written (the change is kept): merge again\n`,
+        );
+        return 1;
+      }
+    }
     io.err(`${summaryLine(result)}\n`);
     return 0;
   });

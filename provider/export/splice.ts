@@ -30,6 +30,15 @@ export class SpliceRefused extends Error {}
 
 const lineStart = (text: string, at: number) => text.lastIndexOf("\n", at - 1) + 1;
 
+/**
+ * Whether a file's lines end in CRLF: every one of them does. One CRLF among LF lines (a line pasted from elsewhere)
+ * makes no CRLF file, and what is added to it, or written over it, keeps LF.
+ */
+export function usesCrlf(text: string): boolean {
+  const lf = text.split("\n").length - 1;
+  return lf > 0 && text.split("\r\n").length - 1 === lf;
+}
+
 export class Splicer {
   private readonly edits: Edit[] = [];
   private readonly eol: string;
@@ -38,7 +47,7 @@ export class Splicer {
     private readonly text: string,
     private readonly layout: Layout,
   ) {
-    this.eol = text.includes("\r\n") ? "\r\n" : "\n";
+    this.eol = usesCrlf(text) ? "\r\n" : "\n";
   }
 
   private column(at: number): number {
