@@ -376,6 +376,14 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
       }
       text = merged.text;
       for (const line of mergeReport(merged, out ?? merge)) io.err(`${line}\n`);
+      // Without the outputs, a unit the user took out of the file to delete it (the stack's up deletes it) is on the
+      // portal still, and comes back as an addition: say so where it happens.
+      if (!managed && merged.added.length) {
+        io.err(
+          `note: without --stack-outputs, a business unit removed from ${out ?? merge} so that the next up deletes it is ` +
+            "added back (the portal still has it); review the added units, or give --stack-outputs <file> (`pulumi stack output --json`)\n",
+        );
+      }
     }
     if (format === "json") for (const r of result.reviews) io.err(`review ${r.path}: ${r.message}\n`);
     const target = out ?? merge;
