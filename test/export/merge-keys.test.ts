@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { run as validate } from "../../provider/cli/validate";
 import { stackFileSource } from "../../provider/stack-config/file";
 import { clientSuite } from "../support/portal";
+import { validateOffline } from "../support/validate";
 import { readWithYamlV3, yamlV3Binary } from "../support/yaml-v3";
 import { exportCli } from "./support";
 
@@ -42,15 +42,8 @@ describe("YAML merge keys (<<), read as the Pulumi CLI reads them", function () 
   it("validate reads the merged entry: valid, and the tenants are what yaml.v3 reads", async () => {
     const file = path.join(dir, "Pulumi.prod.yaml");
     fs.writeFileSync(file, STACK);
-    let out = "";
-    const code = await validate(["--offline", file], {
-      out: (t) => (out += t),
-      err: (t) => (out += t),
-      env: {},
-      cwd: dir,
-      errIsTTY: false,
-    });
-    assert.equal(code, 0, out);
+    const { code, out, err } = await validateOffline(dir, file);
+    assert.equal(code, 0, out + err);
     assert.match(out, /valid: 2 business units/);
     const ours = JSON.parse(stackFileSource(STACK, file).source.config["backup-portal:tenants"]) as Record<string, Record<string, unknown>>;
     const cli = (readWithYamlV3(STACK).values as { config: Record<string, Record<string, Record<string, string>>> }).config[

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { run as validate } from "../../provider/cli/validate";
 import { cliConfigKey } from "../../provider/rules/config-keys";
 import { clientSuite } from "../support/portal";
+import { validateOffline } from "../support/validate";
 import { exportCli } from "./support";
 
 /** A stack file adopting the emulator's business units 2 and 3 under the tenants key `key`. */
@@ -30,13 +30,6 @@ const adopting = (key: string, root = "backup-portal:rootBusinessUnitId") =>
     "",
   ].join("\n");
 
-async function validateIn(dir: string, file: string): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await validate(["--offline", file], { out: (t) => (out += t), err: (t) => (err += t), env: {}, cwd: dir, errIsTTY: false });
-  return { code, out, err };
-}
-
 describe("one config key in every spelling the Pulumi CLI reads as one", function () {
   this.timeout(60_000);
   const p = clientSuite();
@@ -55,13 +48,13 @@ describe("one config key in every spelling the Pulumi CLI reads as one", functio
       const file = path.join(dir, "Pulumi.prod.yaml");
       const text = adopting(key, root);
       fs.writeFileSync(file, text);
-      assert.equal((await validateIn(dir, file)).code, 0);
+      assert.equal((await validateOffline(dir, file)).code, 0);
       const r = await exportCli(p.emu, ["--merge", file]);
       assert.equal(r.code, 0, r.err);
       assert.match(r.err, /: 0 business units added,/);
       assert.equal(fs.readFileSync(file, "utf8"), text, "a second block adopting 2 and 3 again would be written");
       assert.equal(
-        (await validateIn(dir, file)).out,
+        (await validateOffline(dir, file)).out,
         "Pulumi.prod.yaml: valid: 2 business units, 0 consumers, 0 nodes; not checked against a portal (--offline)\n",
       );
     });
@@ -78,7 +71,7 @@ describe("one config key in every spelling the Pulumi CLI reads as one", functio
     assert.equal(r.code, 1);
     assert.equal(r.err, `backup-portal export: the stack config has 1 problem; nothing was merged:\n${file}: ${problem}\n`);
     assert.equal(fs.readFileSync(file, "utf8"), text);
-    const v = await validateIn(dir, file);
+    const v = await validateOffline(dir, file);
     assert.equal(v.code, 1);
     assert.ok(v.out.split("\n").includes(`Pulumi.prod.yaml: ${problem}`), v.out);
   });
@@ -99,7 +92,7 @@ describe("one config key in every spelling the Pulumi CLI reads as one", functio
         fs.writeFileSync(file, text);
         const named = pair.filter((k) => cliConfigKey(k, "backup-portal") === `backup-portal:${name}`);
         assert.equal(named.length, pair.length);
-        const v = await validateIn(dir, file);
+        const v = await validateOffline(dir, file);
         assert.equal(v.code, 1, `${text}\n${v.out}`);
         const lines = v.out.split("\n").filter((l) => l.startsWith(`Pulumi.prod.yaml: backup-portal:${name}: is written`));
         assert.equal(lines.length, 1, `${text}\n${v.out}`);
@@ -108,6 +101,6 @@ describe("one config key in every spelling the Pulumi CLI reads as one", functio
     }
     fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: other\nruntime: nodejs\n");
     fs.writeFileSync(file, "config:\n  tenants: 1\n  backup-portal:tenants: {}\n");
-    assert.equal((await validateIn(dir, file)).code, 0, "tenants: is other:tenants in project other");
+    assert.equal((await validateOffline(dir, file)).code, 0, "tenants: is other:tenants in project other");
   });
 });

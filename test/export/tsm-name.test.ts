@@ -7,10 +7,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
-import { run as validate } from "../../provider/cli/validate";
 import { NODE_FIELDS, fieldProblem } from "../../provider/rules/fields";
 import { unwritableProblem } from "../../provider/rules/yaml-scalars";
 import { clientSuite } from "../support/portal";
+import { validateOffline } from "../support/validate";
 import { yamlV3Binary } from "../support/yaml-v3";
 import { readByEveryReader } from "./read-by-cli";
 import { BuSpec, exportCli, plant } from "./support";
@@ -55,15 +55,8 @@ describe("export: a node's tsmName gets the checks every other field gets", func
   async function validates(text: string): Promise<string> {
     const file = path.join(dir, "Pulumi.prod.yaml");
     fs.writeFileSync(file, text);
-    let out = "";
-    const code = await validate(["--offline", file], {
-      out: (t) => (out += t),
-      err: (t) => (out += t),
-      env: {},
-      cwd: dir,
-      errIsTTY: false,
-    });
-    assert.equal(code, 0, out);
+    const { code, out, err } = await validateOffline(dir, file);
+    assert.equal(code, 0, out + err);
     return out;
   }
 

@@ -8,9 +8,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
 import { parseDocument } from "yaml";
-import { run as validate } from "../../provider/cli/validate";
 import { cliKeyProblem } from "../../provider/rules/yaml-scalars";
 import { readStackConfig } from "../../provider/stack-config/read";
+import { validateOffline } from "../support/validate";
 import { readWithYamlV3, yamlV3Binary } from "../support/yaml-v3";
 
 const unit = (key: string) => [`    ${key}:`, "      registrationNumber: R-1", "      timeZone: UTC"];
@@ -28,15 +28,7 @@ describe("stack file: plain keys the Pulumi CLI reads as other keys", function (
 
   async function validateText(text: string): Promise<{ code: number; out: string }> {
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), text);
-    let out = "";
-    const code = await validate(["--offline", "Pulumi.prod.yaml"], {
-      out: (t) => (out += t),
-      err: () => undefined,
-      env: {},
-      cwd: dir,
-      errIsTTY: false,
-    });
-    return { code, out };
+    return validateOffline(dir, "Pulumi.prod.yaml");
   }
 
   it("validate refuses 0123:, 1_000: and 2024-01-01: as tenant keys, one line each; quoted, they pass", async () => {
