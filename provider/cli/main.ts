@@ -23,6 +23,8 @@ const commands: Record<string, { module: string; summary: string }> = {
   billing: { module: "./billing", summary: "billing data of a reseller business unit" },
   export: { module: "./export", summary: "write the portal's business units as an adopted stack file (reads only)" },
   validate: { module: "./validate", summary: "check a stack file as the stack program does, without the Pulumi CLI" },
+  "plan-guard": { module: "./plan-guard", summary: "refuse a pulumi preview --json that deletes tenants (the GitOps check)" },
+  "init-workflows": { module: "./init-workflows", summary: "write the GitOps workflows (preview, up, drift) into this project" },
   "billing-receiver": { module: "../billing/main", summary: "receive the portal's billing notifications" },
   "registration-broker": { module: "../broker/main", summary: "register instances that present a one-time token" },
 };

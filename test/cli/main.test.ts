@@ -39,9 +39,11 @@ describe("cli: backup-portal help, --version, bad arguments", function () {
       "consumers",
       "doctor",
       "export",
+      "init-workflows",
       "invoices",
       "jobs",
       "metadata",
+      "plan-guard",
       "register",
       "registration-broker",
       "reports",
@@ -79,6 +81,10 @@ describe("cli: backup-portal help, --version, bad arguments", function () {
         // A command that takes a file: the argument is written right and names no file, one line (TargetError).
         if (argv[0] === "stray" && name === "validate") {
           assert.equal(o.err, `backup-portal validate: "stray": no such file or directory\n`);
+          continue;
+        }
+        if (argv[0] === "stray" && name === "plan-guard") {
+          assert.equal(o.err, "plan-guard: stray: cannot read it (ENOENT)\n");
           continue;
         }
         const lines = o.err.split("\n");

@@ -5,15 +5,17 @@ import { ROOT } from "./helpers";
 
 const yaml: { load(s: string): unknown } = require("js-yaml");
 
-const { changedStacks, parse, stackFiles } = require(path.join(ROOT, ".github/scripts/changed-stacks.js")) as {
-  changedStacks(files: string[], stacks: string[]): string[];
+const { changedStacks, parse, stackDir, stackFiles } = require(path.join(ROOT, ".github/scripts/changed-stacks.js")) as {
+  changedStacks(files: string[], stacks: string[], dir?: string): string[];
   parse(argv: string[]): { stacks: string[]; all: boolean; dir: string };
+  stackDir(cwd?: string): string;
   stackFiles(dir?: string): string[];
 };
 /** The major of pulumi/actions the workflows use (the current one: v7, May 2026). */
 const PULUMI_ACTION = "pulumi/actions@v7";
 
 interface Step {
+  id?: string;
   name?: string;
   if?: string;
   uses?: string;
@@ -49,12 +51,21 @@ function checkSetup(job: Job) {
   const checkout = stepIndex(job, (s) => /^actions\/checkout@v\d+$/.test(s.uses ?? ""));
   const node = stepIndex(job, (s) => /^actions\/setup-node@v\d+$/.test(s.uses ?? ""));
   const ci = stepIndex(job, (s) => s.run?.trim() === "npm ci");
-  const build = stepIndex(job, (s) => s.run?.trim() === "npm run build");
+  // A project of its own has no build script: the step runs this repository's and skips where there is none.
+  const build = stepIndex(job, (s) => s.run?.trim() === "npm run build --if-present");
   const pulumi = stepIndex(job, (s) => s.uses === PULUMI_ACTION);
   assert.ok(
     checkout === 0 && checkout < node && node < ci && ci < build && build < pulumi,
-    "checkout, setup-node, npm ci, npm run build, then pulumi",
+    "checkout, setup-node, npm ci, npm run build --if-present, then pulumi",
   );
+  // The CLI of the SDK the project installed (a project of its own has no `pulumi` package, only @pulumi/pulumi).
+  assert.ok(
+    job.steps.some((s) => s.run?.includes("require('@pulumi/pulumi/package.json').version")),
+    "the CLI version from @pulumi/pulumi",
+  );
+  for (const key of ["URL", "ORIGIN", "CLIENT_ID", "USERNAME"]) {
+    assert.equal(job.env?.[`BACKUP_PORTAL_${key}`], `\${{ vars.BACKUP_PORTAL_${key} }}`, `the connection's ${key} from a variable`);
+  }
   const setup = job.steps[node].with!;
   assert.equal(String(setup["node-version"]), "22", "the oldest supported Node.js");
   assert.equal(setup.cache, "npm");
@@ -65,19 +76,28 @@ describe("fleet: GitHub Actions workflows", () => {
   it("preview.yml: a refreshed preview with its diff on the pull request, per changed stack", () => {
     const wf = load("preview.yml");
     assert.deepEqual(wf.on.pull_request.branches, ["main"]);
-    assert.ok(["stacks/**", "provider/**", "Pulumi.yaml", "package-lock.json"].every((p) => wf.on.pull_request.paths.includes(p)));
+    // No paths filter: which files touch a stack depends on the project's layout, and changed-stacks.js knows it.
+    assert.equal(wf.on.pull_request.paths, undefined);
     assert.equal(wf.on.pull_request_target, undefined, "never run pull request code with the base repository's secrets");
     assert.deepEqual(wf.permissions, { contents: "read" });
 
     const job = wf.jobs.preview;
     const w = checkSetup(job);
-    assert.equal(w.command, "preview");
-    assert.equal(w["comment-on-pr"], true);
-    assert.equal(w.diff, true);
-    assert.equal(w.refresh, true);
-    assert.equal(w["work-dir"], ".");
-    assert.match(String(w["stack-name"]), /vars\.PULUMI_ORG/);
-    assert.match(String(w["stack-name"]), /matrix\.stack/);
+    assert.equal(w.command, undefined, "the action installs the CLI; the one preview is the step after it");
+    const preview = job.steps.find((s) => s.id === "preview")!;
+    assert.match(preview.env!.STACK, /vars\.PULUMI_ORG/);
+    assert.match(preview.env!.STACK, /matrix\.stack/);
+    assert.equal((preview.run!.match(/pulumi preview/g) ?? []).length, 1);
+    assert.equal(
+      job.steps.filter((s) => /^\s*pulumi preview /m.test(s.run ?? "")).length,
+      1,
+      "one preview: the guard and the comment read its JSON",
+    );
+    assert.match(
+      job.steps.find((s) => /gh pr comment/.test(s.run ?? ""))!.if!,
+      /always\(\)/,
+      "the plan is posted when the guard refuses it",
+    );
     assert.equal(job.permissions!["pull-requests"], "write");
     assert.equal(job.needs, "changes");
     assert.equal(job.strategy!.matrix.stack, "${{ fromJSON(needs.changes.outputs.stacks) }}");
@@ -96,16 +116,23 @@ describe("fleet: GitHub Actions workflows", () => {
       "a label change runs it again",
     );
     const job = wf.jobs.preview;
-    const at = stepIndex(job, (s) => /npm run --silent plan-guard -- preview\.json/.test(s.run ?? ""));
-    assert.ok(at > stepIndex(job, (s) => s.uses === PULUMI_ACTION), "after the step that installs the CLI");
+    // The installed package's command, never `npm run --silent`, which hides npm's "Missing script" as a refusal.
+    const at = stepIndex(job, (s) => /npx --no-install backup-portal plan-guard preview\.json/.test(s.run ?? ""));
+    const previewAt = stepIndex(job, (s) => s.id === "preview");
+    assert.ok(at > previewAt && previewAt > stepIndex(job, (s) => s.uses === PULUMI_ACTION), "after the preview, after the CLI");
+    assert.ok(stepIndex(job, (s) => s.id === "guard-installed") < previewAt, "a missing guard is said before the preview");
+    assert.doesNotMatch(text("preview.yml"), /npm run --silent/);
     const step = job.steps[at];
     const run = step.run!;
-    assert.match(run, /pulumi preview --stack "\$STACK" --refresh --json --non-interactive > preview\.json \|\| status=\$\?/);
-    assert.match(run, /--max-deletes "\$MAX_DELETES" "\$\{allow\[@\]\}"/);
-    assert.match(run, /exit "\$status"/, "a failed preview still fails the check");
+    assert.match(
+      job.steps[previewAt].run!,
+      /pulumi preview --stack "\$STACK" --refresh --json --non-interactive > preview\.json \|\| status=\$\?/,
+    );
+    assert.match(run, /--max-deletes "\$MAX_DELETES" --markdown plan\.md "\$\{allow\[@\]\}"/);
+    const last = job.steps[job.steps.length - 1];
+    assert.match(last.if!, /steps\.preview\.outputs\.status != '0'/, "a failed preview still fails the check");
     assert.equal(step.env!.ALLOW, "${{ contains(github.event.pull_request.labels.*.name, 'allow-tenant-deletion') }}");
     assert.equal(step.env!.MAX_DELETES, "${{ vars.PLAN_GUARD_MAX_DELETES || '0' }}");
-    assert.equal(step.env!.STACK, job.steps[stepIndex(job, (s) => s.uses === PULUMI_ACTION)].with!["stack-name"]);
     const guard = require(path.join(ROOT, "scripts/plan-guard.js")) as { LABEL: string };
     assert.ok(step.env!.ALLOW.includes(`'${guard.LABEL}'`), "the label the guard names in its message");
   });
@@ -129,6 +156,7 @@ describe("fleet: GitHub Actions workflows", () => {
   it("up.yml: pulumi up on push to main, prod behind the production environment, never cancelled", () => {
     const wf = load("up.yml");
     assert.deepEqual(wf.on.push.branches, ["main"]);
+    assert.equal(wf.on.push.paths, undefined, "changed-stacks.js decides, in any project layout");
     const job = wf.jobs.up;
     const w = checkSetup(job);
     assert.equal(w.command, "up");
@@ -236,6 +264,35 @@ describe("fleet: GitHub Actions workflows", () => {
       }
       // This repository's stacks, as the workflows see them.
       assert.deepEqual(parse([]).stacks, ["dev", "prod"]);
+    });
+    it("in a project laid out as README step 1 says: the stack files beside Pulumi.yaml, or where stackConfigDir puts them", () => {
+      const dir = fs.mkdtempSync(path.join(require("os").tmpdir(), "project-"));
+      try {
+        fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: tenants\nruntime: nodejs\nmain: index.ts\n");
+        for (const f of ["Pulumi.prod.yaml", "Pulumi.dev.yaml", "index.ts"]) fs.writeFileSync(path.join(dir, f), "");
+        assert.equal(stackDir(dir), ".");
+        assert.deepEqual(stackFiles(path.join(dir, ".")), ["dev", "prod"]);
+        assert.deepEqual(changedStacks(["Pulumi.prod.yaml", "README.md"], stacks, "."), ["prod"]);
+        for (const f of ["index.ts", "src/tenants.ts", "package-lock.json", "Pulumi.yaml", ".github/scripts/changed-stacks.js"])
+          assert.deepEqual(changedStacks([f], stacks, "."), stacks, f);
+        for (const f of ["docs/runbook.md", ".github/workflows/drift.yml", "test/a.test.ts"])
+          assert.deepEqual(changedStacks([f], stacks, "."), [], f);
+        // The stack folder's files are stack files only there: a Pulumi.<x>.yaml elsewhere is the program's.
+        assert.deepEqual(changedStacks(["stacks/Pulumi.prod.yaml"], stacks, "."), stacks);
+        for (const [line, want] of [
+          ["stackConfigDir: infra/stacks", "infra/stacks"],
+          ['stackConfigDir: "./infra/stacks/"  # the stack files', "infra/stacks"],
+          ["stackConfigDir: '.'", "."],
+        ]) {
+          fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: tenants\n${line}\nruntime: nodejs\n`);
+          assert.equal(stackDir(dir), want, line);
+        }
+        assert.deepEqual(changedStacks(["infra/stacks/Pulumi.dev.yaml"], stacks, "infra/stacks"), ["dev"]);
+        fs.rmSync(path.join(dir, "Pulumi.yaml"));
+        assert.throws(() => stackDir(dir), /no Pulumi\.yaml in .*: run this in the project's folder/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
     it("accepts only stack names (they end up in a job matrix)", () => {
       assert.deepEqual(parse(["--stacks", "dev, prod", "--all"]), { stacks: ["dev", "prod"], all: true, dir: "stacks" });
