@@ -60,8 +60,8 @@ export interface OperatingSystemRec {
   shortName: string;
   /**
    * The node types offered for this operating system, answered as `supportedNodeTypes` (a field of the published
-   * Go client's NodeOperatingSystem). Listed, not enforced: the API documentation does not say that the portal
-   * refuses another type. Absent in a data file an older emulator wrote: every node type.
+   * Go client's NodeOperatingSystem), and enforced: a node of another type is refused (400 UnsupportedNodeType), as
+   * a portal that enforces the pairs it lists would. Absent in a data file an older emulator wrote: every node type.
    */
   supportedNodeTypeIds?: number[];
 }

@@ -20,7 +20,23 @@ export const TSM_NAME_RE = /^[A-Z0-9_.\-+&]{1,64}$/;
 
 type Patch = { [K in keyof NodeRec]?: NodeRec[K] | null };
 
-function readFields(ctx: Ctx, input: Input, w: Write): Patch {
+/**
+ * A node's type must be one its operating system lists as supported (`supportedNodeTypes`), as a portal that
+ * enforces the pairs it lists refuses the others. An operating system that lists none (a data file an older
+ * emulator wrote) takes every type.
+ */
+function refuseUnsupportedType(ctx: Ctx, osId: number | undefined, typeId: number | undefined): void {
+  const os = ctx.state.operatingSystems.find((o) => o.id === osId);
+  if (!os?.supportedNodeTypeIds?.length || typeId === undefined || os.supportedNodeTypeIds.includes(typeId)) return;
+  const names = ctx.state.nodeTypes.filter((t) => os.supportedNodeTypeIds!.includes(t.id)).map((t) => t.name);
+  throw validation(
+    `type.id ${typeId} is not a node type operating system ${os.id} (${os.name}) supports; it supports ${names.join(", ")}`,
+    "UnsupportedNodeType",
+  );
+}
+
+/** The fields of a node's POST or PUT; `current`: the node a PUT changes. */
+function readFields(ctx: Ctx, input: Input, w: Write, current?: NodeRec): Patch {
   const creating = w === "create";
   const s = ctx.state;
   const server = defaultServer(ctx);
@@ -35,6 +51,7 @@ function readFields(ctx: Ctx, input: Input, w: Write): Patch {
   };
   p.operatingSystemId = mandatory("operatingSystem", (id) => s.operatingSystems.some((o) => o.id === id), "a known operating system");
   p.typeId = mandatory("type", (id) => s.nodeTypes.some((t) => t.id === id), "a known node type");
+  refuseUnsupportedType(ctx, p.operatingSystemId ?? current?.operatingSystemId, p.typeId ?? current?.typeId);
   p.domainId = mandatory(
     "domain",
     (id) => s.domains.some((d) => d.id === id && d.serverId === server.id),
@@ -143,7 +160,7 @@ export function register(r: Router): void {
   r.put(base, (ctx) => {
     const { consumer, node } = pathNode(ctx);
     const w = putWrite(ctx);
-    const changed = applyPatch(node, readFields(ctx, ctx.input(), w), w);
+    const changed = applyPatch(node, readFields(ctx, ctx.input(), w, node), w);
     if (changed.length) {
       audit(ctx, {
         type: AUDIT.modify,

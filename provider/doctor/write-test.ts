@@ -8,6 +8,7 @@ import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { consumerPath } from "../portal/core";
 import { tsmNameProblem } from "../portal/nodes";
+import { firstValidPair } from "../rules/node-pairs";
 import { Checks } from "./report";
 import { Probe, said } from "./probe";
 
@@ -60,17 +61,24 @@ async function nodeChecks(w: WriteContext, consumerId: number, name: string, suf
     client.reference.nodeTypes(),
     client.reference.domains(b),
   ]);
+  // A pair the portal lists as going together (rules/node-pairs.ts): one it refuses would fail the test for a reason
+  // that is not the one it tests.
+  const pair = firstValidPair(os, types);
+  if (!pair) {
+    checks.failed("node-create", "no operating system lists a node type the portal has", "check the reference data lines above");
+    return;
+  }
   try {
     await client.nodes.create(b, consumerId, {
-      operatingSystem: { id: os[0].id },
-      type: { id: types[0].id },
+      operatingSystem: { id: pair.os.id },
+      type: { id: pair.type.id },
       domain: { id: domains[0].id },
       contact: "backup-portal doctor",
       cpuCount: 1,
     });
     checks.ok(
       "node-create",
-      `made its node (${os[0].name ?? os[0].id}, ${types[0].name ?? types[0].id}, domain ${domains[0].name ?? domains[0].id})`,
+      `made its node (${pair.os.name ?? pair.os.id}, ${pair.type.name ?? pair.type.id}, domain ${domains[0].name ?? domains[0].id})`,
     );
   } catch (err) {
     checks.failed("node-create", why(err), "check the reference data lines above");

@@ -5,11 +5,14 @@
 import { PortalClient } from "../portal/client";
 import { PortalError } from "../portal/errors";
 import { Failures, isUnknown, sameValue } from "./values";
+import { nodePairProblem } from "../rules/node-pairs";
 
 export interface Named {
   id: number;
   name?: string;
   windowsId?: string;
+  /** An operating system's node types, as the portal lists them (rules/node-pairs.ts reads them). */
+  supportedNodeTypes?: unknown;
 }
 
 export type ReferenceKind = "timeZone" | "operatingSystem" | "type" | "domain" | "clientOptionSet";
@@ -120,6 +123,20 @@ export class References {
       throw new UnknownReferenceError(kind, value, valid);
     }
     return found;
+  }
+
+  /**
+   * Why node type `type` cannot go with operating system `os` (rules/node-pairs.ts), or undefined: when it can, or
+   * when either names nothing on the portal (its own lookup says so, once). From the two lists resolve reads anyway.
+   */
+  async nodePairProblem(os: string | number, type: string | number): Promise<string | undefined> {
+    const found = (kind: ReferenceKind, value: string | number) =>
+      this.resolve(kind, value).catch((err: unknown) => {
+        if (isReferenceProblem(err)) return undefined;
+        throw err;
+      });
+    const [o, t] = await Promise.all([found("operatingSystem", os), found("type", type)]);
+    return o && t ? nodePairProblem(o, t) : undefined;
   }
 
   /** Business unit `id` as this account reads it; MissingObjectError (with what the account sees) when it cannot. */

@@ -148,6 +148,8 @@ export interface NodeOperatingSystem {
   id: number;
   name?: string;
   shortName?: string;
+  /** The node types a node of this system may be (the published Go client's field; a portal may leave it out). */
+  supportedNodeTypes?: NodeType[];
 }
 
 export interface NodeType {

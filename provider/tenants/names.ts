@@ -1,6 +1,7 @@
 // Checks what `backup-portal:tenants` points at on the portal, reading only: the business unit tenants go
 // under (rootBusinessUnitId), the business units the tenants adopt (adoptId), and the names resolved to ids
-// (time zones, operating systems, node types, and the default server's domains and client option sets).
+// (time zones, operating systems, node types, and the default server's domains and client option sets), and that
+// each node's type is one its operating system supports (rules/node-pairs.ts).
 // Each wrong one is a problem at its key path, naming what the portal does have. Every check reads a list,
 // once per kind, so a stack costs the same few reads on every run however many objects it holds.
 import { isReferenceProblem, ReferenceKind, References } from "../dynamic/references";
@@ -20,8 +21,11 @@ export async function validateNames(tenants: TenantsConfig, refs: References, ro
       },
     );
   const checks: Array<Promise<unknown>> = [];
-  const check = (path: string, kind: ReferenceKind, value: unknown) => {
-    if (value !== undefined) checks.push(lookup(path, () => refs.resolve(kind, value as string | number, rootBusinessUnitId)));
+  const check = (path: string, kind: ReferenceKind, value: unknown): Promise<boolean> => {
+    if (value === undefined) return Promise.resolve(false);
+    const found = lookup(path, () => refs.resolve(kind, value as string | number, rootBusinessUnitId));
+    checks.push(found);
+    return found;
   };
 
   // The default server's lists are read under the root business unit: only worth it when it exists.
@@ -44,8 +48,14 @@ export async function validateNames(tenants: TenantsConfig, refs: References, ro
       const p = `${path}.consumers.${key}`;
       const n = c.node;
       if (!n) continue;
-      check(`${p}.node.operatingSystem`, "operatingSystem", n.operatingSystem);
-      check(`${p}.node.type`, "type", n.type);
+      const pair = [check(`${p}.node.operatingSystem`, "operatingSystem", n.operatingSystem), check(`${p}.node.type`, "type", n.type)];
+      // The type must be one the operating system supports (rules/node-pairs.ts): asked once both are found.
+      checks.push(
+        Promise.all(pair).then(async ([os, type]) => {
+          const problem = os && type ? await refs.nodePairProblem(n.operatingSystem, n.type) : undefined;
+          if (problem) problems.push({ path: `${p}.node.type`, message: problem });
+        }),
+      );
       if (rootExists) {
         check(`${p}.node.domain`, "domain", n.domain);
         check(`${p}.node.clientOptionSet`, "clientOptionSet", n.clientOptionSet);

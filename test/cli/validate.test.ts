@@ -275,6 +275,28 @@ describe("backup-portal validate: against the portal (reads only)", function () 
     fs.writeFileSync(path.join(dir, "stacks", "Pulumi.prod.yaml"), VALID);
   });
 
+  it("a node type its operating system does not support (issue 45 item 6): exit 1, one line at type naming the fix", async () => {
+    const text = VALID.replace("operatingSystem: Linux", "operatingSystem: Windows server").replace(
+      "type: File server",
+      "type: Workstation",
+    );
+    fs.writeFileSync(path.join(dir, "stacks", "Pulumi.prod.yaml"), text);
+    try {
+      const r = await binary([], dir, envFor(emu));
+      assert.equal(r.code, 1, r.err);
+      assert.equal(
+        r.out,
+        'stacks/Pulumi.prod.yaml: backup-portal:tenants.acme.consumers.web.node.type: node type "Workstation" is not one operating ' +
+          'system "Windows server" supports; the portal lists for it: File server, Application server: set type to one of them, ' +
+          "or choose another operatingSystem\n",
+      );
+      assert.equal(r.err, `stacks/Pulumi.prod.yaml: 1 problem on the portal ${emu.url}\n`);
+      assert.deepEqual(writes(emu), []);
+    } finally {
+      fs.writeFileSync(path.join(dir, "stacks", "Pulumi.prod.yaml"), VALID);
+    }
+  });
+
   it("the file's own connection keys, the password from the environment: as the program resolves them", async () => {
     const text = VALID.replace(
       "  backup-portal:rootBusinessUnitId: 1\n",

@@ -97,6 +97,22 @@ describe("portal ids and names in errors (issue 23, item 5)", function () {
     );
   });
 
+  it("a node's type its operating system does not support (issue 45 item 6): at type, with the types it supports", async () => {
+    const t = localTenants() as Record<string, any>;
+    // By name and by id (Windows server is 2, Workstation 2); a type the system supports passes (Linux takes any).
+    Object.assign(t.acme.consumers.web01.node, { operatingSystem: "Windows server", type: "Workstation" });
+    Object.assign(t.acme.consumers["backup-proxy"].node, { operatingSystem: 2, type: 2 });
+    Object.assign(t.acme.businessUnits["acme-labs"].consumers.ws01.node, { operatingSystem: "Linux", type: "Workstation" });
+    const byPath = await problemsOf(t);
+    const said =
+      'node type "Workstation" is not one operating system "Windows server" supports; the portal lists for it: File server, ' +
+      "Application server: set type to one of them, or choose another operatingSystem";
+    assert.deepEqual(byPath, {
+      "tenants.acme.consumers.backup-proxy.node.type": said,
+      "tenants.acme.consumers.web01.node.type": said,
+    });
+  });
+
   it("an adoptId below a tenant is its resource's Check's: a preview adding a wrong one fails at that adoptId", async () => {
     // Tenant B as the seed has it, in the stack; then a consumer, or a sub-unit, that does not exist is added. (The
     // engine stops at the first failed Check, so one preview names one. Under a tenant adopted in the same run, the

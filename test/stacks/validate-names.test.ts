@@ -9,6 +9,7 @@ import { validateNames } from "../../provider/tenants/names";
 function fakeRefs() {
   const calls: Array<[ReferenceKind, string | number, number | undefined]> = [];
   const adopted: string[] = [];
+  const pairs: string[] = [];
   const refs = {
     resolve: async (kind: ReferenceKind, value: string | number, bunitId?: number) => {
       calls.push([kind, value, bunitId]);
@@ -21,12 +22,16 @@ function fakeRefs() {
       adopted.push(`${id} under ${parentId}`);
       return { id, name: `bu ${id}` };
     },
+    nodePairProblem: async (os: string | number, type: string | number) => {
+      pairs.push(`${os}+${type}`);
+      return undefined;
+    },
     consumer: async (bunitId: number, id: number) => {
       adopted.push(`consumer ${id} of ${bunitId}`);
       return { id, name: `consumer ${id}` };
     },
   };
-  return { refs: refs as unknown as References, calls, adopted };
+  return { refs: refs as unknown as References, calls, adopted, pairs };
 }
 
 const tenants = (): TenantsConfig =>
@@ -89,6 +94,13 @@ describe("stack config: validateNames", () => {
       "type=1@7",
       "type=badType@7",
     ]);
+  });
+
+  it("asks whether a node's type goes with its operating system only when both are found (issue 45 item 6)", async () => {
+    const { refs, pairs } = fakeRefs();
+    await validateNames(tenants(), refs, 7);
+    // web's badOs and badType are each a problem of their own; ws's Linux and 1 are asked as a pair.
+    assert.deepEqual(pairs, ["Linux+1"]);
   });
 
   it("looks up only the tenants' own adoptIds, as children of the root: one list, however many objects are adopted", async () => {
