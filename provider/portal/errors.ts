@@ -128,6 +128,11 @@ export class PortalError extends Error {
     if (d.notTheApi) this.notTheApi = d.notTheApi;
   }
 
+  /** The same error with `hint` instead of its status's own. */
+  withHint(hint: string): PortalError {
+    return new PortalError({ ...this.#details, hint });
+  }
+
   /** The same error with a note after the portal's words. */
   withNote(note: string): PortalError {
     return new PortalError({ ...this.#details, note });

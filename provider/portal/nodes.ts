@@ -18,6 +18,21 @@ export function tsmNameProblem(name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The hint of an activation refused for its name. The API has no way to ask which names are in use (the backup
+ * server's, across every business unit), so a taken name is only found here, when the node already exists.
+ */
+export const TSM_NAME_TAKEN_HINT =
+  "a tsmName is unique on the backup server and another node holds this one (the API cannot tell beforehand): choose another tsmName";
+
+/**
+ * An activation refused because of its name: a 409 (TsmNameTaken, or a code the client does not know), but not the
+ * node's own state (AlreadyActivated: it carries another name, which its own message says).
+ */
+function isNameRefused(err: unknown): err is PortalError {
+  return err instanceof PortalError && err.status === 409 && !err.notTheApi && err.code !== "AlreadyActivated";
+}
+
 /** The node's password is never kept from a portal answer (the real portal returns it). */
 function scrub(node: Node): Node {
   if (!node || typeof node !== "object" || !("tsmPassword" in node)) return node;
@@ -144,7 +159,9 @@ export class Nodes {
   async activate(bunitId: number, consumerId: number, tsmName: string): Promise<string> {
     const problem = tsmNameProblem(tsmName);
     if (problem) throw new Error(`tsmName "${tsmName}" ${problem}`);
-    const answer = await this.core.get<unknown>(consumerPath(bunitId, consumerId, "/node/activate"), { tsmName });
+    const answer = await this.core.get<unknown>(consumerPath(bunitId, consumerId, "/node/activate"), { tsmName }).catch((err: unknown) => {
+      throw isNameRefused(err) ? err.withHint(TSM_NAME_TAKEN_HINT) : err;
+    });
     // The stored name, as a JSON string or bare; any other answer (none, a message) means the name as sent.
     const stored = unquoted(answer);
     return stored && !tsmNameProblem(stored) ? stored : tsmName.toUpperCase();

@@ -9,7 +9,7 @@ import { DynamicResource } from "../dynamic/resource";
 import { checkReferences, explainMissing, ReferenceKind, referencesFor } from "../dynamic/references";
 import { moduleSpecifier } from "../dynamic/specifier";
 import { Failures, checkId, isUnknown, managedKeys, readBack, sameValue, defined, sentValue, withPortalValues } from "../dynamic/values";
-import { checkFields, referenceInputs } from "../rules/check";
+import { checkFields, failed, referenceInputs } from "../rules/check";
 import { NODE_FIELDS } from "../rules/fields";
 import { NODE, outputPlaceholders, replacingChanges, resourceReplaces, secretKeys } from "../rules/resources";
 import { isNotFound, PortalError } from "../portal/errors";
@@ -96,13 +96,43 @@ async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckRe
     !isUnknown(inputs.consumerId) &&
     sameValue(olds.consumerId, inputs.consumerId)
   ) {
-    f.add("tsmName", renameRefused(olds.tsmName, name));
+    const activated = await activatedName(olds);
+    if (activated !== undefined && needsNewName(activated, name)) f.add("tsmName", renameRefused(activated, name));
   }
   if (inputs.adoptId !== undefined && !isUnknown(inputs.adoptId) && !isUnknown(inputs.consumerId) && inputs.adoptId !== inputs.consumerId) {
     f.add("adoptId", `adoptId must equal consumerId (${inputs.consumerId}): a node is adopted through its consumer`);
   }
   await checkReferences(f, () => referencesFor(portal()), olds, inputs, referenceInputs(f, NODE_FIELDS));
+  await checkPair(f, olds, inputs);
   return { inputs, failures: f.list };
+}
+
+/**
+ * The type must be one the operating system supports (rules/node-pairs.ts). Asked when either is new or changed,
+ * as the names are: a pair already on the portal is not sent again. Unknown values (preview) pass.
+ */
+async function checkPair(f: Failures, olds: Inputs, inputs: Inputs): Promise<void> {
+  const { operatingSystem: os, type } = inputs;
+  if (failed(f, "operatingSystem") || failed(f, "type") || os === undefined || type === undefined) return;
+  if (isUnknown(os) || isUnknown(type)) return;
+  if (sameValue(olds.operatingSystem, os) && sameValue(olds.type, type)) return;
+  const problem = await referencesFor(portal()).nodePairProblem(os, type);
+  if (problem) f.add("type", `type: ${problem}`);
+}
+
+/**
+ * The name the node of `olds` is activated as on the portal, or undefined when it is not activated: the old tsmName
+ * may never have been, when its activation was refused (a name another node holds, TsmNameTaken) after the node was
+ * made; then another name is the way out, not a refusal. Read only when a name changes on the same consumer; a read
+ * that fails keeps the old name, as if activated (the update refuses a rename again in any case).
+ */
+async function activatedName(olds: Inputs): Promise<string | undefined> {
+  try {
+    const node = await portal().nodes.get(Number(olds.businessUnitId), Number(olds.consumerId));
+    return node.tsmName ? node.tsmName : undefined;
+  } catch {
+    return olds.tsmName as string;
+  }
 }
 
 const sameName = (a: unknown, b: unknown) =>

@@ -213,6 +213,29 @@ describe("backupportal plugin process", function () {
     );
   });
 
+  it("Check refuses a node type its operating system does not support (issue 45 item 6), at type, reading only", async () => {
+    const mark = emu.requests().length;
+    const declared = {
+      businessUnitId: 1,
+      consumerId: 1,
+      operatingSystem: "Windows server",
+      type: "Workstation",
+      domain: "STANDARD",
+      cpuCount: 1,
+    };
+    const r = await plugin.check(urnOf("Node", "pair"), {}, declared);
+    assert.deepEqual(r.failures, [
+      {
+        property: "type",
+        reason:
+          'type: node type "Workstation" is not one operating system "Windows server" supports; the portal lists for it: File server, ' +
+          "Application server: set type to one of them, or choose another operatingSystem",
+      },
+    ]);
+    assert.deepEqual(writesSince(emu, mark), []);
+    assert.deepEqual((await plugin.check(urnOf("Node", "pair"), {}, { ...declared, type: "Application server" })).failures, []);
+  });
+
   // provider_plugin.go Create: an error with ErrorResourceInitFailed details records the object as partially
   // created, with the properties the details carry: those go to state as an answer's would, secrets wrapped.
   it("Node: a create whose activation fails hands the engine the node's id and properties, a secret input still a secret", async () => {
@@ -254,6 +277,15 @@ describe("backupportal plugin process", function () {
       assert.equal(props.tsmPassword, undefined, "the unfinished password is not recorded");
       assert.ok(isSecret(props.domain), `a secret input stays a secret in the recorded properties: ${JSON.stringify(props.domain)}`);
       assert.doesNotMatch(err.details + plugin.logs(), /s3cret-part/);
+      // Issue 45 item 7: the hint says what to do, and doing it works: another tsmName passes Check (the old one was
+      // never activated) and the next up activates the kept node under it.
+      assert.match(err.details, /TsmNameTaken: .*Hint: a tsmName is unique on the backup server .*: choose another tsmName\./);
+      const renamed = await plugin.check(nUrn, checked.inputs, { ...declared, tsmName: "PART01" });
+      assert.deepEqual(renamed.failures, []);
+      const diff = await plugin.diff(consumer.id, nUrn, props, renamed.inputs);
+      assert.equal(diff.changes, "some");
+      await plugin.update(consumer.id, nUrn, props, renamed.inputs);
+      assert.equal((await admin.nodes.get(1, Number(consumer.id))).tsmName, "PART01");
     } finally {
       admin.close();
     }

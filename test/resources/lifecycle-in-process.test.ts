@@ -401,18 +401,23 @@ describe("resource lifecycles in process", function () {
     });
 
     it("a new name for an activated node on the same consumer is refused by Check, before anything is deleted", async () => {
-      const olds = { ...n, tsmName: "WEB1" };
-      const refused = await node.check(olds, { ...n, tsmName: "WEB2" });
+      // Consumer 1's node is activated as WEB-01 on the portal (the seed).
+      const web = { ...n, consumerId: 1 };
+      const olds = { ...web, tsmName: "WEB-01" };
+      const refused = await node.check(olds, { ...web, tsmName: "WEB2" });
       assert.deepEqual(props(refused.failures), ["tsmName"]);
-      assert.match(reasonOf(refused.failures, "tsmName"), /the node is activated as WEB1 .* or set tsmName back to "WEB1"/);
-      assert.deepEqual((await node.check(olds, { ...n, tsmName: "web1" })).failures, [], "case-blind");
+      assert.match(reasonOf(refused.failures, "tsmName"), /the node is activated as WEB-01 .* or set tsmName back to "WEB-01"/);
+      assert.deepEqual((await node.check(olds, { ...web, tsmName: "web-01" })).failures, [], "case-blind");
       assert.deepEqual(
-        (await node.check(olds, { ...n, consumerId: 7, tsmName: "WEB2" })).failures,
+        (await node.check(olds, { ...web, consumerId: 7, tsmName: "WEB2" })).failures,
         [],
         "a new consumer carries the new name",
       );
-      assert.deepEqual((await node.check({ ...n }, { ...n, tsmName: "WEB2" })).failures, [], "not activated yet");
-      assert.deepEqual((await node.check(olds, { ...n, tsmName: UNKNOWN })).failures, []);
+      assert.deepEqual((await node.check({ ...web }, { ...web, tsmName: "WEB2" })).failures, [], "not activated yet");
+      assert.deepEqual((await node.check(olds, { ...web, tsmName: UNKNOWN })).failures, []);
+      // Consumer 2's node was never activated: an old name its activation did not get (taken by another node) is no
+      // rename, and another one is the way out (issue 45 item 7).
+      assert.deepEqual((await node.check({ ...n, tsmName: "WEB-01" }, { ...n, tsmName: "DB-01" })).failures, []);
     });
 
     it("diff: consumer or business unit replace; names compare case-blind; a new name is a change", async () => {

@@ -516,14 +516,15 @@ describe("resource lifecycles in process: the less travelled paths", function ()
             "needs a new consumer: give the Consumer a nodeName equal to the tsmName. (",
         ),
       );
-      const refused = await node.check({ ...n, tsmName: "WEB1" }, { ...n, tsmName: "WEB2" });
+      // Consumer 1's node is activated as WEB-01 on the portal (the seed): Check reads the name it is activated as.
+      const refused = await node.check({ ...n, consumerId: 1, tsmName: "WEB1" }, { ...n, consumerId: 1, tsmName: "WEB2" });
       assert.deepEqual(refused.failures, [
         {
           property: "tsmName",
           reason:
-            'tsmName: the node is activated as WEB1 and the backup server never renames a node, so "WEB2" needs a new node, on a ' +
+            'tsmName: the node is activated as WEB-01 and the backup server never renames a node, so "WEB2" needs a new node, on a ' +
             "new consumer: give the Consumer that carries it the new name as nodeName (it is then replaced with its node), or set " +
-            'tsmName back to "WEB1"',
+            'tsmName back to "WEB-01"',
         },
       ]);
     });
