@@ -4,25 +4,17 @@
 // file, its connection pointed at the emulator: `up` creates its tenants, and the preview the GitOps workflow runs
 // after it (`preview --refresh --json`) plans nothing and passes the plan guard.
 import { strict as assert } from "node:assert";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import YAML from "yaml";
 import { ORIGIN } from "../support/portal";
 import { REPO, workspace, Workspace } from "./cli";
+import { installPacked } from "./packed";
 import { emulatorSuite, portalWrites } from "./project";
 
 const EXAMPLE = path.join(REPO, "examples", "tenants-as-data");
 const NODE_PASSWORD = "Node-pw-example-5c2e1a";
-
-/** `npm pack` of the built tree into `dest`; the tarball's path. */
-function pack(dest: string): string {
-  const built = path.join(REPO, "dist", "provider", "program", "index.js");
-  assert.ok(fs.existsSync(built), "dist/ is missing or old: `npm test` builds it; alone, run `npm run build` first");
-  // --ignore-scripts: prepack would build dist/ again.
-  const out = execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", dest], { cwd: REPO, encoding: "utf8" });
-  return path.join(dest, out.trim().split("\n").pop()!);
-}
 
 /** The example's stack file with its connection keys pointed at the emulator; its tenants as they are. */
 function stackFileFor(url: string): string {
@@ -53,13 +45,7 @@ describe("real engine: examples/tenants-as-data from the packed package", functi
               fs.copyFileSync(path.join(EXAMPLE, f), path.join(project, f));
           }
           // The README's install from this repository: the tarball, with the example's other dependencies.
-          const tarball = pack(dir);
-          const install = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball], {
-            cwd: project,
-            encoding: "utf8",
-            timeout: 300_000,
-          });
-          assert.equal(install.status, 0, `npm install ${path.basename(tarball)}: ${install.stdout}${install.stderr}`);
+          installPacked(dir, project);
           return project;
         },
       }),
