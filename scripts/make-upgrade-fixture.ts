@@ -97,7 +97,7 @@ export const STACK_YAML = `config:
           consumers:
             ws01:
               node:
-                operatingSystem: Windows server
+                operatingSystem: Windows workstation
                 type: Workstation
                 domain: 1YEAR
                 clientOptionSet: FORCE_ENCRYPT
