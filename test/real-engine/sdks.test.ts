@@ -25,6 +25,7 @@ import { configurePlugin, portalWrites, emulatorSuite } from "./project";
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
 
 const NODE_PASSWORD = "Node-pw-sdk-3b7e91";
+const PYTHON_EXAMPLE = path.join(REPO, "examples", "sdk-python");
 
 /** Runs a command to its end without blocking the event loop (the emulator answers from this process). */
 function runAsync(
@@ -349,45 +350,20 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
         { env: { ...process.env, PIP_NO_INPUT: "1" } },
       );
       assertPluginMetadata(path.join(dir, "site", "pulumi_backupportal", "pulumi-plugin.json"));
-      fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: backupportal-python\nruntime: python\n");
-      fs.writeFileSync(
-        path.join(project, "__main__.py"),
-        [
-          "import pulumi",
-          "import pulumi_backupportal as backupportal",
-          "",
-          "config = pulumi.Config()",
-          "acme = backupportal.BusinessUnit(",
-          '    "acme",',
-          '    parent_id=config.require_int("parentBusinessUnitId"),',
-          '    name="Acme Python Ltd",',
-          '    registration_number="556677-8899",',
-          '    time_zone="W. Europe Standard Time",',
-          '    note="Managed from Python",',
-          ")",
-          'web = backupportal.Consumer("web", business_unit_id=acme.id, name="web01", node_name="WEB01")',
-          "node = backupportal.Node(",
-          '    "web",',
-          "    business_unit_id=acme.id,",
-          "    consumer_id=web.id,",
-          '    operating_system="Linux",',
-          '    type="File server",',
-          '    domain="STANDARD",',
-          "    cpu_count=2,",
-          '    tsm_name="WEB01",',
-          '    tsm_password=config.require_secret("web01Password"),',
-          ")",
-          'pulumi.export("businessUnitId", acme.business_unit_id)',
-          'pulumi.export("nodeName", node.activated_name)',
-          "",
-        ].join("\n"),
-      );
+      // examples/sdk-python as it is: its Pulumi.yaml (virtualenv: venv) and its program.
+      for (const f of ["Pulumi.yaml", "__main__.py"]) fs.copyFileSync(path.join(PYTHON_EXAMPLE, f), path.join(project, f));
+      // The example's `venv`: the shared virtualenv, which holds the Pulumi SDK the example's requirements.txt pins.
+      const pin = (file: string) => /^pulumi==(\S+)$/m.exec(fs.readFileSync(file, "utf8"))?.[1];
+      assert.equal(pin(path.join(PYTHON_EXAMPLE, "requirements.txt")), pin(path.join(REPO, "tools", "python", "requirements.in")));
+      fs.symlinkSync(venv, path.join(project, "venv"), "dir");
     }
-    // The v3.68.0 Python host runs `python` from PATH (the CLI no longer hands it Pulumi.yaml's virtualenv
-    // option): the virtualenv first on PATH, as `activate` puts it, and the generated SDK on PYTHONPATH.
+    // The example's README: `. venv/bin/activate` before `pulumi up` (the v3.68.0 Python host runs `python` from
+    // PATH and does not read Pulumi.yaml's virtualenv), so as `activate` leaves the shell: the virtualenv's bin/ first
+    // on PATH and VIRTUAL_ENV set. The generated SDK on PYTHONPATH stands for the README's pip install into it.
+    const activated = path.join(ws.project, "venv");
     Object.assign(ws.env, {
-      PATH: [path.join(venv, "bin"), ws.env.PATH].join(path.delimiter),
-      VIRTUAL_ENV: venv,
+      PATH: [path.join(activated, "bin"), ws.env.PATH].join(path.delimiter),
+      VIRTUAL_ENV: activated,
       PYTHONPATH: path.join(ws.dir, "site"),
       PYTHONDONTWRITEBYTECODE: "1",
     });
