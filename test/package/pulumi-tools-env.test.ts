@@ -37,6 +37,29 @@ function fakeGo(bin: string, log: string): void {
   );
 }
 
+/**
+ * A `go` whose builds succeed slowly: each prints three package names (as `go build -v` does) `pause` seconds apart
+ * and writes each command it was asked for into the -o folder; `go mod download -json` names `hosts` as the module's
+ * folder. The rest goes to the real Go.
+ */
+function slowGo(bin: string, hosts: string, pause: number): void {
+  fs.mkdirSync(bin);
+  const script = [
+    "#!/bin/bash",
+    'if [ "$1" = build ]; then',
+    '  args=("$@"); out=""',
+    '  for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[$i]}" = -o ] && out="${args[$((i + 1))]}"; done',
+    '  for p in "$@"; do case "$p" in github.com/*|./*) n=$(basename "$p"); printf \'#!/bin/sh\\necho "%s v0"\\n\' "$n" >"$out/$n"; chmod +x "$out/$n";; esac; done',
+    `  for i in 1 2 3; do echo "example.com/pkg$i"; sleep ${pause}; done`,
+    "  exit 0",
+    "fi",
+    `if [ "$1" = mod ]; then echo '  "Dir": "${hosts}",'; exit 0; fi`,
+    `exec "${REAL_GO}" "$@"`,
+    "",
+  ].join("\n");
+  fs.writeFileSync(path.join(bin, "go"), script, { mode: 0o755 });
+}
+
 function runScript(repo: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; err: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", [path.join(repo, "scripts", "pulumi-tools.sh")], { cwd: repo, env, stdio: ["ignore", "ignore", "pipe"] });
@@ -78,5 +101,58 @@ describe("scripts/pulumi-tools.sh: the user's Go environment", function () {
     assert.notEqual(r.code, 0, "the fake build fails, after recording what Go saw");
     assert.match(r.err, /go build in tools\/pulumi-cli failed/, r.err);
     assert.deepEqual(fs.readFileSync(log, "utf8").split("\n"), ["-buildvcs=false -mod=readonly", "off", ""]);
+  });
+
+  it("says each step as it starts and ends, with the time, and every PULUMI_TOOLS_PROGRESS_SECONDS while one runs (issue 45 item 9)", async () => {
+    const repo = layout(top);
+    const hosts = path.join(top, "hosts");
+    fs.mkdirSync(path.join(hosts, "python", "cmd"), { recursive: true });
+    fs.writeFileSync(path.join(hosts, "python", "cmd", "pulumi-language-python-exec"), "#!/bin/sh\n");
+    slowGo(path.join(top, "bin"), hosts, 1.2);
+    const env = {
+      PATH: `${path.join(top, "bin")}:${process.env.PATH ?? ""}`,
+      HOME: path.join(top, "home"),
+      GOPATH: process.env.GOPATH ?? path.join(os.homedir(), "go"),
+      GOCACHE: path.join(top, "cache"),
+      PULUMI_TOOLS_PROGRESS_SECONDS: "1",
+    };
+    const r = await runScript(repo, env);
+    assert.equal(r.code, 0, r.err);
+    const lines = r.err.split("\n").filter((l) => /^\[\d\/4\]|^building|^built/.test(l));
+    assert.match(lines[0], /^building the Pulumi CLI v\S+ .*about 15 minutes on a quiet 2-core machine, 25 or more on a busy one/);
+    const time = "\\d+ min \\d+ s";
+    const steps = [
+      "the Pulumi CLI v\\S+ and pulumi-gen-sdk \\(most of the time\\)",
+      "the YAML language host v\\S+",
+      "the Node.js and Python language hosts v\\S+",
+    ];
+    steps.forEach((what, i) => {
+      const mine = lines.filter((l) => l.startsWith(`[${i + 1}/4]`));
+      assert.match(mine[0], new RegExp(`^\\[${i + 1}/4\\] ${what} \\(tools/pulumi-\\w+\\)\\.\\.\\.$`));
+      // The build takes over 3 s: at least one line while it runs, counting the packages -v named so far.
+      assert.ok(mine.length >= 3, mine.join("\n"));
+      for (const l of mine.slice(1, -1)) {
+        assert.match(l, new RegExp(`^\\[${i + 1}/4\\] still building .*: [0-3] packages compiled, ${time} \\(all: ${time}\\)$`));
+      }
+      assert.match(mine[mine.length - 1], new RegExp(`^\\[${i + 1}/4\\] ${what}: done in ${time} \\(all: ${time}\\)$`));
+    });
+    assert.ok(lines.includes("[4/4] the Python host's executor script and the dynamic provider's plugin script"), lines.join("\n"));
+    assert.match(lines[lines.length - 1], new RegExp(`^built in ${time}: pulumi v0$`));
+    assert.ok(fs.existsSync(path.join(repo, ".tools", "bin", "pulumi-language-python-exec")));
+  });
+
+  it("a progress interval that is no whole number of seconds: one line, before any build", async () => {
+    const repo = layout(top);
+    const log = path.join(top, "seen");
+    fakeGo(path.join(top, "bin"), log);
+    const env = {
+      PATH: `${path.join(top, "bin")}:${process.env.PATH ?? ""}`,
+      HOME: path.join(top, "home"),
+      PULUMI_TOOLS_PROGRESS_SECONDS: "0.5",
+    };
+    const r = await runScript(repo, env);
+    assert.equal(r.code, 3);
+    assert.match(r.err, /^scripts\/pulumi-tools\.sh: PULUMI_TOOLS_PROGRESS_SECONDS must be a whole number of seconds, got "0\.5"$/m);
+    assert.ok(!fs.existsSync(log), "no build started");
   });
 });
