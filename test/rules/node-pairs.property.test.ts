@@ -153,7 +153,9 @@ describe("rules: the pairs against the emulator, over HTTP", function () {
       const winServer = oses.find((o) => o.name === "Windows server")!;
       const [fileServer, workstation] = ["File server", "Workstation"].map((n) => types.find((t) => t.name === n)!);
       await client.nodes.create(bunitId, c.id, { operatingSystem: { id: winServer.id }, type: { id: fileServer.id }, domain: { id: 1 } });
-      await assert.rejects(client.nodes.update(bunitId, c.id, { type: { id: workstation.id } }), (e) => {
+      // The whole body, as a portal that replaces on PUT needs it (--put-replaces): only the type differs.
+      const update = { operatingSystem: { id: winServer.id }, type: { id: workstation.id }, domain: { id: 1 } };
+      await assert.rejects(client.nodes.update(bunitId, c.id, update), (e) => {
         assert.ok(e instanceof PortalError && e.status === 400 && e.code === "UnsupportedNodeType", String(e));
         return true;
       });
