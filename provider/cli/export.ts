@@ -13,6 +13,9 @@ import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TI
 import { escapeControls } from "../text/controls";
 import { CommandSpec, existingPath, fileToWrite, parseCommandArgs, usageFailure, Values } from "./args";
 import { stackSettings } from "./stack-settings";
+import { connectionConfig, missingConnectionLines } from "../export/connection";
+import { SETTING_SOURCES } from "../portal/settings";
+import { mergedFileLines, stackOf } from "./merged-file";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal export",
@@ -299,10 +302,12 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
     io.err(`${COMMAND.label}: ${outIssue}\n`);
     return Promise.resolve(2);
   }
+  let stackFile: string | undefined;
   if (parsed && !parsed.help && typeof parsed.stack === "string") {
     try {
       const s = stackSettings(parsed.stack, cwd, given.env ?? process.env, [packageRoot(__filename)]);
       io = { ...given, env: s.env };
+      stackFile = s.stack.file;
       notes.push(...(s.taken ? [s.taken] : []), ...s.notes);
     } catch (err) {
       if (!(err instanceof UsageError) && !(err instanceof StackFileError)) throw err;
@@ -311,6 +316,14 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
     }
   }
   for (const note of notes) io.err(`${COMMAND.label}: ${note}\n`);
+  if (stackFile) {
+    // The stack's file and the environment leave a setting unset: said at the file's key, not as a variable alone.
+    const env = io.env ?? process.env;
+    const have = Object.fromEntries(Object.values(SETTING_SOURCES).map((s) => [s.config, env[s.env] ?? ""]));
+    const lines = missingConnectionLines(path.relative(cwd, stackFile) || stackFile, stackOf(stackFile), have, {});
+    for (const line of lines) io.err(`${COMMAND.label}: ${line}\n`);
+    if (lines.length) return Promise.resolve(1);
+  }
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const format = formatOf(o);
     let original: string | undefined;
@@ -347,6 +360,7 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
         format: format as "yaml" | "json",
         onProgress: (done, total) => progress.update(done, total),
         schema: schemaPath(fileDir),
+        connection: merge ? undefined : connectionConfig(io.env ?? process.env),
       });
     } finally {
       progress.done();
@@ -400,7 +414,12 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
         return 1;
       }
     }
-    io.err(`${summaryLine(result)}\n`);
+    if (!merge) io.err(`${summaryLine(result)}\n`);
+    else {
+      for (const line of await mergedFileLines(target!, target!, projectNameOf(target!, cwd), connectionConfig(io.env ?? process.env))) {
+        io.err(`${line}\n`);
+      }
+    }
     return 0;
   });
 }

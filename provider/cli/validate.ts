@@ -13,7 +13,7 @@ import { projectNameOf, readProject, readStackFile, StackFile, stackFilesOf, Sta
 import { formatConfigProblems } from "../stack-config/problems";
 import { Problem, TenantsConfig } from "../tenants/model";
 import { validateNames } from "../tenants/names";
-import { walkBusinessUnits } from "../tenants/validate";
+import { countsText, declaredCounts } from "../tenants/counts";
 import { CommandSpec, runCommand, TargetError, UsageError, Values } from "./args";
 import { failureText } from "./failure";
 import { CliIo, DEFAULT_TIMEOUT_SECONDS, processIo, terminalIo, TIMEOUT_OPTION } from "./output";
@@ -112,21 +112,6 @@ function planOf(values: Values, files: string[], cwd: string): Plan {
   return { ...plan, file: at, shown: path.relative(cwd, at) || file };
 }
 
-function counts(tenants: TenantsConfig): string {
-  let units = 0;
-  let consumers = 0;
-  let nodes = 0;
-  for (const { bu } of walkBusinessUnits(tenants)) {
-    units++;
-    for (const c of Object.values(bu.consumers ?? {})) {
-      consumers++;
-      if (c.node) nodes++;
-    }
-  }
-  const n = (k: number, one: string) => `${k} ${one}${k === 1 ? "" : "s"}`;
-  return `${n(units, "business unit")}, ${n(consumers, "consumer")}, ${n(nodes, "node")}`;
-}
-
 export interface ValidateIo extends CliIo {
   /** The folder the command runs in; default process.cwd(). */
   cwd?: string;
@@ -176,7 +161,7 @@ export function run(argv: string[], given: ValidateIo = processIo): Promise<numb
         io.err(`${shown}: ${problems.length} problem${problems.length === 1 ? "" : "s"}; the portal was not asked (fix these first)\n`);
         return 1;
       }
-      const summary = `${shown}: valid: ${counts(read.config.tenants)}`;
+      const summary = `${shown}: valid: ${countsText(declaredCounts(read.config.tenants))}`;
       if (plan.offline) {
         io.out(`${summary}; not checked against a portal (--offline)\n`);
         return 0;

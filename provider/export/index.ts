@@ -5,6 +5,7 @@ import { Exported, toTenants } from "./map";
 import { ProgressListener, PortalTree, readPortalTree } from "./read";
 import { renderJson, renderYaml, StackFileParts } from "./render";
 import { setSecretHint } from "../rules/stack-config";
+import { PASSWORD_KEY } from "./connection";
 
 export type ExportFormat = "yaml" | "json";
 
@@ -18,11 +19,14 @@ export interface ExportResult extends Exported {
 export const schemaLine = (schema: string): string => `yaml-language-server: $schema=${schema}`;
 
 /** The comment at the top of an exported file; with `schema`, its first line names the JSON Schema. */
-export function header(rootId: number, schema?: string): string[] {
+export function header(rootId: number, schema?: string, connection = false): string[] {
   return [
     ...(schema === undefined ? [] : [schemaLine(schema)]),
     `Exported by \`backup-portal export\`: everything below business unit ${rootId}, each object adopted`,
     "(adoptId, adopt: true), so the first `pulumi up` takes it over. Review the lines marked `review:` before you commit.",
+    ...(connection
+      ? [`The connection is the export's; add its password, a secret: ${setSecretHint(PASSWORD_KEY)} (in CI: BACKUP_PORTAL_PASSWORD).`]
+      : []),
     "A node's password cannot be read back from the portal (the backup client rotates it), so none is exported.",
     `To set one from the stack: ${setSecretHint("<key>")}, and passwordSecret: <key> on the node.`,
   ];
@@ -30,16 +34,18 @@ export function header(rootId: number, schema?: string): string[] {
 
 /**
  * Reads the tree below `rootId` and renders it. `schema`: where the stack files' JSON Schema is, from the file
- * written (YAML only: JSON has no comments, and a key would be config).
+ * written (YAML only: JSON has no comments, and a key would be config). `connection`: the plain connection keys to
+ * write first (connection.ts), so that the file's first preview needs only the password.
  */
 export async function exportPortal(
   client: PortalClient,
   rootId: number,
-  opts: { format?: ExportFormat; onProgress?: ProgressListener; schema?: string } = {},
+  opts: { format?: ExportFormat; onProgress?: ProgressListener; schema?: string; connection?: Record<string, string> } = {},
 ): Promise<ExportResult> {
   const tree = await readPortalTree(client, rootId, { onProgress: opts.onProgress });
   const exported = toTenants(tree);
-  const parts = { rootId, tenants: exported.tenants, header: header(rootId, opts.schema) };
+  const connection = opts.connection && Object.keys(opts.connection).length ? opts.connection : undefined;
+  const parts = { connection, rootId, tenants: exported.tenants, header: header(rootId, opts.schema, connection !== undefined) };
   const text = opts.format === "json" ? renderJson(parts) : renderYaml(parts);
   return { ...exported, tree, parts, text };
 }

@@ -47,6 +47,8 @@ export function yamlText(v: OutValue): string[] {
 }
 
 export interface StackFileParts {
+  /** The connection's plain keys (`backup-portal:url` …), written first; never the password. */
+  connection?: Record<string, string>;
   rootId: number;
   tenants: OutMap;
   /** Lines of the comment at the top. */
@@ -57,6 +59,7 @@ export interface StackFileParts {
 export function renderYaml(parts: StackFileParts): string {
   const doc = new Document();
   const config = new YAMLMap();
+  for (const [key, value] of Object.entries(parts.connection ?? {})) config.items.push(doc.createPair(key, value));
   config.items.push(doc.createPair(ROOT_KEY, parts.rootId));
   config.items.push(doc.createPair(TENANTS_KEY, yamlNode(doc, parts.tenants)));
   const top = new YAMLMap();
@@ -67,7 +70,7 @@ export function renderYaml(parts: StackFileParts): string {
 }
 
 export function renderJson(parts: StackFileParts): string {
-  return `${escapeJsonText(JSON.stringify({ config: { [ROOT_KEY]: parts.rootId, [TENANTS_KEY]: plain(parts.tenants) } }, null, 2))}\n`;
+  return `${escapeJsonText(JSON.stringify({ config: { ...parts.connection, [ROOT_KEY]: parts.rootId, [TENANTS_KEY]: plain(parts.tenants) } }, null, 2))}\n`;
 }
 
 export { isMap, isScalar };

@@ -169,9 +169,13 @@ describe("backup-portal export in a Pulumi project", function () {
     const without = r.out.replace(SCHEMA_LINE, "");
     assert.notEqual(without, r.out);
     assert.deepEqual(readWithYamlV3(r.out), readWithYamlV3(without));
-    assert.deepEqual(Object.keys((readWithYamlV3(r.out).values as { config: Record<string, unknown> }).config), [
+    assert.deepEqual(Object.keys((readWithYamlV3(r.out).values as { config: Record<string, unknown> }).config).sort(), [
+      "backup-portal:clientId",
+      "backup-portal:origin",
       "backup-portal:rootBusinessUnitId",
       "backup-portal:tenants",
+      "backup-portal:url",
+      "backup-portal:username",
     ]);
     const json = await exportCli(emu, ["--format", "json"]);
     assert.doesNotMatch(json.out, /yaml-language-server/, "JSON has no comments, and a key would be config");
@@ -182,7 +186,14 @@ describe("backup-portal export in a Pulumi project", function () {
     const format = await exportCli(emu, ["--format", "json"]);
     assert.equal(json.code, 0, json.err);
     assert.equal(json.out, format.out);
-    assert.deepEqual(Object.keys(JSON.parse(json.out).config), ["backup-portal:rootBusinessUnitId", "backup-portal:tenants"]);
+    assert.deepEqual(Object.keys(JSON.parse(json.out).config), [
+      "backup-portal:url",
+      "backup-portal:origin",
+      "backup-portal:clientId",
+      "backup-portal:username",
+      "backup-portal:rootBusinessUnitId",
+      "backup-portal:tenants",
+    ]);
     const mark = emu.requests().length;
     const both = await exportCli(emu, ["--json", "--format", "yaml"]);
     assert.equal(both.code, 2);
