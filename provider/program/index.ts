@@ -26,13 +26,21 @@ export type { StackOutputs, StackSettings } from "./deploy";
 // in its typings.
 const isSecret = (key: string) => (pulumi.runtime as unknown as { isConfigSecret(k: string): boolean }).isConfigSecret(key);
 
-/** A client for the program's read-only name checks, from the same settings the providers use. */
-function portalForChecks(config: Record<string, string>): PortalClient | undefined {
+/**
+ * A client for the program's read-only name checks, from the same settings the providers use; none when nothing is
+ * declared that needs the portal. A connection that is not configured (nor in the environment) is one line naming
+ * the stack file, before any resource: each resource's check would otherwise fail on it, with a stack trace, once
+ * per resource (issue 45 item 3).
+ */
+function portalForChecks(config: Record<string, string>, file: string, needed: boolean): PortalClient | undefined {
+  let settings;
   try {
-    return new PortalClient(resolveSettings((key) => config[key]));
-  } catch {
-    return undefined; // not configured here (nor in the environment): each resource's check still validates its names
+    settings = resolveSettings((key) => config[key]);
+  } catch (e) {
+    if (!needed) return undefined;
+    throw new pulumi.RunError(escapeControls(`${file}: ${(e as Error).message}`));
   }
+  return new PortalClient(settings);
 }
 
 /**
@@ -57,7 +65,7 @@ export function tenantsFromConfig(): () => Promise<StackOutputs> {
     const root = pulumi.runtime.getRootDirectory() || process.cwd();
     const repeated = stackFileRepeatedKeys(root, pulumi.getStack(), pulumi.getProject()).problems;
     if (!read.config || repeated.length) throw fail([...repeated, ...read.problems]);
-    const portal = portalForChecks(all);
+    const portal = portalForChecks(all, file, Object.keys(read.config.tenants).length > 0);
     try {
       return await deployStack({ ...read.config, portal });
     } catch (e) {
