@@ -22,7 +22,7 @@ import type { ManagedIds } from "./managed";
 import { NODE_LEFT_OUT, Review } from "./map";
 import { OutMap, OutValue, plain } from "./out";
 import { ReferenceLists } from "./read";
-import { ROOT_KEY, TENANTS_KEY } from "./render";
+import { ROOT_KEY, rootText, TENANTS_KEY } from "./render";
 import { Layout, NewPairs, SpliceRefused, Splicer } from "./splice";
 
 export interface MergeResult {
@@ -450,7 +450,12 @@ class Merger {
       return; // said at the gone entry it is in
     } else if (e.id !== undefined) {
       const how = kind === "consumer" ? "deleted there" : `deleted there, or moved out from below business unit ${this.rootId}`;
-      at(`${kind} ${e.id}${source} is gone from the portal (${how}); the file keeps it: remove the entry if the portal is right`);
+      // An adopted entry is made again only without its adoptId: the create would adopt an object that is no more.
+      const back =
+        e.idFrom === "adoptId"
+          ? "; to make it again, remove its adoptId (and adopt: true on its nodes) and the next up creates it, with a new id"
+          : "; else the next up creates it again, with a new id";
+      at(`${kind} ${e.id}${source} is gone from the portal (${how}); the file keeps it: remove the entry if the portal is right${back}`);
     } else if (e.ambiguous) {
       const { objects, entries } = e.ambiguous;
       const ids = objects.map((p) => p.id).join(", ");
@@ -669,7 +674,7 @@ export function mergeInto(
   m.reportUnmatched(m.fileUnits, false);
 
   const splice = new Splicer(text, indentOf(text));
-  const rootPair: NewPairs = root === undefined ? [[ROOT_KEY, exported.rootId]] : [];
+  const rootPair: NewPairs = root === undefined ? [[ROOT_KEY, rootText(exported.rootId)]] : [];
   const asMap = (pairs: NewPairs) => pairs.reduce((map, [k, v]) => map.set(k, v), new OutMap());
   /** Where the business units added at the top go, and the keys config lacks with them. */
   const tenantsAt = (pairs: NewPairs) => {

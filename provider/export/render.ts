@@ -55,12 +55,18 @@ export interface StackFileParts {
   header: string[];
 }
 
+/**
+ * The root business unit as the Pulumi CLI writes a top-level config value back: a string (`"1"`). Written as the
+ * number, the user's first `pulumi config set` rewrote the line to `"1"`, a diff nobody made.
+ */
+export const rootText = (rootId: number): string => String(rootId);
+
 /** The stack file: `config:` with the root business unit and the tenants block. */
 export function renderYaml(parts: StackFileParts): string {
   const doc = new Document();
   const config = new YAMLMap();
   for (const [key, value] of Object.entries(parts.connection ?? {})) config.items.push(doc.createPair(key, value));
-  config.items.push(doc.createPair(ROOT_KEY, parts.rootId));
+  config.items.push(doc.createPair(ROOT_KEY, rootText(parts.rootId)));
   config.items.push(doc.createPair(TENANTS_KEY, yamlNode(doc, parts.tenants)));
   const top = new YAMLMap();
   top.items.push(doc.createPair("config", config));
@@ -70,7 +76,7 @@ export function renderYaml(parts: StackFileParts): string {
 }
 
 export function renderJson(parts: StackFileParts): string {
-  return `${escapeJsonText(JSON.stringify({ config: { ...parts.connection, [ROOT_KEY]: parts.rootId, [TENANTS_KEY]: plain(parts.tenants) } }, null, 2))}\n`;
+  return `${escapeJsonText(JSON.stringify({ config: { ...parts.connection, [ROOT_KEY]: rootText(parts.rootId), [TENANTS_KEY]: plain(parts.tenants) } }, null, 2))}\n`;
 }
 
 export { isMap, isScalar };

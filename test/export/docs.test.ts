@@ -54,7 +54,7 @@ describe("the adoption docs' commands, run as written", function () {
       });
       assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
       const stack = parse(fs.readFileSync(path.join(dir, "Pulumi.prod.yaml"), "utf8")) as { config: Record<string, any> };
-      assert.equal(stack.config["backup-portal:rootBusinessUnitId"], 1);
+      assert.equal(stack.config["backup-portal:rootBusinessUnitId"], "1");
       assert.deepEqual(Object.keys(stack.config["backup-portal:tenants"]), ["tenant-a", "tenant-b"]);
       assert.match(run.stdout, /review: the stack needs a cpuCount/, "grep shows the review comment");
       // Only the review comments (one in a node left out as a comment, too): not the export's header, which names

@@ -32,7 +32,7 @@ describe("backup-portal export", function () {
     const r = await exportCli(p.emu);
     assert.equal(r.code, 0, r.err);
     const file = parse(r.out) as StackFile;
-    assert.equal(file.config["backup-portal:rootBusinessUnitId"], 1);
+    assert.equal(file.config["backup-portal:rootBusinessUnitId"], "1", "a string, as the Pulumi CLI writes it back");
     const t = tenantsOf(r.out);
     assert.deepEqual(Object.keys(t), ["acme-ab", "acme-ab-2", "refused-values", "tenant-a", "tenant-b"], "sorted, the later id numbered");
     const acme = t["acme-ab"];

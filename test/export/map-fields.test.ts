@@ -76,7 +76,7 @@ describe("export mapping: each field", () => {
         "# h",
         "",
         "config:",
-        "  backup-portal:rootBusinessUnitId: 1",
+        '  backup-portal:rootBusinessUnitId: "1"',
         "  backup-portal:tenants:",
         "    acme:",
         "      adoptId: 10",
@@ -176,7 +176,7 @@ describe("export mapping: each field", () => {
         "# h",
         "",
         "config:",
-        "  backup-portal:rootBusinessUnitId: 1",
+        '  backup-portal:rootBusinessUnitId: "1"',
         "  backup-portal:tenants:",
         "    odd:",
         "      adoptId: 10",
@@ -274,7 +274,7 @@ describe("export mapping: each field", () => {
         "# h",
         "",
         "config:",
-        "  backup-portal:rootBusinessUnitId: 1",
+        '  backup-portal:rootBusinessUnitId: "1"',
         "  backup-portal:tenants:",
         "    a-side:",
         "      adoptId: 10",
@@ -401,7 +401,7 @@ describe("export mapping: each field", () => {
 
   it("no business unit: an empty tenants map, written as {}", () => {
     const r = exportOf([]);
-    assert.equal(r.text, "# h\n\nconfig:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants: {}\n");
+    assert.equal(r.text, '# h\n\nconfig:\n  backup-portal:rootBusinessUnitId: "1"\n  backup-portal:tenants: {}\n');
     assert.deepEqual(r.counts, { businessUnits: 0, consumers: 0, nodes: 0, nodesLeftOut: 0 });
   });
 });

@@ -32,7 +32,7 @@ function edit(text: string, line: string, change: { before?: string[]; after?: s
 function handEdited(exported: string): string {
   let t = `# hand: what this stack is\n\n${exported}`;
   t = edit(t, "config:", { after: "   # hand: inline after three spaces" });
-  t = edit(t, "  backup-portal:rootBusinessUnitId: 1", { before: ["  # hand: above a config key"] });
+  t = edit(t, '  backup-portal:rootBusinessUnitId: "1"', { before: ["  # hand: above a config key"] });
   t = edit(t, "    acme-ab-2:", { before: ["", "    # hand: above a tenant key, at its column"] });
   t = edit(t, "    refused-values:", { before: ["  # hand: above a tenant key, shallower", ""] });
   t = edit(t, "    tenant-a:", { before: ["          # hand: deeper than its neighbours"] });

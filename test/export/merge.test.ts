@@ -474,7 +474,7 @@ describe("export --merge, in process: what is kept, what is added, what is liste
         "        dup:",
         "            adoptId: 2",
         "            name: Dup",
-        "    backup-portal:rootBusinessUnitId: 1",
+        '    backup-portal:rootBusinessUnitId: "1"',
       ].join("\n") + "\n",
     );
     assert.deepEqual(differences(r), []);
@@ -548,7 +548,7 @@ describe("export --merge, in process: what is kept, what is added, what is liste
         "      name: b",
         "      tags:",
         "      - a",
-        "  backup-portal:rootBusinessUnitId: 1",
+        '  backup-portal:rootBusinessUnitId: "1"',
       ].join("\n") + "\n",
     );
     assert.deepEqual(differences(r), []);
@@ -613,10 +613,10 @@ describe("export --merge, in process: what is kept, what is added, what is liste
     }
     const added = "    b:\n      adoptId: 2\n      name: b\n      tags:\n        - t\n";
     const filled: Array<[string, string]> = [
-      ["", `config:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants:\n${added}`],
-      ["other: 1\n", `other: 1\nconfig:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants:\n${added}`],
-      ["config:\n", `config:\n  backup-portal:rootBusinessUnitId: 1\n  backup-portal:tenants:\n${added}`],
-      ["config:\n  backup-portal:tenants:\n", `config:\n  backup-portal:tenants:\n${added}  backup-portal:rootBusinessUnitId: 1\n`],
+      ["", `config:\n  backup-portal:rootBusinessUnitId: "1"\n  backup-portal:tenants:\n${added}`],
+      ["other: 1\n", `other: 1\nconfig:\n  backup-portal:rootBusinessUnitId: "1"\n  backup-portal:tenants:\n${added}`],
+      ["config:\n", `config:\n  backup-portal:rootBusinessUnitId: "1"\n  backup-portal:tenants:\n${added}`],
+      ["config:\n  backup-portal:tenants:\n", `config:\n  backup-portal:tenants:\n${added}  backup-portal:rootBusinessUnitId: "1"\n`],
     ];
     for (const [file, text] of filled) {
       const r = merged(file, b);
