@@ -54,10 +54,10 @@ describe("export --merge says what the portal no longer has", function () {
       "differs tenants.acme-ab.proxies: the portal has the relation web → backup-proxy, the file does not; add {agent: web, target: backup-proxy, adopt: true} by hand",
       "gone tenants.acme-ab.consumers.web-2.node: the consumer has no node on the portal any more (deleted there); the file keeps it",
       "gone tenants.acme-ab.proxies[0]: the relation backup-proxy → web is gone from the portal; the file keeps it",
-      `gone tenants.acme-ab.consumers.no-node: consumer ${noNode} is gone from the portal (deleted there); the file keeps it: remove the entry if the portal is right`,
+      `gone tenants.acme-ab.consumers.no-node: consumer ${noNode} is gone from the portal (deleted there); the file keeps it: remove the entry if the portal is right; to make it again, remove its adoptId (and adopt: true on its nodes) and the next up creates it, with a new id`,
       `gone tenants.acme-ab.businessUnits.acme-olfabrik.consumers.consumer: consumer ${tokyoConsumer} is at tenants.refused-values.consumers.consumer on the portal, not here (moved there); the file keeps it here: move the entry there, or the consumer back`,
-      `gone tenants.acme-ab.businessUnits.business-unit: business unit ${tokyo} is gone from the portal (deleted there, or moved out from below business unit 1); the file keeps it: remove the entry if the portal is right`,
-      `gone tenants.acme-ab-2: business unit ${acmeAb2} is gone from the portal (deleted there, or moved out from below business unit 1); the file keeps it: remove the entry if the portal is right`,
+      `gone tenants.acme-ab.businessUnits.business-unit: business unit ${tokyo} is gone from the portal (deleted there, or moved out from below business unit 1); the file keeps it: remove the entry if the portal is right; to make it again, remove its adoptId (and adopt: true on its nodes) and the next up creates it, with a new id`,
+      `gone tenants.acme-ab-2: business unit ${acmeAb2} is gone from the portal (deleted there, or moved out from below business unit 1); the file keeps it: remove the entry if the portal is right; to make it again, remove its adoptId (and adopt: true on its nodes) and the next up creates it, with a new id`,
     ]);
     assert.match(r.err, /: 0 business units added, 1 entry differs from the portal, 6 gone from it, 0 not added/);
   });
