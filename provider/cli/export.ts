@@ -16,11 +16,16 @@ import { stackSettings } from "./stack-settings";
 import { connectionConfig, missingConnectionLines } from "../export/connection";
 import { SETTING_SOURCES } from "../portal/settings";
 import { mergedFileLines, stackOf } from "./merged-file";
+import { ImportProvider, importFileText, importSummaryLine, parseProvider, toImportFile } from "../export/pulumi-import";
+
+/** --format pulumi-import: the file of `pulumi import --file`. */
+const PULUMI_IMPORT = "pulumi-import";
 
 export const COMMAND: CommandSpec = {
   label: "backup-portal export",
   usage: [
     "backup-portal export [--bunit <id>] [--out <file> [--force]] [--merge <file> [--stack-outputs <file>]] [--format yaml|json] [--stack <name>]",
+    "backup-portal export --format pulumi-import [--bunit <id>] [--out <file> [--force]] [--provider <name>=<urn>] [--stack <name>]",
   ],
   about: `Writes the business units below --bunit (their settings, consumers, nodes and proxy relations) as the
 backup-portal:tenants block of a stack file, each object adopted (adoptId, adopt: true), so that the first
@@ -28,7 +33,10 @@ pulumi up takes them over instead of creating them. Reference data is written by
 cannot hold, or its rules refuse, is a comment marked review: at its place; the last line on stderr counts
 them. Node passwords cannot be read back and are never written. Reads only: nothing on the portal changes.
 A bare --out or --merge Pulumi.<stack>.yaml goes where Pulumi.yaml keeps the stack files (stackConfigDir).
-The YAML's first line names the stack files' JSON Schema in the installed package, for editors.`,
+The YAML's first line names the stack files' JSON Schema in the installed package, for editors.
+--format pulumi-import writes the same objects as the file of pulumi import --file instead, for a
+program in code on the plugin's types (backupportal:index:*); a node the stack would refuse is left out,
+and each value to review is a line on stderr.`,
   options: {
     bunit: { kind: "id", description: "export what is below this business unit", default: "the account's own" },
     out: {
@@ -54,7 +62,18 @@ The YAML's first line names the stack files' JSON Schema in the installed packag
       description:
         "with --merge: the stack's outputs (pulumi stack output --json), so that no object the stack manages is added again, even one renamed or moved on the portal",
     },
-    format: { kind: "string", value: "yaml|json", description: "yaml (with comments) or json (review notes on stderr)", default: "yaml" },
+    format: {
+      kind: "string",
+      value: "yaml|json|pulumi-import",
+      description:
+        "yaml (with comments), json (review notes on stderr), or pulumi-import: the file of `pulumi import --file` (review notes on stderr)",
+      default: "yaml",
+    },
+    provider: {
+      kind: "string",
+      value: "name=urn",
+      description: "with --format pulumi-import: every resource takes this backupportal provider of the stack (`pulumi stack --show-urns`)",
+    },
     json: { kind: "flag", description: "the same as --format json" },
     stack: {
       kind: "string",
@@ -190,9 +209,16 @@ function formatOf(o: Values): string {
 /** What is wrong across the flags, before the connection settings are read. */
 function flagProblem(o: Values): string | undefined {
   const format = formatOf(o);
-  if (format !== "yaml" && format !== "json") return `--format needs yaml or json, got ${JSON.stringify(format)}`;
+  if (format !== "yaml" && format !== "json" && format !== PULUMI_IMPORT) {
+    return `--format needs yaml, json or ${PULUMI_IMPORT}, got ${JSON.stringify(format)}`;
+  }
+  if (o.provider !== undefined && format !== PULUMI_IMPORT) return `--provider goes with --format ${PULUMI_IMPORT}`;
+  if (typeof o.provider === "string") {
+    const provider = parseProvider(o.provider);
+    if (typeof provider === "string") return provider;
+  }
   if (o.json && format !== "json") return `--json is --format json; it cannot go with --format ${format}`;
-  if (o.merge !== undefined && format !== "yaml") return "--merge writes the stack file's YAML; it takes no --format json";
+  if (o.merge !== undefined && format !== "yaml") return `--merge writes the stack file's YAML; it takes no --format ${format}`;
   try {
     if (typeof o.merge === "string") existingPath("--merge", o.merge);
     if (o["stack-outputs"] !== undefined && o.merge === undefined) return "--stack-outputs goes with --merge <file>";
@@ -326,6 +352,7 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
   }
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const format = formatOf(o);
+    let importLine: string | undefined;
     let original: string | undefined;
     let managed: ManagedIds | undefined;
     if (merge) {
@@ -357,7 +384,7 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
     let result;
     try {
       result = await exportPortal(client, rootId, {
-        format: format as "yaml" | "json",
+        format: format === "yaml" ? "yaml" : "json",
         onProgress: (done, total) => progress.update(done, total),
         schema: schemaPath(fileDir),
         connection: merge ? undefined : connectionConfig(io.env ?? process.env),
@@ -379,6 +406,13 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
       io.err(`${COMMAND.label}: ${line}\n`);
     }
     let text = result.text;
+    let reviews = result.reviews;
+    if (format === PULUMI_IMPORT) {
+      const made = toImportFile(result, typeof o.provider === "string" ? (parseProvider(o.provider) as ImportProvider) : undefined);
+      text = importFileText(made.file);
+      reviews = made.reviews;
+      importLine = importSummaryLine(made.file, result);
+    }
     if (merge) {
       let merged;
       try {
@@ -399,7 +433,7 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
         );
       }
     }
-    if (format === "json") for (const r of result.reviews) io.err(`review ${r.path}: ${r.message}\n`);
+    if (format !== "yaml") for (const r of reviews) io.err(`review ${r.path}: ${r.message}\n`);
     const target = out ?? merge;
     if (!target) io.out(text);
     // A merge that adds nothing to its own file writes nothing: not a byte, nor its mode or time, changes.
@@ -414,7 +448,7 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
         return 1;
       }
     }
-    if (!merge) io.err(`${summaryLine(result)}\n`);
+    if (!merge) io.err(`${importLine ?? summaryLine(result)}\n`);
     else {
       for (const line of await mergedFileLines(target!, target!, projectNameOf(target!, cwd), connectionConfig(io.env ?? process.env))) {
         io.err(`${line}\n`);

@@ -45,7 +45,7 @@ describe("backup-portal export: the command", function () {
 
   it("refuses a bad --format, --merge with JSON, a missing --merge file and an --out directory, before any request", async () => {
     const cases: Array<[string[], string]> = [
-      [["--format", "xml"], '--format needs yaml or json, got "xml"'],
+      [["--format", "xml"], '--format needs yaml, json or pulumi-import, got "xml"'],
       [["--merge", stackFile("m.yaml"), "--format", "json"], "--merge writes the stack file's YAML; it takes no --format json"],
       [["--merge", path.join(dir, "none.yaml")], `--merge ${JSON.stringify(path.join(dir, "none.yaml"))}: no such file or directory`],
       [["--out", dir], `--out ${JSON.stringify(dir)} is a directory, not a file`],
