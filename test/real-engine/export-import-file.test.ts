@@ -1,0 +1,109 @@
+// `backup-portal export --format pulumi-import` read by the Pulumi CLI itself: a seeded portal with hostile names
+// (YAML look-alikes, quotes, interpolation, line breaks, bidi controls) goes through the export, then
+// `pulumi import --file` in a YAML project, whose generated code becomes the program. Judged by the emulator's
+// request log: no write anywhere, and the requests counted (docs/adoption.md says them).
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import YAML from "yaml";
+import { exportCli, plant } from "../export/support";
+import type { Workspace } from "./cli";
+import { configurePlugin, emulatorSuite, portalWrites, yamlWorkspace } from "./project";
+import { counted, HOSTILE, MANGLED_BY_YAML_CODEGEN, plantHostile } from "./import-file";
+
+describe("real engine: export --format pulumi-import, then pulumi import --file", function () {
+  this.timeout(15 * 60_000);
+  const suite = emulatorSuite();
+
+  /** A YAML project with the plugin configured, and the import file of the seeded portal in its folder. */
+  async function project(stack: string): Promise<{ ws: Workspace; file: string; entries: number }> {
+    const ws = suite.keep(yamlWorkspace(stack, `name: ${stack}\nruntime: yaml\n`));
+    await ws.ok(["stack", "init"]);
+    await configurePlugin(ws, suite.emu);
+    const file = path.join(ws.dir, "import.json");
+    const r = await exportCli(suite.emu, ["--bunit", "1", "--format", "pulumi-import", "--out", file, "--no-progress"]);
+    assert.equal(r.code, 0, r.err);
+    return { ws, file, entries: JSON.parse(fs.readFileSync(file, "utf8")).resources.length };
+  }
+
+  it("YAML: the import writes nothing, and its generated code as the program previews and refreshes unchanged", async () => {
+    plantHostile(suite.emu);
+    const before = suite.emu.state();
+    const { ws, file, entries } = await project("yaml");
+    suite.emu.clearRequests();
+    const code = path.join(ws.dir, "code.yaml");
+    const imported = await ws.ok(["import", "--file", file, "--yes", "--generate-code", "--out", code]);
+    const importCounts = counted(suite.emu);
+    assert.deepEqual(portalWrites(suite.emu), [], "the import only reads");
+    assert.match(imported.stdout, new RegExp(`${entries} imported`));
+    const generated = YAML.parse(fs.readFileSync(code, "utf8"));
+    assert.equal(Object.keys(generated.resources).length, entries, "one declaration per entry");
+    // Every hostile name arrives in the generated code as the portal has it (never as interpolation or structure).
+    const names = Object.values(generated.resources as Record<string, any>)
+      .filter((r) => /^backupportal:(index:)?BusinessUnit$/.test(r.type))
+      .map((r) => r.properties.name);
+    assert.deepEqual(
+      HOSTILE.filter((name) => !names.includes(name.replace(/\$\{/g, () => "$${"))),
+      [],
+      `names as the portal has them: ${JSON.stringify(names)}`,
+    );
+
+    fs.writeFileSync(
+      path.join(ws.project, "Pulumi.yaml"),
+      YAML.stringify({ name: "yaml", runtime: "yaml", resources: generated.resources }),
+    );
+    suite.emu.clearRequests();
+    const preview = await ws.ok(["preview", "--diff"]);
+    assert.match(preview.stdout, new RegExp(`${entries + 1} unchanged`), preview.stdout);
+    assert.doesNotMatch(preview.stdout, /to (create|update|delete|replace)/);
+    const previewCounts = counted(suite.emu);
+    suite.emu.clearRequests();
+    const refresh = await ws.ok(["refresh", "--yes"]);
+    assert.match(refresh.stdout, new RegExp(`${entries + 1} unchanged`), refresh.stdout);
+    const refreshCounts = counted(suite.emu);
+    assert.deepEqual(portalWrites(suite.emu), [], "preview and refresh only read");
+    const after = suite.emu.state();
+    assert.deepEqual(after.businessUnits, before.businessUnits, "the business units are as they were");
+    assert.deepEqual(after.consumers, before.consumers, "the consumers are as they were");
+    assert.deepEqual(after.nodes, before.nodes, "the nodes are as they were");
+    // What docs/adoption.md says: each resource read once by the import's preview and once by the import (a login
+    // each), none by the preview (the plugin diffs against the state), twice by refresh (its preview, then itself).
+    assert.deepEqual(importCounts, { logins: 2, reads: 2 * entries, writes: 0 });
+    assert.deepEqual(previewCounts, { logins: 0, reads: 0, writes: 0 });
+    assert.deepEqual(refreshCounts, { logins: 2, reads: 2 * entries, writes: 0 });
+  });
+
+  it("--skip-preview reads each resource once instead of twice", async () => {
+    plantHostile(suite.emu);
+    const full = await project("full");
+    suite.emu.clearRequests();
+    await full.ws.ok(["import", "--file", full.file, "--yes", "--generate-code=false"]);
+    const withPreview = counted(suite.emu);
+    const skip = await project("skip");
+    suite.emu.clearRequests();
+    await skip.ws.ok(["import", "--file", skip.file, "--yes", "--generate-code=false", "--skip-preview"]);
+    const skipped = counted(suite.emu);
+    assert.deepEqual(withPreview, { logins: 2, reads: 2 * full.entries, writes: 0 });
+    assert.deepEqual(skipped, { logins: 1, reads: skip.entries, writes: 0 });
+  });
+
+  it("pinned: the YAML code generator writes `$` before `${` and U+2028 as other text, so such a name fails the preview of the generated code", async () => {
+    plant(
+      suite.emu,
+      MANGLED_BY_YAML_CODEGEN.map((name) => ({ name, registrationNumber: "R-1", timeZoneId: 1 })),
+    );
+    const { ws, file } = await project("mangled");
+    const code = path.join(ws.dir, "code.yaml");
+    await ws.ok(["import", "--file", file, "--yes", "--generate-code", "--out", code]);
+    const generated = YAML.parse(fs.readFileSync(code, "utf8"));
+    fs.writeFileSync(
+      path.join(ws.project, "Pulumi.yaml"),
+      YAML.stringify({ name: "mangled", runtime: "yaml", resources: generated.resources }),
+    );
+    suite.emu.clearRequests();
+    const preview = await ws.pulumi(["preview", "--diff"]);
+    // `$${x}` comes back as `$$${x}`, a reference to the resource x (a cycle); the U+2028 name as folded text.
+    assert.ok(preview.code !== 0 || /to update/.test(preview.stdout), `${preview.stdout}\n${preview.stderr}`);
+    assert.deepEqual(portalWrites(suite.emu), []);
+  });
+});
