@@ -177,6 +177,16 @@ export async function checkOrigin(c: ReadContext): Promise<void> {
   }
 }
 
+/**
+ * The account `/v1/me` names, for the detail: shown as it is when it is the username the doctor logged in with (the
+ * portal may spell it in another case), which setting-username shows already; any other name (a display name) is
+ * redacted as every text from the portal is, so nothing shows that was not shown before.
+ */
+function accountText(name: string | undefined, username: string): string {
+  if (name === undefined) return shown(username);
+  return name.toLowerCase() === username.toLowerCase() ? shown(name) : name;
+}
+
 /** `/v1/me`, then the business unit to work in. Undefined when there is none. */
 export async function checkAccount(c: ReadContext): Promise<number | undefined> {
   let own: number | undefined;
@@ -185,7 +195,7 @@ export async function checkAccount(c: ReadContext): Promise<number | undefined> 
     own = me.businessUnit?.id;
     c.checks.ok(
       "me",
-      `account ${accountName(me) ?? c.username}${me.id !== undefined ? ` (id ${me.id})` : ""} reaches business unit ${own ?? "?"}` +
+      `account ${accountText(accountName(me), c.username)}${me.id !== undefined ? ` (id ${me.id})` : ""} reaches business unit ${own ?? "?"}` +
         `${me.businessUnit?.name ? ` ${JSON.stringify(me.businessUnit.name)}` : ""} and everything below it`,
     );
   } catch (err) {

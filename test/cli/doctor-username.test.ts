@@ -1,10 +1,12 @@
 // `backup-portal doctor` (the real binary, against the emulator on loopback) shows the username it logs in with:
 // it is no secret, and a wrong one is the commonest mistake. The password never appears, in the text report, the
 // JSON report or on stderr; where the password is the username's text (the emulator's admin/admin), the username
-// is still shown and the password line says why its text shows there.
+// is still shown (the setting, the login and the account /v1/me names) and the password line says why its text
+// shows there; an account name that is not the username is redacted as any text from the portal.
 import assert from "node:assert/strict";
 import { hashSecret } from "../../emulator/util";
 import { envFor, Emulator, startEmulator } from "../support/portal";
+import { startProxy } from "../support/proxy";
 import { backupPortal } from "./process";
 
 const USER = "ops.Backup";
@@ -59,6 +61,26 @@ describe("backup-portal doctor: the username is shown, the password never", func
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(line(r.out, "setting-username"), /^ok +setting-username +admin, from BACKUP_PORTAL_USERNAME$/);
     assert.match(line(r.out, "login"), /token for admin with client ID/);
+    assert.match(line(r.out, "me"), /^ok +me +account admin \(id 1\) reaches business unit 1 /);
     assert.match(line(r.out, "setting-password"), /\(not shown\); the username holds it, so it shows there/);
+  });
+
+  it("an account name from the portal that is not the username stays redacted: the password's text never shows", async () => {
+    // A portal that names the account otherwise (a display name holding the password): only the username is let through.
+    const proxy = await startProxy(
+      emu.url,
+      () => (req) =>
+        req.method === "GET" && req.path === "/v1/me"
+          ? { status: 200, json: { id: 7, username: `svc ${PASSWORD}`, businessUnit: { id: 1, name: "Reseller" } } }
+          : "pass",
+    );
+    try {
+      const r = await backupPortal(["doctor"], { env: { ...env(), BACKUP_PORTAL_URL: proxy.url } });
+      assert.equal(r.code, 0, r.out + r.err);
+      assert.match(line(r.out, "me"), /^ok +me +account svc \*\*\* \(id 7\) reaches business unit 1 /);
+      assert.ok(!`${r.out}${r.err}`.toLowerCase().includes(PASSWORD.toLowerCase()), r.out);
+    } finally {
+      await proxy.close();
+    }
   });
 });
