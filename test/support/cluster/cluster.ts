@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { eventually, KubeAccess, KubeApi } from "./kube-api";
+import { accessFromKubeconfig, eventually, KubeAccess, KubeApi } from "./kube-api";
 
 const REPO = path.resolve(__dirname, "..", "..", "..");
 
@@ -57,6 +57,8 @@ export const DEFAULT_VOLUMES: VolumePool[] = [
 export const NODE_NAME = "hollow-node-1";
 
 export interface TestCluster extends KubeAccess {
+  /** What must never appear in plain text: the token or the client key of the kubeconfig. */
+  credentials: string[];
   dir: string;
   /** A kubeconfig file for the cluster (the token inside, mode 0600). */
   kubeconfigPath: string;
@@ -137,6 +139,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       }
     }
     process.removeListener("exit", killAll);
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.removeListener(signal, onSignal);
     fs.rmSync(dir, { recursive: true, force: true });
   };
   // A test run that ends without close() (a crash, mocha's --exit) still ends the cluster.
@@ -151,6 +154,12 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.on("exit", killAll);
+  // A test run stopped by a signal (Ctrl-C, a CI timeout) does not reach "exit": end the cluster, then die of it.
+  const onSignal = (signal: NodeJS.Signals) => {
+    killAll();
+    process.kill(process.pid, signal);
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, onSignal);
 
   try {
     // etcd, on loopback, without fsync: a test's data need not survive a power cut.
@@ -226,7 +235,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       left(),
     );
 
-    const kubeconfig = kubeconfigText(access);
+    const kubeconfig = kubeconfigText({ server: access.server, ca: access.ca!, token });
     const kubeconfigPath = path.join(dir, "kubeconfig");
     fs.writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
 
@@ -248,6 +257,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
 
     const cluster: TestCluster = {
       ...access,
+      credentials: [token],
       dir,
       kubeconfigPath,
       kubeconfig,
@@ -320,7 +330,7 @@ function fetchText(url: string): Promise<string> {
 }
 
 /** A kubeconfig for the cluster: its CA inline, the token as the user. */
-export function kubeconfigText(access: KubeAccess): string {
+export function kubeconfigText(access: { server: string; ca: string; token: string }): string {
   return JSON.stringify(
     {
       apiVersion: "v1",
@@ -335,4 +345,33 @@ export function kubeconfigText(access: KubeAccess): string {
     null,
     2,
   );
+}
+
+/** Set to a kubeconfig's path, the Kubernetes tests run on that cluster instead of starting one (docs/testing.md). */
+export const OWN_CLUSTER_ENV = "BACKUP_PORTAL_TEST_KUBECONFIG";
+
+/**
+ * The cluster for a test suite: the one BACKUP_PORTAL_TEST_KUBECONFIG names (never the ambient KUBECONFIG, which may
+ * be a production cluster), else a test cluster started here.
+ */
+export async function testCluster(options: ClusterOptions = {}): Promise<TestCluster> {
+  const own = process.env[OWN_CLUSTER_ENV];
+  if (!own) return startCluster(options);
+  const kubeconfig = fs.readFileSync(own, "utf8");
+  const access = accessFromKubeconfig(kubeconfig, own);
+  const api = new KubeApi(access);
+  await api.request("GET", "/readyz");
+  return {
+    ...access,
+    credentials: [access.token, access.key].filter((c): c is string => c !== undefined),
+    dir: path.dirname(own),
+    kubeconfigPath: own,
+    kubeconfig,
+    bin: kubernetesTools(),
+    api,
+    // The cluster's own provisioner makes the volumes; nothing of the cluster is started or ended here.
+    addVolumes: async () => undefined,
+    logs: () => `(the cluster of ${own})`,
+    close: async () => undefined,
+  };
 }

@@ -24,6 +24,7 @@ import (
 	cadvisortest "k8s.io/kubernetes/pkg/kubelet/cadvisor/testing"
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 	"k8s.io/kubernetes/pkg/kubemark"
+	"k8s.io/kubernetes/pkg/volume/util/hostutil"
 )
 
 func main() {
@@ -101,7 +102,16 @@ func run(kubeconfig, name string, maxPods int, rootDir string) error {
 	defer stop()
 	kubelet := kubemark.NewHollowKubelet(flags, config, client, heartbeat, &cadvisortest.Fake{NodeName: name},
 		runtime.ImageService, runtimeService, cm.NewStubContainerManager())
+	// kubemark's fake host util answers "not implemented" when a container mounts a volume's file by subPath (the
+	// registry mounts config.json so): the real one reads the files the volume plugins wrote into the node's folder.
+	kubelet.KubeletDeps.HostUtil = readingHostUtil{hostutil.NewHostUtil()}
 	go kubelet.Run(ctx)
 	<-ctx.Done()
 	return nil
 }
+
+// readingHostUtil reads the node's files as a kubelet does, and mounts nothing: the real one bind-mounts the
+// kubelet's folder onto itself (MakeRShared), which would outlive the node and keep its folder from being removed.
+type readingHostUtil struct{ hostutil.HostUtils }
+
+func (readingHostUtil) MakeRShared(string) error { return nil }
