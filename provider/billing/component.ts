@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as K8s from "@pulumi/kubernetes";
 import { k8s } from "../kubernetes";
+import { kubernetesNamesProblems } from "../rules/kubernetes-names";
 import type { ResourceRequirements } from "../resource-requirements";
 import { DEFAULT_NOTIFY_PATH, HEALTH_PATH } from "./receiver";
 import { SECRET_ENV } from "./main";
@@ -167,7 +168,7 @@ export class BillingReceiver extends pulumi.ComponentResource {
   public readonly postUrl: pulumi.Output<string>;
 
   constructor(name: string, args: BillingReceiverArgs, opts?: pulumi.ComponentResourceOptions) {
-    const problems = billingReceiverProblems(args);
+    const problems = [...kubernetesNamesProblems(name, args), ...billingReceiverProblems(args)];
     if (problems.length) throw new BillingReceiverConfigError(problems);
     super(BILLING_RECEIVER_TYPE, name, {}, opts);
 

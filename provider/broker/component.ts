@@ -10,6 +10,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type * as K8s from "@pulumi/kubernetes";
 import { k8s } from "../kubernetes";
+import { kubernetesNamesProblems } from "../rules/kubernetes-names";
 import type { ResourceRequirements } from "../resource-requirements";
 import { PortalConnectionArgs } from "../billing/component";
 import { SECRET_ENV } from "./main";
@@ -84,7 +85,7 @@ export class RegistrationBroker extends pulumi.ComponentResource {
   public readonly url: pulumi.Output<string>;
 
   constructor(name: string, args: RegistrationBrokerArgs, opts?: pulumi.ComponentResourceOptions) {
-    const problems = registrationBrokerProblems(args);
+    const problems = [...kubernetesNamesProblems(name, args), ...registrationBrokerProblems(args)];
     if (problems.length) throw new RegistrationBrokerConfigError(problems);
     super(REGISTRATION_BROKER_TYPE, name, {}, opts);
     const port = args.port ?? DEFAULT_BROKER_PORT;

@@ -8,6 +8,7 @@ import { k8s } from "../kubernetes";
 import { buildChartValues, CHART_NAME } from "./chart-values";
 import { buildHtpasswd } from "./htpasswd";
 import { planRegistry, RegistryArgs, RegistryConfigError } from "./plan";
+import { RegistryStorageGuard } from "./storage-guard";
 
 export * from "./plan";
 export * from "./zot-config";
@@ -93,6 +94,19 @@ export class Registry extends pulumi.ComponentResource {
       );
     }
 
+    // The volume's size and class cannot change once made: refused at preview (storage-guard.ts).
+    const storageGuard = new RegistryStorageGuard(
+      `${name}-storage`,
+      {
+        path: "registry",
+        namespace: plan.namespace,
+        claimName: plan.claimName,
+        storageSize: plan.storageSize,
+        storageClass: plan.storageClass,
+      },
+      { parent: this },
+    );
+
     const values = buildChartValues<pulumi.Output<string>>({
       fullname: plan.releaseName,
       storageSize: plan.storageSize,
@@ -119,7 +133,7 @@ export class Registry extends pulumi.ComponentResource {
         values,
         timeout: 600,
       },
-      { parent: this, dependsOn: [...dependsOn, configMap, ...(secret ? [secret] : [])] },
+      { parent: this, dependsOn: [...dependsOn, storageGuard, configMap, ...(secret ? [secret] : [])] },
     );
 
     this.namespace = nsName;

@@ -17,6 +17,7 @@ import { zotCredentialProblems } from "./zot-credentials";
 import { zotStartupProblems, zotStartupWarnings } from "./zot-startup";
 import { usernamesProblems } from "./htpasswd";
 import { shellQuote } from "../shell/quote";
+import { DNS_1035_LABEL, DNS_1123_LABEL, DNS_1123_SUBDOMAIN, MAX_HELM_RELEASE, MAX_STATEFULSET_NAME } from "../rules/kubernetes-names";
 import {
   buildZotConfig,
   extensionEnabled,
@@ -84,6 +85,8 @@ export interface RegistryPlan {
   chartRepository: string;
   storageSize: string;
   storageClass: string;
+  /** The PersistentVolumeClaim the chart's StatefulSet makes for the registry's data. */
+  claimName: string;
   usernames: string[];
   zotConfig: JsonObject;
   /** The ConfigMap's `config.json`. */
@@ -112,8 +115,8 @@ export class RegistryConfigError extends Error {
   }
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Helm's limit, and the StatefulSet's pods' (rules/kubernetes-names.ts): the lower one. */
+const MAX_RELEASE_NAME = Math.min(MAX_HELM_RELEASE, MAX_STATEFULSET_NAME);
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 const SEMVER = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 const OCI_REPO = /^[a-z0-9]([a-z0-9._-]*[a-z0-9])?(:[0-9]+)?(\/[a-z0-9]([a-z0-9._/-]*[a-z0-9])?)+(:[A-Za-z0-9._-]+)?$/i;
@@ -157,7 +160,7 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
     stringProblem(
       namespace,
       `${path}.namespace`,
-      DNS_LABEL,
+      DNS_1123_LABEL,
       "a Kubernetes namespace name (lowercase letters, digits, '-', at most 63)",
       63,
     ),
@@ -165,7 +168,16 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   const createNamespace = args.createNamespace ?? true;
   if (typeof createNamespace !== "boolean") problems.push(`${path}.createNamespace: must be true or false`);
   const releaseName = args.releaseName ?? DEFAULTS.releaseName;
-  p(stringProblem(releaseName, `${path}.releaseName`, DNS_LABEL, "a Helm release name (lowercase letters, digits, '-', at most 53)", 53));
+  // The release name is also the Service's (a DNS-1035 label) and the StatefulSet's, whose pods need it short.
+  p(
+    stringProblem(
+      releaseName,
+      `${path}.releaseName`,
+      DNS_1035_LABEL,
+      `a Helm release name that can name the Service and the StatefulSet (lowercase letters, digits, '-', starting with a letter, at most ${MAX_RELEASE_NAME})`,
+      MAX_RELEASE_NAME,
+    ),
+  );
   const chartVersion = args.chartVersion ?? CHART_VERSION;
   p(stringProblem(chartVersion, `${path}.chartVersion`, SEMVER, `a chart version such as "${CHART_VERSION}"`));
   const chartRepository = args.chartRepository ?? CHART_REPOSITORY;
@@ -182,7 +194,14 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   p(stringProblem(storageSize, `${path}.storageSize`, QUANTITY, 'a storage quantity such as "100Gi"', 64));
   const storageClass = args.storageClass ?? DEFAULTS.storageClass;
   if (storageClass !== "")
-    p(stringProblem(storageClass, `${path}.storageClass`, DNS_SUBDOMAIN, 'a StorageClass name such as "large" ("" for the default class)'));
+    p(
+      stringProblem(
+        storageClass,
+        `${path}.storageClass`,
+        DNS_1123_SUBDOMAIN,
+        'a StorageClass name such as "large" ("" for the default class)',
+      ),
+    );
   const realm = args.realm ?? DEFAULTS.realm;
   if (typeof realm !== "string" || realm === "" || /["\\\x00-\x1f]/.test(realm)) {
     problems.push(
@@ -308,6 +327,9 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
   ];
   if (problems.length > 0) return { problems, warnings };
   const serviceName = typeof values.fullnameOverride === "string" && values.fullnameOverride !== "" ? values.fullnameOverride : releaseName;
+  // The StatefulSet's claim: <volumeClaimTemplate>-<StatefulSet>-0, the template named pvc.name or <release>-pvc.
+  const pvc = values.pvc as { name?: unknown; storage?: unknown; storageClassName?: unknown };
+  const templateName = typeof pvc.name === "string" && pvc.name !== "" ? pvc.name : `${releaseName}-pvc`;
   return {
     problems,
     warnings,
@@ -318,8 +340,9 @@ export function planRegistry(args: RegistryArgs = {}, path = "registry"): { plan
       serviceName,
       chartVersion,
       chartRepository,
-      storageSize,
-      storageClass,
+      storageSize: String(pvc.storage),
+      storageClass: typeof pvc.storageClassName === "string" ? pvc.storageClassName : "",
+      claimName: `${templateName}-${serviceName}-0`,
       usernames: usernames as string[],
       zotConfig,
       configJson,

@@ -74,8 +74,8 @@ describe("registry: Registry component under mocks", function () {
     recorded = await installMocks();
   });
 
-  it("creates Namespace, ConfigMap, Secret and Release with the expected types", async () => {
-    const r = await run({ users: USERS() }, 5);
+  it("creates Namespace, ConfigMap, Secret, the storage guard and Release with the expected types", async () => {
+    const r = await run({ users: USERS() }, 6);
     const types = r.resources.map((x) => x.type).sort();
     assert.deepEqual(
       types,
@@ -85,6 +85,7 @@ describe("registry: Registry component under mocks", function () {
         "kubernetes:core/v1:Namespace",
         "kubernetes:core/v1:Secret",
         "kubernetes:helm.sh/v3:Release",
+        "pulumi-nodejs:dynamic/registry:StorageGuard",
       ].sort(),
     );
     const [ns] = r.byType("kubernetes:core/v1:Namespace");
@@ -100,7 +101,7 @@ describe("registry: Registry component under mocks", function () {
   });
 
   it("an OCI chart registry is given to Helm as the chart's reference, not as a repository", async () => {
-    const r = await run({ chartRepository: "oci://ghcr.io/project-zot/helm-charts/" }, 4);
+    const r = await run({ chartRepository: "oci://ghcr.io/project-zot/helm-charts/" }, 5);
     const [rel] = r.byType("kubernetes:helm.sh/v3:Release");
     assert.equal(rel.inputs.chart, "oci://ghcr.io/project-zot/helm-charts/zot");
     assert.equal(rel.inputs.repositoryOpts, undefined);
@@ -108,7 +109,7 @@ describe("registry: Registry component under mocks", function () {
   });
 
   it("config.json matches spec 001's table key by key", async () => {
-    const r = await run({ users: USERS() }, 5);
+    const r = await run({ users: USERS() }, 6);
     const [cm] = r.byType("kubernetes:core/v1:ConfigMap");
     const cfg = JSON.parse(cm.inputs.data["config.json"]);
     for (const [key, value] of SPEC_TABLE) assert.deepEqual(at(cfg, key), value, key);
@@ -116,7 +117,7 @@ describe("registry: Registry component under mocks", function () {
   });
 
   it("without users: no Secret, no http.auth, no secret volume", async () => {
-    const r = await run({}, 4);
+    const r = await run({}, 5);
     assert.equal(r.byType("kubernetes:core/v1:Secret").length, 0);
     const cfg = JSON.parse(r.byType("kubernetes:core/v1:ConfigMap")[0].inputs.data["config.json"]);
     assert.equal(cfg.http.auth, undefined);
@@ -129,7 +130,7 @@ describe("registry: Registry component under mocks", function () {
   });
 
   it("htpasswd Secret: secret stringData, bcrypt lines zot accepts that verify for each user", async () => {
-    const r = await run({ users: USERS() }, 5);
+    const r = await run({ users: USERS() }, 6);
     const [sec] = r.byType("kubernetes:core/v1:Secret");
     assert.ok(isSecretValue(sec.inputs.stringData), "stringData must arrive as a secret");
     assert.equal(sec.inputs.type, "Opaque");
@@ -148,9 +149,9 @@ describe("registry: Registry component under mocks", function () {
 
   it("htpasswd is identical across runs with the same passwords and changes with the password", async () => {
     const read = (r: Run) => unwrap(r.byType("kubernetes:core/v1:Secret")[0].inputs.stringData).htpasswd as string;
-    const a = read(await run({ users: USERS() }, 5));
-    const b = read(await run({ users: USERS() }, 5));
-    const c = read(await run({ users: USERS("a-changed-password") }, 5));
+    const a = read(await run({ users: USERS() }, 6));
+    const b = read(await run({ users: USERS() }, 6));
+    const c = read(await run({ users: USERS("a-changed-password") }, 6));
     assert.equal(a, b);
     assert.notEqual(a.split("\n")[0], c.split("\n")[0]);
     assert.equal(a.split("\n")[1], c.split("\n")[1], "the unchanged user's line stays");
@@ -165,9 +166,9 @@ describe("registry: Registry component under mocks", function () {
       const configJson = r.byType("kubernetes:core/v1:ConfigMap")[0].inputs.data["config.json"];
       return { release, htpasswd, configJson };
     };
-    const a = shape(await run({ users: USERS() }, 5));
-    const same = shape(await run({ users: USERS() }, 5));
-    const b = shape(await run({ users: USERS("a-changed-password") }, 5));
+    const a = shape(await run({ users: USERS() }, 6));
+    const same = shape(await run({ users: USERS() }, 6));
+    const b = shape(await run({ users: USERS("a-changed-password") }, 6));
     const sha = (t: string) => createHash("sha256").update(t).digest("hex");
     const annotation = (x: typeof a) => x.release.values.podAnnotations["checksum/htpasswd"];
     assert.equal(annotation(a), sha(a.htpasswd), "sha256 of the bcrypt lines");
@@ -185,12 +186,12 @@ describe("registry: Registry component under mocks", function () {
     assert.equal(b.configJson, a.configJson);
     assert.ok(!JSON.stringify(a.release).includes(PASSWORD) && !JSON.stringify(b.release).includes("a-changed-password"));
     // Without users there is no htpasswd and no annotation.
-    const none = await run({}, 4);
+    const none = await run({}, 5);
     assert.deepEqual(Object.keys(none.byType("kubernetes:helm.sh/v3:Release")[0].inputs.values.podAnnotations), ["checksum/config"]);
   });
 
   it("Helm values pass the chart schema; PVC 100Gi of class large; mounts and service as intended", async () => {
-    const r = await run({ users: USERS() }, 5);
+    const r = await run({ users: USERS() }, 6);
     const values: any = r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.values;
     const validate = new Ajv({ allErrors: true, strict: false }).compile(chartValuesSchema());
     const valid: boolean = validate(values as object) as boolean;
@@ -221,14 +222,14 @@ describe("registry: Registry component under mocks", function () {
   });
 
   it("storage size and class are overridable", async () => {
-    const r = await run({ storageSize: "20Gi", storageClass: "" }, 4);
+    const r = await run({ storageSize: "20Gi", storageClass: "" }, 5);
     const values = r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.values;
     assert.equal(values.pvc.storage, "20Gi");
     assert.equal("storageClassName" in values.pvc, false);
   });
 
   it("the plain password appears in no resource's inputs or state, nor in the outputs", async () => {
-    const r = await run({ users: USERS() }, 5);
+    const r = await run({ users: USERS() }, 6);
     for (const res of r.resources) {
       for (const pw of [PASSWORD, PASSWORD_2]) {
         assert.ok(!JSON.stringify(res.inputs).includes(pw), `${res.type} inputs`);
@@ -240,7 +241,7 @@ describe("registry: Registry component under mocks", function () {
   });
 
   it("outputs: namespace, release, service, in-cluster url and access commands with a placeholder", async () => {
-    const r = await run({ users: USERS() }, 5);
+    const r = await run({ users: USERS() }, 6);
     assert.equal(r.outputs.namespace, "zot");
     assert.equal(r.outputs.releaseName, "zot");
     assert.equal(r.outputs.serviceName, "zot");
@@ -253,14 +254,14 @@ describe("registry: Registry component under mocks", function () {
   });
 
   it("an existing namespace is used, not created", async () => {
-    const r = await run({ namespace: "infra", createNamespace: false, releaseName: "registry" }, 3);
+    const r = await run({ namespace: "infra", createNamespace: false, releaseName: "registry" }, 4);
     assert.equal(r.byType("kubernetes:core/v1:Namespace").length, 0);
     assert.equal(r.byType("kubernetes:core/v1:ConfigMap")[0].inputs.metadata.namespace, "infra");
     assert.equal(r.outputs.url, "http://registry.infra.svc.cluster.local:5000");
   });
 
   it("air-gapped: CVE off removes extensions.search.cve; mirrors set the trivy repositories", async () => {
-    const off = await run({ cve: { enabled: false } }, 4);
+    const off = await run({ cve: { enabled: false } }, 5);
     const cfgOff = JSON.parse(off.byType("kubernetes:core/v1:ConfigMap")[0].inputs.data["config.json"]);
     assert.equal(cfgOff.extensions.search.cve, undefined);
     assert.equal(cfgOff.extensions.search.enable, true);
@@ -268,7 +269,7 @@ describe("registry: Registry component under mocks", function () {
       {
         cve: { dbRepository: "mirror.local:5000/aquasecurity/trivy-db", javaDbRepository: "mirror.local:5000/aquasecurity/trivy-java-db" },
       },
-      4,
+      5,
     );
     const cfg = JSON.parse(mirror.byType("kubernetes:core/v1:ConfigMap")[0].inputs.data["config.json"]);
     assert.deepEqual(cfg.extensions.search.cve, {
@@ -307,9 +308,9 @@ describe("registry: Registry component under mocks", function () {
       warned.push(msg);
     };
     try {
-      await run({}, 4);
+      await run({}, 5);
       assert.deepEqual(warned, [], "the pinned versions: no warning");
-      const r = await run({ chartVersion: "0.1.130", values: { image: { tag: "v2.1.20" } } }, 4);
+      const r = await run({ chartVersion: "0.1.130", values: { image: { tag: "v2.1.20" } } }, 5);
       assert.equal(r.byType("kubernetes:helm.sh/v3:Release")[0].inputs.version, "0.1.130", "the given version is still deployed");
       assert.equal(warned.length, 2, warned.join("\n"));
       assert.match(

@@ -26,6 +26,7 @@ describe("registry: planRegistry rules", () => {
       chartRepository: "https://zotregistry.dev/helm-charts",
       storageSize: "100Gi",
       storageClass: "large",
+      claimName: "zot-pvc-zot-0",
       usernames: [],
       tls: false,
       url: "http://zot.zot.svc.cluster.local:5000",
@@ -94,7 +95,7 @@ describe("registry: planRegistry rules", () => {
       [
         "registry.namespace: 3 must be a string (a Kubernetes namespace name (lowercase letters, digits, '-', at most 63))",
         "registry.createNamespace: must be true or false",
-        `registry.releaseName: "${"a".repeat(54)}" is not a Helm release name (lowercase letters, digits, '-', at most 53)`,
+        `registry.releaseName: "${"a".repeat(54)}" is not a Helm release name that can name the Service and the StatefulSet (lowercase letters, digits, '-', starting with a letter, at most 52)`,
         'registry.chartVersion: "latest" is not a chart version such as "0.1.122"',
         'registry.chartRepository: "ftp://x" is not a chart repository URL such as "https://zotregistry.dev/helm-charts"',
         'registry.storageClass: "Large!" is not a StorageClass name such as "large" ("" for the default class)',
@@ -105,7 +106,11 @@ describe("registry: planRegistry rules", () => {
       'registry.storageSize: "lots" is not a storage quantity such as "100Gi"',
     ]);
     assert.deepEqual(at({ namespace: "n".repeat(64) }, "registry.namespace").length, 1, "64 letters are too many");
-    assert.deepEqual(problems({ namespace: "n".repeat(63), releaseName: "r".repeat(53) }), [], "63 and 53 are the limits");
+    assert.deepEqual(problems({ namespace: "n".repeat(63), releaseName: "r".repeat(52) }), [], "63 and 52 are the limits");
+    // 53 is Helm's limit, but a StatefulSet of 53 gets no pod (test/real-engine/registry-cluster.test.ts); a Service
+    // name starts with a letter.
+    assert.equal(at({ releaseName: "r".repeat(53) }, "registry.releaseName").length, 1, "53 letters are too many for the StatefulSet");
+    assert.equal(at({ releaseName: "1zot" }, "registry.releaseName").length, 1, "a Service name starts with a letter");
     assert.deepEqual(problems({}, "stack.registry"), []);
     assert.deepEqual(problems({ realm: "" }, "stack.registry"), [
       'stack.registry.realm: "" must be a non-empty string without quotes or control characters; use e.g. "zot"',
@@ -265,7 +270,7 @@ describe("registry: planRegistry rules", () => {
 
   it("a value of the wrong type is named once, not again by the checks that build on it", () => {
     assert.deepEqual(problems({ releaseName: loose(5), storageSize: loose(5), storageClass: loose(5) }), [
-      "registry.releaseName: 5 must be a string (a Helm release name (lowercase letters, digits, '-', at most 53))",
+      "registry.releaseName: 5 must be a string (a Helm release name that can name the Service and the StatefulSet (lowercase letters, digits, '-', starting with a letter, at most 52))",
       'registry.storageSize: 5 must be a string (a storage quantity such as "100Gi")',
       'registry.storageClass: 5 must be a string (a StorageClass name such as "large" ("" for the default class))',
     ]);
