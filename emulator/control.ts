@@ -1,6 +1,6 @@
 // The control API under /_emulator/ (no auth; not part of the portal): request
-// log, reset, faults, forced token expiry, billing subscribers and events, and
-// the state dump.
+// log, reset, faults, forced token expiry, billing subscribers and events, the
+// state dump, and the process that serves it.
 import { Router } from "./router";
 import type { Ctx } from "./context";
 import type { App } from "./context";
@@ -101,5 +101,7 @@ export function controlRouter(t: ControlTarget): Router {
     opts,
   );
   r.get("/_emulator/state", () => ok(t.app.store.snapshot()), opts);
+  // Who this is, for a second emulator refused the port (port-holder.ts): the process to stop and its data file.
+  r.get("/_emulator/process", () => ok({ pid: process.pid, dataFile: t.app.store.dataFile ?? null }), opts);
   return r;
 }

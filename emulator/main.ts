@@ -3,6 +3,7 @@
 // Starts the emulator on 127.0.0.1 and prints
 // `portal emulator listening on http://127.0.0.1:<port>` and the seed's credentials; SIGINT/SIGTERM close it.
 import { startEmulator, type EmulatorOptions } from "./index";
+import { portHolder, portInUseLine } from "./port-holder";
 import { READING_VALUES } from "./readings";
 import { SEED } from "./seed";
 
@@ -96,7 +97,16 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const emulator = await startEmulator(opts);
+  let emulator;
+  try {
+    emulator = await startEmulator(opts);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || opts.port === undefined) throw err;
+    const holder = (await portHolder(opts.port)) ?? { text: "another program" };
+    console.error(`portal emulator: ${portInUseLine(opts.port, holder, ", or give another --port (--port 0 takes a free one)")}`);
+    process.exitCode = 1;
+    return;
+  }
   console.log(`portal emulator listening on ${emulator.url}`);
   console.log(credentialsText(emulator.url));
   let closing = false;

@@ -9,6 +9,10 @@ PORT=18787                      # the url in stacks/Pulumi.local.yaml
 STATE_DIR="$PWD/.pulumi-local"  # Pulumi state (git-ignored)
 DATA_FILE="$PWD/.emulator-data/portal.json"
 
+# The port taken (the emulator of docs/emulator.md still running): one line naming what holds it, before anything
+# is built or found.
+node_modules/.bin/ts-node --transpile-only emulator/port-holder.ts "$PORT" "npm run local" || exit 1
+
 # The Pulumi CLI: an installed one on PATH, else the one scripts/pulumi-tools.sh builds from the Go module
 # proxy into .tools/bin (built here once when Go is there), else the `pulumi` npm package (a launcher that
 # downloads the CLI on first use from get.pulumi.com). `npm run` puts node_modules/.bin first on PATH, so the
