@@ -10,12 +10,20 @@ import { suggest } from "../rules/suggest";
 import { failureText } from "./failure";
 import { CommandIo, CommandSpec, formatHelp, parseCommandArgs, processIo, usageFailure, UsageError } from "./args";
 
-const commands: Record<string, { module: string; summary: string }> = {
+/**
+ * Each command: its module, its line in the help, and `also`: words a user may try for it that are no misspelling
+ * of its name (`list` for the two commands that list), answered with it as a did-you-mean.
+ */
+const commands: Record<string, { module: string; summary: string; also?: string[] }> = {
   doctor: { module: "./doctor", summary: "check a portal before the first pulumi up: which reading it uses, what holds" },
   metadata: { module: "./metadata", summary: "print what the instance metadata reader finds" },
   register: { module: "./register", summary: "register this instance as a backup node" },
-  "business-units": { module: "./business-units", summary: "business units below one, with their ids (for --bunit)" },
-  consumers: { module: "./consumers", summary: "consumers of a business unit, with their ids (for --consumer)" },
+  "business-units": {
+    module: "./business-units",
+    summary: "business units below one, with their ids (for --bunit)",
+    also: ["list", "ls", "bunits", "tenants"],
+  },
+  consumers: { module: "./consumers", summary: "consumers of a business unit, with their ids (for --consumer)", also: ["list", "ls"] },
   reports: { module: "./reports", summary: "node reports of a consumer" },
   jobs: { module: "./jobs", summary: "backup and restore jobs of a consumer" },
   audit: { module: "./audit", summary: "audit log of a consumer" },
@@ -66,9 +74,17 @@ export function packageVersion(from: string = __filename): string {
   return (JSON.parse(fs.readFileSync(pkg, "utf8")) as { version: string }).version;
 }
 
-function unknownCommand(io: CommandIo, name: string): number {
+/** The commands `name` may mean: the nearest by spelling, else those that have it (or a near spelling of it) as a word. */
+function nearCommands(name: string): string[] {
   const near = suggest(name, [...COMMAND_NAMES, "help"]);
-  return usageFailure(io, TOP, `unknown command ${JSON.stringify(name)}${near ? `; did you mean ${near}?` : ""}`);
+  if (near) return [near];
+  const word = suggest(name, [...new Set(Object.values(commands).flatMap((c) => c.also ?? []))]);
+  return word === undefined ? [] : COMMAND_NAMES.filter((n) => commands[n].also?.includes(word));
+}
+
+function unknownCommand(io: CommandIo, name: string): number {
+  const near = nearCommands(name);
+  return usageFailure(io, TOP, `unknown command ${JSON.stringify(name)}${near.length ? `; did you mean ${near.join(" or ")}?` : ""}`);
 }
 
 export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { COMMAND_NAMES, commandSpec, main } from "../../provider/cli/main";
 import { editDistance, suggest } from "../../provider/rules/suggest";
 import { captured } from "../support/captured";
+import { backupPortal } from "./process";
 
 const cli = (argv: string[]) => captured((io) => main(argv, io));
 
@@ -29,6 +30,22 @@ describe("did you mean: unknown commands and options (27.10)", function () {
     const far = await cli(["frobnicate"]);
     assert.equal(far.code, 2);
     assert.doesNotMatch(far.err, /did you mean/);
+  });
+
+  it("the real binary: `list` (or `ls`, a slip of it, `help list`) names the commands that list; a word of one names it", async () => {
+    const listing = "did you mean business-units or consumers?\nusage: backup-portal <command> [options]\nsee backup-portal --help\n";
+    for (const argv of [["list"], ["ls"], ["lsit"], ["help", "list"]]) {
+      const r = await backupPortal(argv);
+      assert.equal(r.code, 2, argv.join(" "));
+      assert.equal(r.err, `backup-portal: unknown command "${argv[argv.length - 1]}"; ${listing}`, argv.join(" "));
+      assert.equal(r.out, "");
+    }
+    for (const word of ["tenants", "bunits"]) {
+      assert.match(
+        (await backupPortal([word])).err,
+        new RegExp(`^backup-portal: unknown command "${word}"; did you mean business-units\\?\n`),
+      );
+    }
   });
 
   it("an unknown option of any command names the command's nearest option, exit 2 before any request", async () => {
