@@ -98,7 +98,9 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
   };
   const run = (args: string[], o: RunOptions = {}): Promise<CliResult> =>
     new Promise((resolve, reject) => {
-      const child = spawn(path.join(bin, "pulumi"), [...args, "--stack", opts.stack, "--non-interactive"], {
+      // `pulumi plugin ...` takes no --stack.
+      const stackArgs = args[0] === "plugin" ? [] : ["--stack", opts.stack];
+      const child = spawn(path.join(bin, "pulumi"), [...args, ...stackArgs, "--non-interactive"], {
         cwd: o.cwd ?? project,
         env: { ...env, ...o.env },
         stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
