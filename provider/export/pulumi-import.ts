@@ -57,10 +57,21 @@ export function parseProvider(text: string): ImportProvider | string {
   return { name, urn };
 }
 
+/** Lower-case words that name no variable in TypeScript, Python or Go (a unit named "Default" is `defaultUnit`). */
+const RESERVED = new Set(
+  (
+    "and as assert async await break case catch chan class const continue debugger def default defer del delete do elif else " +
+    "enum except export extends false finally for from func function global go goto if import in instanceof interface is " +
+    "lambda let map new nonlocal not null or package pass raise range return select struct super switch this throw true " +
+    "try type typeof var void while with yield"
+  ).split(" "),
+);
+
 /** "acme-ab/web01" → "acmeAbWeb01": an identifier in every language the CLI writes code in. */
 function camel(logicalName: string, kind: string): string {
   const words = logicalName.split(/[^a-z0-9]+/).filter(Boolean);
   const text = words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join("");
+  if (RESERVED.has(text)) return `${text}${kind[0].toUpperCase()}${kind.slice(1)}`;
   return /^[a-z]/.test(text) ? text : `${kind}${text[0]?.toUpperCase() ?? ""}${text.slice(1)}`;
 }
 

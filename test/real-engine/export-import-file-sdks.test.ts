@@ -5,11 +5,13 @@
 import { strict as assert } from "node:assert";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { exportCli } from "../export/support";
-import { REPO, workspace } from "./cli";
+import { archiveSdk, generateLanguageSdk } from "../../scripts/gen-sdk";
+import { pulumiTools, REPO, workspace, type Workspace } from "./cli";
 import { configurePlugin, emulatorSuite, portalWrites } from "./project";
-import { counted, plantHostile, typescriptProgram } from "./import-file";
+import { counted, plantHostile, pythonProgram, typescriptProgram } from "./import-file";
 
 /** node_modules as `npm install` leaves it for a program on the SDK: @pulumi/pulumi from the repository, the SDK built from sdk/nodejs. */
 function typescriptModules(project: string): void {
@@ -29,29 +31,41 @@ function typescriptModules(project: string): void {
   assert.equal(r.status, 0, `tsc -p sdk/nodejs: ${r.stdout}${r.stderr}`);
 }
 
-describe("real engine: the import file in a TypeScript project, on the TypeScript SDK", function () {
+/** The tests' Python virtualenv (.tools/python-venv, made once by scripts/python-venv.sh); its one line when it cannot be made. */
+function pythonVenv(): string {
+  const r = spawnSync("bash", [path.join(REPO, "scripts/python-venv.sh")], { encoding: "utf8", timeout: 20 * 60_000 });
+  assert.equal(r.status, 0, `the Python case needs its virtualenv: ${r.stderr.trim().split("\n").pop()}`);
+  return r.stdout.trim().split("\n").pop()!;
+}
+
+describe("real engine: the import file in TypeScript and Python projects, on their SDKs", function () {
   this.timeout(15 * 60_000);
   const suite = emulatorSuite();
 
-  it("import with --generate-code=false writes nothing; a program declaring the same resources previews unchanged", async () => {
+  /**
+   * A project `fill` writes, the plugin on PATH; the seeded portal exported into it and imported with
+   * --generate-code=false (no write, each resource read twice); then the program `write` makes from the import
+   * file and the state previews unchanged, with no write.
+   */
+  async function importThenPreview(
+    stack: string,
+    fill: (project: string) => void,
+    write: (project: string, entries: any[], state: any) => void,
+    env: (ws: Workspace) => Record<string, string> = () => ({}),
+  ): Promise<void> {
     plantHostile(suite.emu);
     const ws = suite.keep(
       workspace({
-        stack: "ts",
+        stack,
         project: (dir) => {
           const project = path.join(dir, "project");
           fs.mkdirSync(project);
-          fs.writeFileSync(
-            path.join(project, "Pulumi.yaml"),
-            "name: adopted\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n",
-          );
-          fs.writeFileSync(path.join(project, "package.json"), '{ "name": "adopted", "private": true, "main": "index.ts" }\n');
-          fs.writeFileSync(path.join(project, "index.ts"), "export {};\n");
-          typescriptModules(project);
+          fill(project);
           return project;
         },
       }),
     );
+    Object.assign(ws.env, env(ws));
     ws.env.PATH = [path.join(REPO, "bin"), ws.env.PATH].join(path.delimiter);
     await ws.ok(["stack", "init"]);
     await configurePlugin(ws, suite.emu);
@@ -66,13 +80,64 @@ describe("real engine: the import file in a TypeScript project, on the TypeScrip
     assert.deepEqual(portalWrites(suite.emu), [], "the import only reads");
     assert.equal(counted(suite.emu).reads, 2 * entries.length, "each resource read twice: the import's preview, then the import");
 
-    const state = JSON.parse((await ws.ok(["stack", "export"])).stdout);
-    fs.writeFileSync(path.join(ws.project, "index.ts"), typescriptProgram(entries, state));
+    write(ws.project, entries, JSON.parse((await ws.ok(["stack", "export"])).stdout));
     suite.emu.clearRequests();
     const preview = await ws.ok(["preview", "--diff"]);
     // The resources and the stack; nothing to create, update, delete or replace.
     assert.match(preview.stdout, new RegExp(`${entries.length + 1} unchanged`), preview.stdout);
     assert.doesNotMatch(preview.stdout, /to (create|update|delete|replace)/);
     assert.deepEqual(portalWrites(suite.emu), []);
+  }
+
+  it("TypeScript: import with --generate-code=false writes nothing; a program on sdk/nodejs declaring the same resources previews unchanged", async () => {
+    await importThenPreview(
+      "ts",
+      (project) => {
+        fs.writeFileSync(
+          path.join(project, "Pulumi.yaml"),
+          "name: adopted\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n",
+        );
+        fs.writeFileSync(path.join(project, "package.json"), '{ "name": "adopted", "private": true, "main": "index.ts" }\n');
+        fs.writeFileSync(path.join(project, "index.ts"), "export {};\n");
+        typescriptModules(project);
+      },
+      (project, entries, state) => fs.writeFileSync(path.join(project, "index.ts"), typescriptProgram(entries, state)),
+    );
+  });
+
+  it("Python: import with --generate-code=false writes nothing; a program on the generated Python SDK declaring the same resources previews unchanged", async function () {
+    this.timeout(20 * 60_000);
+    const venv = pythonVenv();
+    const sdk = fs.mkdtempSync(path.join(os.tmpdir(), "import-file-python-sdk-"));
+    try {
+      // The release's archive, installed as `pip install` would (the SDK reads its version from the package's
+      // metadata), into a folder of its own so the shared virtualenv stays as it is.
+      await generateLanguageSdk("python", sdk, path.join(pulumiTools(), "pulumi-gen-sdk"));
+      const archive = archiveSdk("python", sdk, path.join(sdk, "assets"));
+      const pip = spawnSync(
+        path.join(venv, "bin", "python"),
+        ["-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", path.join(sdk, "site"), archive],
+        { encoding: "utf8", env: { ...process.env, PIP_NO_INPUT: "1" }, timeout: 240_000 },
+      );
+      assert.equal(pip.status, 0, `pip install of the Python SDK: ${pip.stdout}${pip.stderr}`);
+      await importThenPreview(
+        "py",
+        (project) => {
+          fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: adopted\nruntime: python\n");
+          fs.writeFileSync(path.join(project, "__main__.py"), "");
+        },
+        (project, entries, state) => fs.writeFileSync(path.join(project, "__main__.py"), pythonProgram(entries, state)),
+        // As the virtualenv's `activate` leaves the shell (the v3.68 Python host runs `python` from PATH), and the
+        // generated SDK on PYTHONPATH (sdks.test.ts installs the release's archive of the same package).
+        (ws) => ({
+          PATH: [path.join(venv, "bin"), ws.env.PATH].join(path.delimiter),
+          VIRTUAL_ENV: venv,
+          PYTHONPATH: path.join(sdk, "site"),
+          PYTHONDONTWRITEBYTECODE: "1",
+        }),
+      );
+    } finally {
+      fs.rmSync(sdk, { recursive: true, force: true });
+    }
   });
 });

@@ -17,6 +17,8 @@ export const HOSTILE = [
   "# not a comment",
   "- item",
   "{x: 1}",
+  // A word the languages reserve: its variable is defaultUnit, not default.
+  "Default",
 ];
 
 /**
@@ -68,6 +70,13 @@ export interface ImportEntryText {
   parent?: string;
 }
 
+/** The inputs `pulumi import` left in the state (`pulumi stack export`) for the entry's resource. */
+function stateInputs(e: ImportEntryText, state: any): Record<string, unknown> {
+  const found = state.deployment.resources.filter((r: any) => r.type === e.type && r.urn.endsWith(`::${e.logicalName}`));
+  if (found.length !== 1) throw new Error(`${e.name}: ${found.length} resources of the state are ${e.type} ${e.logicalName}`);
+  return Object.fromEntries(Object.entries(found[0].inputs as Record<string, unknown>).filter(([k]) => !k.startsWith("__")));
+}
+
 /**
  * A TypeScript program on the SDK (sdk/nodejs) that declares the imported resources as `pulumi import` would have
  * written them, were the Node.js host built here able to (it is not: "GenerateProgram not implemented"): for
@@ -77,13 +86,31 @@ export interface ImportEntryText {
 export function typescriptProgram(entries: ImportEntryText[], state: any): string {
   const lines = ['import * as backupportal from "@backup-portal/backupportal";', ""];
   for (const e of entries) {
-    const found = state.deployment.resources.filter((r: any) => r.type === e.type && r.urn.endsWith(`::${e.logicalName}`));
-    if (found.length !== 1) throw new Error(`${e.name}: ${found.length} resources of the state are ${e.type} ${e.logicalName}`);
-    const inputs = Object.fromEntries(Object.entries(found[0].inputs).filter(([k]) => !k.startsWith("__")));
+    const inputs = stateInputs(e, state);
     const cls = e.type.split(":").pop();
     const opts = `{ ${e.parent ? `parent: ${e.parent}, ` : ""}protect: true }`;
     lines.push(`const ${e.name} = new backupportal.${cls}(${JSON.stringify(e.logicalName)}, ${JSON.stringify(inputs)}, ${opts});`);
   }
   lines.push("", `export const imported = [${entries.map((e) => `${e.name}.urn`).join(", ")}].length;`, "");
   return lines.join("\n");
+}
+
+/** "billingStorageTypeId" → "billing_storage_type_id": the Python SDK's argument names. */
+const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The same program in Python on the Python SDK (pulumi_backupportal): each input as a keyword argument of its
+ * snake_case name, the values through json.loads of a JSON text (a JSON string is a Python string literal).
+ */
+export function pythonProgram(entries: ImportEntryText[], state: any): string {
+  const lines = ["import json", "import pulumi", "import pulumi_backupportal as backupportal", ""];
+  for (const e of entries) {
+    const inputs = stateInputs(e, state);
+    const args = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [snake(k), v]));
+    const opts = `pulumi.ResourceOptions(${e.parent ? `parent=${snake(e.parent)}, ` : ""}protect=True)`;
+    lines.push(
+      `${snake(e.name)} = backupportal.${e.type.split(":").pop()}(${JSON.stringify(e.logicalName)}, opts=${opts}, **json.loads(${JSON.stringify(JSON.stringify(args))}))`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
 }
