@@ -218,6 +218,79 @@ describe("real engine: the GitOps workflows' steps in a project of its own, from
     assert.equal(suite.emu.state().businessUnits.filter((b) => b.name === "globex AB").length, 1, "globex is still on the portal");
   });
 
+  it("an exported file passes its first CI preview with only the secret; an adopted consumer deleted on the portal comes back as the docs say", async () => {
+    const project = ws.project;
+    const preview = jobOf(project, "preview.yml", "preview");
+    const secretOnly = { BACKUP_PORTAL_PASSWORD: "admin" };
+    /** A shell line of the runner's own (not the workflow's), e.g. the user's `pulumi stack init`. */
+    const sh = (line: string, env: Record<string, string> = {}) =>
+      runStep({ run: line }, { steps: [] }, project, { ...ws.env, ...env }, {});
+    const exported = await sh("npx --no-install backup-portal export --out Pulumi.prod.yaml --no-progress", {
+      BACKUP_PORTAL_URL: suite.emu.url,
+      BACKUP_PORTAL_ORIGIN: ORIGIN,
+      BACKUP_PORTAL_CLIENT_ID: "emulator",
+      BACKUP_PORTAL_USERNAME: "admin",
+      BACKUP_PORTAL_PASSWORD: "admin",
+    });
+    assert.equal(exported.code, 0, exported.stderr);
+    const file = path.join(project, "Pulumi.prod.yaml");
+    const init = await sh("pulumi stack init prod --non-interactive");
+    assert.equal(init.code, 0, init.stderr);
+
+    // CI: the workflow's preview step, with the password secret and no connection variable.
+    suite.emu.clearRequests();
+    const first = await runStep(stepOf(preview, "preview"), preview, project, ws.env, { ...secretOnly, STACK: "prod" });
+    const digest = fs.readFileSync(path.join(project, "preview.json"), "utf8");
+    assert.equal(first.outputs.status, "0", `${first.stderr}\n${digest.slice(0, 4000)}`);
+    assert.deepEqual(portalWrites(suite.emu), []);
+
+    // The merge's up adopts every object; then a consumer (and its node) is deleted on the portal.
+    const up = await sh("pulumi up --stack prod --yes --non-interactive", secretOnly);
+    assert.equal(up.code, 0, `${up.stdout}${up.stderr}`);
+    const doc = YAML.parseDocument(fs.readFileSync(file, "utf8"));
+    const tenants = doc.getIn(["config", "backup-portal:tenants"]) as YAML.YAMLMap;
+    let at: string[] | undefined;
+    for (const t of tenants.items) {
+      const consumers = (t.value as YAML.YAMLMap).get("consumers") as YAML.YAMLMap | undefined;
+      const c = consumers?.items.find((i) => (i.value as YAML.YAMLMap).hasIn(["node", "adopt"]));
+      if (c)
+        at = ["config", "backup-portal:tenants", String((t.key as YAML.Scalar).value), "consumers", String((c.key as YAML.Scalar).value)];
+      if (at) break;
+    }
+    assert.ok(at, "an exported consumer with an adopted node");
+    const id = Number(doc.getIn([...at, "adoptId"]));
+    suite.emu.update((st) => {
+      st.consumers = st.consumers.filter((c) => c.id !== id);
+      st.nodes = st.nodes.filter((n) => n.consumerId !== id);
+    });
+    // Kept, its adoptId fails the refreshed preview, with the fix.
+    const refused = await runStep(stepOf(preview, "preview"), preview, project, ws.env, { ...secretOnly, STACK: "prod" });
+    assert.notEqual(refused.outputs.status, "0");
+    const errors = (
+      JSON.parse(fs.readFileSync(path.join(project, "preview.json"), "utf8")) as { diagnostics?: { message: string; severity: string }[] }
+    ).diagnostics
+      ?.filter((d) => d.severity === "error")
+      .map((d) => d.message)
+      .join("\n");
+    assert.match(
+      errors ?? "",
+      new RegExp(`adoptId: consumer ${id} of business unit \\d+ does not exist on .*; check the id or remove adoptId to create one`),
+      errors,
+    );
+    // The way back the docs give: remove its adoptId and its node's adopt: true, and up creates it, with a new id.
+    doc.deleteIn([...at, "adoptId"]);
+    doc.deleteIn([...at, "node", "adopt"]);
+    fs.writeFileSync(file, doc.toString());
+    const back = await sh("pulumi up --stack prod --refresh --yes --non-interactive", secretOnly);
+    assert.equal(back.code, 0, `${back.stdout}${back.stderr}`);
+    const name = String(doc.getIn([...at, "name"]));
+    const made = suite.emu.state().consumers.filter((c) => c.name === name && c.id !== id);
+    assert.equal(made.length, 1, `the consumer ${name} made again`);
+    assert.equal(suite.emu.state().nodes.filter((n) => n.consumerId === made[0].id).length, 1, "and its node");
+    const clean = await sh("pulumi preview --stack prod --refresh --expect-no-changes --non-interactive", secretOnly);
+    assert.equal(clean.code, 0, `${clean.stdout}${clean.stderr}`);
+  });
+
   it("a project without the package: the guard's absence fails the check in a line that says so", async () => {
     const preview = jobOf(ws.project, "preview.yml", "preview");
     const bare = path.join(ws.dir, "bare");
