@@ -10,15 +10,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/.tools/bin"
 stamp="$root/.tools/pulumi.stamp"
 
-fail() {
-  echo "scripts/pulumi-tools.sh: $*" >&2
-  exit 3
-}
+script=scripts/pulumi-tools.sh
+# shellcheck source=scripts/go-tools.sh
+source "$root/scripts/go-tools.sh"
 
 command -v go >/dev/null 2>&1 || fail "Go is not installed (go 1.26.6 or later builds the Pulumi CLI from the Go module proxy)"
 
-# The versions, read from the pins (the only place they are written).
-pin() { grep -Eo "^[[:space:]]*(require )?$1 v[0-9][^ ]*" "$2" | grep -Eo 'v[0-9][^ ]*$'; }
+# The versions, read from the pins.
 cli_version=$(pin 'github.com/pulumi/pulumi/pkg/v3' "$root/tools/pulumi-cli/go.mod")
 yaml_version=$(pin 'github.com/pulumi/pulumi-yaml' "$root/tools/pulumi-yaml/go.mod")
 hosts_version=$(pin 'github.com/pulumi/pulumi/sdk/v3' "$root/tools/pulumi-hosts/go.mod")
@@ -38,72 +36,23 @@ fingerprint() {
 # pulumi-gen-sdk: the CLI's own SDK generators for Python and Go, which `pulumi package gen-sdk` cannot reach
 # through the hosts built here (tools/pulumi-cli/cmd/pulumi-gen-sdk).
 tools=(pulumi pulumi-gen-sdk pulumi-language-nodejs pulumi-language-python pulumi-language-python-exec pulumi-language-yaml)
-current() {
-  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(fingerprint)" ] || return 1
-  for tool in "${tools[@]}"; do [ -x "$bin/$tool" ] || return 1; done
-}
-if current; then
-  echo "$bin"
-  exit 0
-fi
-[ "${1:-}" = --check ] && exit 1
-
-# The user's GOFLAGS are kept (-buildvcs=false is how a checkout owned by another user builds at all), ours come
-# after them and so win over theirs; a go.work in any folder above would take the pins out of play: GOWORK=off.
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=readonly" GOWORK=off GOTOOLCHAIN=local
-started=$(date +%s)
-echo "building the Pulumi CLI $cli_version and its language hosts from the Go module proxy into .tools/bin, once: about 15 minutes on a quiet 2-core machine, 25 or more on a busy one, a few when Go's build cache has them; a line per step, and every \${PULUMI_TOOLS_PROGRESS_SECONDS:-60} s while one runs" >&2
-# How long since `started` (or $1), as `3 min 12 s`.
-elapsed() { local s=$(($(date +%s) - ${1:-$started})); echo "$((s / 60)) min $((s % 60)) s"; }
-every=${PULUMI_TOOLS_PROGRESS_SECONDS:-60}
-[[ "$every" =~ ^[1-9][0-9]*$ ]] || fail "PULUMI_TOOLS_PROGRESS_SECONDS must be a whole number of seconds, got \"$every\""
-step=0
 steps=4
-build() { # what, module folder, version variable, version, packages...
-  local what="$1" dir="$2" var="$3" version="$4" out log pid rc since next
-  shift 4
-  step=$((step + 1))
-  since=$(date +%s)
-  echo "[$step/$steps] $what (tools/$dir)..." >&2
-  # -v names each package as it is compiled: their count is the progress line's, while the build runs.
-  log=$(mktemp)
-  (cd "$root/tools/$dir" && exec go build -v -trimpath -ldflags "-s -w -X $var=$version" -o "$bin/" "$@") >"$log" 2>&1 &
-  pid=$!
-  next=$((since + every))
-  # Bounded by the build: the loop ends when it does.
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 1
-    if [ "$(date +%s)" -ge "$next" ]; then
-      echo "[$step/$steps] still building $what: $(grep -c -v -e '^#' -e ':' "$log") packages compiled, $(elapsed "$since") (all: $(elapsed))" >&2
-      next=$((next + every))
-    fi
-  done
-  wait "$pid"
-  rc=$?
-  out=$(cat "$log")
-  rm -f "$log"
-  if [ "$rc" -ne 0 ]; then
-    if grep -qE 'dial tcp|proxyconnect|no such host|403 Forbidden|404 Not Found|connection refused|i/o timeout' <<<"$out"; then
-      fail "the Go module proxy ($(go env GOPROXY)) did not serve tools/$dir's modules: $(grep -m1 -E 'dial tcp|proxyconnect|no such host|403|404|refused|timeout' <<<"$out")"
-    fi
-    echo "$out" | grep -v -E '^[a-zA-Z0-9_./-]+$' | tail -20 >&2
-    fail "go build in tools/$dir failed (above)"
-  fi
-  echo "[$step/$steps] $what: done in $(elapsed "$since") (all: $(elapsed))" >&2
-}
-mkdir -p "$bin"
+reuse_current_build "${1:-}"
+
+start_builds
+echo "building the Pulumi CLI $cli_version and its language hosts from the Go module proxy into .tools/bin, once: about 15 minutes on a quiet 2-core machine, 25 or more on a busy one, a few when Go's build cache has them; a line per step, and every \${PULUMI_TOOLS_PROGRESS_SECONDS:-60} s while one runs" >&2
 build "the Pulumi CLI $cli_version and pulumi-gen-sdk (most of the time)" pulumi-cli \
-  github.com/pulumi/pulumi/sdk/v3/go/common/version.Version "$cli_version" \
+  "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$cli_version" \
   github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./cmd/pulumi-gen-sdk
-build "the YAML language host $yaml_version" pulumi-yaml github.com/pulumi/pulumi-yaml/pkg/version.Version "$yaml_version" \
+build "the YAML language host $yaml_version" pulumi-yaml "-X github.com/pulumi/pulumi-yaml/pkg/version.Version=$yaml_version" \
   github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml
 build "the Node.js and Python language hosts $hosts_version" pulumi-hosts \
-  github.com/pulumi/pulumi/sdk/v3/go/common/version.Version "$hosts_version" \
+  "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$hosts_version" \
   github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs \
   github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python
 # The Python host's executor script ships in the same module (its zip, pinned by go.sum), not as a Go package.
 echo "[4/$steps] the Python host's executor script and the dynamic provider's plugin script" >&2
-hosts_dir=$(cd "$root/tools/pulumi-hosts" && go mod download -json github.com/pulumi/pulumi/sdk/v3 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+hosts_dir=$(module_dir pulumi-hosts github.com/pulumi/pulumi/sdk/v3)
 [ -f "$hosts_dir/python/cmd/pulumi-language-python-exec" ] ||
   fail "pulumi-language-python-exec not found in github.com/pulumi/pulumi/sdk/v3@$hosts_version ($hosts_dir)"
 install -m 755 "$hosts_dir/python/cmd/pulumi-language-python-exec" "$bin/pulumi-language-python-exec"

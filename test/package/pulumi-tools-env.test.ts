@@ -19,7 +19,8 @@ function layout(top: string): string {
   fs.writeFileSync(path.join(top, "go.work"), "go 1.22\n");
   const repo = path.join(top, "repo");
   fs.mkdirSync(path.join(repo, "scripts"), { recursive: true });
-  fs.copyFileSync(path.join(ROOT, "scripts", "pulumi-tools.sh"), path.join(repo, "scripts", "pulumi-tools.sh"));
+  for (const script of ["pulumi-tools.sh", "go-tools.sh"])
+    fs.copyFileSync(path.join(ROOT, "scripts", script), path.join(repo, "scripts", script));
   for (const dir of ["pulumi-cli", "pulumi-yaml", "pulumi-hosts"]) {
     fs.mkdirSync(path.join(repo, "tools", dir), { recursive: true });
     fs.copyFileSync(path.join(ROOT, "tools", dir, "go.mod"), path.join(repo, "tools", dir, "go.mod"));
