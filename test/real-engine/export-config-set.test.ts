@@ -7,8 +7,9 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { plant } from "../export/support";
-import { envFor, startEmulator, type Emulator } from "../support/portal";
-import { REPO, workspace, Workspace } from "./cli";
+import { envFor, type Emulator } from "../support/portal";
+import { REPO, workspace } from "./cli";
+import { emulatorSuite } from "./project";
 
 /** `backup-portal export <args>` by the real binary, in `cwd`, as a user runs it. */
 function backupPortal(emu: Emulator, cwd: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
@@ -38,38 +39,32 @@ const project = (dir: string) => {
   return p;
 };
 
+/** Text a writer might spell another way than yaml.v3 does: long, multi-line, quoted, non-ASCII. */
+function plantTricky(emu: Emulator): void {
+  plant(emu, [
+    {
+      name: "Acme Labs",
+      registrationNumber: "0123",
+      timeZoneId: 1,
+      settings: {
+        note: `a note longer than eighty characters, ${"so that a writer that folds lines would fold it ".repeat(2)}`,
+        tags: ["yes", "1_000"],
+      },
+      consumers: [
+        { name: "db: 01", note: "first line\nsecond line", tags: ["ü", '"quoted"'], node: { os: 1, type: 1, domain: 1, cpuCount: 2 } },
+      ],
+    },
+  ]);
+}
+
 describe("real engine: the exported stack file, after pulumi stack init and config set", function () {
   this.timeout(5 * 60_000);
-  let emu: Emulator;
-  const spaces: Workspace[] = [];
-
-  before(async () => {
-    emu = await startEmulator({ port: 0, quiet: true });
-    // Text a writer might spell another way than yaml.v3 does: long, multi-line, quoted, non-ASCII.
-    plant(emu, [
-      {
-        name: "Acme Labs",
-        registrationNumber: "0123",
-        timeZoneId: 1,
-        settings: {
-          note: `a note longer than eighty characters, ${"so that a writer that folds lines would fold it ".repeat(2)}`,
-          tags: ["yes", "1_000"],
-        },
-        consumers: [
-          { name: "db: 01", note: "first line\nsecond line", tags: ["ü", '"quoted"'], node: { os: 1, type: 1, domain: 1, cpuCount: 2 } },
-        ],
-      },
-    ]);
-  });
-  after(async () => {
-    await emu?.close();
-    for (const ws of spaces) ws.remove();
-  });
+  const suite = emulatorSuite();
 
   it("export --out, then stack init and config set: the exported bytes are all still there", async () => {
-    const ws = workspace({ stack: "dev", project });
-    spaces.push(ws);
-    const r = await backupPortal(emu, ws.project, ["export", "--bunit", "1", "--out", "Pulumi.dev.yaml"]);
+    plantTricky(suite.emu);
+    const ws = suite.keep(workspace({ stack: "dev", project }));
+    const r = await backupPortal(suite.emu, ws.project, ["export", "--bunit", "1", "--out", "Pulumi.dev.yaml"]);
     assert.equal(r.code, 0, r.stderr);
     const exported = fs.readFileSync(ws.stackFile, "utf8");
     assert.match(exported, /rootBusinessUnitId/);
@@ -82,11 +77,11 @@ describe("real engine: the exported stack file, after pulumi stack init and conf
   });
 
   it("config set, then export --merge, then config set: the lines the merge added are all still there", async () => {
-    const ws = workspace({ stack: "dev", project });
-    spaces.push(ws);
+    plantTricky(suite.emu);
+    const ws = suite.keep(workspace({ stack: "dev", project }));
     await ws.ok(["stack", "init"]);
-    await ws.ok(["config", "set", "backup-portal:url", emu.url]);
-    const r = await backupPortal(emu, ws.project, ["export", "--bunit", "1", "--merge", "Pulumi.dev.yaml"]);
+    await ws.ok(["config", "set", "backup-portal:url", suite.emu.url]);
+    const r = await backupPortal(suite.emu, ws.project, ["export", "--bunit", "1", "--merge", "Pulumi.dev.yaml"]);
     assert.equal(r.code, 0, r.stderr);
     const merged = fs.readFileSync(ws.stackFile, "utf8");
     assert.match(merged, /rootBusinessUnitId/, "the merge added the root business unit");
