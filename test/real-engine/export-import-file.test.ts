@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import YAML from "yaml";
 import { exportCli, plant } from "../export/support";
+import { ORIGIN } from "../support/portal";
 import type { Workspace } from "./cli";
 import { configurePlugin, emulatorSuite, portalWrites, yamlWorkspace } from "./project";
 import { counted, HOSTILE, MANGLED_BY_YAML_CODEGEN, plantHostile } from "./import-file";
@@ -85,6 +86,61 @@ describe("real engine: export --format pulumi-import, then pulumi import --file"
     const skipped = counted(suite.emu);
     assert.deepEqual(withPreview, { logins: 2, reads: 2 * full.entries, writes: 0 });
     assert.deepEqual(skipped, { logins: 1, reads: skip.entries, writes: 0 });
+  });
+
+  it("--provider: every resource imported on the program's explicit provider, and the generated code previews unchanged with it", async () => {
+    plantHostile(suite.emu);
+    // No backupportal:* config: only the explicit provider knows the portal.
+    const program = {
+      name: "explicit",
+      runtime: "yaml",
+      config: { portalUrl: { type: "string" } },
+      resources: {
+        portal: {
+          type: "pulumi:providers:backupportal",
+          properties: { url: "${portalUrl}", origin: ORIGIN, clientId: "emulator", username: "admin", password: { "fn::secret": "admin" } },
+        },
+      },
+    };
+    const ws = suite.keep(yamlWorkspace("explicit", YAML.stringify(program)));
+    await ws.ok(["stack", "init"]);
+    await ws.ok(["config", "set", "portalUrl", suite.emu.url]);
+    await ws.ok(["up", "--yes"]);
+    const urn = "urn:pulumi:explicit::explicit::pulumi:providers:backupportal::portal";
+    const file = path.join(ws.dir, "import.json");
+    const r = await exportCli(suite.emu, [
+      "--bunit",
+      "1",
+      "--format",
+      "pulumi-import",
+      "--provider",
+      `portal=${urn}`,
+      "--out",
+      file,
+      "--no-progress",
+    ]);
+    assert.equal(r.code, 0, r.err);
+    const entries = JSON.parse(fs.readFileSync(file, "utf8")).resources.length;
+    suite.emu.clearRequests();
+    const code = path.join(ws.dir, "code.yaml");
+    await ws.ok(["import", "--file", file, "--yes", "--generate-code", "--out", code]);
+    assert.deepEqual(portalWrites(suite.emu), []);
+    const generated = YAML.parse(fs.readFileSync(code, "utf8")).resources as Record<string, any>;
+    for (const [name, res] of Object.entries(generated)) assert.equal(res.options?.provider, "${portal}", `${name} names the provider`);
+    const state = JSON.parse((await ws.ok(["stack", "export"])).stdout);
+    const imported = state.deployment.resources.filter((x: any) => x.type.startsWith("backupportal:index:"));
+    assert.equal(imported.length, entries);
+    for (const x of imported) assert.ok(x.provider.startsWith(`${urn}::`), `${x.urn} on ${x.provider}`);
+    fs.writeFileSync(
+      path.join(ws.project, "Pulumi.yaml"),
+      YAML.stringify({ ...program, resources: { ...program.resources, ...generated } }),
+    );
+    suite.emu.clearRequests();
+    const preview = await ws.ok(["preview", "--diff"]);
+    // The resources, the provider and the stack.
+    assert.match(preview.stdout, new RegExp(`${entries + 2} unchanged`), preview.stdout);
+    assert.doesNotMatch(preview.stdout, /to (create|update|delete|replace)/);
+    assert.deepEqual(portalWrites(suite.emu), []);
   });
 
   it("pinned: the YAML code generator writes `$` before `${` and U+2028 as other text, so such a name fails the preview of the generated code", async () => {
