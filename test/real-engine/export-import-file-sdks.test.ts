@@ -1,7 +1,7 @@
-// The import file in a TypeScript project: `pulumi import --file` with --generate-code=false (the Node.js language
-// host built here, from sdk/v3 v3.68.0, cannot generate code: "method GenerateProgram not implemented"), then a
-// program on the TypeScript SDK (sdk/nodejs) that declares the same resources with the same names and parents, whose
-// preview is unchanged. Judged by the emulator's request log: no write anywhere.
+// The import file in TypeScript and Python projects: `pulumi import --file` with --generate-code=false (the Node.js
+// and Python language hosts built here, from sdk/v3 v3.68.0, cannot generate code: "method GenerateProgram not
+// implemented"), then a program on the language's SDK that declares the same resources with the same names and
+// parents, whose preview is unchanged. Judged by the emulator's request log: no write anywhere.
 import { strict as assert } from "node:assert";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,31 +12,7 @@ import { archiveSdk, generateLanguageSdk } from "../../scripts/gen-sdk";
 import { pulumiTools, REPO, workspace, type Workspace } from "./cli";
 import { configurePlugin, emulatorSuite, portalWrites } from "./project";
 import { counted, plantHostile, pythonProgram, typescriptProgram } from "./import-file";
-
-/** node_modules as `npm install` leaves it for a program on the SDK: @pulumi/pulumi from the repository, the SDK built from sdk/nodejs. */
-function typescriptModules(project: string): void {
-  const modules = path.join(project, "node_modules");
-  for (const dep of ["@pulumi/pulumi", "typescript"]) {
-    fs.mkdirSync(path.dirname(path.join(modules, dep)), { recursive: true });
-    fs.symlinkSync(path.join(REPO, "node_modules", dep), path.join(modules, dep), "dir");
-  }
-  const sdk = path.join(modules, "@backup-portal", "backupportal");
-  fs.mkdirSync(sdk, { recursive: true });
-  fs.copyFileSync(path.join(REPO, "sdk", "nodejs", "package.json"), path.join(sdk, "package.json"));
-  const tsc = path.join(REPO, "node_modules", "typescript", "bin", "tsc");
-  const r = spawnSync(process.execPath, [tsc, "-p", path.join(REPO, "sdk", "nodejs"), "--outDir", path.join(sdk, "bin")], {
-    encoding: "utf8",
-    timeout: 240_000,
-  });
-  assert.equal(r.status, 0, `tsc -p sdk/nodejs: ${r.stdout}${r.stderr}`);
-}
-
-/** The tests' Python virtualenv (.tools/python-venv, made once by scripts/python-venv.sh); its one line when it cannot be made. */
-function pythonVenv(): string {
-  const r = spawnSync("bash", [path.join(REPO, "scripts/python-venv.sh")], { encoding: "utf8", timeout: 20 * 60_000 });
-  assert.equal(r.status, 0, `the Python case needs its virtualenv: ${r.stderr.trim().split("\n").pop()}`);
-  return r.stdout.trim().split("\n").pop()!;
-}
+import { pythonVenv, typescriptSdkModules } from "./sdk-projects";
 
 describe("real engine: the import file in TypeScript and Python projects, on their SDKs", function () {
   this.timeout(15 * 60_000);
@@ -99,7 +75,7 @@ describe("real engine: the import file in TypeScript and Python projects, on the
         );
         fs.writeFileSync(path.join(project, "package.json"), '{ "name": "adopted", "private": true, "main": "index.ts" }\n');
         fs.writeFileSync(path.join(project, "index.ts"), "export {};\n");
-        typescriptModules(project);
+        typescriptSdkModules(project);
       },
       (project, entries, state) => fs.writeFileSync(path.join(project, "index.ts"), typescriptProgram(entries, state)),
     );

@@ -21,6 +21,7 @@ import { pluginAssets } from "../../scripts/release-assets";
 import { ORIGIN, type Emulator } from "../support/portal";
 import { pulumiTools, REPO, workspace, Workspace } from "./cli";
 import { configurePlugin, portalWrites, emulatorSuite } from "./project";
+import { pythonVenv, typescriptSdkModules } from "./sdk-projects";
 
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
 
@@ -143,15 +144,6 @@ function backupportalProviders(state: any): any[] {
   return state.deployment.resources.filter((r: any) => r.type === "pulumi:providers:backupportal");
 }
 
-/** The tests' Python virtualenv (.tools/python-venv, made once by scripts/python-venv.sh); its one line when it cannot be made. */
-function pythonVenv(): string {
-  const r = spawnSync("bash", [path.join(REPO, "scripts/python-venv.sh")], { encoding: "utf8", timeout: 20 * 60_000 });
-  if (r.status !== 0) {
-    throw new Error(`the Python case needs its virtualenv: ${r.stderr.trim().split("\n").pop() ?? "scripts/python-venv.sh failed"}`);
-  }
-  return r.stdout.trim().split("\n").pop()!;
-}
-
 /** Go on PATH, or one line saying it is missing. */
 function goCommand(): string {
   const r = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
@@ -262,18 +254,7 @@ describe("real engine: programs on the plugin's SDKs under the Pulumi CLI", func
         "dev",
         (project) => {
           for (const f of ["Pulumi.yaml", "package.json", "index.ts"]) fs.copyFileSync(path.join(example, f), path.join(project, f));
-          // node_modules as `npm install` would leave it: @pulumi/pulumi and TypeScript from the repository's own
-          // install (the lockfile's versions), and the SDK package built from sdk/nodejs as its `npm run build` does.
-          const modules = path.join(project, "node_modules");
-          for (const dep of ["@pulumi/pulumi", "typescript"]) {
-            fs.mkdirSync(path.dirname(path.join(modules, dep)), { recursive: true });
-            fs.symlinkSync(path.join(REPO, "node_modules", dep), path.join(modules, dep), "dir");
-          }
-          const sdk = path.join(modules, "@backup-portal", "backupportal");
-          fs.mkdirSync(sdk, { recursive: true });
-          fs.copyFileSync(path.join(REPO, "sdk", "nodejs", "package.json"), path.join(sdk, "package.json"));
-          const tsc = path.join(REPO, "node_modules", "typescript", "bin", "tsc");
-          step("tsc -p sdk/nodejs", process.execPath, [tsc, "-p", path.join(REPO, "sdk", "nodejs"), "--outDir", path.join(sdk, "bin")]);
+          typescriptSdkModules(project);
         },
         false,
       ),
