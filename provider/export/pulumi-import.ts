@@ -57,6 +57,29 @@ export function parseProvider(text: string): ImportProvider | string {
   return { name, urn };
 }
 
+/**
+ * The ends of the tenants export's review notes for a refused value (map.ts), which speak of the stack file: the
+ * value is left out of it, or the entry is refused. The import takes every value as the portal has it.
+ */
+const STACK_FILE_ENDS = [
+  "; the stack refuses this entry until it holds a valid value (set it on the portal or here)",
+  "; left out, so the first up leaves the portal's value as it is; set a valid one to manage it",
+];
+
+/** A review note as it holds for the import: `inFile`, whether its resource is in the file (else a node left out). */
+function importMessage(message: string, inFile: boolean): string {
+  const missing = /^the stack needs an? (\w+): set it on the portal or here$/.exec(message);
+  if (missing) {
+    return `the portal has no ${missing[1]}, which the plugin needs: ${inFile ? "the plugin refuses the resource at preview" : "the node is not in the import file"}; set it on the portal, then export again`;
+  }
+  const end = STACK_FILE_ENDS.find((e) => message.endsWith(e));
+  if (end === undefined) return message;
+  const problem = message.slice(0, -end.length);
+  return inFile
+    ? `${problem}; the import takes it as the portal has it and the plugin refuses it at preview: fix it on the portal and in the generated code`
+    : `${problem}; the node is not in the import file: fix it on the portal, then export again`;
+}
+
 /** Lower-case words that name no variable in TypeScript, Python or Go (a unit named "Default" is `defaultUnit`). */
 const RESERVED = new Set(
   (
@@ -150,7 +173,14 @@ export function toImportFile(
     let at = r.path;
     while (at.includes(".") && !byPath.has(at)) at = at.slice(0, at.lastIndexOf("."));
     const name = byPath.get(at);
-    walk.reviews.push({ path: name === undefined ? r.path : `${name}${r.path.slice(at.length)}`, message: r.message });
+    const rest = r.path.slice(at.length);
+    // A field of a resource in the file (`.invoiceDay`), or of a node left out (`.node.cpuCount` at its consumer).
+    const message = /^\.[A-Za-z]+$/.test(rest)
+      ? importMessage(r.message, true)
+      : /^\.node\.[A-Za-z]+$/.test(rest)
+        ? importMessage(r.message, false)
+        : r.message;
+    walk.reviews.push({ path: name === undefined ? r.path : `${name}${rest}`, message });
   }
   const file: ImportFile = {
     ...(provider ? { nameTable: { [provider.name]: provider.urn } } : {}),
@@ -172,7 +202,6 @@ export function importSummaryLine(file: ImportFile, r: Pick<Exported, "counts" |
   return (
     `exported ${n(count(BUSINESS_UNIT), "business unit", "business units")}, ${n(count(CONSUMER), "consumer", "consumers")}, ` +
     `${n(count(NODE), "node", "nodes")}, ${n(count(NODE_PROXY), "proxy relation", "proxy relations")} for pulumi import${leftOut}; ` +
-    `${n(r.reviews.length, "value needs", "values need")} review (see the review lines: the generated code holds each as the portal has it, ` +
-    "which the plugin refuses at preview until it is fixed on the portal, or an optional one is taken out of the code)"
+    `${n(r.reviews.length, "value needs", "values need")} review (see the review lines)`
   );
 }

@@ -129,12 +129,20 @@ describe("backup-portal export --format pulumi-import", function () {
     );
     assert.ok(
       reviews.includes(
-        "review refusedValues.invoiceDay: invoiceDay must be an integer from 1 to 28, got 30; left out, so the first up leaves the portal's value as it is; set a valid one to manage it",
+        "review refusedValues.invoiceDay: invoiceDay must be an integer from 1 to 28, got 30; the import takes it as the portal has it and the plugin refuses it at preview: fix it on the portal and in the generated code",
       ),
       reviews.join("\n"),
     );
     assert.ok(
-      reviews.some((l) => l.startsWith("review refusedValuesZeroCpus.node.cpuCount: cpuCount must be an integer from 1 to 4096, got 0;")),
+      reviews.includes(
+        "review refusedValuesZeroCpus.node.cpuCount: cpuCount must be an integer from 1 to 4096, got 0; the node is not in the import file: fix it on the portal, then export again",
+      ),
+      reviews.join("\n"),
+    );
+    assert.ok(
+      reviews.includes(
+        "review tenantADb01.node.cpuCount: the portal has no cpuCount, which the plugin needs: the node is not in the import file; set it on the portal, then export again",
+      ),
       reviews.join("\n"),
     );
     assert.ok(
