@@ -143,6 +143,30 @@ describe("real engine: export --format pulumi-import, then pulumi import --file"
     assert.deepEqual(portalWrites(suite.emu), []);
   });
 
+  it("a value the rules refuse: its review line, the import goes through, and the preview of the generated code refuses it as the line says", async () => {
+    plant(suite.emu, [{ name: "Refused Values", registrationNumber: "R-1", timeZoneId: 1, settings: { invoiceDay: 30 } }]);
+    const ws = suite.keep(yamlWorkspace("refused", "name: refused\nruntime: yaml\n"));
+    await ws.ok(["stack", "init"]);
+    await configurePlugin(ws, suite.emu);
+    const file = path.join(ws.dir, "import.json");
+    const r = await exportCli(suite.emu, ["--bunit", "1", "--format", "pulumi-import", "--out", file, "--no-progress"]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.err,
+      /^review refusedValues\.invoiceDay: invoiceDay must be an integer from 1 to 28, got 30; the import takes it as the portal has it and the plugin refuses it at preview/m,
+    );
+    const code = path.join(ws.dir, "code.yaml");
+    await ws.ok(["import", "--file", file, "--yes", "--generate-code", "--out", code]);
+    const generated = YAML.parse(fs.readFileSync(code, "utf8")).resources;
+    assert.equal(generated.refusedValues.properties.invoiceDay, 30, "the code holds the portal's value");
+    fs.writeFileSync(path.join(ws.project, "Pulumi.yaml"), YAML.stringify({ name: "refused", runtime: "yaml", resources: generated }));
+    suite.emu.clearRequests();
+    const preview = await ws.pulumi(["preview", "--diff"]);
+    assert.notEqual(preview.code, 0);
+    assert.match(preview.stdout + preview.stderr, /invoiceDay/);
+    assert.deepEqual(portalWrites(suite.emu), []);
+  });
+
   it("pinned: the YAML code generator writes `$` before `${` and U+2028 as other text, so such a name fails the preview of the generated code", async () => {
     plant(
       suite.emu,
