@@ -80,13 +80,16 @@ function importMessage(message: string, inFile: boolean): string {
     : `${problem}; the node is not in the import file: fix it on the portal, then export again`;
 }
 
-/** Lower-case words that name no variable in TypeScript, Python or Go (a unit named "Default" is `defaultUnit`). */
+/**
+ * Lower-case words that name no variable in TypeScript, Python or Go, and the packages a program on the SDK imports
+ * (a unit named "Default" is `defaultUnit`, one named "Pulumi" `pulumiUnit`).
+ */
 const RESERVED = new Set(
   (
     "and as assert async await break case catch chan class const continue debugger def default defer del delete do elif else " +
     "enum except export extends false finally for from func function global go goto if import in instanceof interface is " +
     "lambda let map new nonlocal not null or package pass raise range return select struct super switch this throw true " +
-    "try type typeof var void while with yield"
+    "try type typeof var void while with yield fallthrough implements private protected public static pulumi backupportal"
   ).split(" "),
 );
 

@@ -1,9 +1,10 @@
-// The import file in TypeScript and Python projects: `pulumi import --file` with --generate-code=false (the Node.js
-// and Python language hosts built here, from sdk/v3 v3.68.0, cannot generate code: "method GenerateProgram not
-// implemented"), then a program on the language's SDK that declares the same resources with the same names and
-// parents, whose preview is unchanged. Judged by the emulator's request log: no write anywhere.
+// The import file in TypeScript, Python and Go projects: `pulumi import --file` with --generate-code=false (the
+// Node.js and Python language hosts built here, from sdk/v3 v3.68.0, cannot generate code: "method GenerateProgram
+// not implemented"; no Go host can be built at all), then a program on the language's SDK that declares the same
+// resources with the same names and parents, whose preview is unchanged. Judged by the emulator's request log: no
+// write anywhere.
 import { strict as assert } from "node:assert";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -11,10 +12,10 @@ import { exportCli } from "../export/support";
 import { archiveSdk, generateLanguageSdk } from "../../scripts/gen-sdk";
 import { pulumiTools, REPO, workspace, type Workspace } from "./cli";
 import { configurePlugin, emulatorSuite, portalWrites } from "./project";
-import { counted, plantHostile, pythonProgram, typescriptProgram } from "./import-file";
+import { counted, goArgFields, goProgram, plantHostile, pythonProgram, typescriptProgram } from "./import-file";
 import { pythonVenv, typescriptSdkModules } from "./sdk-projects";
 
-describe("real engine: the import file in TypeScript and Python projects, on their SDKs", function () {
+describe("real engine: the import file in TypeScript, Python and Go projects, on their SDKs", function () {
   this.timeout(15 * 60_000);
   const suite = emulatorSuite();
 
@@ -28,6 +29,7 @@ describe("real engine: the import file in TypeScript and Python projects, on the
     fill: (project: string) => void,
     write: (project: string, entries: any[], state: any) => void,
     env: (ws: Workspace) => Record<string, string> = () => ({}),
+    preview: (ws: Workspace, entries: any[]) => Promise<void> = cliPreview,
   ): Promise<void> {
     plantHostile(suite.emu);
     const ws = suite.keep(
@@ -58,11 +60,15 @@ describe("real engine: the import file in TypeScript and Python projects, on the
 
     write(ws.project, entries, JSON.parse((await ws.ok(["stack", "export"])).stdout));
     suite.emu.clearRequests();
+    await preview(ws, entries);
+    assert.deepEqual(portalWrites(suite.emu), []);
+  }
+
+  /** `pulumi preview --diff`: the resources and the stack unchanged, nothing to create, update, delete or replace. */
+  async function cliPreview(ws: Workspace, entries: any[]): Promise<void> {
     const preview = await ws.ok(["preview", "--diff"]);
-    // The resources and the stack; nothing to create, update, delete or replace.
     assert.match(preview.stdout, new RegExp(`${entries.length + 1} unchanged`), preview.stdout);
     assert.doesNotMatch(preview.stdout, /to (create|update|delete|replace)/);
-    assert.deepEqual(portalWrites(suite.emu), []);
   }
 
   it("TypeScript: import with --generate-code=false writes nothing; a program on sdk/nodejs declaring the same resources previews unchanged", async () => {
@@ -116,4 +122,69 @@ describe("real engine: the import file in TypeScript and Python projects, on the
       fs.rmSync(sdk, { recursive: true, force: true });
     }
   });
+
+  it("Go: import with --generate-code=false writes nothing; a program on the generated Go SDK declaring the same resources previews unchanged", async function () {
+    this.timeout(25 * 60_000);
+    const go = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
+    assert.equal(go.status, 0, "the Go case needs Go on PATH (go 1.26.6 or later, as scripts/pulumi-tools.sh)");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-file-go-"));
+    try {
+      // test/real-engine/go-program's module (go.mod, go.sum, drive.go: the Automation API runs the program inline,
+      // as no Go language host can be built here) with the generated Go SDK in its ./sdk (go.mod's replace).
+      const src = path.join(dir, "program");
+      fs.mkdirSync(src);
+      for (const f of ["go.mod", "go.sum", "drive.go"])
+        fs.copyFileSync(path.join(REPO, "test", "real-engine", "go-program", f), path.join(src, f));
+      const sdk = await generateLanguageSdk("go", path.join(dir, "sdk"), path.join(pulumiTools(), "pulumi-gen-sdk"));
+      fs.cpSync(sdk, path.join(src, "sdk", "go"), { recursive: true });
+      const binary = path.join(dir, "go-program");
+      await importThenPreview(
+        "go",
+        // The CLI loads the project's language host for the import too, and no Go host can be built here: the
+        // import runs with the project as YAML (the same name and stack, so the same URNs), then it is Go again.
+        (project) => fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: adopted\nruntime: yaml\n"),
+        (project, entries, state) => {
+          fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: adopted\nruntime: go\n");
+          fs.writeFileSync(path.join(src, "main.go"), goProgram(entries, state, goArgFields(path.join(src, "sdk", "go", "backupportal"))));
+          const built = spawnSync("go", ["build", "-trimpath", "-o", binary, "."], {
+            cwd: src,
+            encoding: "utf8",
+            env: { ...process.env, GOFLAGS: "-mod=readonly", GOTOOLCHAIN: "local" },
+            timeout: 20 * 60_000,
+          });
+          assert.equal(built.status, 0, `go build of the program: ${built.stdout}${built.stderr}`);
+        },
+        () => ({}),
+        async (ws, entries) => {
+          const r = await runAsync(binary, ["preview", ws.stack], { cwd: ws.project, env: ws.env, timeoutMs: 240_000 });
+          assert.equal(r.code, 0, `go-program preview exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
+          const summary = JSON.parse(r.stdout.trim().split("\n").pop()!);
+          assert.deepEqual(summary.changes, { same: entries.length + 1 }, r.stderr);
+        },
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** Runs a command to its end without blocking the event loop (the emulator answers from this process). */
+function runAsync(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

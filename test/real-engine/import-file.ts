@@ -3,6 +3,8 @@
  * breaks, bidi controls) on business units, consumers and a node, nested units and a proxy relation; and the
  * request log counted.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { Emulator } from "../support/portal";
 import { plant } from "../export/support";
 
@@ -113,4 +115,78 @@ export function pythonProgram(entries: ImportEntryText[], state: any): string {
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** The input fields of each `<Type>Args` struct of the generated Go SDK (`sdk/go/backupportal/*.go`): Go name → type. */
+export function goArgFields(sdkDir: string): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const file of fs.readdirSync(sdkDir).filter((f) => f.endsWith(".go"))) {
+    const text = fs.readFileSync(path.join(sdkDir, file), "utf8");
+    for (const m of text.matchAll(/^type (\w+)Args struct \{\n([\s\S]*?)\n\}/gm)) {
+      const fields = new Map<string, string>();
+      for (const f of m[2].matchAll(/^\t(\w+) (pulumi\.\w+)$/gm)) fields.set(f[1], f[2]);
+      out.set(m[1], fields);
+    }
+  }
+  return out;
+}
+
+/** A JSON value as a Go expression of the input type `goType` (pulumi.Input takes the value's own kind). */
+function goValue(v: unknown, goType: string): string {
+  if (Array.isArray(v)) {
+    const items = v.map((x) => goValue(x, "pulumi.Input"));
+    return `${goType === "pulumi.StringArrayInput" ? "pulumi.StringArray" : "pulumi.Array"}{${items.join(", ")}}`;
+  }
+  if (typeof v === "string") return `pulumi.String(${JSON.stringify(v)})`;
+  if (typeof v === "boolean") return `pulumi.Bool(${v})`;
+  if (typeof v === "number") return goType.startsWith("pulumi.Float64") ? `pulumi.Float64(${v})` : `pulumi.Int(${v})`;
+  throw new Error(`no Go value for ${JSON.stringify(v)}`);
+}
+
+/**
+ * The same program in Go on the generated Go SDK: a `program` function for test/real-engine/go-program's drive.go
+ * (the Automation API runs it inline: no Go language host can be built here). Each input as the field of its Args
+ * struct, typed as the SDK types it (`fields`: goArgFields); strings as JSON text, which Go reads as the same string.
+ */
+export function goProgram(entries: ImportEntryText[], state: any, fields: Map<string, Map<string, string>>): string {
+  const lines = [
+    "package main",
+    "",
+    "import (",
+    '\t"fmt"',
+    '\t"os"',
+    "",
+    '\t"github.com/backup-portal/backup-portal-pulumi/sdk/go/backupportal"',
+    '\t"github.com/pulumi/pulumi/sdk/v3/go/pulumi"',
+    ")",
+    "",
+    "// main runs the program inline through the Automation API (drive.go): `up`, `preview` or `destroy` <stack>.",
+    "func main() {",
+    "\tif err := drive(os.Args[1], os.Args[2:]); err != nil {",
+    '\t\tfmt.Fprintf(os.Stderr, "go-program: %v\\n", err)',
+    "\t\tos.Exit(1)",
+    "\t}",
+    "}",
+    "",
+    "func program(ctx *pulumi.Context) error {",
+  ];
+  for (const e of entries) {
+    const cls = e.type.split(":").pop()!;
+    const args = Object.entries(stateInputs(e, state)).map(([k, v]) => {
+      const field = k[0].toUpperCase() + k.slice(1);
+      const type = fields.get(cls)?.get(field);
+      if (!type) throw new Error(`${cls}Args has no field ${field}`);
+      return `${field}: ${goValue(v, type)}`;
+    });
+    const opts = [...(e.parent ? [`pulumi.Parent(${e.parent})`] : []), "pulumi.Protect(true)"];
+    lines.push(
+      `\t${e.name}, err := backupportal.New${cls}(ctx, ${JSON.stringify(e.logicalName)}, &backupportal.${cls}Args{${args.join(", ")}}, ${opts.join(", ")})`,
+      "\tif err != nil {",
+      "\t\treturn err",
+      "\t}",
+      `\t_ = ${e.name}`,
+    );
+  }
+  lines.push("\treturn nil", "}", "");
+  return lines.join("\n");
 }
