@@ -19,17 +19,18 @@ export const HOSTILE = [
   "# not a comment",
   "- item",
   "{x: 1}",
+  // Written raw by the YAML code generator, in a quoted scalar; the CLI's reader (yaml.v3) reads it back as it is.
+  "line\u2028sep",
   // A word the languages reserve: its variable is defaultUnit, not default.
   "Default",
 ];
 
 /**
  * Names this CLI's YAML code generator (pulumi-language-yaml) writes as other text: `$` before `${` (it escapes
- * `${` as `$${` but not the `$` before it, so `$${x}` comes out as `$$${x}`: a `$` and a reference to x) and
- * U+2028 (written raw in a single-quoted scalar, which a YAML reader folds). Pinned: when the CLI fixes them, this
- * test fails and they join HOSTILE.
+ * `${` as `$${` but not the `$` before it, so `$${x}` comes out as `$$${x}`: a `$` and a reference to x). Pinned:
+ * when the CLI fixes it, the test fails and the name joins HOSTILE.
  */
-export const MANGLED_BY_YAML_CODEGEN = ["$${x}", "line\u2028sep"];
+export const MANGLED_BY_YAML_CODEGEN = ["$${x}"];
 
 /** Plants one business unit per hostile name (with a nested unit, consumers, a node and a proxy relation). */
 export function plantHostile(emu: Emulator): void {
