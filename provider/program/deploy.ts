@@ -53,7 +53,7 @@ export async function deployStack(s: StackSettings): Promise<StackOutputs> {
     // One Kubernetes provider for the stack's cluster, from the kubeconfig setting.
     const cluster = new k8s.Provider("cluster", { kubeconfig: s.kubeconfig! });
     if (checked.registry) {
-      const reg = new Registry("registry", checked.registry, { provider: cluster });
+      const reg = new Registry("registry", { ...checked.registry, kubeconfig: s.kubeconfig }, { provider: cluster });
       outputs.registry = { namespace: reg.namespace, url: reg.url, accessCommands: reg.accessCommands };
     }
     if (checked.receiver) {

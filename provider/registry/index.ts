@@ -103,6 +103,7 @@ export class Registry extends pulumi.ComponentResource {
         claimName: plan.claimName,
         storageSize: plan.storageSize,
         storageClass: plan.storageClass,
+        ...(args.kubeconfig !== undefined ? { kubeconfig: pulumi.secret(args.kubeconfig) } : {}),
       },
       { parent: this },
     );

@@ -73,6 +73,11 @@ export interface RegistryArgs {
   cve?: RegistryCveOptions;
   /** Extra Helm values deep-merged last and checked against the keys the pinned chart reads (chart-schema.ts). */
   values?: JsonObject;
+  /**
+   * The cluster's kubeconfig, to check at preview that it has `storageClass` (with a token or a client certificate
+   * inline; another kubeconfig is not read). Kept as a secret; without it the class is not checked.
+   */
+  kubeconfig?: pulumi.Input<string>;
 }
 
 /** Everything the component creates, computed without side effects. */

@@ -7,6 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { DynamicResource } from "../dynamic/resource";
 import { serializedProvider } from "../dynamic/provider";
 import { moduleSpecifier } from "../dynamic/specifier";
+import { storageClassProblem } from "./storage-class-check";
 
 export interface StorageGuardInputs {
   /** Where the problem is reported: `registry` for the stack's block. */
@@ -15,7 +16,13 @@ export interface StorageGuardInputs {
   claimName: string;
   storageSize: string;
   storageClass: string;
+  /** The cluster's kubeconfig (a secret), to check at preview that the class exists; never kept in the outputs. */
+  kubeconfig?: string;
 }
+
+/** What the volume was made with: the outputs, and all a diff compares (the kubeconfig may change freely). */
+const KEPT = ["path", "namespace", "claimName", "storageSize", "storageClass"] as const;
+const kept = (inputs: StorageGuardInputs) => Object.fromEntries(KEPT.map((k) => [k, inputs[k]]));
 
 /** Why the volume cannot become `news`, or undefined; the way to grow it in its place. */
 export function storageChangeProblems(olds: Partial<StorageGuardInputs>, news: StorageGuardInputs): { property: string; reason: string }[] {
@@ -47,20 +54,33 @@ export function storageChangeProblems(olds: Partial<StorageGuardInputs>, news: S
 /** The dynamic provider: a check against the values in state; create and update only record them. */
 export const storageGuardProvider: pulumi.dynamic.ResourceProvider = {
   async check(olds: Partial<StorageGuardInputs>, news: StorageGuardInputs) {
-    return { inputs: news, failures: storageChangeProblems(olds, news) };
+    const failures = storageChangeProblems(olds, news);
+    // A class is read only for a volume still to be made: one that exists has its class already.
+    if (olds.storageClass === undefined && news.kubeconfig !== undefined) {
+      const missing = await storageClassProblem(news.kubeconfig, news.storageClass, news.path);
+      if (missing) failures.push({ property: "storageClass", reason: missing });
+    }
+    return { inputs: news, failures };
+  },
+  async diff(_id: string, olds: Partial<StorageGuardInputs>, news: StorageGuardInputs) {
+    return { changes: KEPT.some((k) => olds[k] !== news[k]) };
   },
   async create(inputs: StorageGuardInputs) {
-    return { id: `${inputs.namespace}/${inputs.claimName}`, outs: inputs };
+    return { id: `${inputs.namespace}/${inputs.claimName}`, outs: kept(inputs) };
   },
   async update(_id: string, _olds: StorageGuardInputs, news: StorageGuardInputs) {
-    return { outs: news };
+    return { outs: kept(news) };
   },
 };
 
 const providerText = serializedProvider(moduleSpecifier(__filename), "storageGuardProvider");
 
 export class RegistryStorageGuard extends DynamicResource {
-  constructor(name: string, inputs: StorageGuardInputs, opts?: pulumi.CustomResourceOptions) {
+  constructor(
+    name: string,
+    inputs: Omit<StorageGuardInputs, "kubeconfig"> & { kubeconfig?: pulumi.Input<string> },
+    opts?: pulumi.CustomResourceOptions,
+  ) {
     super(providerText, name, { ...inputs }, opts, "registry", "StorageGuard");
   }
 }

@@ -58,6 +58,18 @@ describe("real engine: the zot registry on a real API server", function () {
     for (const [user, password] of Object.entries(PASSWORDS)) await ws.setSecret(`backup-portal:registryPassword-${user}`, password);
   });
 
+  it("a storage class the cluster does not have is refused at preview, naming the classes it has", async () => {
+    await ws.ok(["config", "set", "--path", "backup-portal:registry.storageClass", "fast"]);
+    const refused = await ws.pulumi(["preview"]);
+    assert.notEqual(refused.code, 0);
+    assert.match(
+      refused.stdout + refused.stderr,
+      /registry\.storageClass: the cluster has no StorageClass "fast", so the registry's claim would stay Pending .* it has "large", "standard": set one of them/,
+    );
+    assert.equal(await api().find(`/api/v1/namespaces/${NS}`), undefined, "nothing was made");
+    await ws.ok(["config", "rm", "--path", "backup-portal:registry.storageClass"]);
+  });
+
   it("up creates the namespace, config.json, the htpasswd Secret, a Bound 100Gi claim, the Helm release and a Ready pod", async () => {
     const up = await ws.ok(["up", "--yes"]);
     assert.match(up.stdout, /\+ \d+ created/);
