@@ -4,7 +4,7 @@
 // resources with the same names and parents, whose preview is unchanged. Judged by the emulator's request log: no
 // write anywhere.
 import { strict as assert } from "node:assert";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -13,7 +13,7 @@ import { archiveSdk, generateLanguageSdk } from "../../scripts/gen-sdk";
 import { pulumiTools, REPO, workspace, type Workspace } from "./cli";
 import { configurePlugin, emulatorSuite, portalWrites } from "./project";
 import { counted, goArgFields, goProgram, plantHostile, pythonProgram, typescriptProgram } from "./import-file";
-import { pythonVenv, typescriptSdkModules } from "./sdk-projects";
+import { pythonVenv, runAsync, typescriptSdkModules } from "./sdk-projects";
 
 describe("real engine: the import file in TypeScript, Python and Go projects, on their SDKs", function () {
   this.timeout(15 * 60_000);
@@ -167,24 +167,3 @@ describe("real engine: the import file in TypeScript, Python and Go projects, on
     }
   });
 });
-
-/** Runs a command to its end without blocking the event loop (the emulator answers from this process). */
-function runAsync(
-  command: string,
-  args: string[],
-  opts: { cwd: string; env: Record<string, string>; timeoutMs: number },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}

@@ -1,8 +1,8 @@
 /**
  * TEST CODE — what a project on the plugin's SDKs needs, shared by the SDK tests: node_modules as `npm install`
- * leaves it for a TypeScript program, and the tests' Python virtualenv.
+ * leaves it for a TypeScript program, the tests' Python virtualenv, and a program run without blocking the emulator.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO } from "./cli";
@@ -38,4 +38,25 @@ export function pythonVenv(): string {
     throw new Error(`the Python case needs its virtualenv: ${r.stderr.trim().split("\n").pop() ?? "scripts/python-venv.sh failed"}`);
   }
   return r.stdout.trim().split("\n").pop()!;
+}
+
+/** Runs a command to its end without blocking the event loop (the emulator answers from this process). */
+export function runAsync(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -10,7 +10,7 @@
 // (PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES, the CLI's own mirror setting) for the asset scripts/release-assets.ts
 // names, installs it and runs it. Every case checks that the engine recorded that URL for the provider.
 import { strict as assert } from "node:assert";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
@@ -21,33 +21,12 @@ import { pluginAssets } from "../../scripts/release-assets";
 import { ORIGIN, type Emulator } from "../support/portal";
 import { pulumiTools, REPO, workspace, Workspace } from "./cli";
 import { configurePlugin, portalWrites, emulatorSuite } from "./project";
-import { pythonVenv, typescriptSdkModules } from "./sdk-projects";
+import { pythonVenv, runAsync, typescriptSdkModules } from "./sdk-projects";
 
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
 
 const NODE_PASSWORD = "Node-pw-sdk-3b7e91";
 const PYTHON_EXAMPLE = path.join(REPO, "examples", "sdk-python");
-
-/** Runs a command to its end without blocking the event loop (the emulator answers from this process). */
-function runAsync(
-  command: string,
-  args: string[],
-  opts: { cwd: string; env: Record<string, string>; timeoutMs: number },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** Runs a setup step (no portal involved); fails naming `what`, with the end of its output. */
 function step(what: string, command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}) {
