@@ -17,13 +17,24 @@ current() {
   for tool in "${tools[@]}"; do [ -x "$bin/$tool" ] || return 1; done
 }
 
-# Prints the bin folder and exits when a current build is there; with --check, exits 1 when none is.
+# Prints the bin folder and exits when a current build is there; with --check, exits 1 when none is. Otherwise
+# takes the build's lock first: a second run (a test's, while .ci/run's build goes on in the background) waits for
+# the first, then finds its build current.
 reuse_current_build() {
   if current; then
     echo "$bin"
     exit 0
   fi
   [ "${1:-}" = --check ] && exit 1
+  if command -v flock >/dev/null 2>&1; then
+    mkdir -p "$(dirname "$stamp")"
+    exec 9>"$stamp.lock"
+    flock 9
+    if current; then
+      echo "$bin"
+      exit 0
+    fi
+  fi
   return 0
 }
 
