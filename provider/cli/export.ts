@@ -16,7 +16,15 @@ import { stackSettings } from "./stack-settings";
 import { connectionConfig, missingConnectionLines } from "../export/connection";
 import { SETTING_SOURCES } from "../portal/settings";
 import { mergedFileLines, stackOf } from "./merged-file";
-import { ImportProvider, importFileText, importSummaryLine, parseProvider, toImportFile } from "../export/pulumi-import";
+import {
+  ImportProvider,
+  importFileText,
+  importSummaryLine,
+  parseProvider,
+  readStackState,
+  StackResources,
+  toImportFile,
+} from "../export/pulumi-import";
 
 /** --format pulumi-import: the file of `pulumi import --file`. */
 const PULUMI_IMPORT = "pulumi-import";
@@ -25,7 +33,7 @@ export const COMMAND: CommandSpec = {
   label: "backup-portal export",
   usage: [
     "backup-portal export [--bunit <id>] [--out <file> [--force]] [--merge <file> [--stack-outputs <file>]] [--format yaml|json] [--stack <name>]",
-    "backup-portal export --format pulumi-import [--bunit <id>] [--out <file> [--force]] [--provider <name>=<urn>] [--stack <name>]",
+    "backup-portal export --format pulumi-import [--bunit <id>] [--out <file> [--force]] [--provider <name>=<urn>] [--stack-state <file>] [--stack <name>]",
   ],
   about: `Writes the business units below --bunit (their settings, consumers, nodes and proxy relations) as the
 backup-portal:tenants block of a stack file, each object adopted (adoptId, adopt: true), so that the first
@@ -73,6 +81,12 @@ and each value to review is a line on stderr.`,
       kind: "string",
       value: "name=urn",
       description: "with --format pulumi-import: every resource takes this backupportal provider of the stack (`pulumi stack --show-urns`)",
+    },
+    "stack-state": {
+      kind: "string",
+      value: "file",
+      description:
+        "with --format pulumi-import: the stack's state (pulumi stack export), so that what it already has is left out and only the rest is imported",
     },
     json: { kind: "flag", description: "the same as --format json" },
     stack: {
@@ -213,6 +227,7 @@ function flagProblem(o: Values): string | undefined {
     return `--format needs yaml, json or ${PULUMI_IMPORT}, got ${JSON.stringify(format)}`;
   }
   if (o.provider !== undefined && format !== PULUMI_IMPORT) return `--provider goes with --format ${PULUMI_IMPORT}`;
+  if (o["stack-state"] !== undefined && format !== PULUMI_IMPORT) return `--stack-state goes with --format ${PULUMI_IMPORT}`;
   if (typeof o.provider === "string") {
     const provider = parseProvider(o.provider);
     if (typeof provider === "string") return provider;
@@ -223,6 +238,7 @@ function flagProblem(o: Values): string | undefined {
     if (typeof o.merge === "string") existingPath("--merge", o.merge);
     if (o["stack-outputs"] !== undefined && o.merge === undefined) return "--stack-outputs goes with --merge <file>";
     if (typeof o["stack-outputs"] === "string") existingPath("--stack-outputs", o["stack-outputs"]);
+    if (typeof o["stack-state"] === "string") existingPath("--stack-state", o["stack-state"]);
     if (typeof o.out === "string") {
       fileToWrite("--out", o.out);
     }
@@ -353,6 +369,21 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
   return runCommand(COMMAND, argv, io, async ({ client, options: o }) => {
     const format = formatOf(o);
     let importLine: string | undefined;
+    let state: StackResources | undefined;
+    if (typeof o["stack-state"] === "string") {
+      const file = o["stack-state"];
+      let read: StackResources | string;
+      try {
+        read = readStackState(fs.readFileSync(file, "utf8"), file);
+      } catch (err) {
+        read = `${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+      }
+      if (typeof read === "string") {
+        io.err(`${COMMAND.label}: ${read}\n`);
+        return 1;
+      }
+      state = read;
+    }
     let original: string | undefined;
     let managed: ManagedIds | undefined;
     if (merge) {
@@ -408,10 +439,11 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
     let text = result.text;
     let reviews = result.reviews;
     if (format === PULUMI_IMPORT) {
-      const made = toImportFile(result, typeof o.provider === "string" ? (parseProvider(o.provider) as ImportProvider) : undefined);
+      const made = toImportFile(result, typeof o.provider === "string" ? (parseProvider(o.provider) as ImportProvider) : undefined, state);
       text = importFileText(made.file);
       reviews = made.reviews;
       importLine = importSummaryLine(made.file, result);
+      if (state) io.err(`${COMMAND.label}: ${made.inState} of the portal's resources are in the stack already (--stack-state), left out\n`);
     }
     if (merge) {
       let merged;

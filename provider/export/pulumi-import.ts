@@ -28,6 +28,39 @@ export interface ImportFile {
   resources: ImportEntry[];
 }
 
+/**
+ * What the stack already has of the plugin's resources (`pulumi stack export`): its URN by type and the resource id
+ * the import gave it, so that an export for a stack that adopted part of the portal adds only the rest.
+ */
+export type StackResources = Map<string, string>;
+
+const stateKey = (type: string, id: string) => `${type} ${id}`;
+
+/** The resource id `pulumi import` gives an entry (the plugin's import ids: the business unit's, else the last part). */
+const stateIdOf = (entry: Pick<ImportEntry, "type" | "id">) => entry.id.slice(entry.id.indexOf("/") + 1);
+
+/**
+ * The plugin's resources in the output of `pulumi stack export` (`text`, read from `file`). A problem is a string:
+ * one line naming the file and the fix.
+ */
+export function readStackState(text: string, file: string): StackResources | string {
+  const how = "give the output of `pulumi stack export --stack <stack>`";
+  let json: any;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (err) {
+    return `${file}: not JSON (${(err as Error).message.split("\n")[0]}); ${how}`;
+  }
+  const resources = json?.deployment?.resources ?? (json?.deployment && !("resources" in json.deployment) ? [] : undefined);
+  if (!Array.isArray(resources)) return `${file}: has no deployment.resources, so it is no stack export; ${how}`;
+  const out: StackResources = new Map();
+  const types = [BUSINESS_UNIT, CONSUMER, NODE, NODE_PROXY].map((r) => tokenOfName(r.name));
+  for (const r of resources) {
+    if (types.includes(r?.type) && typeof r.id === "string" && typeof r.urn === "string") out.set(stateKey(r.type, r.id), r.urn);
+  }
+  return out;
+}
+
 /** An explicit provider: its name in the generated code and its URN in the stack. */
 export interface ImportProvider {
   name: string;
@@ -114,7 +147,11 @@ interface Walk {
 export function toImportFile(
   exported: Pick<Exported, "tenants" | "reviews">,
   provider?: ImportProvider,
-): { file: ImportFile; reviews: Review[] } {
+  state?: StackResources,
+): { file: ImportFile; reviews: Review[]; inState: number } {
+  /** Entries the stack has (left out), by name → URN: a parent of a new entry is named through the name table. */
+  const had = new Map<string, string>();
+  const nameTable: Record<string, string> = provider ? { [provider.name]: provider.urn } : {};
   const walk: Walk = { resources: [], reviews: [] };
   const taken = new Set<string>();
   /** Stack-config path of each object → its import name, for the review notes. */
@@ -125,8 +162,15 @@ export function toImportFile(
     for (let n = 2; taken.has(name); n++) name = `${base}${n}`;
     taken.add(name);
     byPath.set(path, name);
+    const type = tokenOfName(spec.name);
+    const urn = state?.get(stateKey(type, stateIdOf({ type, id })));
+    if (urn !== undefined) {
+      had.set(name, urn);
+      return name;
+    }
+    if (parent !== undefined && had.has(parent)) nameTable[parent] = had.get(parent)!;
     walk.resources.push({
-      type: tokenOfName(spec.name),
+      type,
       name,
       logicalName,
       id,
@@ -186,10 +230,10 @@ export function toImportFile(
     walk.reviews.push({ path: name === undefined ? r.path : `${name}${rest}`, message });
   }
   const file: ImportFile = {
-    ...(provider ? { nameTable: { [provider.name]: provider.urn } } : {}),
+    ...(Object.keys(nameTable).length ? { nameTable } : {}),
     resources: walk.resources,
   };
-  return { file, reviews: walk.reviews };
+  return { file, reviews: walk.reviews, inState: had.size };
 }
 
 /** The file's text: JSON, so no name can change its structure. */

@@ -200,6 +200,30 @@ describe("backup-portal export --format pulumi-import", function () {
     assert.equal(fs.readFileSync(out, "utf8"), stdout.out);
   });
 
+  it("--stack-state: a file that is no stack export is one line before any request; it goes with --format pulumi-import only", async () => {
+    const cases: Array<[string, string]> = [
+      ["{", "not JSON"],
+      ['{"version": 3}', "has no deployment.resources, so it is no stack export"],
+    ];
+    for (const [text, what] of cases) {
+      const file = path.join(dir, "state.json");
+      fs.writeFileSync(file, text);
+      const mark = emu.requests().length;
+      const r = await exportCli(emu, ["--bunit", "1", "--format", "pulumi-import", "--stack-state", file]);
+      assert.equal(r.code, 1, text);
+      assert.equal(r.err.split("\n").filter(Boolean).length, 1, r.err);
+      assert.ok(r.err.startsWith(`backup-portal export: ${file}: ${what}`), r.err);
+      assert.match(r.err, /give the output of `pulumi stack export --stack <stack>`\n$/);
+      assert.deepEqual(
+        readsSince(emu, mark).filter((q) => q.path !== "/v1/me"),
+        [],
+        "no portal read",
+      );
+    }
+    const refused = await exportCli(emu, ["--stack-state", path.join(dir, "state.json")]);
+    assert.equal(refused.err, usageErrorText(COMMAND, "--stack-state goes with --format pulumi-import"));
+  });
+
   it("the progress line, as the tenants export shows it", async () => {
     const r = await exportCli(emu, ["--bunit", "1", "--format", "pulumi-import", "--progress"]);
     assert.equal(r.code, 0, r.err);

@@ -164,6 +164,61 @@ describe("real engine: export --format pulumi-import, then pulumi import --file"
     assert.deepEqual(portalWrites(suite.emu), []);
   });
 
+  it("--stack-state: a later export holds only what the stack lacks, under the units it has, and the two codes together preview unchanged", async () => {
+    const node = { os: 3, type: 1, domain: 1, cpuCount: 2 };
+    const [acme] = plant(suite.emu, [
+      { name: "Acme", registrationNumber: "R-1", timeZoneId: 1, consumers: [{ name: "web", node }] },
+    ]).businessUnits;
+    const { ws, file } = await project("later");
+    const first = path.join(ws.dir, "first.yaml");
+    await ws.ok(["import", "--file", file, "--yes", "--generate-code", "--out", first]);
+    // Made on the portal after the first import: a consumer with its node in the unit the stack has, and a unit.
+    plant(suite.emu, [{ name: "Beta", registrationNumber: "R-2", timeZoneId: 1 }]);
+    suite.emu.update((st) => {
+      const id = Math.max(...st.consumers.map((c) => c.id)) + 1;
+      st.consumers.push({
+        id,
+        createdDate: "2024-01-01T00:00:00Z",
+        name: "db",
+        businessUnitId: acme,
+        billingStartDate: "2024-01-01T00:00:00Z",
+      });
+    });
+    const stateFile = path.join(ws.dir, "state.json");
+    fs.writeFileSync(stateFile, (await ws.ok(["stack", "export"])).stdout);
+    const later = path.join(ws.dir, "later.json");
+    const r = await exportCli(suite.emu, [
+      "--bunit",
+      "1",
+      "--format",
+      "pulumi-import",
+      "--stack-state",
+      stateFile,
+      "--out",
+      later,
+      "--no-progress",
+    ]);
+    assert.equal(r.code, 0, r.err);
+    const added = JSON.parse(fs.readFileSync(later, "utf8"));
+    assert.deepEqual(
+      added.resources.map((e: any) => `${e.type.split(":").pop()} ${e.logicalName} ${e.parent ?? "-"}`),
+      ["Consumer acme/db acme", "BusinessUnit beta -"],
+    );
+    assert.match(r.err, /: \d+ of the portal's resources are in the stack already \(--stack-state\), left out\n/);
+    assert.deepEqual(Object.keys(added.nameTable ?? {}), ["acme"], "the unit the stack has, by its URN");
+    assert.match(added.nameTable.acme, /::backupportal:index:BusinessUnit::acme$/);
+    const second = path.join(ws.dir, "second.yaml");
+    suite.emu.clearRequests();
+    const imported = await ws.ok(["import", "--file", later, "--yes", "--generate-code", "--out", second]);
+    assert.match(imported.stdout, new RegExp(`${added.resources.length} imported`));
+    assert.deepEqual(portalWrites(suite.emu), []);
+    const body = (f: string) => fs.readFileSync(f, "utf8").replace(/^resources:\n/, "");
+    fs.writeFileSync(path.join(ws.project, "Pulumi.yaml"), `name: later\nruntime: yaml\nresources:\n${body(first)}${body(second)}`);
+    const preview = await ws.ok(["preview", "--diff"]);
+    assert.doesNotMatch(preview.stdout, /to (create|update|delete|replace)/, preview.stdout);
+    assert.deepEqual(portalWrites(suite.emu), []);
+  });
+
   it("pinned: the YAML code generator writes `$` before `${` as other text, so such a name fails the preview of the generated code", async () => {
     // `$${x}` comes back as `$$${x}`: a `$` and a reference to the resource x, itself: a cycle.
     plant(
