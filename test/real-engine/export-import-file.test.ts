@@ -16,15 +16,21 @@ describe("real engine: export --format pulumi-import, then pulumi import --file"
   this.timeout(15 * 60_000);
   const suite = emulatorSuite();
 
+  /** `export --bunit 1 --format pulumi-import --out <file>` with `extra`; the stderr of a success. */
+  async function exportTo(file: string, ...extra: string[]): Promise<string> {
+    const r = await exportCli(suite.emu, ["--bunit", "1", "--format", "pulumi-import", "--out", file, "--no-progress", ...extra]);
+    assert.equal(r.code, 0, r.err);
+    return r.err;
+  }
+
   /** A YAML project with the plugin configured, and the import file of the seeded portal in its folder. */
-  async function project(stack: string): Promise<{ ws: Workspace; file: string; entries: number }> {
+  async function project(stack: string): Promise<{ ws: Workspace; file: string; entries: number; err: string }> {
     const ws = suite.keep(yamlWorkspace(stack, `name: ${stack}\nruntime: yaml\n`));
     await ws.ok(["stack", "init"]);
     await configurePlugin(ws, suite.emu);
     const file = path.join(ws.dir, "import.json");
-    const r = await exportCli(suite.emu, ["--bunit", "1", "--format", "pulumi-import", "--out", file, "--no-progress"]);
-    assert.equal(r.code, 0, r.err);
-    return { ws, file, entries: JSON.parse(fs.readFileSync(file, "utf8")).resources.length };
+    const err = await exportTo(file);
+    return { ws, file, entries: JSON.parse(fs.readFileSync(file, "utf8")).resources.length, err };
   }
 
   it("YAML: the import writes nothing, and its generated code as the program previews and refreshes unchanged", async () => {
@@ -106,18 +112,7 @@ describe("real engine: export --format pulumi-import, then pulumi import --file"
     await ws.ok(["up", "--yes"]);
     const urn = "urn:pulumi:explicit::explicit::pulumi:providers:backupportal::portal";
     const file = path.join(ws.dir, "import.json");
-    const r = await exportCli(suite.emu, [
-      "--bunit",
-      "1",
-      "--format",
-      "pulumi-import",
-      "--provider",
-      `portal=${urn}`,
-      "--out",
-      file,
-      "--no-progress",
-    ]);
-    assert.equal(r.code, 0, r.err);
+    await exportTo(file, "--provider", `portal=${urn}`);
     const entries = JSON.parse(fs.readFileSync(file, "utf8")).resources.length;
     suite.emu.clearRequests();
     const code = path.join(ws.dir, "code.yaml");
@@ -142,14 +137,9 @@ describe("real engine: export --format pulumi-import, then pulumi import --file"
 
   it("a value the rules refuse: its review line, the import goes through, and the preview of the generated code refuses it as the line says", async () => {
     plant(suite.emu, [{ name: "Refused Values", registrationNumber: "R-1", timeZoneId: 1, settings: { invoiceDay: 30 } }]);
-    const ws = suite.keep(yamlWorkspace("refused", "name: refused\nruntime: yaml\n"));
-    await ws.ok(["stack", "init"]);
-    await configurePlugin(ws, suite.emu);
-    const file = path.join(ws.dir, "import.json");
-    const r = await exportCli(suite.emu, ["--bunit", "1", "--format", "pulumi-import", "--out", file, "--no-progress"]);
-    assert.equal(r.code, 0, r.err);
+    const { ws, file, err } = await project("refused");
     assert.match(
-      r.err,
+      err,
       /^review refusedValues\.invoiceDay: invoiceDay must be an integer from 1 to 28, got 30; the import takes it as the portal has it and the plugin refuses it at preview/m,
     );
     const code = path.join(ws.dir, "code.yaml");
@@ -187,24 +177,13 @@ describe("real engine: export --format pulumi-import, then pulumi import --file"
     const stateFile = path.join(ws.dir, "state.json");
     fs.writeFileSync(stateFile, (await ws.ok(["stack", "export"])).stdout);
     const later = path.join(ws.dir, "later.json");
-    const r = await exportCli(suite.emu, [
-      "--bunit",
-      "1",
-      "--format",
-      "pulumi-import",
-      "--stack-state",
-      stateFile,
-      "--out",
-      later,
-      "--no-progress",
-    ]);
-    assert.equal(r.code, 0, r.err);
+    const err = await exportTo(later, "--stack-state", stateFile);
     const added = JSON.parse(fs.readFileSync(later, "utf8"));
     assert.deepEqual(
       added.resources.map((e: any) => `${e.type.split(":").pop()} ${e.logicalName} ${e.parent ?? "-"}`),
       ["Consumer acme/db acme", "BusinessUnit beta -"],
     );
-    assert.match(r.err, /: \d+ of the portal's resources are in the stack already \(--stack-state\), left out\n/);
+    assert.match(err, /: \d+ of the portal's resources are in the stack already \(--stack-state\), left out\n/);
     assert.deepEqual(Object.keys(added.nameTable ?? {}), ["acme"], "the unit the stack has, by its URN");
     assert.match(added.nameTable.acme, /::backupportal:index:BusinessUnit::acme$/);
     const second = path.join(ws.dir, "second.yaml");
