@@ -12,6 +12,7 @@ import { validateNames } from "../../provider/tenants/names";
 import { References } from "../../provider/dynamic/references";
 import { TenantsConfig } from "../../provider/tenants/model";
 import { BuSpec, ConsumerSpec, exportCli, plant } from "./support";
+import { seedState } from "../../emulator/seed";
 
 // Names chosen to collide as slugs (acme / Acme / ACME! / a-c-m-e), to leave no slug (東京, ---), and accents.
 const NAME = fc.oneof(
@@ -34,18 +35,22 @@ const SETTINGS = fc.record(
   { requiredKeys: [] },
 );
 
-const NODE = fc.record(
-  {
-    os: fc.integer({ min: 1, max: 4 }),
-    type: fc.integer({ min: 1, max: 3 }),
-    domain: fc.integer({ min: 1, max: 7 }),
-    cos: fc.integer({ min: 1, max: 3 }),
-    contact: TEXT,
-    cpuCount: fc.integer({ min: 1, max: 64 }),
-    activated: fc.boolean(),
-  },
-  { requiredKeys: ["os", "type", "domain", "cpuCount", "activated"] },
-);
+/** The operating system and node type pairs the seeded portal lists (a portal that enforces them holds no other). */
+const PAIRS = seedState().operatingSystems.flatMap((os) => (os.supportedNodeTypeIds ?? []).map((type) => ({ os: os.id, type })));
+
+const NODE = fc
+  .record(
+    {
+      pair: fc.constantFrom(...PAIRS),
+      domain: fc.integer({ min: 1, max: 7 }),
+      cos: fc.integer({ min: 1, max: 3 }),
+      contact: TEXT,
+      cpuCount: fc.integer({ min: 1, max: 64 }),
+      activated: fc.boolean(),
+    },
+    { requiredKeys: ["pair", "domain", "cpuCount", "activated"] },
+  )
+  .map(({ pair, ...node }) => ({ ...node, ...pair }));
 
 const CONSUMER = fc.record({ name: NAME, note: TEXT, allowNoActivity: fc.boolean(), node: NODE }, { requiredKeys: ["name"] });
 
