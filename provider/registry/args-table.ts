@@ -76,6 +76,12 @@ export const REGISTRY_ARGS: ComponentArgTable = {
     doc: "extra Helm values deep-merged last, checked against the keys the pinned chart reads",
     mapsTo: "the Helm release's values",
   },
+  kubeconfig: {
+    type: "Input<string>",
+    secret: true,
+    doc: "the cluster's kubeconfig, to check at preview that it has storageClass (read when it holds a token or a client certificate; the stack program passes its own)",
+    mapsTo: "the storage guard's secret input (never an output)",
+  },
 };
 
 /** The component's outputs. */
