@@ -140,7 +140,7 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
     export: [
       [["--bunit", "x"], /--bunit needs an id: a positive integer up to 9007199254740991/],
       [["--bunit", "99999999999999999999"], /--bunit needs an id: a positive integer up to 9007199254740991, got "9{20}"/],
-      [["--format", "xml"], /--format needs yaml or json, got "xml"/],
+      [["--format", "xml"], /--format needs yaml, json or pulumi-import, got "xml"/],
       [["--merge", "MISSING"], /--merge ".*missing\.pdf": no such file or directory/],
       [["--out", "SUB"], /--out ".*sub" is a directory, not a file/],
       [["--timeout", "0"], /--timeout needs a number of seconds/],
@@ -164,6 +164,11 @@ describe("flags are checked before the first request (27.9, 28.14)", function ()
       [["--port", "70000"], /--port needs an integer from 0 to 65535/],
       [["--quiet"], /missing --port/],
     ],
+    "plan-guard": [
+      [["--bogus"], /unknown option "--bogus"/],
+      [[], /no preview file/],
+    ],
+    "init-workflows": [[["--bogus"], /unknown option "--bogus"/]],
     "billing-receiver": [
       [["--port", "70000", "--out", "SUB", "--bunit", "1"], /--port needs an integer from 0 to 65535/],
       [["--port", "0", "--out", "OK", "--bunit", "1"], /--out ".*ok\.pdf" is not a directory/],

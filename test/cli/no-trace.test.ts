@@ -84,6 +84,8 @@ describe("no stack trace for a user error (27.11)", function () {
     "registration-broker": ["--port", "-1"],
     "business-units": ["--depth", "deep"],
     consumers: ["--bunit", "0"],
+    "plan-guard": ["--max-deletes", "-1"],
+    "init-workflows": ["extra"],
   };
 
   it("the binary, every command with a wrong argument: exit 2, the message, no trace", async () => {

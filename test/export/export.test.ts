@@ -217,7 +217,7 @@ describe("backup-portal export", function () {
       assert.equal(fs.readFileSync(file, "utf8"), stdout.replace(schemaLine, `# yaml-language-server: $schema=${schemaPath(dir)}\n`));
       const bad = await exportCli(p.emu, ["--format", "toml"]);
       assert.equal(bad.code, 2);
-      assert.match(bad.err, /--format needs yaml or json, got "toml"/);
+      assert.match(bad.err, /--format needs yaml, json or pulumi-import, got "toml"/);
       const mark = p.emu.requests().length;
       const both = await exportCli(p.emu, ["--format", "json", "--merge", file]);
       assert.equal(both.code, 2);
