@@ -92,7 +92,13 @@ func main() {
 		fail("reference lists: one is empty")
 	}
 
-	_, err = c.CreateNode(bu, consumer.ID, oses[0].ID, types[0].ID, domains[0].ID, sets[0].ID, "Go flow")
+	// The node's type is the first its operating system lists (supportedNodeTypes): a portal that enforces the
+	// pairs refuses another.
+	nodeTypeID := types[0].ID
+	if len(oses[0].SupportedNodeTypes) > 0 {
+		nodeTypeID = oses[0].SupportedNodeTypes[0].ID
+	}
+	_, err = c.CreateNode(bu, consumer.ID, oses[0].ID, nodeTypeID, domains[0].ID, sets[0].ID, "Go flow")
 	must(err, "CreateNode")
 	called("CreateNode")
 	node, err := c.ActivateNode(bu, consumer.ID)
