@@ -49,8 +49,10 @@ describe("real engine: tenants as data from Pulumi YAML (the plugin's Tenants co
     const exported = parseDocument(await exportStackFile(emu));
     const exportedKeys = Object.keys(exported.toJS().config["backup-portal:tenants"]);
     assert.ok(exportedKeys.length > 0, "the export names the portal's tenants");
-    // The stack file: the export's text with the provider's connection, and one tenant added by hand.
+    // The stack file: the export's text with its connection moved to the provider's keys, as the component's
+    // refusal of the stack program's keys says, and one tenant added by hand.
     for (const [key, value] of Object.entries({ url: emu.url, origin: ORIGIN, clientId: "emulator", username: "admin" })) {
+      exported.deleteIn(["config", `backup-portal:${key}`]);
       exported.setIn(["config", `backupportal:${key}`], value);
     }
     exported.setIn(["config", "backup-portal:protectBusinessUnits"], false);
