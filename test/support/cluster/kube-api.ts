@@ -3,9 +3,8 @@
  * token, JSON in and out. Reads what the API server holds, so that a test judges by it rather than by what the
  * Pulumi CLI printed.
  */
-import * as fs from "node:fs";
 import * as https from "node:https";
-import { parse } from "yaml";
+import { inlineAccess } from "../../../provider/registry/storage-class-check";
 
 export interface KubeAccess {
   /** https://127.0.0.1:<port> */
@@ -129,29 +128,12 @@ export function podReady(pod: KubeObject): boolean {
   return (pod.status?.conditions ?? []).some((c: { type: string; status: string }) => c.type === "Ready" && c.status === "True");
 }
 
-/**
- * How to reach the cluster of a kubeconfig's current context: its server, CA and a token or client certificate,
- * inline (`*-data`) or in files. An exec or auth-provider user is not read: give a kubeconfig with a token.
- */
+/** How to reach the cluster of a kubeconfig's current context, read as the registry's preview check reads it. */
 export function accessFromKubeconfig(text: string, file: string): KubeAccess {
-  const config = parse(text);
-  const named = (list: { name: string }[] | undefined, name: string, what: string) => {
-    const found = (list ?? []).find((e) => e.name === name);
-    if (!found) throw new Error(`${file}: no ${what} named ${JSON.stringify(name)}`);
-    return found as Record<string, any>;
-  };
-  const context = named(config.contexts, config["current-context"], "context").context;
-  const cluster = named(config.clusters, context.cluster, "cluster").cluster;
-  const user = named(config.users, context.user, "user").user ?? {};
-  const read = (data: string | undefined, path: string | undefined) =>
-    data ? Buffer.from(data, "base64").toString("utf8") : path ? fs.readFileSync(path, "utf8") : undefined;
-  if (!user.token && !user["client-certificate-data"] && !user["client-certificate"])
-    throw new Error(`${file}: the current context's user has no token or client certificate (an exec plugin is not run by the tests)`);
-  return {
-    server: cluster.server,
-    ca: read(cluster["certificate-authority-data"], cluster["certificate-authority"]),
-    token: user.token,
-    cert: read(user["client-certificate-data"], user["client-certificate"]),
-    key: read(user["client-key-data"], user["client-key"]),
-  };
+  const access = inlineAccess(text);
+  if (!access)
+    throw new Error(
+      `${file}: the current context needs an https server and an inline token or client certificate (the tests run no exec plugin)`,
+    );
+  return access;
 }
