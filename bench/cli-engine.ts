@@ -27,10 +27,11 @@ import { stacksWorkspace, yamlWorkspace } from "../test/real-engine/project";
 import { ORIGIN } from "../test/support/portal";
 import { Ideal, ideal, idealCreate, idealDestroy, idealRefresh } from "./ideal";
 import type { PortalHandle } from "./portal-process";
+import { KindUsage, SessionSampler } from "./process-tree";
 import { exactlyOnce, workload, Workload } from "./workload";
 
-export type CliPath = "dynamic" | "plugin" | "echo";
-export const CLI_PATHS: CliPath[] = ["dynamic", "plugin", "echo"];
+export type CliPath = "dynamic" | "dynamic-ts" | "plugin" | "echo";
+export const CLI_PATHS: CliPath[] = ["dynamic", "dynamic-ts", "plugin", "echo"];
 
 export interface CliBenchOptions {
   tenants: number;
@@ -47,6 +48,27 @@ export interface CliBenchOptions {
   deadline: number;
   /** A line of progress. */
   log?: (line: string) => void;
+  /** Measure each phase's processes (bench/meter.py and bench/process-tree.ts) and the state's size. */
+  meter?: boolean;
+}
+
+/** What the kernel charged to a CLI command's whole process tree (bench/meter.py). */
+export interface TreeUsage {
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  maxRssKb: number;
+  /** Bytes the tree caused to be written to storage: the file backend's state writes, mostly. */
+  writeBytes: number;
+  writeCalls: number;
+  writtenChars: number;
+}
+
+export interface PhaseUsage {
+  tree: TreeUsage;
+  /** Per kind of process (the CLI, the language host, the program, the providers), sampled from /proc. */
+  kinds: KindUsage[];
+  /** The stack's state (the file backend's checkpoint) after the phase. */
+  stateBytes: number;
 }
 
 export interface CliPhase {
@@ -57,6 +79,7 @@ export interface CliPhase {
   ideal: Ideal;
   /** The CLI commands of the phase and each one's wall time. */
   commands: Array<{ args: string[]; wallMs: number }>;
+  usage?: PhaseUsage;
 }
 
 export interface CliRun {
@@ -71,7 +94,7 @@ const nodePassword = (tsmName: string) => `Pw-${tsmName}-x9`;
 
 const NODE = { operatingSystem: "Linux", type: "File server", domain: "STANDARD", clientOptionSet: "DEDUP_AND_COMPRESS", cpuCount: 2 };
 
-/** The stacks/ program's stack file for the workload (the password secrets are set one by one from stdin). */
+/** The stacks/ program's stack file for the workload (the password secrets are set by the bench, not in the file). */
 export function stackFileFor(w: Workload, url: string, passwords: boolean): string {
   const tenants: Record<string, unknown> = {};
   w.tenants.forEach((t, i) => {
@@ -150,8 +173,9 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
   const w = workload({ tenants: o.tenants, consumersPerTenant: o.consumers, passwords: o.passwords, prefix: o.prefix });
   const stack = "bench";
   let ws: Workspace;
-  if (path === "dynamic") {
-    ws = stacksWorkspace(stack, stackFileFor(w, portal.url, o.passwords));
+  const dynamic = path === "dynamic" || path === "dynamic-ts";
+  if (dynamic) {
+    ws = stacksWorkspace(stack, stackFileFor(w, portal.url, o.passwords), { program: path === "dynamic" ? "js" : "ts" });
   } else {
     const scratch = fs.mkdtempSync(nodePath.join(os.tmpdir(), "bench-plugin-"));
     const pluginDir = path === "echo" ? echoPluginDir(scratch) : nodePath.join(REPO, "bin");
@@ -165,19 +189,32 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
     if (left <= 1000) throw new Error(`no time left for the next CLI command (--timeout)`);
     return left;
   };
-  const cli = async (args: string[]) => {
+  const cli = async (args: string[], metered = false) => {
+    const out = metered ? nodePath.join(ws.dir, "meter.json") : undefined;
+    let sampler: SessionSampler | undefined;
+    const run = {
+      env,
+      timeoutMs: timeoutMs(),
+      ...(out ? { wrap: ["python3", nodePath.join(REPO, "bench", "meter.py"), out, "--"], onSpawn: (pid: number) => (sampler = new SessionSampler(pid)) } : {}),
+    };
     const t0 = performance.now();
-    const r = await ws.ok(args, { env, timeoutMs: timeoutMs() });
-    return { r, wallMs: performance.now() - t0 };
+    try {
+      const r = await ws.ok(args, run);
+      const wallMs = performance.now() - t0;
+      const usage = out ? { tree: JSON.parse(fs.readFileSync(out, "utf8")) as TreeUsage, kinds: sampler!.stop(), stateBytes: stateBytes(ws) } : undefined;
+      return { r, wallMs, usage };
+    } finally {
+      sampler?.stop();
+    }
   };
   const io = { tenants: o.tenants, consumers: o.consumers, passwords: o.passwords, latency: o.latency, parallel: o.parallel };
   const phases: CliPhase[] = [];
   const phase = async (name: string, id: Ideal, args: string[], check?: (out: string) => void) => {
     const mark = (await portal.requests()).length;
-    const { r, wallMs } = await cli([...args, "--parallel", String(o.parallel)]);
+    const { r, wallMs, usage } = await cli([...args, "--parallel", String(o.parallel)], o.meter);
     const log = (await portal.requests()).slice(mark);
     check?.(r.stdout + r.stderr);
-    phases.push({ name, wallMs, log, ideal: id, commands: [{ args, wallMs }] });
+    phases.push({ name, wallMs, log, ideal: id, commands: [{ args, wallMs }], usage });
     say(`  ${name.padEnd(12)} pulumi ${args.join(" ")}: ${Math.round(wallMs)} ms, ${log.length} requests`);
   };
   const unchanged = (what: string) => (out: string) => {
@@ -188,7 +225,7 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
     // own `config set --secret`, as a user's CI sets one, never on argv (about 0.4 s each).
     await cli(["stack", "init"]);
     const secrets: Array<[string, string]> = [];
-    if (path === "dynamic") {
+    if (dynamic) {
       secrets.push(["backup-portal:password", "admin"]);
       if (o.passwords) {
         for (const t of w.tenants)
@@ -199,7 +236,14 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
       await cli(["config", "set-all", ...plain.flatMap(([k, v]) => ["--plaintext", `backupportal:${k}=${v}`])]);
       secrets.push(["backupportal:password", "admin"]);
     }
-    for (const [key, value] of secrets) await ws.ok(["config", "set", "--secret", key], { input: value, timeoutMs: timeoutMs() });
+    // The portal password on stdin; the bench's generated node passwords (not anybody's secret) in batches of
+    // `config set-all --json`: one command each would take about 0.4 s, 15 minutes for 2,000 nodes.
+    const [portalPassword, ...nodePasswords] = secrets;
+    await ws.ok(["config", "set", "--secret", portalPassword[0]], { input: portalPassword[1], timeoutMs: timeoutMs() });
+    for (let i = 0; i < nodePasswords.length; i += 250) {
+      const batch = Object.fromEntries(nodePasswords.slice(i, i + 250).map(([key, value]) => [key, { value, secret: true }]));
+      await ws.ok(["config", "set-all", "--json", JSON.stringify(batch)], { timeoutMs: timeoutMs() });
+    }
 
     const requests = path !== "echo";
     await phase("create", idealCreate(io), ["up", "--yes"]);
@@ -221,6 +265,18 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
     ws.remove();
   }
   return { path, parallelDiff: o.parallelDiff, workload: w, phases };
+}
+
+/** The size of the stack's checkpoint in the workspace's file backend (0 when there is none yet). */
+function stateBytes(ws: Workspace): number {
+  const stacks = nodePath.join(ws.dir, "state", ".pulumi", "stacks");
+  if (!fs.existsSync(stacks)) return 0;
+  let bytes = 0;
+  for (const project of fs.readdirSync(stacks)) {
+    const file = nodePath.join(stacks, project, `${ws.stack}.json`);
+    if (fs.existsSync(file)) bytes += fs.statSync(file).size;
+  }
+  return bytes;
 }
 
 /** `--parallel-diff`: off (default), on, or both (each path twice, without and then with). */
