@@ -69,7 +69,7 @@ const PASSPHRASE = "real-engine-tests";
  * A workspace for one stack, in a temp folder: its state, its PULUMI_HOME, and the project folder that
  * `project` makes in it (Pulumi.yaml and whatever the program needs), so tests never write into the repository.
  */
-export function workspace(opts: { stack: string; project: (dir: string) => string; stackYaml?: string }): Workspace {
+export function workspace(opts: { stack: string; project: (dir: string) => string; stackYaml?: string; backendUrl?: string }): Workspace {
   const bin = pulumiTools();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "real-engine-"));
   const home = path.join(dir, "home");
@@ -84,7 +84,8 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
     PATH: [bin, path.dirname(process.execPath), process.env.PATH ?? ""].join(path.delimiter),
     HOME: home,
     PULUMI_HOME: home,
-    PULUMI_BACKEND_URL: `file://${state}`,
+    // `backendUrl`: another backend than the temp folder's (postgres://, test/real-engine/postgres-backend.test.ts).
+    PULUMI_BACKEND_URL: opts.backendUrl ?? `file://${state}`,
     PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_SKIP_CONFIRMATIONS: "true",

@@ -12,10 +12,11 @@ import { REPO, workspace, Workspace } from "./cli";
  * A workspace whose project runs the repository's stacks/ program: a Pulumi.yaml like the repository's, with
  * `main` pointing at stacks/index.ts and the stack file beside it instead of in stacks/.
  */
-export function stacksWorkspace(stack: string, stackYaml: string, opts: { checkout?: string } = {}): Workspace {
+export function stacksWorkspace(stack: string, stackYaml: string, opts: { checkout?: string; backendUrl?: string } = {}): Workspace {
   return workspace({
     stack,
     stackYaml,
+    backendUrl: opts.backendUrl,
     project: (dir) => {
       const project = path.join(dir, "project");
       fs.mkdirSync(project);
