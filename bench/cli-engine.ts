@@ -195,13 +195,20 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
     const run = {
       env,
       timeoutMs: timeoutMs(),
-      ...(out ? { wrap: ["python3", nodePath.join(REPO, "bench", "meter.py"), out, "--"], onSpawn: (pid: number) => (sampler = new SessionSampler(pid)) } : {}),
+      ...(out
+        ? {
+            wrap: ["python3", nodePath.join(REPO, "bench", "meter.py"), out, "--"],
+            onSpawn: (pid: number) => (sampler = new SessionSampler(pid)),
+          }
+        : {}),
     };
     const t0 = performance.now();
     try {
       const r = await ws.ok(args, run);
       const wallMs = performance.now() - t0;
-      const usage = out ? { tree: JSON.parse(fs.readFileSync(out, "utf8")) as TreeUsage, kinds: sampler!.stop(), stateBytes: stateBytes(ws) } : undefined;
+      const usage = out
+        ? { tree: JSON.parse(fs.readFileSync(out, "utf8")) as TreeUsage, kinds: sampler!.stop(), stateBytes: stateBytes(ws) }
+        : undefined;
       return { r, wallMs, usage };
     } finally {
       sampler?.stop();

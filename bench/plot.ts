@@ -63,7 +63,9 @@ export function logLogSvg(c: Chart): string {
     .forEach((s, i) => {
       const colour = COLOURS[i % COLOURS.length];
       const ps = s.points.filter(([x, y]) => x > 0 && y > 0).sort((a, b) => a[0] - b[0]);
-      out.push(`<polyline fill="none" stroke="${colour}" stroke-width="2" points="${ps.map(([x, y]) => `${f(px(x))},${f(py(y))}`).join(" ")}"/>`);
+      out.push(
+        `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${ps.map(([x, y]) => `${f(px(x))},${f(py(y))}`).join(" ")}"/>`,
+      );
       for (const [x, y] of ps) out.push(`<circle cx="${f(px(x))}" cy="${f(py(y))}" r="3" fill="${colour}"/>`);
       const ly = M.top + 10 + i * 16;
       out.push(`<line x1="${W - M.right + 12}" x2="${W - M.right + 32}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`);

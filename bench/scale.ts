@@ -163,7 +163,9 @@ function floorTargets(results: Results, latency: number): string[] {
     const [ec, dc] = [phase(echo, "create"), phase(dyn, "create")];
     if (ep && dp) {
       const ratio = dp.wallMs / ep.wallMs;
-      lines.push(`  ${n} resources: no-op preview ${s(dp.wallMs)} s = ${ratio.toFixed(2)} × the floor's ${s(ep.wallMs)} s (target ≤ 1.3): ${ratio <= 1.3 ? "met" : "missed"}`);
+      lines.push(
+        `  ${n} resources: no-op preview ${s(dp.wallMs)} s = ${ratio.toFixed(2)} × the floor's ${s(ep.wallMs)} s (target ≤ 1.3): ${ratio <= 1.3 ? "met" : "missed"}`,
+      );
     }
     if (ec && dc) {
       const ratio = dc.wallMs / (dc.idealWallMs + ec.wallMs);
@@ -189,7 +191,9 @@ function memoryProblems(results: Results): { lines: string[]; exceeded: boolean 
     const v = peak(kind);
     const ok = v > 0 && v <= bound;
     exceeded ||= !ok;
-    lines.push(`  ${big.resources} resources, dynamic path: peak RSS of the ${kind} ${v.toFixed(0)} MB, bound ${bound} MB: ${ok ? "within" : "EXCEEDED"}`);
+    lines.push(
+      `  ${big.resources} resources, dynamic path: peak RSS of the ${kind} ${v.toFixed(0)} MB, bound ${bound} MB: ${ok ? "within" : "EXCEEDED"}`,
+    );
   }
   return { lines, exceeded };
 }
@@ -220,7 +224,8 @@ function plot(results: Results, latency: number, file: string): void {
 
 async function main(): Promise<void> {
   const sizes = (flag("--sizes") ?? "450,1800,4500").split(",").map(Number);
-  for (const n of sizes) if (!Number.isInteger(n) || n <= 0 || n % PER_TENANT) throw new Error(`--sizes: multiples of ${PER_TENANT} (resources), got ${n}`);
+  for (const n of sizes)
+    if (!Number.isInteger(n) || n <= 0 || n % PER_TENANT) throw new Error(`--sizes: multiples of ${PER_TENANT} (resources), got ${n}`);
   const paths = (flag("--paths") ?? "echo,dynamic,plugin").split(",") as CliPath[];
   for (const p of paths) if (!CLI_PATHS.includes(p)) throw new Error(`--paths: ${CLI_PATHS.join(", ")}, got ${p}`);
   const latency = intFlag("--latency", 50);
@@ -238,7 +243,9 @@ async function main(): Promise<void> {
       process.exit(2);
     }, timeout * 1000);
     guard.unref();
-    console.log(`bench:scale: sizes ${sizes.join(", ")}; paths ${paths.join(", ")}; ${latency} ms per request; --parallel ${parallel}; node ${process.version}, ${os.cpus().length} cpus, load ${load()}`);
+    console.log(
+      `bench:scale: sizes ${sizes.join(", ")}; paths ${paths.join(", ")}; ${latency} ms per request; --parallel ${parallel}; node ${process.version}, ${os.cpus().length} cpus, load ${load()}`,
+    );
     const portal = await startPortalProcess({ nodeArgs: [] });
     try {
       await portal.setFaults({ latencyMs: latency });

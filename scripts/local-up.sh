@@ -39,7 +39,7 @@ if ! "${PULUMI[@]}" version >/dev/null 2>&1; then
   exit 1
 fi
 
-npm run --silent build  # the providers load from dist/; the CLI compiles stacks/index.ts itself
+npm run --silent build  # the program (stacks/index.js) and the providers run the compiled package in dist/
 mkdir -p "$STATE_DIR" "$(dirname "$DATA_FILE")"
 
 log=$(mktemp)

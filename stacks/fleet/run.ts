@@ -1,5 +1,5 @@
 // Runs one Pulumi operation on every group's stack with the Automation API:
-// the same project (Pulumi.yaml, `main: stacks/index.ts`) as a local program, one stack
+// the same project (Pulumi.yaml, `main: stacks/index.js`) as a local program, one stack
 // per group, a bounded number of groups at once. A failing group is reported
 // and never stops the others.
 import { spawn } from "node:child_process";

@@ -45,6 +45,10 @@ export interface RunOptions {
   cwd?: string;
   /** Written to the CLI's stdin, then closed (without it stdin is /dev/null). */
   input?: string;
+  /** A command the CLI runs under (its arguments then the CLI's path and arguments follow): the bench's meter. */
+  wrap?: string[];
+  /** Called with the spawned process (the session leader: the CLI, or `wrap`), e.g. to sample its session. */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface Workspace {
@@ -101,7 +105,9 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
     new Promise((resolve, reject) => {
       // `pulumi plugin ...` takes no --stack.
       const stackArgs = args[0] === "plugin" ? [] : ["--stack", opts.stack];
-      const child = spawn(path.join(bin, "pulumi"), [...args, ...stackArgs, "--non-interactive"], {
+      const cli = [path.join(bin, "pulumi"), ...args, ...stackArgs, "--non-interactive"];
+      const argv = o.wrap ? [...o.wrap, ...cli] : cli;
+      const child = spawn(argv[0], argv.slice(1), {
         cwd: o.cwd ?? project,
         env: { ...env, ...o.env },
         stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -111,6 +117,7 @@ export function workspace(opts: { stack: string; project: (dir: string) => strin
         detached: true,
       });
       const kill = () => spawnSync("pkill", ["-KILL", "-s", String(child.pid)]);
+      if (child.pid !== undefined) o.onSpawn?.(child.pid);
       if (o.input !== undefined) child.stdin!.end(o.input);
       let stdout = "";
       let stderr = "";

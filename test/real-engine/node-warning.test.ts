@@ -1,4 +1,4 @@
-// The stack program (tenantsFromConfig, stacks/index.ts's one line) under the real Pulumi CLI on a Node.js that
+// The stack program (tenantsFromConfig, stacks/index.js's one line) under the real Pulumi CLI on a Node.js that
 // package.json engines does not allow: `pulumi preview` shows one Pulumi warning naming the version and what is
 // supported, and the program goes on (the preview succeeds, nothing is written). The program's node reports
 // another version through a preload (test/cli/fake-node-version.js); on this Node there is no such warning.

@@ -10,9 +10,13 @@ import { REPO, workspace, Workspace } from "./cli";
 
 /**
  * A workspace whose project runs the repository's stacks/ program: a Pulumi.yaml like the repository's, with
- * `main` pointing at stacks/index.ts and the stack file beside it instead of in stacks/.
+ * `main` pointing at stacks/index.js (on the compiled package in dist/) and the stack file in the project folder.
  */
-export function stacksWorkspace(stack: string, stackYaml: string, opts: { checkout?: string; backendUrl?: string } = {}): Workspace {
+export function stacksWorkspace(
+  stack: string,
+  stackYaml: string,
+  opts: { checkout?: string; program?: "ts" | "js"; backendUrl?: string } = {},
+): Workspace {
   return workspace({
     stack,
     stackYaml,
@@ -20,11 +24,35 @@ export function stacksWorkspace(stack: string, stackYaml: string, opts: { checko
     project: (dir) => {
       const project = path.join(dir, "project");
       fs.mkdirSync(project);
-      // `checkout`: another checkout's stacks/ program (an earlier release in a git worktree), else this one's.
-      const main = path.join(opts.checkout ?? REPO, "stacks", "index.ts");
+      const program = opts.program ?? (opts.checkout ? "ts" : "js");
+      let main: string;
+      if (opts.checkout) {
+        // Another checkout's stacks/ program (an earlier release in a git worktree), as that release ran it.
+        main = path.join(opts.checkout, "stacks", program === "js" ? "index.js" : "index.ts");
+      } else if (program === "js") {
+        main = path.join(REPO, "stacks", "index.js");
+      } else {
+        // The same program in TypeScript on the package's sources, compiled by ts-node on every run: the bench's
+        // "before" (`dynamic-ts`). It runs in the project folder, with this repository's node_modules.
+        main = "index.ts";
+        fs.writeFileSync(
+          path.join(project, "index.ts"),
+          `import { tenantsFromConfig } from ${JSON.stringify(path.join(REPO, "provider", "program"))};\nexport = tenantsFromConfig();\n`,
+        );
+        const compilerOptions = {
+          target: "ES2022",
+          module: "commonjs",
+          moduleResolution: "node",
+          strict: true,
+          esModuleInterop: true,
+          skipLibCheck: true,
+        };
+        fs.writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions }, null, 2));
+        fs.symlinkSync(path.join(REPO, "node_modules"), path.join(project, "node_modules"));
+      }
       fs.writeFileSync(
         path.join(project, "Pulumi.yaml"),
-        `name: backup-portal\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: ${main}\n`,
+        `name: backup-portal\nruntime:\n  name: nodejs\n  options:\n    typescript: ${program === "ts"}\nmain: ${main}\n`,
       );
       return project;
     },

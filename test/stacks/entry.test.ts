@@ -1,4 +1,4 @@
-// The program's entry point (Pulumi.yaml main: stacks/index.ts) reads the stack's config
+// The program's entry point (Pulumi.yaml main: stacks/index.js) reads the stack's config
 // as Pulumi hands it over: structured tenants, numbers and booleans as text,
 // secrets, and the portal connection for its read-only name checks.
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import { installMocks, valueOf } from "../support/mocks";
 import { ORIGIN, startEmulator } from "../support/portal";
 import { localStackConfig } from "./support";
 
-describe("stack program entry point (stacks/index.ts)", function () {
+describe("stack program entry point (stacks/index.js)", function () {
   this.timeout(60_000);
 
   it("declares the local stack from its config file, checking names against the portal", async () => {

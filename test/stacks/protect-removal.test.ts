@@ -1,4 +1,4 @@
-// Item 3 of issue 23, where it happens: the stack program's real entry (stacks/index.ts) run from a stack
+// Item 3 of issue 23, where it happens: the stack program's real entry (stacks/index.js) run from a stack
 // file's config through the engine stand-in (test/engine/, the engine's protect rules, step.go DeleteStep),
 // against the emulator. Business units are protected unless the stack says otherwise; removing one from the
 // stack file fails the `up` and deletes nothing; the documented way (docs/stack-config.md, "Removing a tenant
