@@ -105,6 +105,7 @@ describe("real engine: the stacks/ program with its state in PostgreSQL (postgre
   const pg = postgresSuite();
   let emu: Emulator;
   let ws: Workspace;
+  let tableBefore: string | undefined;
 
   /** The table's rows under this database's prefix (the CLI keys every object by the URL's path: the database). */
   const keys = async (like: string) =>
@@ -134,8 +135,16 @@ describe("real engine: the stacks/ program with its state in PostgreSQL (postgre
     setAdminPassword(emu);
     ws = stacksWorkspace(STACK, connectionYaml(emu, "  backup-portal:protectBusinessUnits: false"), { backendUrl: pg.db.url });
     setTenants(ws, tenants(2));
+    tableBefore = (await pg.db.query(`SELECT to_regclass('${TABLE}')`))[0][0];
     await ws.ok(["stack", "init"]);
     await ws.setSecret("backup-portal:password", PORTAL_PASSWORD);
+    // Every write of the stack's checkpoint and its .bak, as the CLI sent it, into a table of the test's own.
+    await pg.db.query(`
+      CREATE TABLE checkpoint_writes (n serial PRIMARY KEY, key text NOT NULL, data json NOT NULL);
+      CREATE FUNCTION log_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO checkpoint_writes (key, data) VALUES (NEW.key, NEW.data); RETURN NEW; END $$;
+      CREATE TRIGGER log_checkpoint_write AFTER INSERT OR UPDATE ON ${TABLE}
+        FOR EACH ROW WHEN (NEW.key LIKE '%/.pulumi/stacks/%') EXECUTE FUNCTION log_checkpoint_write();`);
     emu.clearRequests();
   });
   after(async () => {
@@ -144,8 +153,12 @@ describe("real engine: the stacks/ program with its state in PostgreSQL (postgre
   });
 
   it("up creates the tenants once, and the state is the table's row, not a folder", async () => {
+    // The CLI made the table on first use (it was not there before `stack init`).
+    assert.equal(tableBefore, "");
+    assert.equal((await pg.db.query(`SELECT to_regclass('${TABLE}')`))[0][0], TABLE);
     const r = await ws.ok(["up", "--yes"]);
-    assert.match(r.stdout, /\+ \d+ created/);
+    const created = Number(/\+ (\d+) created/.exec(r.stdout)?.[1]);
+    assert.ok(created > 0, r.stdout);
     assertPortalHoldsOnce(emu, tenants(2));
     // The checkpoint in the table is the state the CLI reads back.
     const stored = (await checkpoint()).checkpoint.latest?.resources ?? [];
@@ -167,6 +180,23 @@ describe("real engine: the stacks/ program with its state in PostgreSQL (postgre
     walk(ws.dir, 0);
     assert.deepEqual(found, [], "no file backend folder");
     assert.deepEqual(await lockKeys(), [], "the lock is released");
+  });
+
+  it("the up wrote the whole state after every step: two writes per created resource, each a complete checkpoint", async () => {
+    const decode = (b64: string) =>
+      JSON.parse(Buffer.from(b64, "base64").toString("utf8")) as { checkpoint: { stack: string; latest?: { resources?: unknown[] } } };
+    const writes = await pg.db.query(`SELECT key, data->>'data' FROM checkpoint_writes ORDER BY n`);
+    const own = writes.filter(([key]) => key === stackKey()).map(([, b64]) => decode(b64));
+    const created = (await exported()).length;
+    // pkg/backend/snapshot.go: a create is two mutations (the pending operation, then the resource), each saved.
+    assert.ok(own.length >= 2 * created, `${own.length} writes of the checkpoint for ${created} resources`);
+    const counts = own.map((c) => c.checkpoint.latest?.resources?.length ?? 0);
+    for (let i = 1; i < counts.length; i++) assert.ok(counts[i] >= counts[i - 1], `resources per write: ${counts.join(" ")}`);
+    assert.equal(counts[counts.length - 1], created);
+    for (const c of own) assert.equal(c.checkpoint.stack, `organization/backup-portal/${STACK}`);
+    // pkg/backend/diy/state.go, saveCheckpoint: before each write the previous checkpoint is copied to .bak.
+    const baks = writes.filter(([key]) => key === `${stackKey()}.bak`).length;
+    assert.ok(baks >= own.length - 1, `${baks} copies to .bak for ${own.length} writes`);
   });
 
   it("an unchanged preview and a refresh find nothing to do and write nothing", async () => {

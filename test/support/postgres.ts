@@ -63,8 +63,8 @@ export function query(url: string, sql: string): Promise<string[][]> {
       { env: { PATH: process.env.PATH ?? "", ...pgEnv(url) }, timeout: 60_000, maxBuffer: 256 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err) return reject(new Error(`psql: ${stderr.trim() || err.message}`));
-        const lines = stdout.split("\n").filter((l) => l !== "");
-        resolve(lines.map((l) => l.split("\t")));
+        // psql -A -t: a line per row (none for a statement without rows), fields split by tabs.
+        resolve(stdout === "" ? [] : stdout.replace(/\n$/, "").split("\n").map((l) => l.split("\t")));
       },
     );
   });
