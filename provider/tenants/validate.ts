@@ -251,10 +251,10 @@ export function repeatedAdoptIdProblems(raw: unknown, root = "tenants"): Problem
 }
 
 /** Walks every business unit with its key path (for the later phases). */
-export function* walkBusinessUnits(
-  tenants: TenantsConfig,
+export function* walkBusinessUnits<T extends { businessUnits?: Record<string, T> } = BusinessUnitConfig>(
+  tenants: Record<string, T>,
   path = "tenants",
-): Generator<{ path: string; key: string; bu: BusinessUnitConfig }> {
+): Generator<{ path: string; key: string; bu: T }> {
   for (const [key, bu] of Object.entries(tenants)) {
     yield { path: `${path}.${key}`, key, bu };
     if (bu.businessUnits) yield* walkBusinessUnits(bu.businessUnits, `${path}.${key}.businessUnits`);
