@@ -27,6 +27,7 @@ import { stacksWorkspace, yamlWorkspace } from "../test/real-engine/project";
 import { ORIGIN } from "../test/support/portal";
 import { Ideal, ideal, idealCreate, idealDestroy, idealRefresh } from "./ideal";
 import type { PortalHandle } from "./portal-process";
+import type { PostgresBackend } from "./backend";
 import { KindUsage, SessionSampler } from "./process-tree";
 import { exactlyOnce, workload, Workload } from "./workload";
 
@@ -50,6 +51,13 @@ export interface CliBenchOptions {
   log?: (line: string) => void;
   /** Measure each phase's processes (bench/meter.py and bench/process-tree.ts) and the state's size. */
   meter?: boolean;
+  /** The state in PostgreSQL (bench/backend.ts) instead of a file backend in the workspace. */
+  postgres?: PostgresBackend;
+  /**
+   * CPU profiles of every Node.js process the CLI starts (the program, the provider hosts) in the phases named,
+   * written to `<dir>/<path>-<phase>/`; profiling costs CPU itself, so a profiled phase's figures are not results.
+   */
+  profile?: { dir: string; phases: string[] };
 }
 
 /** What the kernel charged to a CLI command's whole process tree (bench/meter.py). */
@@ -67,8 +75,10 @@ export interface PhaseUsage {
   tree: TreeUsage;
   /** Per kind of process (the CLI, the language host, the program, the providers), sampled from /proc. */
   kinds: KindUsage[];
-  /** The stack's state (the file backend's checkpoint) after the phase. */
+  /** The stack's state (the file backend's checkpoint) after the phase; 0 with PostgreSQL. */
   stateBytes: number;
+  /** With PostgreSQL: what the server wrote in the phase (write-ahead log and data pages). */
+  serverWriteBytes?: number;
 }
 
 export interface CliPhase {
@@ -175,11 +185,14 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
   let ws: Workspace;
   const dynamic = path === "dynamic" || path === "dynamic-ts";
   if (dynamic) {
-    ws = stacksWorkspace(stack, stackFileFor(w, portal.url, o.passwords), { program: path === "dynamic" ? "js" : "ts" });
+    ws = stacksWorkspace(stack, stackFileFor(w, portal.url, o.passwords), {
+      program: path === "dynamic" ? "js" : "ts",
+      backendUrl: o.postgres?.url,
+    });
   } else {
     const scratch = fs.mkdtempSync(nodePath.join(os.tmpdir(), "bench-plugin-"));
     const pluginDir = path === "echo" ? echoPluginDir(scratch) : nodePath.join(REPO, "bin");
-    ws = yamlWorkspace(stack, yamlProgramFor(w, o.passwords), pluginDir);
+    ws = yamlWorkspace(stack, yamlProgramFor(w, o.passwords), pluginDir, o.postgres?.url);
     const remove = ws.remove;
     ws.remove = () => (remove(), fs.rmSync(scratch, { recursive: true, force: true }));
   }
@@ -189,11 +202,11 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
     if (left <= 1000) throw new Error(`no time left for the next CLI command (--timeout)`);
     return left;
   };
-  const cli = async (args: string[], metered = false) => {
+  const cli = async (args: string[], metered = false, extraEnv: Record<string, string> = {}) => {
     const out = metered ? nodePath.join(ws.dir, "meter.json") : undefined;
     let sampler: SessionSampler | undefined;
     const run = {
-      env,
+      env: { ...env, ...extraEnv },
       timeoutMs: timeoutMs(),
       ...(out
         ? {
@@ -202,12 +215,19 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
           }
         : {}),
     };
+    const serverBefore = out && o.postgres ? await o.postgres.bytesWritten() : undefined;
     const t0 = performance.now();
     try {
       const r = await ws.ok(args, run);
       const wallMs = performance.now() - t0;
-      const usage = out
-        ? { tree: JSON.parse(fs.readFileSync(out, "utf8")) as TreeUsage, kinds: sampler!.stop(), stateBytes: stateBytes(ws) }
+      const kinds = sampler?.stop() ?? [];
+      const usage: PhaseUsage | undefined = out
+        ? {
+            tree: JSON.parse(fs.readFileSync(out, "utf8")) as TreeUsage,
+            kinds,
+            stateBytes: stateBytes(ws),
+            ...(serverBefore !== undefined ? { serverWriteBytes: (await o.postgres!.bytesWritten()) - serverBefore } : {}),
+          }
         : undefined;
       return { r, wallMs, usage };
     } finally {
@@ -218,7 +238,7 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
   const phases: CliPhase[] = [];
   const phase = async (name: string, id: Ideal, args: string[], check?: (out: string) => void) => {
     const mark = (await portal.requests()).length;
-    const { r, wallMs, usage } = await cli([...args, "--parallel", String(o.parallel)], o.meter);
+    const { r, wallMs, usage } = await cli([...args, "--parallel", String(o.parallel)], o.meter, profileEnv(o, path, name));
     const log = (await portal.requests()).slice(mark);
     check?.(r.stdout + r.stderr);
     phases.push({ name, wallMs, log, ideal: id, commands: [{ args, wallMs }], usage });
@@ -272,6 +292,16 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
     ws.remove();
   }
   return { path, parallelDiff: o.parallelDiff, workload: w, phases };
+}
+
+/** NODE_OPTIONS that make the CLI's Node.js processes write CPU profiles in this phase, when asked to. */
+function profileEnv(o: CliBenchOptions, path: CliPath, phase: string): Record<string, string> {
+  if (!o.profile?.phases.includes(phase)) return {};
+  const dir = nodePath.join(o.profile.dir, `${path}-${phase.replace(/[^a-z0-9]+/g, "-")}`);
+  fs.mkdirSync(dir, { recursive: true });
+  // The engine stops a provider with SIGTERM: the preload turns it into an exit, which writes the profile.
+  const onTerm = nodePath.join(REPO, "bench", "profile-exit-on-term.js");
+  return { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir} -r ${onTerm}` };
 }
 
 /** The size of the stack's checkpoint in the workspace's file backend (0 when there is none yet). */

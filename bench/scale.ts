@@ -9,13 +9,15 @@
 //
 //   npm run bench:scale -- [--sizes 450,1800,4500] [--paths echo,dynamic,plugin] [--latency 50] [--parallel 16]
 //                          [--results docs/benchmark-scale.json] [--plot docs/benchmark-scale.svg] [--timeout 7200]
-//                          [--report-only]
+//                          [--backend file|postgres] [--report-only]
+//   BENCH_CPU_PROF=<dir> [--profile-phases "no-op preview,create"]: CPU profiles of the CLI's Node.js processes
 import * as fs from "fs";
 import * as os from "os";
 import * as nodePath from "path";
 import { CLI_PATHS, CliPath, CliRun, PhaseUsage, runOnCli } from "./cli-engine";
 import { countByEndpoint } from "./ideal";
 import { growthExponent, logLogSvg, Series } from "./plot";
+import { PostgresBackend, startPostgresBackend } from "./backend";
 import { startPortalProcess } from "./portal-process";
 
 /** One business unit, four consumers and four nodes per tenant, as in every other bench. */
@@ -37,9 +39,12 @@ interface PhaseRecord {
   usage?: PhaseUsage;
 }
 
+type Backend = "file" | "postgres";
+
 interface RunRecord {
   resources: number;
   path: CliPath;
+  backend?: Backend;
   latency: number;
   parallel: number;
   node: string;
@@ -73,10 +78,11 @@ const s = (ms: number) => (ms / 1000).toFixed(1);
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 const usageOf = (u: PhaseUsage | undefined, kind: string) => u?.kinds.find((k) => k.kind === kind);
 
-function record(run: CliRun, resources: number, latency: number, parallel: number, startLoad: string): RunRecord {
+function record(run: CliRun, resources: number, latency: number, parallel: number, startLoad: string, backend: Backend): RunRecord {
   return {
     resources,
     path: run.path,
+    backend,
     latency,
     parallel,
     node: process.version,
@@ -100,7 +106,7 @@ function sameCounts(a: Record<string, number>, b: Record<string, number>): boole
 }
 
 function printRun(r: RunRecord): void {
-  console.log(`\n${r.path}, ${r.resources} resources, ${r.latency} ms, load ${r.load}:`);
+  console.log(`\n${r.path}, ${r.resources} resources, ${r.latency} ms, ${r.backend ?? "file"} backend, load ${r.load}:`);
   console.log(
     "  phase          wall s  cpu s (tree: cli / lang / program / providers)   peak MB (cli / program / provider)  state MB  written MB  requests (minimum)",
   );
@@ -115,7 +121,7 @@ function printRun(r: RunRecord): void {
       ) +
         `  ${rss("cli")} / ${rss("program")} / ${rss("provider")}`.padEnd(38) +
         `${u ? mb(u.stateBytes) : "-"}`.padStart(8) +
-        `${u ? mb(u.tree.writeBytes) : "-"}`.padStart(12) +
+        `${u ? mb(u.serverWriteBytes ?? u.tree.writeBytes) : "-"}`.padStart(12) +
         `  ${p.requests} (${p.idealRequests})`,
     );
   }
@@ -125,12 +131,16 @@ function printRun(r: RunRecord): void {
 const MEASURES: Array<{ name: string; of: (p: PhaseRecord) => number | undefined }> = [
   { name: "wall", of: (p) => p.wallMs },
   { name: "cpu", of: (p) => (p.usage ? p.usage.tree.cpuUserMs + p.usage.tree.cpuSystemMs : undefined) },
-  { name: "written", of: (p) => p.usage?.tree.writeBytes },
+  { name: "written", of: (p) => p.usage?.serverWriteBytes ?? p.usage?.tree.writeBytes },
 ];
 
-function exponents(results: Results, latency: number): string[] {
+/** The runs of one latency and backend: the ones a table, an exponent or a plot compares. */
+const runsOf = (results: Results, latency: number, backend: Backend) =>
+  results.runs.filter((r) => r.latency === latency && (r.backend ?? "file") === backend);
+
+function exponents(results: Results, latency: number, backend: Backend): string[] {
   const lines: string[] = [];
-  const runs = results.runs.filter((r) => r.latency === latency);
+  const runs = runsOf(results, latency, backend);
   for (const path of CLI_PATHS) {
     const mine = runs.filter((r) => r.path === path).sort((a, b) => a.resources - b.resources);
     if (mine.length < 2) continue;
@@ -150,11 +160,12 @@ function exponents(results: Results, latency: number): string[] {
 }
 
 /** The main job against the floor, per size: no-op preview ≤ 1.3 × echo's, create ≤ 1.3 × (ideal + echo's). */
-function floorTargets(results: Results, latency: number): string[] {
+function floorTargets(results: Results, latency: number, backend: Backend): string[] {
   const lines: string[] = [];
-  const sizes = [...new Set(results.runs.map((r) => r.resources))].sort((a, b) => a - b);
+  const runs = runsOf(results, latency, backend);
+  const sizes = [...new Set(runs.map((r) => r.resources))].sort((a, b) => a - b);
   for (const n of sizes) {
-    const at = (path: CliPath) => results.runs.find((r) => r.resources === n && r.path === path && r.latency === latency);
+    const at = (path: CliPath) => runs.find((r) => r.resources === n && r.path === path);
     const echo = at("echo");
     const dyn = at("dynamic");
     if (!echo || !dyn) continue;
@@ -178,8 +189,10 @@ function floorTargets(results: Results, latency: number): string[] {
 }
 
 /** Problems with the memory bound at the largest size from 4,500 resources on (none when no such run). */
-function memoryProblems(results: Results): { lines: string[]; exceeded: boolean } {
-  const big = results.runs.filter((r) => r.resources >= 4500 && r.path === "dynamic").sort((a, b) => b.resources - a.resources)[0];
+function memoryProblems(results: Results, latency: number, backend: Backend): { lines: string[]; exceeded: boolean } {
+  const big = runsOf(results, latency, backend)
+    .filter((r) => r.resources >= 4500 && r.path === "dynamic")
+    .sort((a, b) => b.resources - a.resources)[0];
   if (!big) return { lines: ["  no dynamic run of 4,500 resources or more: the memory bound is not checked"], exceeded: false };
   const peak = (kind: string) => Math.max(0, ...big.phases.map((p) => usageOf(p.usage, kind)?.peakRssMb ?? 0));
   const lines: string[] = [];
@@ -198,10 +211,11 @@ function memoryProblems(results: Results): { lines: string[]; exceeded: boolean 
   return { lines, exceeded };
 }
 
-function plot(results: Results, latency: number, file: string): void {
-  const runs = results.runs.filter((r) => r.latency === latency);
+function plot(results: Results, latency: number, backend: Backend, file: string): void {
+  const runs = runsOf(results, latency, backend);
+  // dynamic-ts (the program under ts-node) is measured at one size, beside the compiled one: not a line.
   const series = (phase: string, measure: (p: PhaseRecord) => number | undefined): Series[] =>
-    CLI_PATHS.map((path) => ({
+    CLI_PATHS.filter((p) => p !== "dynamic-ts").map((path) => ({
       name: `${path} ${phase}`,
       points: runs
         .filter((r) => r.path === path)
@@ -213,7 +227,7 @@ function plot(results: Results, latency: number, file: string): void {
     }));
   const wall = (p: PhaseRecord) => p.wallMs / 1000;
   const svg = logLogSvg({
-    title: `Wall time by stack size on the real CLI (${latency} ms per request, file backend)`,
+    title: `Wall time by stack size on the real CLI (${latency} ms per request, ${backend} backend)`,
     xLabel: "resources in the stack",
     yLabel: "seconds, spawn to exit",
     series: [...series("create", wall), ...series("no-op preview", wall), ...series("destroy", wall)],
@@ -231,6 +245,8 @@ async function main(): Promise<void> {
   const latency = intFlag("--latency", 50);
   const parallel = intFlag("--parallel", 16);
   const timeout = intFlag("--timeout", 7200);
+  const backend = (flag("--backend") ?? "file") as Backend;
+  if (backend !== "file" && backend !== "postgres") throw new Error(`--backend: file or postgres, got ${backend}`);
   const resultsFile = nodePath.resolve(flag("--results") ?? "docs/benchmark-scale.json");
   const plotFile = nodePath.resolve(flag("--plot") ?? "docs/benchmark-scale.svg");
   const results: Results = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, "utf8")) : { runs: [] };
@@ -247,7 +263,9 @@ async function main(): Promise<void> {
       `bench:scale: sizes ${sizes.join(", ")}; paths ${paths.join(", ")}; ${latency} ms per request; --parallel ${parallel}; node ${process.version}, ${os.cpus().length} cpus, load ${load()}`,
     );
     const portal = await startPortalProcess({ nodeArgs: [] });
+    let postgres: PostgresBackend | undefined;
     try {
+      if (backend === "postgres") postgres = await startPostgresBackend();
       await portal.setFaults({ latencyMs: latency });
       for (const resources of sizes) {
         for (const path of paths) {
@@ -265,31 +283,38 @@ async function main(): Promise<void> {
               prefix: `${path[0]}${resources}`,
               deadline,
               meter: true,
+              postgres,
+              profile: process.env.BENCH_CPU_PROF
+                ? { dir: nodePath.resolve(process.env.BENCH_CPU_PROF), phases: (flag("--profile-phases") ?? "no-op preview").split(",") }
+                : undefined,
               log: (l) => console.log(l),
             },
             portal,
           );
-          const r = record(run, resources, latency, parallel, startLoad);
-          results.runs = [...results.runs.filter((x) => !(x.resources === resources && x.path === path && x.latency === latency)), r];
+          const r = record(run, resources, latency, parallel, startLoad, backend);
+          const same = (x: RunRecord) =>
+            x.resources === resources && x.path === path && x.latency === latency && (x.backend ?? "file") === backend;
+          results.runs = [...results.runs.filter((x) => !same(x)), r];
           save();
           printRun(r);
         }
       }
     } finally {
       await portal.close();
+      await postgres?.close();
     }
   } else {
-    for (const r of results.runs) printRun(r);
+    for (const r of runsOf(results, latency, backend)) printRun(r);
   }
 
   console.log(`\ngrowth exponents (k in cost ≈ a·resources^k; 1 is linear), ${latency} ms:`);
-  for (const l of exponents(results, latency)) console.log(l);
+  for (const l of exponents(results, latency, backend)) console.log(l);
   console.log("\nthe main job against the engine's floor:");
-  for (const l of floorTargets(results, latency)) console.log(l);
-  const memory = memoryProblems(results);
+  for (const l of floorTargets(results, latency, backend)) console.log(l);
+  const memory = memoryProblems(results, latency, backend);
   console.log("\nmemory:");
   for (const l of memory.lines) console.log(l);
-  plot(results, latency, plotFile);
+  plot(results, latency, backend, plotFile);
   if (memory.exceeded) process.exitCode = 1;
 }
 
