@@ -63,9 +63,10 @@ export function stacksWorkspace(
  * A workspace for a Pulumi YAML project (`program` is its Pulumi.yaml), with `pluginDir` first on PATH: where the
  * CLI finds `pulumi-resource-backupportal`, as it finds a user's plugin on PATH (the repository's bin/ by default).
  */
-export function yamlWorkspace(stack: string, program: string, pluginDir = path.join(REPO, "bin")): Workspace {
+export function yamlWorkspace(stack: string, program: string, pluginDir = path.join(REPO, "bin"), backendUrl?: string): Workspace {
   const ws = workspace({
     stack,
+    backendUrl,
     project: (dir) => {
       const project = path.join(dir, "project");
       fs.mkdirSync(project);
