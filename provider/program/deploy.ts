@@ -1,26 +1,33 @@
 // The stack program: stack config → validated tenants → resources.
-// Everything is validated (structure, then names against the portal's
-// reference data, reads only) before the first resource is declared, and every
-// problem is reported at once with its path and the fix.
+// The structure is validated before the first resource is declared, every problem at once with its path and the
+// fix. The names against the portal's reference data are the NameCheck's (resources/name-check.ts), registered
+// first: its Check reads the portal only when the names changed since the last up, and every tenant's business unit
+// depends on it, so nothing is registered under a wrong name and the program itself sends no request.
 import * as pulumi from "@pulumi/pulumi";
 import { BillingReceiver } from "../billing/component";
-import { References } from "../dynamic/references";
 // @pulumi/kubernetes is an optional peer: loaded only when the stack enables the registry or the billing receiver.
 import { k8s } from "../kubernetes";
-import { PortalClient } from "../portal/client";
 import { Registry } from "../registry/index";
+import { NameCheck } from "../resources/name-check";
 import { checkStackBlocks, StackBlocks } from "../stack-config/blocks";
 import { declareTenants, Declared } from "../tenants/declare";
 import { ConfigError, TenantsConfig } from "../tenants/model";
-import { validateNames } from "../tenants/names";
 
 /** What the program declares from: the config reader's StackConfig (../stack-config/read.ts), or a test's. */
 export interface StackSettings extends StackBlocks {
   protectBusinessUnits: boolean;
   deletionComment: string;
-  /** A client for the read-only name checks; without one they are left to each resource's check. */
-  portal?: PortalClient;
+  /** The stack file the name checks' problems name; `Pulumi.<stack>.yaml` by default. */
+  stackFile?: string;
+  /**
+   * @deprecated Not read: the names are checked by the NameCheck's Check in the provider host, through its own
+   * connection. Kept only so that callers written against the earlier program still compile.
+   */
+  portal?: unknown;
 }
+
+/** The NameCheck's name: its problems print as `... NameCheck resource 'tenants' has a problem: <line>`. */
+export const NAME_CHECK = "tenants";
 
 /** The stack's outputs: the ids the portal gave each tenant's objects, and the Kubernetes parts' addresses. */
 export interface StackOutputs {
@@ -37,16 +44,21 @@ export async function deployStack(s: StackSettings): Promise<StackOutputs> {
   const checked = checkStackBlocks({ ...s, tenants });
   if (checked.problems.length) throw new ConfigError(checked.problems);
 
-  if (s.portal) {
-    const nameProblems = await validateNames(tenants as TenantsConfig, new References(s.portal), s.rootBusinessUnitId);
-    if (nameProblems.length) throw new ConfigError(nameProblems);
-  }
+  // With no tenant there is nothing to check, and nothing that needs the portal.
+  const names = Object.keys(tenants).length
+    ? new NameCheck(NAME_CHECK, {
+        file: s.stackFile ?? `Pulumi.${pulumi.getStack()}.yaml`,
+        rootBusinessUnitId: s.rootBusinessUnitId,
+        tenants: tenants as TenantsConfig,
+      })
+    : undefined;
 
   const declared = declareTenants(tenants as TenantsConfig, {
     rootBusinessUnitId: s.rootBusinessUnitId,
     protectBusinessUnits: s.protectBusinessUnits,
     deletionComment: s.deletionComment,
     secret: s.secret,
+    tenantsDependOn: names ? [names] : [],
   });
   const outputs: StackOutputs = summarize(declared);
   if (checked.registry || checked.receiver) {

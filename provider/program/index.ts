@@ -4,13 +4,12 @@
 //   export = tenantsFromConfig();
 //
 // reads the whole stack config (../stack-config/read.ts) and declares its tenants and, when enabled, the registry
-// and the billing receiver (./deploy.ts). This repository's own program (stacks/index.ts) is that line too. A
+// and the billing receiver (./deploy.ts). This repository's own program (stacks/index.js) is that line too. A
 // config with problems fails before any resource is registered and before any request to the portal: one line per
 // problem, `Pulumi.<stack>.yaml: backup-portal:<path>: <problem>; <fix>`, and no stack trace (the SDK prints a
-// RunError's message only).
+// RunError's message only). A name the portal does not have fails at the NameCheck the program registers first, in
+// the same lines, before any business unit is registered (./deploy.ts); the program itself sends no request.
 import * as pulumi from "@pulumi/pulumi";
-import { PortalClient } from "../portal/client";
-import { PortalError } from "../portal/errors";
 import { resolveSettings } from "../portal/settings";
 import { stackFileRepeatedKeys } from "../stack-config/file";
 import { configProblemsText, readStackConfig } from "../stack-config/read";
@@ -27,20 +26,17 @@ export type { StackOutputs, StackSettings } from "./deploy";
 const isSecret = (key: string) => (pulumi.runtime as unknown as { isConfigSecret(k: string): boolean }).isConfigSecret(key);
 
 /**
- * A client for the program's read-only name checks, from the same settings the providers use; none when nothing is
- * declared that needs the portal. A connection that is not configured (nor in the environment) is one line naming
- * the stack file, before any resource: each resource's check would otherwise fail on it, with a stack trace, once
- * per resource (issue 45 item 3).
+ * The connection, when something is declared that needs the portal: the same settings the providers resolve, and
+ * no request. One that is not configured (nor in the environment) is one line naming the stack file, before any
+ * resource: each resource's check would otherwise fail on it, with a stack trace, once per resource.
  */
-function portalForChecks(config: Record<string, string>, file: string, needed: boolean): PortalClient | undefined {
-  let settings;
+function assertConnection(config: Record<string, string>, file: string, needed: boolean): void {
+  if (!needed) return;
   try {
-    settings = resolveSettings((key) => config[key]);
+    resolveSettings((key) => config[key]);
   } catch (e) {
-    if (!needed) return undefined;
     throw new pulumi.RunError(escapeControls(`${file}: ${(e as Error).message}`));
   }
-  return new PortalClient(settings);
 }
 
 /**
@@ -65,20 +61,13 @@ export function tenantsFromConfig(): () => Promise<StackOutputs> {
     const root = pulumi.runtime.getRootDirectory() || process.cwd();
     const repeated = stackFileRepeatedKeys(root, pulumi.getStack(), pulumi.getProject()).problems;
     if (!read.config || repeated.length) throw fail([...repeated, ...read.problems]);
-    const portal = portalForChecks(all, file, Object.keys(read.config.tenants).length > 0);
+    assertConnection(all, file, Object.keys(read.config.tenants).length > 0);
     try {
-      return await deployStack({ ...read.config, portal });
+      // The names against the portal are the NameCheck's: its Check's failures are the same lines, printed by the CLI.
+      return await deployStack({ ...read.config, stackFile: file });
     } catch (e) {
-      // The name checks against the portal find problems too: the same lines.
       if (e instanceof ConfigError) throw fail(e.problems);
-      // The name checks could not read the portal (a refused login, no answer, not the API): one line, as a
-      // resource's error is, with the hint that names the setting to check; not a stack trace.
-      if (e instanceof PortalError) {
-        throw new pulumi.RunError(escapeControls(`the stack config's names could not be checked against the portal: ${e.message}`));
-      }
       throw printableError(e);
-    } finally {
-      portal?.close();
     }
   };
 }

@@ -20,6 +20,11 @@ export interface DeclareOptions {
   resourceOptions?: pulumi.CustomResourceOptions;
   /** The classes to declare with: the dynamic ones by default; the plugin's Tenants component passes its own types. */
   classes?: TenantClasses;
+  /**
+   * What each tenant's business unit depends on besides its options' own (the program's NameCheck): none of them,
+   * and so nothing under one, is registered before these are, and none when one of them fails.
+   */
+  tenantsDependOn?: pulumi.Resource[];
 }
 
 export interface TenantClasses {
@@ -60,6 +65,13 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
   const out: Declared = { businessUnits: {}, consumers: {}, nodes: {}, proxies: {} };
   const base = opts.resourceOptions ?? {};
   const classes = opts.classes ?? { BusinessUnit, Consumer, Node, NodeProxy };
+  // A tenant (no parent in the block) waits for tenantsDependOn; everything else waits for its tenant through its ids.
+  const tenantDependencies = (parentName: string | undefined): pulumi.CustomResourceOptions => {
+    if (parentName !== undefined || !opts.tenantsDependOn?.length) return {};
+    // The options' own, kept (the SDK takes a list whose items are lists or outputs of them too).
+    const own = base.dependsOn === undefined ? [] : Array.isArray(base.dependsOn) ? base.dependsOn : [base.dependsOn];
+    return { dependsOn: [...own, ...opts.tenantsDependOn] as pulumi.Input<pulumi.Resource>[] };
+  };
 
   function businessUnit(
     key: string,
@@ -95,7 +107,7 @@ export function declareTenants(tenants: TenantsConfig, opts: DeclareOptions): De
         finalDeleteRequestApprover: cfg.finalDeleteRequestApprover,
         usersCanApproveOwnRequests: cfg.usersCanApproveOwnRequests,
       },
-      { ...base, protect: cfg.protect ?? opts.protectBusinessUnits, ...aliasOpts(earlier) },
+      { ...base, protect: cfg.protect ?? opts.protectBusinessUnits, ...aliasOpts(earlier), ...tenantDependencies(parentName) },
     );
     out.businessUnits[name] = bu;
 

@@ -147,6 +147,14 @@ export interface StepFailure {
   error: unknown;
 }
 
+/** A Check with failures: the engine stops the resource there (and the real CLI prints each failure). */
+export class CheckFailedError extends Error {
+  constructor(public readonly failures: Array<{ property: string; reason: string }>) {
+    super(`check failed: ${failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+    this.name = "CheckFailedError";
+  }
+}
+
 export class UpdateError extends Error {
   constructor(
     public readonly failures: StepFailure[],
@@ -495,7 +503,8 @@ export class Deployment {
   private async check(req: RegisterRequest, olds: PropertyMap, news: PropertyMap = req.inputs): Promise<PropertyMap> {
     const chk = await this.host.check(req.urn, olds, news, { preview: this.preview });
     if (chk.failures.length > 0) {
-      throw new Error(`check failed: ${chk.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+      // The failures as the provider gave them too (CheckFailedError), for a test that reads them one by one.
+      throw new CheckFailedError(chk.failures);
     }
     return annotateSecrets(chk.inputs, news);
   }

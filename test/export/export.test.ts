@@ -101,8 +101,9 @@ describe("backup-portal export", function () {
     const mark = p.emu.requests().length;
     const up = await runStack(eng, settings(tenantsOf(first.out), p.client));
     assert.deepEqual(writesSince(p.emu, mark), [], "no POST, PUT or DELETE: every object adopted as it is");
-    // 7 business units, 11 consumers, 6 nodes (two are left out for review), 2 proxy relations.
-    assert.equal(up.steps.length, 26);
+    // 7 business units, 11 consumers, 6 nodes (two are left out for review), 2 proxy relations, and the program's
+    // name check (a create that sends nothing).
+    assert.equal(up.steps.length, 27);
     assert.ok(
       up.steps.every((s) => s.op === "create"),
       JSON.stringify(up.steps.map((s) => s.op)),

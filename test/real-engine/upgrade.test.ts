@@ -1,6 +1,7 @@
 // A stack really written by release 0.2.0 under the real Pulumi CLI (scripts/make-upgrade-fixture.ts made
 // test/real-engine/fixtures/upgrade-0.2.0/), upgraded to this checkout's package: the first `pulumi up` of the
-// current stacks/ program writes nothing on the portal, and an unchanged preview after it shows no change.
+// current stacks/ program writes nothing on the portal (it creates the name check, which only reads), and an
+// unchanged preview after it shows no change.
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -9,6 +10,7 @@ import * as zlib from "node:zlib";
 import type { State } from "../../emulator";
 import { startEmulator, type Emulator } from "../support/portal";
 import { FIXTURE_DIR, FIXTURE_PORTAL_URL, NODE_PASSWORDS, NOT_SAVED, seededPortal, STACK } from "../../scripts/make-upgrade-fixture";
+import { countByEndpoint } from "../../bench/ideal";
 import type { Workspace } from "./cli";
 import { portalWrites, PORTAL_PASSWORD, setAdminPassword, stacksWorkspace } from "./project";
 
@@ -66,23 +68,34 @@ describe("real engine: a stack written by 0.2.0, upgraded to the current package
     assert.match(stackYaml, /^encryptionsalt: v1:/m);
   });
 
-  it("the first up of the current package writes nothing on the portal", async () => {
+  it("the first up of the current package writes nothing on the portal: it adds the name check, which only reads", async () => {
     const before = objects(emu.state());
     emu.clearRequests();
     const r = await ws.ok(["up", "--yes"]);
     assert.deepEqual(portalWrites(emu), []);
     assert.deepEqual(objects(emu.state()), before);
-    // Not even a step the engine counts: every resource of the state (all but its provider) is unchanged.
+    // Every resource of the state (all but its provider) is unchanged; the one step is the name check's create,
+    // which 0.2.0 did not have (provider/resources/name-check.ts).
     const resources = JSON.parse(state).deployment.resources.filter((res: { type: string }) => !res.type.startsWith("pulumi:providers:"));
     const summary = r.stdout.slice(r.stdout.lastIndexOf("Resources:"));
-    assert.match(summary, new RegExp(`^Resources:\\s+${resources.length} unchanged\\s*\\n\\s*\\n`), r.stdout);
+    assert.match(summary, new RegExp(`^Resources:\\s+\\+ 1 created\\s+${resources.length} unchanged\\s*\\n\\s*\\n`), r.stdout);
+    assert.match(r.stdout, /\+ {2}pulumi-nodejs:dynamic\/backup-portal:NameCheck tenants created/);
+    // Its reads, in each of the up's two deployments (new to the state in both), and nothing else: a token, the
+    // root, the root's children (a tenant adopts one), the time zones, operating systems, node types and the
+    // root's default server's domains and client option sets.
+    const each = [
+      "POST /v1/oauth",
+      ...["", "/bunits", "/defaultserver/domains", "/defaultserver/clientoptionsets"].map((p) => `GET /v1/bunits/{id}${p}`),
+    ];
+    const lists = ["GET /v1/timezones", "GET /v1/nodeoperatingsystems", "GET /v1/nodetypes"];
+    assert.deepEqual(countByEndpoint(emu.requests()), Object.fromEntries([...each, ...lists].map((e) => [e, 2])));
   });
 
-  it("an unchanged preview --diff after it shows no change and writes nothing", async () => {
+  it("an unchanged preview --diff after it shows no change and asks the portal nothing", async () => {
     emu.clearRequests();
     const r = await ws.ok(["preview", "--diff"]);
     assert.match(r.stdout, /\d+ unchanged/);
     assert.doesNotMatch(r.stdout, /to create|to update|to delete|to replace/);
-    assert.deepEqual(portalWrites(emu), []);
+    assert.deepEqual(emu.requests(), []);
   });
 });

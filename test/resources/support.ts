@@ -14,6 +14,8 @@ export const TYPES = {
   Consumer: "pulumi-nodejs:dynamic/backup-portal:Consumer",
   Node: "pulumi-nodejs:dynamic/backup-portal:Node",
   NodeProxy: "pulumi-nodejs:dynamic/backup-portal:NodeProxy",
+  /** The stack program's name check (provider/resources/name-check.ts). */
+  NameCheck: "pulumi-nodejs:dynamic/backup-portal:NameCheck",
 } as const;
 
 type Inputs = Record<string, unknown>;

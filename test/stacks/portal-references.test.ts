@@ -1,15 +1,15 @@
 // Issue 23, item 5: ids and names that point at the portal are named in their errors, against the emulator
-// (real HTTP). In the stack program: one problem per wrong value at its key path (the config reader prints
-// them as `backup-portal:<path>: ...`), with what the portal does have, before any resource is registered and
-// without a write; an adoptId below a tenant is left to its resource's Check, which reads it while it is new. In
+// (real HTTP). In the stack program: one problem per wrong value at its key path, a line of the name check's
+// Check (`Pulumi.<stack>.yaml: backup-portal:<path>: ...`), with what the portal does have, before any business
+// unit is registered and without a write; an adoptId below a tenant is left to its resource's Check, which reads
+// it while it is new. In
 // each resource's own Check (the TypeScript API, run by the real provider host through the engine stand-in): the
 // failure names the input key, never a bare 404 PortalError.
 import assert from "node:assert/strict";
-import { ConfigError } from "../../provider/tenants/model";
 import { businessUnit, consumer, node, nodeProxy, portalSuite, writesSince } from "../resources/support";
-import { clientFor, envFor } from "../support/portal";
+import { envFor } from "../support/portal";
 import { plant } from "../export/support";
-import { localTenants, runStack, settings } from "./support";
+import { localTenants, nameCheckProblems, runStack, settings } from "./support";
 
 const SEES_ALL = '(this account sees 1 "Reseller", 2 "Tenant A", 3 "Tenant B")';
 
@@ -17,18 +17,22 @@ describe("portal ids and names in errors (issue 23, item 5)", function () {
   this.timeout(120_000);
   const p = portalSuite();
 
-  /** A preview of the stack program that must fail on its config: its problems, path → message. */
-  async function problemsOf(tenants: unknown, extra: Parameters<typeof settings>[3] = {}) {
-    const eng = p.engine();
+  /**
+   * A preview of the stack program (its provider host connected as `user`) that must fail at its name check: the
+   * check's problems, path → message. Nothing but the check was registered, and nothing was written.
+   */
+  async function problemsOf(tenants: unknown, extra: Parameters<typeof settings>[3] = {}, user: "admin" | "tenant" = "admin") {
+    const eng = p.engine({ env: envFor(p.emu, user) });
     const mark = p.emu.requests().length;
-    const err = await runStack(eng, settings(tenants, p.client, {}, extra), true).then(
+    const err = await runStack(eng, settings(tenants, undefined, {}, extra), true).then(
       () => assert.fail("the preview went through"),
       (e: unknown) => e,
     );
-    assert.ok(err instanceof ConfigError, `a ConfigError, not ${String(err)}`);
+    const problems = nameCheckProblems(err);
+    assert.ok(problems, `the name check's problems, not ${String(err)}`);
     assert.equal(eng.state.size, 0);
     assert.deepEqual(writesSince(p.emu, mark), [], "reads only");
-    return Object.fromEntries(err.problems.map((x) => [x.path, x.message]));
+    return Object.fromEntries(problems.map((x) => [x.path, x.message]));
   }
 
   it("rootBusinessUnitId: a business unit that does not exist, with the ones the account sees; no lookup under it", async () => {
@@ -38,22 +42,23 @@ describe("portal ids and names in errors (issue 23, item 5)", function () {
   });
 
   it("rootBusinessUnitId outside the account: said so, with the one business unit it sees", async () => {
-    const tenantClient = clientFor(p.emu, "tenant");
-    try {
-      const err = await runStack(p.engine(), settings({}, tenantClient, {}, { rootBusinessUnitId: 3 }), true).then(
-        () => assert.fail("went through"),
-        (e: unknown) => e,
-      );
-      assert.ok(err instanceof ConfigError);
-      assert.deepEqual(err.problems, [
-        {
-          path: "rootBusinessUnitId",
-          message: `business unit 3 is outside what this account may reach on ${p.emu.url} (this account sees 2 "Tenant A")`,
-        },
-      ]);
-    } finally {
-      tenantClient.close();
-    }
+    const tenant = { acme: { name: "Acme", registrationNumber: "A-1", timeZone: "UTC" } };
+    const byPath = await problemsOf(tenant, { rootBusinessUnitId: 3 }, "tenant");
+    assert.deepEqual(byPath, {
+      rootBusinessUnitId: `business unit 3 is outside what this account may reach on ${p.emu.url} (this account sees 2 "Tenant A")`,
+    });
+  });
+
+  it("no tenant: nothing to check, no name check, no request", async () => {
+    const eng = p.engine();
+    const mark = p.emu.requests().length;
+    const run = await runStack(eng, settings({}, undefined, {}, { rootBusinessUnitId: 1000 }), true);
+    assert.deepEqual(
+      run.registered.map((r) => r.type),
+      [],
+      "nothing registered",
+    );
+    assert.deepEqual(p.emu.requests().slice(mark), []);
   });
 
   it("every kind at once, each at its path with the names that exist: adoptId, time zone, filters, node names", async () => {

@@ -93,21 +93,29 @@ describe("stack program (local stack) through the engine", function () {
     assert.match(`${w[0].method} ${w[0].path}`, /^PUT \/v1\/bunits\/\d+\/consumers\/\d+\/node$/);
   });
 
-  it("removing a consumer deletes exactly that consumer and its node", async () => {
+  it("removing a consumer deletes exactly that consumer and its node (and updates the name check, when a name leaves with it)", async () => {
     const eng = p.engine();
     await runStack(eng, settings(localTenants(), p.client));
     const before = p.emu.state();
     const changed = localTenants();
     delete changed.globex.consumers!.files;
+    const mark = p.emu.requests().length;
     const run = await runStack(eng, settings(changed, p.client));
     const notSame = run.steps
       .filter((s) => s.op !== "same")
       .map((s) => `${s.op} ${s.urn.split("::").slice(2).join("::")}`)
       .sort();
+    // Its node was the stack's only Windows server: the names the stack uses changed, so the name check's state
+    // takes the new ones (an update that sends nothing). The one write: the node's DELETE, which takes its consumer.
     assert.deepEqual(notSame, [
       "delete pulumi-nodejs:dynamic/backup-portal:Consumer::globex/files",
       "delete pulumi-nodejs:dynamic/backup-portal:Node::globex/files",
+      "update pulumi-nodejs:dynamic/backup-portal:NameCheck::tenants",
     ]);
+    assert.deepEqual(
+      writesSince(p.emu, mark).map((r) => `${r.method} ${r.path.replace(/\/\d+(?=\/|$)/g, "/{id}")}`),
+      ["DELETE /v1/bunits/{id}/consumers/{id}/node"],
+    );
     const after = p.emu.state();
     assert.equal(after.consumers.length, before.consumers.length - 1);
     assert.equal(after.nodes.length, before.nodes.length - 1);

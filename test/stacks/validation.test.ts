@@ -1,7 +1,9 @@
-// Invalid stack configs: each fails before any API call, naming the path and the fix.
+// Invalid stack configs: each fails before any API call, naming the path and the fix; a name the portal does not
+// have fails at the program's name check, which reads only.
 import assert from "node:assert/strict";
 import { clientFor, Emulator, startEmulator } from "../support/portal";
-import { localTenants, settings } from "./support";
+import { engines } from "../resources/support";
+import { localTenants, nameCheckProblems, runStack, settings } from "./support";
 import { deployStack } from "../../provider/program/deploy";
 import { ConfigError } from "../../provider/tenants/model";
 import { PortalClient } from "../../provider/portal";
@@ -401,9 +403,11 @@ const CASES: Array<[string, (t: Tenants) => unknown, string, RegExp]> = [
 ];
 
 describe("stack config validation", function () {
-  this.timeout(30_000);
+  this.timeout(120_000); // the name check's previews each start a provider host
   let emu: Emulator;
   let client: PortalClient;
+  const e = engines(() => emu);
+  afterEach(() => e.closeAll());
 
   before(async () => {
     emu = await startEmulator({ port: 0, quiet: true });
@@ -456,30 +460,33 @@ describe("stack config validation", function () {
     assert.deepEqual(problems, [], "no alias problem");
   });
 
-  it("checks the filters' names against the default server's lists", async () => {
+  /** The name check's problems (path → message) in a preview of `t` through the engine stand-in and the provider host. */
+  async function nameProblems(t: Tenants): Promise<Record<string, string>> {
+    const err = await runStack(e.engine(), settings(t), true).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    const problems = nameCheckProblems(err);
+    assert.ok(problems, `the name check's problems, not ${String(err)}`);
+    return Object.fromEntries(problems.map((p) => [p.path, p.message]));
+  }
+
+  it("the name check checks the filters' names against the default server's lists", async () => {
     const t = localTenants();
     t.acme.domainFilter = ["STANDARD", "7YEARS"];
     t.acme.clientOptionSetFilter = ["NO_SUCH_SET"];
-    const err = (await deployStack(settings(t, client)).then(
-      () => undefined,
-      (e: unknown) => e,
-    )) as ConfigError;
-    const byPath = Object.fromEntries(err.problems.map((p) => [p.path, p.message]));
+    const byPath = await nameProblems(t);
     assert.deepEqual(Object.keys(byPath).sort(), ["tenants.acme.clientOptionSetFilter[0]", "tenants.acme.domainFilter[1]"]);
     assert.match(byPath["tenants.acme.domainFilter[1]"], /unknown policy domain .*"7YEARS"; valid: .*STANDARD/);
   });
 
-  it("checks names against the portal with reads only, listing the valid names", async () => {
+  it("the name check checks names against the portal with reads only, listing the valid names", async () => {
     emu.clearRequests();
     const t = localTenants();
     node(t).operatingSystem = "Linuxx";
     t.globex.consumers!.files.node!.domain = "7YEARS";
     t.globex.timeZone = "Mars/Olympus";
-    const err = (await deployStack(settings(t, client)).then(
-      () => undefined,
-      (e: unknown) => e,
-    )) as ConfigError;
-    const byPath = Object.fromEntries(err.problems.map((p) => [p.path, p.message]));
+    const byPath = await nameProblems(t);
     assert.match(byPath["tenants.acme.consumers.web01.node.operatingSystem"], /unknown operating system "Linuxx"; valid: .*Linux/);
     assert.match(byPath["tenants.globex.consumers.files.node.domain"], /unknown policy domain .* "7YEARS"; valid: .*STANDARD.*1YEAR/);
     assert.match(byPath["tenants.globex.timeZone"], /unknown time zone .*"Mars\/Olympus"; valid: .*W\. Europe Standard Time/);
