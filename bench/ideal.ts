@@ -48,14 +48,42 @@ export function ideal(byEndpoint: Record<string, number>, depth: number, o: Idea
   return { byEndpoint: clean, total, depth, wallMs: Math.max((total * o.latency) / o.parallel, depth * o.latency) };
 }
 
-export function idealCreate(o: IdealOptions): Ideal {
+/**
+ * The stack program's name check (provider/resources/name-check.ts), per deployment in which the tenants' names
+ * changed (every deployment of a create: the state has no check yet): validateNames' reads that the resources' own
+ * Checks in the same provider host do not make, the root business unit and its default server's domains and client
+ * option sets. Its token and its other lists (time zones, operating systems, node types) are the ones the Checks read
+ * anyway, read once per host. A deployment whose names the state holds checked reads nothing for it.
+ */
+export function nameCheckReads(deployments: number): Record<string, number> {
+  return {
+    [`GET ${B}`]: deployments,
+    [`GET ${B}/defaultserver/domains`]: deployments,
+    [`GET ${B}/defaultserver/clientoptionsets`]: deployments,
+  };
+}
+
+/** Requests by endpoint, summed. */
+function plus(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+/**
+ * The create: the resources' own requests, and with `nameCheck` (the stacks/ program, the dynamic path on the CLI)
+ * the name check's reads too, as its own line (nameCheckReads).
+ */
+export function idealCreate(o: IdealOptions, opts: { nameCheck?: boolean } = {}): Ideal {
   const n = o.tenants;
   const c = n * o.consumers;
   // `pulumi up` is two deployments, each with a fresh provider host: the preview's Checks resolve the names they
   // can (the business units' ids are still unknown), then the update's Checks do it again.
   const deployments = 2;
+  // The name check's reads; in each deployment the root's read comes before its lists, and the tenants wait for it.
+  const names = opts.nameCheck ? nameCheckReads(deployments) : {};
   return ideal(
-    {
+    plus(names, {
       [TOKEN]: deployments,
       // Reference data, read once per deployment (time zones for the business units; OS and node types for the nodes)...
       "GET /v1/timezones": deployments,
@@ -76,8 +104,8 @@ export function idealCreate(o: IdealOptions): Ideal {
       [`GET ${C}/node`]: o.passwords ? 0 : c,
       // preview: token → reference data; then the update: token → time zones → business unit → consumer → node →
       // password (or, without one, the read of the chosen password after) → activation
-    },
-    2 + 7,
+    }),
+    2 + 7 + (opts.nameCheck ? deployments : 0),
     o,
   );
 }
