@@ -12,7 +12,7 @@ import {
   STACK_CONSUMER_FIELDS,
   STACK_NODE_FIELDS,
 } from "./fields";
-import { BusinessUnitConfig, ConsumerConfig, NodeConfig, Problem, TenantsConfig } from "./model";
+import { BusinessUnitConfig, ConsumerConfig, NodeConfig, Problem } from "./model";
 import { NOT_A_SECRET_HERE, qualified, setSecretHint } from "../rules/stack-config";
 
 type Add = (path: string, message: string) => void;

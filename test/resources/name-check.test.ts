@@ -136,14 +136,18 @@ describe("the stack program's name check", function () {
   it("Check: another portal or account checks again; a portal that cannot be read is one line, not a stack trace", async () => {
     const good = await check.check({}, news(localTenants()));
     resetConnection();
-    const tenant = { ...stackConfigFor(s.emu.url), "backup-portal:username": "tenant", "backup-portal:password": "tenant" };
+    const tenant: Record<string, string> = {
+      ...stackConfigFor(s.emu.url),
+      "backup-portal:username": "tenant",
+      "backup-portal:password": "tenant",
+    };
     configure({ get: (k) => tenant[k] });
     const other = await check.check(good.inputs!, news(localTenants()));
     assert.notEqual(other.inputs!.digest, good.inputs!.digest);
     assert.match(other.failures![0].reason, /rootBusinessUnitId: business unit 1 is outside what this account may reach/);
 
     resetConnection();
-    const refused = { ...stackConfigFor(s.emu.url), "backup-portal:password": "not-the-password" };
+    const refused: Record<string, string> = { ...stackConfigFor(s.emu.url), "backup-portal:password": "not-the-password" };
     configure({ get: (k) => refused[k] });
     const r = await check.check({}, news(localTenants()));
     assert.equal(r.failures!.length, 1);
