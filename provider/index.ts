@@ -18,7 +18,7 @@ export { registrationUserData, mintRegistrationToken } from "./registration";
 export { RegistrationBroker } from "./broker/component";
 
 // Tenants as data: the stack program, for a project whose `index.ts` is `export = tenantsFromConfig();`.
-export { tenantsFromConfig } from "./program";
+export { plainStackTraces, tenantsFromConfig } from "./program";
 export type { StackOutputs } from "./program";
 
 // Everything else, by capability.

@@ -17,8 +17,10 @@ import { ConfigError, Problem } from "../tenants/model";
 import { deployStack, StackOutputs } from "./deploy";
 import { nodeSupportWarning } from "../node-support";
 import { escapeControls, printableError } from "../text/controls";
+import { plainStackTraces } from "./stack-traces";
 
 export { deployStack } from "./deploy";
+export { plainStackTraces } from "./stack-traces";
 export type { StackOutputs, StackSettings } from "./deploy";
 
 // The SDK's own answer (from the secret keys the CLI hands the program); exported by its runtime but not declared
@@ -45,6 +47,8 @@ function assertConnection(config: Record<string, string>, file: string, needed: 
  * the runtime calls it and awaits its outputs.
  */
 export function tenantsFromConfig(): () => Promise<StackOutputs> {
+  // The program's process is the runtime's: the SDK's stack trace per resource and per output costs the least so.
+  plainStackTraces();
   // A function, not a promise made at load: the SDK awaits what it returns, so a refused config is one handled
   // error (a rejected promise made at load is first "unhandled" and then handled late, and Node warns about it).
   return async () => {
