@@ -10,5 +10,6 @@
 
 /** Puts V8's own stack-trace formatting back for this process. */
 export function plainStackTraces(): void {
-  Error.prepareStackTrace = undefined;
+  // Node's typings declare the hook as always there; V8 formats by itself when it is not.
+  (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
 }
