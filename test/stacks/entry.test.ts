@@ -1,16 +1,18 @@
 // The program's entry point (Pulumi.yaml main: stacks/index.js) reads the stack's config
 // as Pulumi hands it over: structured tenants, numbers and booleans as text,
-// secrets, and the portal connection for its read-only name checks.
+// secrets, and the portal connection its name check's Check uses in the provider host.
 import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import { installMocks, valueOf } from "../support/mocks";
 import { ORIGIN, startEmulator } from "../support/portal";
 import { localStackConfig } from "./support";
+import { namesOf } from "../../provider/tenants/names";
+import type { TenantsConfig } from "../../provider/tenants/model";
 
 describe("stack program entry point (stacks/index.js)", function () {
   this.timeout(60_000);
 
-  it("declares the local stack from its config file, checking names against the portal", async () => {
+  it("declares the local stack from its config file, its names handed to the name check first, asking the portal nothing", async () => {
     const emu = await startEmulator({ port: 0, quiet: true });
     try {
       const recorded = await installMocks();
@@ -25,20 +27,18 @@ describe("stack program entry point (stacks/index.js)", function () {
       const outputs = await (require("../../stacks/index") as () => Promise<Record<string, pulumi.Output<unknown>>>)();
       const ids = await valueOf(outputs.businessUnitIds as pulumi.Output<Record<string, unknown>>);
       assert.deepEqual(Object.keys(ids).sort(), ["acme", "acme/acme-labs", "globex"]);
-      for (let i = 0; i < 200 && recorded.length < 14; i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 200 && recorded.length < 15; i++) await new Promise((r) => setTimeout(r, 25));
       const types = recorded.map((r) => r.type);
       assert.equal(types.filter((t) => t.endsWith(":Node")).length, 5);
       assert.equal(types.filter((t) => t.endsWith(":NodeProxy")).length, 1);
-      const reads = emu
-        .requests()
-        .filter((r) => r.method === "GET")
-        .map((r) => r.path);
-      assert.ok(reads.includes("/v1/nodeoperatingsystems") && reads.includes("/v1/timezones"), "names were checked against the portal");
+      // The names go to the name check, registered before every tenant; its Check reads them in the provider host.
+      const check = recorded.filter((r) => r.type.endsWith(":NameCheck"));
       assert.deepEqual(
-        emu.requests().filter((r) => r.method !== "GET" && r.path !== "/v1/oauth"),
-        [],
-        "and nothing was written",
+        check.map((r) => [r.name, r.inputs.file, r.inputs.rootBusinessUnitId, r.inputs.tenants]),
+        [["tenants", "Pulumi.test.yaml", 1, namesOf(localStackConfig()["backup-portal:tenants"] as TenantsConfig)]],
       );
+      assert.ok(recorded.indexOf(check[0]) < recorded.findIndex((r) => r.type.endsWith(":BusinessUnit")), "before the tenants");
+      assert.deepEqual(emu.requests(), [], "the program itself asks the portal nothing");
       assert.equal(ORIGIN, config["backup-portal:origin"]);
     } finally {
       pulumi.runtime.setAllConfig({});
