@@ -23,7 +23,7 @@ import * as nodePath from "path";
 import { performance } from "perf_hooks";
 import type { RequestLogEntry } from "../emulator";
 import { REPO, Workspace } from "../test/real-engine/cli";
-import { stacksWorkspace, yamlWorkspace } from "../test/real-engine/project";
+import { nodeWorkspace, stacksWorkspace, yamlWorkspace } from "../test/real-engine/project";
 import { ORIGIN } from "../test/support/portal";
 import { Ideal, ideal, idealCreate, idealDestroy, idealRefresh } from "./ideal";
 import type { PortalHandle } from "./portal-process";
@@ -31,8 +31,8 @@ import type { PostgresBackend } from "./backend";
 import { KindUsage, SessionSampler } from "./process-tree";
 import { exactlyOnce, workload, Workload } from "./workload";
 
-export type CliPath = "dynamic" | "dynamic-ts" | "plugin" | "echo";
-export const CLI_PATHS: CliPath[] = ["dynamic", "dynamic-ts", "plugin", "echo"];
+export type CliPath = "dynamic" | "dynamic-ts" | "plugin" | "echo" | "echo-node";
+export const CLI_PATHS: CliPath[] = ["dynamic", "dynamic-ts", "plugin", "echo", "echo-node"];
 
 export interface CliBenchOptions {
   tenants: number;
@@ -53,6 +53,8 @@ export interface CliBenchOptions {
   meter?: boolean;
   /** The state in PostgreSQL (bench/backend.ts) instead of a file backend in the workspace. */
   postgres?: PostgresBackend;
+  /** PULUMI_SKIP_CHECKPOINTS=true: the state written once per command instead of after every step. */
+  skipCheckpoints?: boolean;
   /**
    * CPU profiles of every Node.js process the CLI starts (the program, the provider hosts) in the phases named,
    * written to `<dir>/<path>-<phase>/`; profiling costs CPU itself, so a profiled phase's figures are not results.
@@ -99,13 +101,20 @@ export interface CliRun {
   phases: CliPhase[];
 }
 
+/**
+ * The most `backup-portal:tenants` JSON the bench puts in a stack file. The Node.js language host hands the program
+ * the whole config in one environment variable, which Linux caps at 128 KiB (docs/stack-config.md): beyond it the
+ * program takes the same tenants from a file instead (test/real-engine/project.ts, `tenantsFile`).
+ */
+export const TENANTS_IN_CONFIG_MAX = 100_000;
+
 const PASSWORD_KEY = (tsmName: string) => `pw${tsmName.replace(/[^A-Za-z0-9]/g, "")}`;
 const nodePassword = (tsmName: string) => `Pw-${tsmName}-x9`;
 
 const NODE = { operatingSystem: "Linux", type: "File server", domain: "STANDARD", clientOptionSet: "DEDUP_AND_COMPRESS", cpuCount: 2 };
 
-/** The stacks/ program's stack file for the workload (the password secrets are set by the bench, not in the file). */
-export function stackFileFor(w: Workload, url: string, passwords: boolean): string {
+/** The workload's `backup-portal:tenants` block. */
+export function tenantsFor(w: Workload, passwords: boolean): Record<string, unknown> {
   const tenants: Record<string, unknown> = {};
   w.tenants.forEach((t, i) => {
     tenants[t.name] = {
@@ -120,6 +129,15 @@ export function stackFileFor(w: Workload, url: string, passwords: boolean): stri
       ),
     };
   });
+  return tenants;
+}
+
+/**
+ * The stacks/ program's stack file for the workload (the password secrets are set by the bench, not in the file);
+ * without `tenants` when the program takes them from a file (TENANTS_IN_CONFIG_MAX).
+ */
+export function stackFileFor(w: Workload, url: string, passwords: boolean, withTenants = true): string {
+  const tenants = tenantsFor(w, passwords);
   return [
     "config:",
     `  backup-portal:url: ${url}`,
@@ -129,7 +147,7 @@ export function stackFileFor(w: Workload, url: string, passwords: boolean): stri
     `  backup-portal:rootBusinessUnitId: ${w.parentId}`,
     "  backup-portal:protectBusinessUnits: false",
     // JSON is YAML: every name is quoted, so yaml.v3 reads each as the string it is.
-    `  backup-portal:tenants: ${JSON.stringify(tenants)}`,
+    ...(withTenants ? [`  backup-portal:tenants: ${JSON.stringify(tenants)}`] : []),
     "",
   ].join("\n");
 }
@@ -164,6 +182,33 @@ export function yamlProgramFor(w: Workload, passwords: boolean): string {
   return JSON.stringify({ name: "bench", runtime: "yaml", resources }, null, 1) + "\n";
 }
 
+/**
+ * The same resources declared by a Node.js program (plain JavaScript, the SDK's CustomResource with the plugin's
+ * types) for the echo provider: what the Node.js runtime and SDK cost by themselves, the floor of any program in
+ * TypeScript or JavaScript, as the YAML program on the echo provider is the engine's. Stack traces as the stacks/
+ * program formats them (provider/program/stack-traces.ts).
+ */
+export function nodeProgramFor(w: Workload, passwords: boolean): string {
+  const tenants = w.tenants.map((t, i) => ({
+    name: t.name,
+    registrationNumber: `R-${i}`,
+    consumers: t.consumers.map((c) => ({ name: c.name, tsmName: c.tsmName, ...(passwords ? { password: nodePassword(c.tsmName) } : {}) })),
+  }));
+  return [
+    `Error.prepareStackTrace = undefined;`,
+    `const pulumi = require("@pulumi/pulumi");`,
+    `const NODE = ${JSON.stringify(NODE)};`,
+    `for (const t of ${JSON.stringify(tenants)}) {`,
+    `  const bu = new pulumi.CustomResource("backupportal:index:BusinessUnit", t.name, { parentId: ${w.parentId}, name: t.name, registrationNumber: t.registrationNumber, timeZone: "W. Europe Standard Time" });`,
+    `  for (const c of t.consumers) {`,
+    `    const consumer = new pulumi.CustomResource("backupportal:index:Consumer", t.name + "-" + c.name, { businessUnitId: bu.id, name: c.name, nodeName: c.tsmName });`,
+    `    new pulumi.CustomResource("backupportal:index:Node", t.name + "-" + c.name + "-node", { businessUnitId: bu.id, consumerId: consumer.id, ...NODE, tsmName: c.tsmName, ...(c.password ? { tsmPassword: pulumi.secret(c.password) } : {}) });`,
+    `  }`,
+    `}`,
+    ``,
+  ].join("\n");
+}
+
 /** A folder holding `pulumi-resource-backupportal` that starts the echo provider. */
 function echoPluginDir(dir: string): string {
   const bin = nodePath.join(dir, "echo-bin");
@@ -184,19 +229,29 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
   const stack = "bench";
   let ws: Workspace;
   const dynamic = path === "dynamic" || path === "dynamic-ts";
+  const scratch = fs.mkdtempSync(nodePath.join(os.tmpdir(), "bench-plugin-"));
   if (dynamic) {
-    ws = stacksWorkspace(stack, stackFileFor(w, portal.url, o.passwords), {
+    const tenants = JSON.stringify(tenantsFor(w, o.passwords));
+    const fromFile = tenants.length > TENANTS_IN_CONFIG_MAX;
+    if (fromFile && path === "dynamic-ts") throw new Error("dynamic-ts: the tenants are too many for one stack file's config");
+    if (fromFile) say(`  the tenants (${tenants.length} bytes of JSON) from a file: the stack config would exceed the runtime's limit`);
+    ws = stacksWorkspace(stack, stackFileFor(w, portal.url, o.passwords, !fromFile), {
       program: path === "dynamic" ? "js" : "ts",
       backendUrl: o.postgres?.url,
+      ...(fromFile ? { tenantsJson: tenants } : {}),
     });
+  } else if (path === "echo-node") {
+    ws = nodeWorkspace(stack, nodeProgramFor(w, o.passwords), echoPluginDir(scratch), o.postgres?.url);
   } else {
-    const scratch = fs.mkdtempSync(nodePath.join(os.tmpdir(), "bench-plugin-"));
     const pluginDir = path === "echo" ? echoPluginDir(scratch) : nodePath.join(REPO, "bin");
     ws = yamlWorkspace(stack, yamlProgramFor(w, o.passwords), pluginDir, o.postgres?.url);
-    const remove = ws.remove;
-    ws.remove = () => (remove(), fs.rmSync(scratch, { recursive: true, force: true }));
   }
-  const env: Record<string, string> = o.parallelDiff ? { PULUMI_PARALLEL_DIFF: "true" } : {};
+  const remove = ws.remove;
+  ws.remove = () => (remove(), fs.rmSync(scratch, { recursive: true, force: true }));
+  const env: Record<string, string> = {
+    ...(o.parallelDiff ? { PULUMI_PARALLEL_DIFF: "true" } : {}),
+    ...(o.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {}),
+  };
   const timeoutMs = () => {
     const left = o.deadline - Date.now();
     if (left <= 1000) throw new Error(`no time left for the next CLI command (--timeout)`);
@@ -272,7 +327,7 @@ export async function runOnCli(path: CliPath, o: CliBenchOptions, portal: Portal
       await ws.ok(["config", "set-all", "--json", JSON.stringify(batch)], { timeoutMs: timeoutMs() });
     }
 
-    const requests = path !== "echo";
+    const requests = path !== "echo" && path !== "echo-node";
     await phase("create", idealCreate(io), ["up", "--yes"]);
     if (requests) {
       const check = exactlyOnce(await portal.state(), w);

@@ -15,7 +15,7 @@ import { REPO, workspace, Workspace } from "./cli";
 export function stacksWorkspace(
   stack: string,
   stackYaml: string,
-  opts: { checkout?: string; program?: "ts" | "js"; backendUrl?: string } = {},
+  opts: { checkout?: string; program?: "ts" | "js"; backendUrl?: string; tenantsJson?: string } = {},
 ): Workspace {
   return workspace({
     stack,
@@ -29,6 +29,21 @@ export function stacksWorkspace(
       if (opts.checkout) {
         // Another checkout's stacks/ program (an earlier release in a git worktree), as that release ran it.
         main = path.join(opts.checkout, "stacks", program === "js" ? "index.js" : "index.ts");
+      } else if (program === "js" && opts.tenantsJson !== undefined) {
+        // `backup-portal:tenants` from tenants.json instead of the stack file: the Node.js host hands the program the
+        // whole config in one environment variable, capped at 128 KiB on Linux (docs/stack-config.md). The bench's
+        // stacks of thousands of resources run the same program so.
+        main = "index.js";
+        fs.writeFileSync(path.join(project, "tenants.json"), opts.tenantsJson);
+        fs.writeFileSync(
+          path.join(project, "index.js"),
+          [
+            `require("@pulumi/pulumi").runtime.setConfig("backup-portal:tenants", require("fs").readFileSync(__dirname + "/tenants.json", "utf8"));`,
+            `module.exports = require(${JSON.stringify(path.join(REPO, "dist", "provider", "program"))}).tenantsFromConfig();`,
+            "",
+          ].join("\n"),
+        );
+        fs.symlinkSync(path.join(REPO, "node_modules"), path.join(project, "node_modules"));
       } else if (program === "js") {
         main = path.join(REPO, "stacks", "index.js");
       } else {
@@ -71,6 +86,30 @@ export function yamlWorkspace(stack: string, program: string, pluginDir = path.j
       const project = path.join(dir, "project");
       fs.mkdirSync(project);
       fs.writeFileSync(path.join(project, "Pulumi.yaml"), program);
+      return project;
+    },
+  });
+  ws.env.PATH = [pluginDir, ws.env.PATH].join(path.delimiter);
+  return ws;
+}
+
+/**
+ * A workspace for a Node.js project whose program is `program` (plain JavaScript, run as it is), with this
+ * repository's node_modules and `pluginDir` first on PATH, as yamlWorkspace: the bench's Node.js floor.
+ */
+export function nodeWorkspace(stack: string, program: string, pluginDir: string, backendUrl?: string): Workspace {
+  const ws = workspace({
+    stack,
+    backendUrl,
+    project: (dir) => {
+      const project = path.join(dir, "project");
+      fs.mkdirSync(project);
+      fs.writeFileSync(path.join(project, "index.js"), program);
+      fs.writeFileSync(
+        path.join(project, "Pulumi.yaml"),
+        "name: bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
+      );
+      fs.symlinkSync(path.join(REPO, "node_modules"), path.join(project, "node_modules"));
       return project;
     },
   });
