@@ -84,7 +84,8 @@ describe("real engine: examples/tenants-as-data from the packed package", functi
       deployment: { resources: { type: string; outputs?: { __provider?: string } }[] };
     };
     const dynamic = exported.deployment.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/"));
-    assert.equal(dynamic.length, 5, dynamic.map((r) => r.type).join(", "));
+    // 2 business units, 2 consumers, a node, and the program's name check.
+    assert.equal(dynamic.length, 6, dynamic.map((r) => r.type).join(", "));
     for (const r of dynamic) {
       assert.match(r.outputs?.__provider ?? "", /require\("backup-portal-pulumi\/dist\/provider\/resources\/[a-z-]+"\)/, r.type);
     }
