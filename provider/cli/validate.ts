@@ -9,6 +9,7 @@ import { PortalClient } from "../portal/client";
 import { cliHints } from "../portal/hints";
 import { maskUrl } from "../http/mask-url";
 import { resolveSettings, SETTING_SOURCES } from "../portal/settings";
+import { stackFileSizeProblem } from "../stack-config/config-size";
 import { projectNameOf, readProject, readStackFile, StackFile, stackFilesOf, StackFileError } from "../stack-config/file";
 import { formatConfigProblems } from "../stack-config/problems";
 import { Problem, TenantsConfig } from "../tenants/model";
@@ -24,7 +25,8 @@ export const COMMAND: CommandSpec = {
   usage: ["backup-portal validate [Pulumi.<stack>.yaml | --stack <name>] [--offline] [--timeout <seconds>]"],
   about: `Checks a stack file as the stack program checks it before its first resource, without the Pulumi
 CLI: every backup-portal: key against the table, the tenants, the registry and the billing receiver by their
-rules, and numbers the Pulumi CLI would read otherwise. One line per problem: the file, the key path and the
+rules, numbers the Pulumi CLI would read otherwise, and the config's size: the Node.js runtime gets it in one
+environment variable, which Linux caps at 131072 bytes. One line per problem: the file, the key path and the
 fix. secure: values are secrets it cannot decrypt: it counts them as set. With a portal connection (the
 file's own backup-portal:url, origin, clientId and username, then BACKUP_PORTAL_*; with --stack its secrets
 through the Pulumi CLI) it also checks, reading only, what the program checks on the portal:
@@ -154,8 +156,11 @@ export function run(argv: string[], given: ValidateIo = processIo): Promise<numb
       // Deferred: loads the Pulumi SDK (the program's reader hands secrets on as its secret outputs).
       const { readStackConfig } = await import("../stack-config/read");
       const read = readStackConfig(stackFile.source);
-      // The file's own problems (what the CLI would read otherwise) and the reader's, each once.
-      const problems = [...new Map([...stackFile.problems, ...read.problems].map((p) => [`${p.path}\n${p.message}`, p])).values()];
+      // A config larger than one environment variable may hold: the Node.js runtime cannot start the program at all.
+      const size = stackFileSizeProblem(fs.readFileSync(stackFile.file, "utf8"), shown, projectNameOf(stackFile.file, cwd));
+      // The file's own problems (what the CLI would read otherwise), the reader's and the size, each once.
+      const all = [...stackFile.problems, ...read.problems, ...(size ? [size] : [])];
+      const problems = [...new Map(all.map((p) => [`${p.path}\n${p.message}`, p])).values()];
       if (!read.config || problems.length) {
         for (const line of formatConfigProblems(shown, problems)) io.out(`${line}\n`);
         io.err(`${shown}: ${problems.length} problem${problems.length === 1 ? "" : "s"}; the portal was not asked (fix these first)\n`);
