@@ -9,7 +9,7 @@
 //
 //   npm run bench:scale -- [--sizes 450,1800,4500] [--paths echo,dynamic,plugin] [--latency 50] [--parallel 16]
 //                          [--results docs/benchmark-scale.json] [--plot docs/benchmark-scale.svg] [--timeout 7200]
-//                          [--backend file|postgres|file-skip-checkpoints] [--passwords] [--report-only]
+//                          [--backend file|postgres|file-skip-checkpoints] [--passwords] [--report-only] [--markdown]
 //   BENCH_CPU_PROF=<dir> [--profile-phases "no-op preview,create"]: CPU profiles of the CLI's Node.js processes
 import * as fs from "fs";
 import * as os from "os";
@@ -134,6 +134,27 @@ function printRun(r: RunRecord): void {
   }
 }
 
+/** The runs as one Markdown table (`--markdown`): what docs/benchmark.md shows, as the bench printed it. */
+function markdownTable(runs: RunRecord[]): string[] {
+  const lines = [
+    "| resources | path | phase | wall s | CPU s: tree (CLI / language host / program / providers) | peak RSS MB: CLI / program / provider | state MB | written MB | requests (minimum) |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  const order = (p: CliPath) => ["echo", "echo-node", "dynamic", "dynamic-ts", "plugin"].indexOf(p);
+  for (const r of [...runs].sort((a, b) => a.resources - b.resources || order(a.path) - order(b.path))) {
+    for (const p of r.phases) {
+      const u = p.usage;
+      const cpu = (k: string) => s(usageOf(u, k)?.cpuMs ?? 0);
+      const rss = (k: string) => (usageOf(u, k)?.peakRssMb ?? 0).toFixed(0);
+      lines.push(
+        `| ${r.resources} | ${r.path} | ${p.name} | ${s(p.wallMs)} | ${u ? s(u.tree.cpuUserMs + u.tree.cpuSystemMs) : "-"} (${cpu("cli")} / ${cpu("language host")} / ${cpu("program")} / ${cpu("provider")}) | ` +
+          `${rss("cli")} / ${rss("program")} / ${rss("provider")} | ${u ? mb(u.stateBytes) : "-"} | ${u ? mb(u.serverWriteBytes ?? u.tree.writeBytes) : "-"} | ${p.requests} (${p.idealRequests}) |`,
+      );
+    }
+  }
+  return lines;
+}
+
 /** The figure of a phase that a growth exponent is taken of. */
 const MEASURES: Array<{ name: string; of: (p: PhaseRecord) => number | undefined }> = [
   { name: "wall", of: (p) => p.wallMs },
@@ -145,7 +166,7 @@ const MEASURES: Array<{ name: string; of: (p: PhaseRecord) => number | undefined
 const runsOf = (results: Results, latency: number, backend: Backend) =>
   results.runs.filter((r) => r.latency === latency && (r.backend ?? "file") === backend);
 
-function exponents(results: Results, latency: number, backend: Backend): string[] {
+function exponents(results: Results, latency: number, backend: Backend, markdown = false): string[] {
   const lines: string[] = [];
   const runs = runsOf(results, latency, backend);
   for (const path of CLI_PATHS) {
@@ -158,9 +179,14 @@ function exponents(results: Results, latency: number, backend: Backend): string[
           return v === undefined || v <= 0 ? [] : [[r.resources, v] as [number, number]];
         });
         const k = growthExponent(pts);
-        return `${m.name} ${k === undefined ? "-" : k.toFixed(2)}`;
+        return markdown ? (k === undefined ? "-" : k.toFixed(2)) : `${m.name} ${k === undefined ? "-" : k.toFixed(2)}`;
       });
-      lines.push(`  ${path.padEnd(8)} ${phase.padEnd(14)} ${parts.join("  ")}  (sizes ${mine.map((r) => r.resources).join(", ")})`);
+      const sizes = mine.map((r) => r.resources).join(", ");
+      lines.push(
+        markdown
+          ? `| ${path} | ${phase} | ${parts.join(" | ")} | ${sizes} |`
+          : `  ${path.padEnd(8)} ${phase.padEnd(14)} ${parts.join("  ")}  (sizes ${sizes})`,
+      );
     }
   }
   return lines;
@@ -329,6 +355,13 @@ async function main(): Promise<void> {
     for (const r of runsOf(results, latency, backend)) printRun(r);
   }
 
+  if (process.argv.includes("--markdown")) {
+    console.log("");
+    for (const l of markdownTable(runsOf(results, latency, backend))) console.log(l);
+    console.log(`\n| path | phase | ${MEASURES.map((m) => `k of ${m.name}`).join(" | ")} | sizes |`);
+    console.log(`|---|---|${MEASURES.map(() => "---|").join("")}---|`);
+    for (const l of exponents(results, latency, backend, true)) console.log(l);
+  }
   console.log(`\ngrowth exponents (k in cost ≈ a·resources^k; 1 is linear), ${latency} ms:`);
   for (const l of exponents(results, latency, backend)) console.log(l);
   console.log("\nthe main job against the engine's floor:");
