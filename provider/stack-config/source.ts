@@ -62,13 +62,45 @@ const ownEntries = (doc: Document, project: string) =>
  * `backup-portal:tenants:` in project backup-portal), each spelling with its line when `text` is given.
  */
 export function repeatedKeyProblems(doc: Document, project: string = NAMESPACE, text?: string): Problem[] {
-  const byName = new Map<string, Spelling[]>();
-  const lineAt = (offset: number | undefined) =>
-    text === undefined || offset === undefined ? undefined : text.slice(0, offset).split("\n").length;
+  const byName = new Map<string, Array<{ written: string; offset?: number }>>();
   for (const e of ownEntries(doc, project)) {
-    byName.set(e.name, [...(byName.get(e.name) ?? []), { written: e.written, line: lineAt(e.offset) }]);
+    const spellings = byName.get(e.name);
+    if (spellings) spellings.push({ written: e.written, offset: e.offset });
+    else byName.set(e.name, [{ written: e.written, offset: e.offset }]);
   }
-  return [...byName].flatMap(([name, spellings]) => (spellings.length > 1 ? [{ path: name, message: repeatedKeyProblem(spellings) }] : []));
+  // Lines only for the keys written twice, from one index of where lines start: a stack file holds a key per
+  // node's password, and counting the lines before each of them again would grow with the square of the file.
+  let starts: number[] | undefined;
+  const lineAt = (offset: number | undefined): number | undefined => {
+    if (text === undefined || offset === undefined) return undefined;
+    starts ??= lineStarts(text);
+    return linesUpTo(starts, offset);
+  };
+  return [...byName].flatMap(([name, written]) =>
+    written.length > 1
+      ? [{ path: name, message: repeatedKeyProblem(written.map((s): Spelling => ({ written: s.written, line: lineAt(s.offset) }))) }]
+      : [],
+  );
+}
+
+/** Where each line of `text` starts (after each "\n"), in order. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+/** The line `offset` is on (from 1), as `text.slice(0, offset).split("\n").length` counts it. */
+function linesUpTo(starts: number[], offset: number): number {
+  // The number of line starts at or before `offset` (a start at the offset itself: the "\n" before it is counted).
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid] <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The leading-zero numbers of a stack file's `backup-portal:` keys, by key path (`tenants.acme.adoptId`). */
