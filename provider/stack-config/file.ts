@@ -12,6 +12,7 @@ import { NAMESPACE } from "../rules/stack-config";
 import { Problem } from "../tenants/model";
 import type { ConfigSource } from "./read";
 import { cliReadingProblems, repeatedKeyProblems } from "./source";
+import { parseYamlDocument } from "./yaml-document";
 
 /** A stack file that could not be read as one: one line, naming the file. */
 export class StackFileError extends Error {}
@@ -46,7 +47,7 @@ export function parseStackFile(
 ): { config: Record<string, unknown>; problems: Problem[] } {
   const body = text.replace(/^\uFEFF/, "");
   // `<<: *base` merges the map it names, as yaml.v3 (the CLI's reader) does.
-  const doc = parseDocument(body, { merge: true });
+  const doc = parseYamlDocument(body, { merge: true });
   const error = doc.errors[0];
   if (error) {
     const at = error.linePos?.[0] ? ` (line ${error.linePos[0].line})` : "";
@@ -108,7 +109,7 @@ export function stackFileRepeatedKeys(root: string, stack: string, project: stri
   } catch {
     return { file, problems: [] };
   }
-  const doc = parseDocument(text);
+  const doc = parseYamlDocument(text);
   return { file, problems: doc.errors.length ? [] : repeatedKeyProblems(doc as unknown as Document, project, text) };
 }
 
