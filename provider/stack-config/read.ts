@@ -151,9 +151,12 @@ export function checkNamespace(src: ConfigSource): NamespaceCheck {
     if (problem) problems.push({ path, message: problem });
     if (problem) reservedSecretPaths.add(path);
   }
-  const known = [...new Set([...Object.keys(STACK_CONFIG_KEYS), ...named.map((s) => s.key)])];
+  // A Set: every node's password is a key here, and a list would be searched once per key of the namespace.
+  const known = new Set([...Object.keys(STACK_CONFIG_KEYS), ...named.map((s) => s.key)]);
+  let candidates: string[] | undefined;
   for (const key of raw.keys()) {
-    if (!known.includes(key)) problems.push({ path: key, message: unknownKeyMessage(key, known, src.isSecret(qualified(key))) });
+    if (!known.has(key))
+      problems.push({ path: key, message: unknownKeyMessage(key, (candidates ??= [...known]), src.isSecret(qualified(key))) });
   }
   return { problems, values, reservedSecretPaths };
 }
