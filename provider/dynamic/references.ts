@@ -165,7 +165,7 @@ export class References {
    * MisplacedObjectError naming its parent.
    */
   async childOf(parentId: number, id: number): Promise<Named> {
-    const listed = (await this.children(parentId)).find((c) => c.id === id);
+    const listed = (await this.byId(`children:${parentId}`, () => this.children(parentId))).get(id);
     if (listed) return listed;
     const unit = await this.businessUnit(id);
     if (unit.parentId !== parentId) throw new MisplacedObjectError(unit, parentId);
@@ -185,7 +185,20 @@ export class References {
    * MissingObjectError.
    */
   async consumerOf(bunitId: number, id: number): Promise<Named> {
-    return (await this.consumers(bunitId)).find((c) => c.id === id) ?? this.consumer(bunitId, id);
+    return (await this.byId(`consumers:${bunitId}`, () => this.consumers(bunitId))).get(id) ?? this.consumer(bunitId, id);
+  }
+
+  /**
+   * The list `key` reads, by id (the first of an id, as a search of the list finds it): a stack of 1,500 tenants
+   * asks for each of them in the one list of the root's children, and a search per tenant would grow with the
+   * square of the tenants. Made once per list read, and forgotten with it.
+   */
+  private byId(key: string, list: () => Promise<Named[]>): Promise<Map<number, Named>> {
+    return this.memo(`${key}:byId`, async () => {
+      const index = new Map<number, Named>();
+      for (const item of await list()) if (!index.has(item.id)) index.set(item.id, item);
+      return index;
+    });
   }
 
   /** Consumer `id` of business unit `bunitId`; MissingObjectError (with the consumers it has) when there is none. */
