@@ -8,7 +8,7 @@
 // is ever added (a second resource for one object would fight the first on every up, and removing it would delete
 // the object); nor, without outputs, any while an entry without adoptId matches nothing (it may be that object,
 // renamed or moved on the portal).
-import { Document, isAlias, isMap, isScalar, isSeq, Node as YamlNode, Pair, parseDocument, YAMLMap } from "yaml";
+import { Document, isAlias, isMap, isScalar, isSeq, Node as YamlNode, Pair, YAMLMap } from "yaml";
 import { matchReference, ReferenceKind } from "../dynamic/references";
 import { sameValue } from "../dynamic/values";
 import { FieldTable, portalId } from "../rules/fields";
@@ -16,6 +16,7 @@ import { cliConfigKey } from "../rules/config-keys";
 import { MAX_CONFIG_DEPTH, NAMESPACE } from "../rules/stack-config";
 import { configProblemsText } from "../stack-config/problems";
 import { cliReadingProblems } from "../stack-config/source";
+import { parseYamlDocument } from "../stack-config/yaml-document";
 import { STACK_BUSINESS_UNIT_FIELDS, STACK_CONSUMER_FIELDS, STACK_NODE_FIELDS } from "../tenants/fields";
 import { repeatedAdoptIdProblems } from "../tenants/validate";
 import type { ManagedIds } from "./managed";
@@ -65,7 +66,7 @@ function indentOf(text: string): Layout {
 
 type Kind = "business unit" | "consumer";
 
-interface FileEntry {
+export interface FileEntry {
   key: string;
   /** Key path, e.g. tenants.acme.consumers.web. */
   path: string;
@@ -85,7 +86,7 @@ interface FileUnit extends FileEntry {
   consumers: FileEntry[];
 }
 
-interface PortalEntry {
+export interface PortalEntry {
   id: number;
   name: unknown;
   key: string;
@@ -121,6 +122,81 @@ const idOf = (v: OutValue | undefined) => Number(v);
 const shown = (v: unknown) => JSON.stringify(v);
 const what = (kind: Kind, e: PortalEntry) => `${kind} ${e.id}${e.name === undefined ? "" : ` (${shown(e.name)})`}`;
 const HOW_OUTPUTS = "give --stack-outputs <file> (`pulumi stack output --json` of the stack)";
+
+/**
+ * One level's entries and objects paired: by id; else by name, when exactly one entry without an id and one
+ * object not held elsewhere (`notHeld`, asked once for each object no entry holds by id, in order) have it. Returns
+ * the objects left over that nothing holds; the entries of their names are marked ambiguous.
+ */
+export function bindLevel<F extends FileEntry, P extends PortalEntry>(file: F[], portal: P[], notHeld: (p: P) => boolean): P[] {
+  // By id: the entries holding each id, in the file's order (a search of the whole level for each object would
+  // grow with the square of the tenants).
+  const byId = new Map<number, F[]>();
+  for (const e of file) {
+    if (e.id === undefined) continue;
+    const same = byId.get(e.id);
+    if (same) same.push(e);
+    else byId.set(e.id, [e]);
+  }
+  const free: P[] = [];
+  for (const p of portal) {
+    const f = byId.get(p.id)?.find((e) => !e.bound);
+    if (f) f.bound = p;
+    else if (notHeld(p)) free.push(p);
+  }
+  return bindByName(file, free);
+}
+
+/** Whether a name compares as its text (sameValue: text and numbers), so that names can be grouped by it. */
+const plainName = (v: unknown) => typeof v === "string" || typeof v === "number";
+
+/**
+ * The objects no id bound, each bound to the one entry without an id that has its name when it alone has it
+ * and no other object does; the others returned, and the entries of their name marked ambiguous.
+ */
+function bindByName<F extends FileEntry, P extends PortalEntry>(file: F[], free: P[]): P[] {
+  const left: P[] = [];
+  const unnamed = file.filter((e) => e.id === undefined);
+  // A name of another kind (a list, a map: only a file can hold one) is compared one by one, as sameValue does.
+  if (!free.every((p) => p.name === undefined || plainName(p.name)) || !unnamed.every((e) => plainName(e.name))) {
+    for (const p of free) {
+      const named = (e: { name: unknown }) => p.name !== undefined && e.name !== undefined && sameValue(e.name, p.name);
+      const entries = unnamed.filter((e) => !e.bound && named(e));
+      const objects = free.filter(named);
+      if (entries.length === 1 && objects.length === 1) entries[0].bound = p;
+      else {
+        for (const e of entries) e.ambiguous = { objects, entries };
+        left.push(p);
+      }
+    }
+    return left;
+  }
+  // Text and numbers: grouped by their text, each group in the order of its list.
+  const group = <T extends { name: unknown }>(list: T[]): Map<string, T[]> => {
+    const by = new Map<string, T[]>();
+    for (const x of list) {
+      if (x.name === undefined) continue;
+      const key = String(x.name);
+      const same = by.get(key);
+      if (same) same.push(x);
+      else by.set(key, [x]);
+    }
+    return by;
+  };
+  const entriesByName = group(unnamed);
+  const objectsByName = group(free);
+  for (const p of free) {
+    const key = p.name === undefined ? undefined : String(p.name);
+    const entries = key === undefined ? [] : (entriesByName.get(key) ?? []).filter((e) => !e.bound);
+    const objects = key === undefined ? [] : [...objectsByName.get(key)!];
+    if (entries.length === 1 && objects.length === 1) entries[0].bound = p;
+    else {
+      for (const e of entries) e.ambiguous = { objects, entries };
+      left.push(p);
+    }
+  }
+  return left;
+}
 
 class Merger {
   readonly added: string[] = [];
@@ -292,24 +368,14 @@ class Merger {
    * said by the entry that holds it, or here when only the outputs hold it.
    */
   private bind<F extends FileEntry, P extends PortalEntry>(kind: Kind, file: F[], portal: P[], path: string): P[] {
-    const free: P[] = [];
-    for (const p of portal) {
-      const f = file.find((e) => e.id === p.id && !e.bound);
-      if (f) f.bound = p;
-      else if (this.notHeld(kind, p, `${path}.${p.key}`)) free.push(p);
-    }
-    const left: P[] = [];
-    for (const p of free) {
-      const named = (e: { name: unknown }) => p.name !== undefined && e.name !== undefined && sameValue(e.name, p.name);
-      const entries = file.filter((e) => e.id === undefined && !e.bound && named(e));
-      const objects = free.filter(named);
-      if (entries.length === 1 && objects.length === 1) entries[0].bound = p;
-      else {
-        for (const e of entries) e.ambiguous = { objects, entries };
-        left.push(p);
-      }
-    }
-    return left;
+    return bindLevel(file, portal, (p) => this.notHeld(kind, p, `${path}.${p.key}`));
+  }
+
+  /** Which entry of `file` each object is bound to. */
+  private boundTo<F extends FileEntry>(file: F[]): Map<PortalEntry, F> {
+    const to = new Map<PortalEntry, F>();
+    for (const e of file) if (e.bound && !to.has(e.bound)) to.set(e.bound, e);
+    return to;
   }
 
   differ(path: string, message: string): void {
@@ -344,8 +410,9 @@ class Merger {
   units(file: FileUnit[], portal: PortalUnit[], path: string, fileMap: YAMLMap | undefined, owner?: FileUnit): void {
     const left = this.bind("business unit", file, portal, path);
     if (left.length) this.missing.push({ path, file: fileMap, owner, units: left });
+    const bound = this.boundTo(file);
     for (const p of portal) {
-      const f = file.find((e) => e.bound === p);
+      const f = bound.get(p);
       if (!f) continue;
       this.compare(f.map, f.key, p.out, STACK_BUSINESS_UNIT_FIELDS, f.path);
       this.consumers(f, p);
@@ -358,6 +425,7 @@ class Merger {
   /** Consumers, in the portal's order, are compared, never added: one on the portal and not in the file is listed. */
   private consumers(f: FileUnit, p: PortalUnit): void {
     const left = new Set(this.bind("consumer", f.consumers, p.consumers, `${f.path}.consumers`));
+    const bound = this.boundTo(f.consumers);
     for (const pc of p.consumers) {
       if (left.has(pc)) {
         this.differ(
@@ -366,7 +434,7 @@ class Merger {
         );
         continue;
       }
-      const c = f.consumers.find((e) => e.bound === pc);
+      const c = bound.get(pc);
       if (!c?.bound) continue; // held by an entry elsewhere: that entry says so
       this.compare(c.map, c.key, c.bound.out, STACK_CONSUMER_FIELDS, c.path);
       const node = c.bound.out.get("node") as OutMap | undefined;
@@ -393,11 +461,13 @@ class Merger {
     );
     const list = f.map.get("proxies");
     const filePairs = new Set<string>();
+    const byKey = new Map<unknown, FileEntry>();
+    for (const c of f.consumers) if (!byKey.has(c.key)) byKey.set(c.key, c);
     (isSeq(list) ? list.items : []).forEach((raw, i) => {
       const item = isAlias(raw) ? raw.resolve(this.doc) : raw;
       if (!isMap(item)) return;
       const [agent, target] = [this.valueAt(item, "agent"), this.valueAt(item, "target")];
-      const [a, t] = [f.consumers.find((c) => c.key === agent), f.consumers.find((c) => c.key === target)];
+      const [a, t] = [byKey.get(agent), byKey.get(target)];
       filePairs.add(`${String(agent)}\u0000${String(target)}`);
       // A relation whose consumer is gone is said at the consumer; one whose node export left out, by export.
       if (!a?.bound || !t?.bound || !a.bound.out.get("node") || !t.bound.out.get("node")) return;
@@ -628,7 +698,7 @@ export function mergeInto(
   const bom = fileText.startsWith("\uFEFF") ? "\uFEFF" : "";
   const text = fileText.slice(bom.length);
   // `<<: *base` merges the map it names, as yaml.v3 (the CLI's reader) does.
-  const doc = parseDocument(text, { merge: true }) as unknown as Document;
+  const doc = parseYamlDocument(text, { merge: true }) as unknown as Document;
   if (doc.errors.length) throw new MergeError(`${fileName}: not YAML the merge can read: ${doc.errors[0].message.split("\n")[0]}`);
   // A key written twice (`tenants:` and `backup-portal:tenants:`) is among these: the CLI reads one at random.
   const misread = cliReadingProblems(doc, project, text);
