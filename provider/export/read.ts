@@ -56,7 +56,10 @@ export class TreeError extends Error {
 /** Runs at most `limit` reads at once. */
 function limiter(limit: number) {
   let active = 0;
-  const waiting: Array<() => void> = [];
+  // A queue read from `head` on: every read of the tree waits here at first, and a shift would move the rest of
+  // the queue each time once the array is large.
+  let waiting: Array<(() => void) | undefined> = [];
+  let head = 0;
   return async <T>(work: () => Promise<T>): Promise<T> => {
     if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
     active++;
@@ -64,7 +67,13 @@ function limiter(limit: number) {
       return await work();
     } finally {
       active--;
-      waiting.shift()?.();
+      const next = waiting[head];
+      if (next) waiting[head++] = undefined;
+      if (head === waiting.length) {
+        waiting = [];
+        head = 0;
+      }
+      next?.();
     }
   };
 }
