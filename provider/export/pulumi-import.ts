@@ -6,6 +6,7 @@
 // never drops a value Read returns), so its review line stands for the generated code: the plugin refuses it at
 // preview until it is fixed. No text of the portal reaches the file: names come from the keys (slugs), ids are
 // numbers.
+import { freeNumbered } from "./keys";
 import { Exported, Review } from "./map";
 import { OutMap } from "./out";
 import { tokenOfName } from "../plugin/package";
@@ -154,12 +155,12 @@ export function toImportFile(
   const nameTable: Record<string, string> = provider ? { [provider.name]: provider.urn } : {};
   const walk: Walk = { resources: [], reviews: [] };
   const taken = new Set<string>();
+  const numberedFrom = new Map<string, number>();
   /** Stack-config path of each object → its import name, for the review notes. */
   const byPath = new Map<string, string>();
   const add = (spec: ResourceSpec, path: string, logicalName: string, kind: string, id: string, parent?: string): string => {
     const base = camel(logicalName, kind) + (spec === NODE ? "Node" : spec === NODE_PROXY ? "Proxy" : "");
-    let name = base;
-    for (let n = 2; taken.has(name); n++) name = `${base}${n}`;
+    const name = taken.has(base) ? freeNumbered(taken, numberedFrom, base, (n) => `${base}${n}`) : base;
     taken.add(name);
     byPath.set(path, name);
     const type = tokenOfName(spec.name);
