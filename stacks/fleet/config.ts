@@ -4,9 +4,10 @@
 // one deployment, and a copy in every group stack would fight over one namespace.
 import * as fs from "fs";
 import * as path from "path";
-import { Document, isMap, isScalar, parseDocument } from "yaml";
+import { Document, isMap, isScalar } from "yaml";
 import { stackYamlText } from "../../provider/export/stack-yaml";
 import { parseStackFile, readProject, shortStack, STACK_FILE, stackFilePath } from "../../provider/stack-config/file";
+import { parseYamlDocument } from "../../provider/stack-config/yaml-document";
 import { configProblemsText } from "../../provider/stack-config/read";
 import { TenantsConfig } from "../../provider/tenants/model";
 import { walkBusinessUnits } from "../../provider/tenants/validate";
@@ -91,22 +92,39 @@ export interface FleetConfigOptions {
  * Keys are namespaced; the result is deterministic (sorted keys).
  */
 export function fleetStackConfig(base: BaseConfig, groupTenants: TenantsConfig, opts: FleetConfigOptions = {}): ConfigMap {
-  const out: ConfigMap = {};
+  return fleetStackConfigs(base, { group: groupTenants }, opts).group;
+}
+
+/**
+ * fleetStackConfig of every group at once: the base and the secrets are read once, not once per group (the base
+ * of a fleet holds every node's password, so reading it for each group grows with groups times tenants).
+ */
+export function fleetStackConfigs(
+  base: BaseConfig,
+  groups: Record<string, TenantsConfig>,
+  opts: FleetConfigOptions = {},
+): Record<string, ConfigMap> {
+  const plain: Array<[string, ConfigValue]> = [];
   for (const [rawKey, v] of Object.entries(base ?? {})) {
     const key = normalizeKey(rawKey);
     if (BASE_ONLY_KEYS.includes(key) || v === null || v === undefined || isSecure(v)) continue;
-    out[key] = { value: plainValue(v) };
+    plain.push([key, { value: plainValue(v) }]);
   }
-  const sorted: TenantsConfig = {};
-  for (const k of Object.keys(groupTenants ?? {}).sort()) sorted[k] = groupTenants[k];
-  out[TENANTS_KEY] = { value: JSON.stringify(sorted) };
-
   const secrets = new Map(Object.entries(opts.secrets ?? {}).map(([k, v]) => [normalizeKey(k), v]));
-  for (const key of [PASSWORD_KEY, ...referencedSecrets(groupTenants)]) {
-    const value = secrets.get(key);
-    if (value !== undefined) out[key] = { value, secret: true };
+  const configs: Record<string, ConfigMap> = {};
+  for (const [group, groupTenants] of Object.entries(groups)) {
+    const out: ConfigMap = {};
+    for (const [key, value] of plain) out[key] = { ...value };
+    const sorted: TenantsConfig = {};
+    for (const k of Object.keys(groupTenants ?? {}).sort()) sorted[k] = groupTenants[k];
+    out[TENANTS_KEY] = { value: JSON.stringify(sorted) };
+    for (const key of [PASSWORD_KEY, ...referencedSecrets(groupTenants)]) {
+      const value = secrets.get(key);
+      if (value !== undefined) out[key] = { value, secret: true };
+    }
+    configs[group] = Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
   }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+  return configs;
 }
 
 /** The tenants of a group's config (parsed back from `backup-portal:tenants`). */
@@ -149,7 +167,7 @@ export function stackConfigPath(workDir: string, stackName: string): string {
  * come from the portal, and every reader, the CLI's yaml.v3 first, must read each of them back as the same string.
  */
 export function writePlainConfig(file: string, values: Record<string, string>): void {
-  const doc: Document = parseDocument(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
+  const doc: Document = parseYamlDocument(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
   if (doc.contents === null) doc.contents = doc.createNode({});
   if (doc.errors.length || !isMap(doc.contents)) throw new Error(`${file}: not a stack file the fleet can add its config to`);
   // `config:` with nothing under it (its keys removed or commented out) is no config yet, as the CLI reads it.

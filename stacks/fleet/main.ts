@@ -14,7 +14,7 @@ import { validateTenants } from "../../provider/tenants/validate";
 import {
   BaseConfig,
   ConfigMap,
-  fleetStackConfig,
+  fleetStackConfigs,
   neededSecureKeys,
   normalizeKey,
   readStackConfigFile,
@@ -249,8 +249,7 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     if (command === "operator") {
       const repo = flags.get("repo");
       if (typeof repo !== "string") throw new UsageError("operator needs --repo <git url of this project>");
-      const configs: Record<string, ConfigMap> = {};
-      for (const [g, ts] of Object.entries(groups)) configs[g] = fleetStackConfig(base, ts);
+      const configs: Record<string, ConfigMap> = fleetStackConfigs(base, groups);
       const branch = flags.get("branch");
       const namespace = flags.get("namespace");
       out(
@@ -312,9 +311,8 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
         );
       }
     }
-    const configs: Record<string, ConfigMap> = {};
-    for (const [g, ts] of Object.entries(groups)) configs[g] = fleetStackConfig(base, ts, { secrets });
-    if (prune) for (const g of stale) configs[g] = fleetStackConfig(base, {}, { secrets });
+    const configs: Record<string, ConfigMap> = fleetStackConfigs(base, groups, { secrets });
+    if (prune) Object.assign(configs, fleetStackConfigs(base, Object.fromEntries(stale.map((g) => [g, {}])), { secrets }));
     const unresolved = [...new Set(Object.values(groups).flatMap(referencedSecrets))].filter((k) => secrets[k] === undefined);
     if (unresolved.length) {
       err(
