@@ -1,26 +1,40 @@
-// README step 1 in a project made as a user makes one (issue 45 item 9): `npm init -y` (package.json `"main":
-// "index.js"`), README's own index.ts and its `npm pkg set main=...` line, read out of README.md, under the real
-// Pulumi CLI against the emulator. Without that line the preview warns that the entry point is missing and prints
-// a DEP0128 deprecation warning; with it, neither. The package is linked from this checkout (as npm links a folder).
+// README step 1 in a project made as a user makes one: `npm init -y` (package.json `"main": "index.js"`), README's
+// own index.js (the ```js block) and its Pulumi.yaml (the ```yaml block, `typescript: false`, no `main`), read out of
+// README.md, under the real Pulumi CLI against the emulator. The program runs as it is, from the entry npm init
+// wrote: no "Could not find entry point" and no DEP0128 deprecation warning, an `up` makes the tenant, and the
+// preview after it plans nothing and writes nothing. The package is linked from this checkout (as npm links a
+// folder), with @pulumi/pulumi and nothing else: no typescript, no tsconfig.json.
 import { strict as assert } from "node:assert";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import YAML from "yaml";
 import { REPO, workspace, Workspace } from "./cli";
 import { connectionYaml, emulatorSuite, PORTAL_PASSWORD, portalWrites, setAdminPassword } from "./project";
 
 const README = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
 
-/** README step 1: its index.ts (the ```ts block) and its `npm pkg set main=...` command. */
-function stepOne(): { program: string; command: string[] } {
+/** README step 1: its index.js (the ```js block) and its Pulumi.yaml (the ```yaml block). */
+function stepOne(): { program: string; pulumiYaml: string } {
   const step = README.slice(README.indexOf("1. **Install.**"), README.indexOf("2. **Connect.**"));
-  const program = /```ts\n([\s\S]*?)```/.exec(step)?.[1].replace(/^ {3}/gm, "");
-  const command = /`(npm pkg set main=\S+)`/.exec(step)?.[1];
-  assert.ok(program && command, "README step 1 has the program and the npm pkg set line");
-  return { program, command: command.split(" ") };
+  const block = (lang: string) => new RegExp("```" + lang + "\\n([\\s\\S]*?)```").exec(step)?.[1].replace(/^ {3}/gm, "");
+  const program = block("js");
+  const pulumiYaml = block("yaml");
+  assert.ok(program && pulumiYaml, "README step 1 has the program (```js) and its Pulumi.yaml (```yaml)");
+  return { program, pulumiYaml };
 }
 
-const WARNINGS = /Could not find entry point|DeprecationWarning/;
+const WARNINGS = /Could not find entry point|DeprecationWarning|DEP0128/;
+
+const TENANTS = [
+  "  backup-portal:protectBusinessUnits: false",
+  "  backup-portal:tenants:",
+  "    acme:",
+  "      name: Acme AB",
+  '      registrationNumber: "556677-8899"',
+  "      timeZone: W. Europe Standard Time",
+  "",
+].join("\n");
 
 describe("real engine: README step 1 in an `npm init -y` project", function () {
   this.timeout(10 * 60_000);
@@ -31,40 +45,55 @@ describe("real engine: README step 1 in an `npm init -y` project", function () {
     return suite.keep(
       workspace({
         stack: "dev",
-        stackYaml: connectionYaml(suite.emu, "  backup-portal:tenants: {}\n"),
+        stackYaml: connectionYaml(suite.emu, TENANTS),
         project: (dir) => {
           const p = path.join(dir, "project");
           fs.mkdirSync(p);
           const init = spawnSync("npm", ["init", "-y"], { cwd: p, encoding: "utf8", timeout: 60_000 });
           assert.equal(init.status, 0, init.stderr);
           assert.equal(JSON.parse(fs.readFileSync(path.join(p, "package.json"), "utf8")).main, "index.js", "npm init -y's entry");
-          fs.writeFileSync(path.join(p, "Pulumi.yaml"), "name: my-tenants\nruntime: nodejs\n");
-          fs.writeFileSync(path.join(p, "index.ts"), stepOne().program);
+          const { program, pulumiYaml } = stepOne();
+          fs.writeFileSync(path.join(p, "Pulumi.yaml"), pulumiYaml);
+          fs.writeFileSync(path.join(p, "index.js"), program);
           const modules = path.join(p, "node_modules");
           fs.mkdirSync(path.join(modules, "@pulumi"), { recursive: true });
           fs.symlinkSync(REPO, path.join(modules, "backup-portal-pulumi"), "dir");
-          for (const dep of ["@pulumi/pulumi", "typescript"])
-            fs.symlinkSync(path.join(REPO, "node_modules", dep), path.join(modules, dep), "dir");
+          fs.symlinkSync(path.join(REPO, "node_modules", "@pulumi", "pulumi"), path.join(modules, "@pulumi", "pulumi"), "dir");
           return p;
         },
       }),
     );
   }
 
-  it("with README's npm pkg set line the preview runs index.ts with no warning; without it, both warnings", async () => {
+  it("README's index.js and Pulumi.yaml run from npm init's entry with no warning; the preview after the up plans nothing", async () => {
     const ws = project();
+    // What README says the project needs: JavaScript as it is, and no `main` of its own (package.json's is right).
+    const yaml = YAML.parse(fs.readFileSync(path.join(ws.project, "Pulumi.yaml"), "utf8")) as {
+      runtime: { name: string; options?: { typescript?: boolean } };
+      main?: string;
+    };
+    assert.deepEqual([yaml.runtime.name, yaml.runtime.options?.typescript, yaml.main], ["nodejs", false, undefined]);
+
     await ws.ok(["stack", "init"]);
     await ws.setSecret("backup-portal:password", PORTAL_PASSWORD);
-    const before = await ws.ok(["preview"]);
-    assert.match(before.stdout + before.stderr, /Could not find entry point 'index.js'/);
-    assert.match(before.stdout + before.stderr, /DEP0128/);
+    const first = await ws.ok(["preview"]);
+    assert.doesNotMatch(first.stdout + first.stderr, WARNINGS);
+    assert.match(first.stdout, /BusinessUnit\s+acme\s+create/);
 
-    const [npm, ...args] = stepOne().command;
-    const set = spawnSync(npm, args, { cwd: ws.project, encoding: "utf8", timeout: 60_000 });
-    assert.equal(set.status, 0, set.stderr);
-    const after = await ws.ok(["preview"]);
-    assert.doesNotMatch(after.stdout + after.stderr, WARNINGS);
-    assert.match(after.stdout, /pulumi:pulumi:Stack/);
+    const up = await ws.ok(["up", "--yes"]);
+    assert.doesNotMatch(up.stdout + up.stderr, WARNINGS);
+    assert.ok(
+      suite.emu.state().businessUnits.some((b) => b.name === "Acme AB"),
+      "the tenant on the portal",
+    );
+
+    suite.emu.clearRequests();
+    const again = await ws.ok(["preview", "--json"]);
+    assert.doesNotMatch(again.stdout + again.stderr, WARNINGS);
+    const digest = JSON.parse(again.stdout) as { steps?: { op: string; urn: string }[]; changeSummary?: Record<string, number> };
+    const changes = (digest.steps ?? []).filter((s) => s.op !== "same").map((s) => `${s.op} ${s.urn}`);
+    assert.deepEqual(changes, [], "the second preview plans nothing");
+    assert.deepEqual(Object.keys(digest.changeSummary ?? {}), ["same"], JSON.stringify(digest.changeSummary));
     assert.deepEqual(portalWrites(suite.emu), []);
   });
 });
