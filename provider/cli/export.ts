@@ -8,7 +8,9 @@ import { exportPortal, leftOutLine, summaryLine } from "../export";
 import { loadStackOutputs, ManagedIds } from "../export/managed";
 import { mergeInto, MergeError, mergeReport } from "../export/merge";
 import { usesCrlf } from "../export/splice";
+import { stackFileSizeProblem } from "../stack-config/config-size";
 import { projectNameOf, readProject, STACK_FILE, StackFileError } from "../stack-config/file";
+import { formatConfigProblems } from "../stack-config/problems";
 import { CliIo, DATA_EPILOG, processIo, Progress, progressWanted, runCommand, TIMEOUT_OPTION, UsageError } from "./output";
 import { escapeControls } from "../text/controls";
 import { CommandSpec, existingPath, fileToWrite, parseCommandArgs, usageFailure, Values } from "./args";
@@ -486,6 +488,28 @@ export function run(argv: string[], given: ExportIo = processIo): Promise<number
         io.err(`${line}\n`);
       }
     }
+    // A stack file the Node.js runtime cannot start (its config over one environment variable's limit): written all
+    // the same, since the reads behind it are the adoption's work, and said in one line with exit 1.
+    const tooLarge = format === PULUMI_IMPORT ? undefined : sizeLine(text, target, cwd);
+    if (tooLarge) {
+      io.err(`${COMMAND.label}: ${tooLarge}\n`);
+      return 1;
+    }
     return 0;
   });
+}
+
+/**
+ * The line for an exported or merged stack file (`target`, stdout when undefined) whose config the Node.js runtime
+ * cannot take in PULUMI_CONFIG (provider/rules/config-env.ts); undefined when it fits.
+ */
+function sizeLine(text: string, target: string | undefined, cwd: string): string | undefined {
+  const shown = target === undefined ? "Pulumi.<stack>.yaml" : path.relative(cwd, path.resolve(cwd, target)) || target;
+  const namespace = target === undefined ? readProject(cwd)?.name : projectNameOf(target, cwd);
+  const problem = stackFileSizeProblem(text, shown, namespace);
+  if (!problem) return undefined;
+  const [line] = formatConfigProblems(shown, [problem]);
+  // The fleet's command ends the line, to be copied as it is.
+  const where = target === undefined ? "on stdout" : "written";
+  return `${where} all the same (the reads are kept); split it before its first preview: ${line}`;
 }

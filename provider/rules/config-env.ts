@@ -249,8 +249,8 @@ export function configSizeProblem(size: ConfigSize, file: string): string | unde
     ` over Linux's ${grouped(ENV_STRING_MAX_BYTES)} for one environment variable: pulumi preview and up fail with "argument list too long"`;
   if (fit && fit.maxTenants >= 1) {
     return (
-      `${what}; split the tenants into group stacks with the fleet: ${fleetCommand(file, fit.groups)} (${FLEET_DOCS}),` +
-      ` or keep this file to ${grouped(fit.maxTenants)} tenants or fewer`
+      `${what}; split the tenants into group stacks with the fleet, or keep this file to ${grouped(fit.maxTenants)} tenants` +
+      ` or fewer; the fleet's grouping (${FLEET_DOCS}): ${fleetCommand(file, fit.groups)}`
     );
   }
   if (fit) {
