@@ -297,7 +297,14 @@ async function main(): Promise<void> {
   const resultsFile = nodePath.resolve(flag("--results") ?? "docs/benchmark-scale.json");
   const plotFile = nodePath.resolve(flag("--plot") ?? "docs/benchmark-scale.svg");
   const results: Results = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, "utf8")) : { runs: [] };
-  const save = () => fs.writeFileSync(resultsFile, JSON.stringify(results, null, 1) + "\n");
+  // Another run may have saved to the same file meanwhile: its runs are kept, this run's replace their own.
+  const save = () => {
+    const now: Results = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, "utf8")) : { runs: [] };
+    const key = (r: RunRecord) => `${r.resources}|${r.path}|${r.latency}|${r.backend ?? "file"}`;
+    const mine = new Map(results.runs.map((r) => [key(r), r]));
+    results.runs = [...now.runs.filter((r) => !mine.has(key(r))), ...mine.values()];
+    fs.writeFileSync(resultsFile, JSON.stringify(results, null, 1) + "\n");
+  };
 
   if (!process.argv.includes("--report-only")) {
     const deadline = Date.now() + timeout * 1000 - 5_000;
