@@ -8,7 +8,7 @@ import pulumi from "@pulumi/eslint-plugin";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "reports/", ".stryker-tmp*/", ".pulumi-local/", ".emulator-data/", "tmp/"] },
+  { ignores: ["dist/", "node_modules/", "reports/", ".stryker-tmp*/", ".pulumi-local/", ".emulator-data/", "tmp/", "examples/*/bin/"] },
   {
     files: ["**/*.js", "**/*.cjs"],
     extends: [js.configs.recommended],

@@ -5,7 +5,8 @@
 # package's providers (Configure, Check). Checks that the tarball holds no test, bench,
 # emulator or stack file, and that the program's tree holds one copy of the SDK. Compiles every entry point's
 # declarations strictly without @pulumi/kubernetes (an optional peer) and with it, and installs each example as its
-# README says (the tarballs, from a copy of examples/<name>) and compiles it with its own tsconfig.json; neither
+# README says (the tarballs, from a copy of examples/<name>) and compiles it with its own tsconfig.json (by its
+# `npm run build` when it has one; a JavaScript example has nothing to compile); neither
 # with skipLibCheck, which would hide a declaration that names a package the user does not have. Needs the npm
 # registry. Prints "pack-smoke: ok" or the first failure; exit 0 or 1.
 set -euo pipefail
@@ -67,7 +68,7 @@ echo "pack-smoke: the declarations resolve under moduleResolution node and node1
 
 # The examples, installed as their READMEs say from this repository: a copy of examples/<name> next to the
 # tarballs (`npm install ../../<tarball>`), the plugin's TypeScript SDK packed as docs/plugin.md says; then `tsc`
-# with the example's own tsconfig.json, as `pulumi up` type-checks the program.
+# with the example's own tsconfig.json, as `pulumi up` type-checks the program, or its `npm run build`.
 sdk="$work/sdk-nodejs"
 mkdir "$sdk"
 cp "$root/sdk/nodejs/package.json" "$root/sdk/nodejs/README.md" "$sdk/"
@@ -81,8 +82,21 @@ for example in typescript-resources tenants-as-data registry sdk-typescript; do
   package="$(basename "$tarball")"; [ "$example" = sdk-typescript ] && package="$sdk_tarball"
   (cd "$copy" && npm install --no-audit --no-fund --loglevel=error "../../$package" >/dev/null) ||
     { echo "pack-smoke: npm install ../../$package in examples/$example failed (above)"; exit 1; }
-  (cd "$copy" && ./node_modules/.bin/tsc --noEmit -p .) ||
-    { echo "pack-smoke: examples/$example does not compile with its tsconfig.json after the install (above)"; exit 1; }
-  echo "pack-smoke: examples/$example installs $package and compiles (strict, no skipLibCheck)"
+  main="$(sed -n 's/^main: *//p' "$copy/Pulumi.yaml")"
+  if [ ! -f "$copy/tsconfig.json" ]; then
+    # Plain JavaScript (typescript: false): nothing to compile; the program's package resolves from the install.
+    (cd "$copy" && node -e 'if (typeof require("backup-portal-pulumi").tenantsFromConfig !== "function") process.exit(1)') ||
+      { echo "pack-smoke: examples/$example: backup-portal-pulumi does not resolve from its install (above)"; exit 1; }
+    echo "pack-smoke: examples/$example installs $package; its $main needs no compiling"
+  elif node -e 'process.exit(require(process.argv[1]).scripts?.build ? 0 : 1)' "$copy/package.json"; then
+    # Compiled ahead (typescript: false): `npm run build` writes what Pulumi.yaml's main names.
+    (cd "$copy" && npm run build --silent && test -f "$main") ||
+      { echo "pack-smoke: examples/$example: npm run build does not write $main after the install (above)"; exit 1; }
+    echo "pack-smoke: examples/$example installs $package and npm run build writes $main (strict, no skipLibCheck)"
+  else
+    (cd "$copy" && ./node_modules/.bin/tsc --noEmit -p .) ||
+      { echo "pack-smoke: examples/$example does not compile with its tsconfig.json after the install (above)"; exit 1; }
+    echo "pack-smoke: examples/$example installs $package and compiles (strict, no skipLibCheck)"
+  fi
 done
 echo "pack-smoke: ok"

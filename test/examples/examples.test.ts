@@ -1,8 +1,9 @@
 // The examples a user copies (examples/*) run: each program under the SDK's mocks, with
 // `backup-portal-pulumi` resolved to this repository's provider/ (as a user's node_modules would hold
 // it), and what it registers is checked; the tenants-as-data stack file passes the product's validation, and
-// its one-line program reads it. The examples installed from the packed tarball: scripts/pack-smoke.sh (each
-// compiled with its own tsconfig.json, declarations checked) and test/real-engine/tenants-example.test.ts.
+// its one-line program (index.js, nothing to compile) reads it. The examples installed from the packed tarball:
+// scripts/pack-smoke.sh (the TypeScript ones compiled with their own tsconfig.json, declarations checked,
+// typescript-resources by its `npm run build`) and test/real-engine/tenants-example.test.ts.
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -80,7 +81,7 @@ function tenantsExampleConfig(): Record<string, string> {
 }
 
 /**
- * Runs examples/tenants-as-data/index.ts as the runtime does (it exports a function; the runtime calls it and awaits
+ * Runs examples/tenants-as-data/index.js as the runtime does (it exports a function; the runtime calls it and awaits
  * the stack's outputs) under mocks, with the whole stack config `config`, its passwords secret.
  */
 async function runTenantsExample(
@@ -102,7 +103,7 @@ async function runTenantsExample(
   );
   pulumi.runtime.setAllConfig(config, ["backup-portal:password", "backup-portal:web01Password"]);
   try {
-    const file = path.join(EXAMPLES, "tenants-as-data", "index.ts");
+    const file = path.join(EXAMPLES, "tenants-as-data", "index.js");
     delete require.cache[require.resolve(file)];
     const program = withPackageResolved(() => require(file)) as () => Promise<Record<string, pulumi.Output<any>>>;
     const outcome = await program().then(
@@ -126,19 +127,42 @@ const byName = (seen: Registered[], name: string) => {
 describe("examples/: the projects a user copies", function () {
   this.timeout(60_000);
 
-  for (const dir of ["typescript-resources", "tenants-as-data", "registry"]) {
-    it(`${dir}: a complete project (Pulumi.yaml, package.json depending on backup-portal-pulumi, index.ts, tsconfig.json, README)`, () => {
-      for (const f of ["Pulumi.yaml", "package.json", "index.ts", "tsconfig.json", "README.md"]) {
+  /** Each example's project: its files, and the program Pulumi.yaml runs (`main`) and whether ts-node compiles it. */
+  const PROJECTS = {
+    // Compiled ahead (`npm run build`, tsc into bin/): the runtime runs the output as it is.
+    "typescript-resources": { files: ["index.ts", "tsconfig.json"], main: "bin/index.js", typescript: false },
+    // Plain JavaScript, one line: nothing to compile, no tsconfig.json, no typescript.
+    "tenants-as-data": { files: ["index.js"], main: "index.js", typescript: false },
+    registry: { files: ["index.ts", "tsconfig.json"], main: "index.ts", typescript: true },
+  } as const;
+
+  for (const [dir, project] of Object.entries(PROJECTS)) {
+    it(`${dir}: a complete project (Pulumi.yaml, package.json depending on backup-portal-pulumi, ${project.files.join(", ")}, README)`, () => {
+      for (const f of ["Pulumi.yaml", "package.json", "README.md", ...project.files]) {
         assert.ok(fs.existsSync(path.join(EXAMPLES, dir, f)), f);
+      }
+      const pkg = JSON.parse(fs.readFileSync(path.join(EXAMPLES, dir, "package.json"), "utf8"));
+      assert.ok(pkg.dependencies["backup-portal-pulumi"], "depends on the package");
+      const yaml = parseYaml(fs.readFileSync(path.join(EXAMPLES, dir, "Pulumi.yaml"), "utf8")) as {
+        main: string;
+        runtime: { options: { typescript: boolean } };
+      };
+      assert.deepEqual([yaml.main, yaml.runtime.options.typescript], [project.main, project.typescript]);
+      // package.json names the same entry (Pulumi.yaml's main wins; a user who drops it still runs the program).
+      assert.equal(pkg.main, project.main);
+      if (!fs.existsSync(path.join(EXAMPLES, dir, "tsconfig.json"))) {
+        assert.equal(pkg.devDependencies?.typescript, undefined, "no typescript to install for a JavaScript program");
+        return;
       }
       // Strict, as a project from the Pulumi TypeScript template, and the package's declarations checked too.
       const options = JSON.parse(fs.readFileSync(path.join(EXAMPLES, dir, "tsconfig.json"), "utf8")).compilerOptions;
       assert.equal(options.strict, true);
       assert.equal(options.skipLibCheck, undefined);
-      const pkg = JSON.parse(fs.readFileSync(path.join(EXAMPLES, dir, "package.json"), "utf8"));
-      assert.ok(pkg.dependencies["backup-portal-pulumi"], "depends on the package");
-      const main = (parseYaml(fs.readFileSync(path.join(EXAMPLES, dir, "Pulumi.yaml"), "utf8")) as { main: string }).main;
-      assert.equal(main, "index.ts");
+      if (project.main.startsWith("bin/")) {
+        // Compiled ahead: `npm run build` (which the GitOps workflows run before Pulumi) writes what main names.
+        assert.equal(pkg.scripts?.build, "tsc");
+        assert.equal(options.outDir, "bin");
+      }
     });
   }
 
@@ -232,10 +256,13 @@ describe("examples/: the projects a user copies", function () {
     assert.ok(readStackConfig({ config: typo, isSecret: secret }).problems.length > 0, "the reader is not blind");
   });
 
-  it("tenants-as-data: index.ts is the package's program in one line, nothing taken from this checkout", () => {
-    const index = fs.readFileSync(path.join(EXAMPLES, "tenants-as-data", "index.ts"), "utf8");
+  it("tenants-as-data: index.js is the package's program in one line, README step 1's, nothing taken from this checkout", () => {
+    const index = fs.readFileSync(path.join(EXAMPLES, "tenants-as-data", "index.js"), "utf8");
     const code = index.replace(/^\/\/.*\n/gm, "").trim();
-    assert.equal(code, 'import { tenantsFromConfig } from "backup-portal-pulumi";\n\nexport = tenantsFromConfig();');
+    assert.equal(code, 'module.exports = require("backup-portal-pulumi").tenantsFromConfig();');
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const step = readme.slice(readme.indexOf("1. **Install.**"), readme.indexOf("2. **Connect.**"));
+    assert.equal(/```js\n([\s\S]*?)```/.exec(step)?.[1].trim(), code);
   });
 
   it("tenants-as-data: declares the stack file's tenants after the check of their names, and outputs their ids", async () => {

@@ -1,6 +1,7 @@
 // examples/tenants-as-data as a user runs it, with the real Pulumi CLI against the emulator: the package packed
 // (`npm pack`) and installed from its tarball into a copy of the example, as the example's README says, so the
-// program (`export = tenantsFromConfig()`) runs from node_modules, not from this checkout. The example's own stack
+// program (index.js, `module.exports = require("backup-portal-pulumi").tenantsFromConfig()`, plain JavaScript with
+// `typescript: false`: no tsconfig.json, no typescript) runs from node_modules, not from this checkout. The example's own stack
 // file, its connection pointed at the emulator: `up` creates its tenants, and the preview the GitOps workflow runs
 // after it (`preview --refresh --json`) plans nothing and passes the plan guard.
 import { strict as assert } from "node:assert";
@@ -55,12 +56,18 @@ describe("real engine: examples/tenants-as-data from the packed package", functi
   it("up creates the stack file's tenants; the preview after it plans nothing and passes the plan guard", async () => {
     const installed = path.join(ws.project, "node_modules", "backup-portal-pulumi");
     assert.ok(!fs.lstatSync(installed).isSymbolicLink(), "the package is installed from its tarball, not linked to this checkout");
+    // Nothing to compile: the program is JavaScript, and the install brings no TypeScript for it.
+    assert.deepEqual(
+      ["index.js", "tsconfig.json", "node_modules/typescript"].map((f) => fs.existsSync(path.join(ws.project, f))),
+      [true, false, false],
+    );
     await ws.ok(["stack", "init"]);
     await ws.setSecret("backup-portal:password", "admin");
     await ws.setSecret("backup-portal:web01Password", NODE_PASSWORD);
 
     const up = await ws.ok(["up", "--yes"]);
     assert.match(up.stdout, /\+ \d+ created/);
+    assert.doesNotMatch(up.stdout + up.stderr, /Could not find entry point|DeprecationWarning/);
     const state = suite.emu.state();
     const bu = (name: string) => state.businessUnits.find((b) => b.name === name);
     const acme = bu("Acme AB");

@@ -1,5 +1,5 @@
 // The GitOps workflows in a project of the user's own (issue 45 item 1), run as CI runs them: a project laid out as
-// README step 1 says (Pulumi.yaml, `index.ts` the package's program, the stack file beside Pulumi.yaml), the package
+// README step 1 says (Pulumi.yaml, `index.js` the package's program, the stack file beside Pulumi.yaml), the package
 // installed from its packed tarball, the workflows written by `backup-portal init-workflows`, and each step's shell
 // lines read out of the written workflow YAML and run by bash, with the real Pulumi CLI against the emulator. The
 // change deletes a tenant: changed-stacks.js picks the stack, one preview writes the JSON, the guard refuses it, and
@@ -126,16 +126,14 @@ describe("real engine: the GitOps workflows' steps in a project of its own, from
         project: (dir) => {
           const project = path.join(dir, "project");
           fs.mkdirSync(project);
-          // README step 1: Pulumi.yaml, index.ts the package's program, and the package installed.
+          // README step 1: Pulumi.yaml (plain JavaScript, package.json's main), index.js the package's program, and
+          // the package installed.
           fs.writeFileSync(
             path.join(project, "Pulumi.yaml"),
-            "name: tenants\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n",
+            "name: tenants\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
           );
-          fs.writeFileSync(
-            path.join(project, "index.ts"),
-            'import { tenantsFromConfig } from "backup-portal-pulumi";\nexport = tenantsFromConfig();\n',
-          );
-          for (const f of ["package.json", "tsconfig.json"]) fs.copyFileSync(path.join(EXAMPLE, f), path.join(project, f));
+          fs.writeFileSync(path.join(project, "index.js"), 'module.exports = require("backup-portal-pulumi").tenantsFromConfig();\n');
+          fs.copyFileSync(path.join(EXAMPLE, "package.json"), path.join(project, "package.json"));
           installPacked(dir, project);
           return project;
         },
