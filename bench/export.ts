@@ -40,7 +40,10 @@ async function main(): Promise<void> {
     const start = performance.now();
     const r = await exportCli(emu, ["--bunit", String(root), "--no-progress"]);
     const ms = performance.now() - start;
-    if (r.code !== 0) throw new Error(r.err);
+    // Past about 89 tenants the file is written and export exits 1 with the line that says to split it
+    // (docs/stack-config.md): the stack config would not fit the Node.js runtime's one environment variable.
+    const tooLarge = r.code === 1 && /split it before its first preview/.test(r.err);
+    if (r.code !== 0 && !tooLarge) throw new Error(r.err);
     const reads = readsSince(emu, mark);
     emu.clearFaults();
     const consumers = 2 * count;
