@@ -17,7 +17,8 @@ export { BillingReceiver } from "./billing";
 export { registrationUserData, mintRegistrationToken } from "./registration";
 export { RegistrationBroker } from "./broker/component";
 
-// Tenants as data: the stack program, for a project whose `index.ts` is `export = tenantsFromConfig();`.
+// Tenants as data: the stack program, for a project whose `index.js` is
+// `module.exports = require("backup-portal-pulumi").tenantsFromConfig();` (README step 1).
 export { plainStackTraces, tenantsFromConfig } from "./program";
 export type { StackOutputs } from "./program";
 
