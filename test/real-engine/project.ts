@@ -35,10 +35,15 @@ export function stacksWorkspace(
         // stacks of thousands of resources run the same program so.
         main = "index.js";
         fs.writeFileSync(path.join(project, "tenants.json"), opts.tenantsJson);
+        fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "bench", private: true, main: "index.js" }));
         fs.writeFileSync(
           path.join(project, "index.js"),
           [
-            `require("@pulumi/pulumi").runtime.setConfig("backup-portal:tenants", require("fs").readFileSync(__dirname + "/tenants.json", "utf8"));`,
+            `const { runtime } = require("@pulumi/pulumi");`,
+            // setAllConfig keeps the config the CLI passed and which of it is secret (setConfig would forget that).
+            `const secretKeys = JSON.parse(process.env.PULUMI_CONFIG_SECRET_KEYS || "[]");`,
+            `const tenants = require("fs").readFileSync(__dirname + "/tenants.json", "utf8");`,
+            `runtime.setAllConfig({ ...runtime.allConfig(), "backup-portal:tenants": tenants }, secretKeys);`,
             `module.exports = require(${JSON.stringify(path.join(REPO, "dist", "provider", "program"))}).tenantsFromConfig();`,
             "",
           ].join("\n"),
