@@ -69,13 +69,13 @@ describe("export: numbering of names that collide (property)", () => {
         fc.array(base, { maxLength: 60 }),
         fc.uniqueArray(fc.constantFrom("acme3", "acme12", "acme22", "a2"), { maxLength: 4 }),
         (bases, pre) => {
-          const mine = new Set(pre);
-          const theirs = new Set(pre);
+          const mine = new Set<string>(pre);
+          const theirs = new Set<string>(pre);
           const last = new Map<string, number>();
           for (const b of bases) {
             const got = mine.has(b) ? freeNumbered(mine, last, b, (n) => `${b}${n}`) : b;
             mine.add(got);
-            let want = b;
+            let want: string = b;
             for (let n = 2; theirs.has(want); n++) want = `${b}${n}`;
             theirs.add(want);
             assert.equal(got, want);
