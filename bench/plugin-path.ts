@@ -261,7 +261,17 @@ async function mainCli(): Promise<void> {
         console.log(`\n${path}, PULUMI_PARALLEL_DIFF ${parallelDiff ? "true" : "unset"}:`);
         const run = await runOnCli(
           path,
-          { tenants, consumers, passwords: true, latency, parallel, parallelDiff, prefix: path === "dynamic-ts" ? "t" : path[0], deadline, log: (l) => console.log(l) },
+          {
+            tenants,
+            consumers,
+            passwords: true,
+            latency,
+            parallel,
+            parallelDiff,
+            prefix: path === "dynamic-ts" ? "t" : path[0],
+            deadline,
+            log: (l) => console.log(l),
+          },
           portal,
         );
         if (path === "echo") floor = run;

@@ -64,7 +64,14 @@ export function query(url: string, sql: string): Promise<string[][]> {
       (err, stdout, stderr) => {
         if (err) return reject(new Error(`psql: ${stderr.trim() || err.message}`));
         // psql -A -t: a line per row (none for a statement without rows), fields split by tabs.
-        resolve(stdout === "" ? [] : stdout.replace(/\n$/, "").split("\n").map((l) => l.split("\t")));
+        resolve(
+          stdout === ""
+            ? []
+            : stdout
+                .replace(/\n$/, "")
+                .split("\n")
+                .map((l) => l.split("\t")),
+        );
       },
     );
   });
