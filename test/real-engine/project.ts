@@ -80,17 +80,24 @@ export function stacksWorkspace(
 }
 
 /**
- * A workspace for a Pulumi YAML project (`program` is its Pulumi.yaml), with `pluginDir` first on PATH: where the
- * CLI finds `pulumi-resource-backupportal`, as it finds a user's plugin on PATH (the repository's bin/ by default).
+ * A workspace whose project folder holds `files` (name → text; `node_modules` links this repository's), with
+ * `pluginDir` first on PATH: where the CLI finds `pulumi-resource-backupportal`, as it finds a user's plugin.
  */
-export function yamlWorkspace(stack: string, program: string, pluginDir = path.join(REPO, "bin"), backendUrl?: string): Workspace {
+function pluginWorkspace(
+  stack: string,
+  files: Record<string, string>,
+  pluginDir: string,
+  backendUrl?: string,
+  nodeModules = false,
+): Workspace {
   const ws = workspace({
     stack,
     backendUrl,
     project: (dir) => {
       const project = path.join(dir, "project");
       fs.mkdirSync(project);
-      fs.writeFileSync(path.join(project, "Pulumi.yaml"), program);
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(project, name), text);
+      if (nodeModules) fs.symlinkSync(path.join(REPO, "node_modules"), path.join(project, "node_modules"));
       return project;
     },
   });
@@ -99,27 +106,20 @@ export function yamlWorkspace(stack: string, program: string, pluginDir = path.j
 }
 
 /**
+ * A workspace for a Pulumi YAML project (`program` is its Pulumi.yaml), with `pluginDir` first on PATH (the
+ * repository's bin/ by default).
+ */
+export function yamlWorkspace(stack: string, program: string, pluginDir = path.join(REPO, "bin"), backendUrl?: string): Workspace {
+  return pluginWorkspace(stack, { "Pulumi.yaml": program }, pluginDir, backendUrl);
+}
+
+/**
  * A workspace for a Node.js project whose program is `program` (plain JavaScript, run as it is), with this
- * repository's node_modules and `pluginDir` first on PATH, as yamlWorkspace: the bench's Node.js floor.
+ * repository's node_modules and `pluginDir` first on PATH: the bench's Node.js floor.
  */
 export function nodeWorkspace(stack: string, program: string, pluginDir: string, backendUrl?: string): Workspace {
-  const ws = workspace({
-    stack,
-    backendUrl,
-    project: (dir) => {
-      const project = path.join(dir, "project");
-      fs.mkdirSync(project);
-      fs.writeFileSync(path.join(project, "index.js"), program);
-      fs.writeFileSync(
-        path.join(project, "Pulumi.yaml"),
-        "name: bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
-      );
-      fs.symlinkSync(path.join(REPO, "node_modules"), path.join(project, "node_modules"));
-      return project;
-    },
-  });
-  ws.env.PATH = [pluginDir, ws.env.PATH].join(path.delimiter);
-  return ws;
+  const project = "name: bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n";
+  return pluginWorkspace(stack, { "index.js": program, "Pulumi.yaml": project }, pluginDir, backendUrl, true);
 }
 
 /** The plugin's provider config (`<namespace>:url` and the rest) for the emulator's admin, the password as a secret. */
