@@ -1,10 +1,10 @@
-// `npm run bench:linear [-- --sizes 450,1800,4500,9000] [--steps read,names] [--limit 120] [--json <file>]`: where
+// `npm run bench:linear [-- --sizes 450,1800,4500,9000] [--steps read,names] [--limit 300] [--json <file>]`: where
 // this product's own code stops being linear in the number of tenants. Each step of the stack program's path
 // (config reader, validation, name checks, declaring under mocks, deployStack), the dynamic providers' Check and
 // Diff, export, merge, `backup-portal validate` and the fleet runs at N resources (N/9 tenants: 1 business unit,
 // 4 consumers and 4 nodes each, as bench/workload.ts builds them, every one adopted as export writes it and every
 // node with a passwordSecret), and the table gives each step's wall time, CPU (process.cpuUsage), the garbage
-// collector's share of it and the peak memory, with the growth exponent: the log-log slope between the sizes, and
+// collector's pauses and the peak memory, with the growth exponent: the log-log slope between the sizes, and
 // overall. Above 1.15 is marked superlinear.
 //
 // Each step runs in a child process of its own (a clean heap; a step that hangs is killed after --limit seconds
@@ -642,7 +642,10 @@ interface Measure {
   n: number;
   wallMs: number;
   cpuMs: number;
-  /** Of the CPU, the garbage collector's pauses (perf_hooks' gc entries) in the run whose CPU is the least. */
+  /**
+   * The garbage collector's pauses (perf_hooks' gc entries: the main thread's wall time in them, which on a loaded
+   * machine includes waiting for its helper threads) in the run whose CPU is the least.
+   */
   gcMs: number;
   /** The child's peak resident memory so far (sizes run in ascending order, so: its largest run's), in MB. */
   peakRssMB: number;
@@ -812,7 +815,7 @@ function table(all: Record<string, { results: Measure[]; error?: string }>, size
             .join(" | ")} | |`);
     rows.push(row("wall ms", "wallMs", (m) => ms(m?.wallMs), true));
     rows.push(row("CPU ms", "cpuMs", (m) => ms(m?.cpuMs), true));
-    rows.push(row("of it GC ms", "cpuMs", (m) => ms(m?.gcMs), false));
+    rows.push(row("GC pauses ms", "cpuMs", (m) => ms(m?.gcMs), false));
     rows.push(row("peak RSS MB", "cpuMs", (m) => (m ? m.peakRssMB.toFixed(0) : "–"), false));
     if (results.some((r) => r.emulatorCpuMs !== undefined)) {
       const emu = results.map((r) => ({ ...r, cpuMs: r.emulatorCpuMs ?? 0 }));
@@ -844,7 +847,7 @@ async function main(): Promise<void> {
   if (childStep) return child(childStep, sizes);
   const steps = (option("--steps") ?? Object.keys(STEPS).join(",")).split(",");
   for (const s of steps) if (!STEPS[s]) throw new Error(`unknown step ${s}; steps: ${Object.keys(STEPS).join(", ")}`);
-  const limitMs = Number(option("--limit") ?? 120) * 1000;
+  const limitMs = Number(option("--limit") ?? 300) * 1000;
   const load = os.loadavg().map((x) => x.toFixed(1));
   const started = performance.now();
   process.stderr.write(`bench:linear: ${steps.length} steps at N = ${sizes.join(", ")} resources; load ${load.join(" ")}\n`);
