@@ -4,6 +4,9 @@
 export interface Series {
   name: string;
   points: Array<[x: number, y: number]>;
+  /** A colour of its own (else the next of the palette) and a dash pattern (SVG stroke-dasharray). */
+  colour?: string;
+  dash?: string;
 }
 
 export interface Chart {
@@ -61,14 +64,17 @@ export function logLogSvg(c: Chart): string {
   c.series
     .filter((s) => s.points.some(([x, y]) => x > 0 && y > 0))
     .forEach((s, i) => {
-      const colour = COLOURS[i % COLOURS.length];
+      const colour = s.colour ?? COLOURS[i % COLOURS.length];
+      const dash = s.dash ? ` stroke-dasharray="${s.dash}"` : "";
       const ps = s.points.filter(([x, y]) => x > 0 && y > 0).sort((a, b) => a[0] - b[0]);
       out.push(
-        `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${ps.map(([x, y]) => `${f(px(x))},${f(py(y))}`).join(" ")}"/>`,
+        `<polyline fill="none" stroke="${colour}" stroke-width="2"${dash} points="${ps.map(([x, y]) => `${f(px(x))},${f(py(y))}`).join(" ")}"/>`,
       );
       for (const [x, y] of ps) out.push(`<circle cx="${f(px(x))}" cy="${f(py(y))}" r="3" fill="${colour}"/>`);
       const ly = M.top + 10 + i * 16;
-      out.push(`<line x1="${W - M.right + 12}" x2="${W - M.right + 32}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`);
+      out.push(
+        `<line x1="${W - M.right + 12}" x2="${W - M.right + 32}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="2"${dash}/>`,
+      );
       out.push(`<text x="${W - M.right + 38}" y="${ly + 4}">${escape(s.name)}</text>`);
     });
   out.push("</svg>");

@@ -259,9 +259,14 @@ function memoryProblems(results: Results, latency: number, backend: Backend): { 
 function plot(results: Results, latency: number, backend: Backend, file: string): void {
   const runs = runsOf(results, latency, backend);
   // dynamic-ts (the program under ts-node) is measured at one size, beside the compiled one: not a line.
+  // A colour per path, a dash per phase.
+  const colours: Partial<Record<CliPath, string>> = { dynamic: "#1f77b4", plugin: "#d62728", echo: "#2ca02c", "echo-node": "#9467bd" };
+  const dashes: Record<string, string | undefined> = { create: undefined, "no-op preview": "6 3", destroy: "2 3" };
   const series = (phase: string, measure: (p: PhaseRecord) => number | undefined): Series[] =>
     CLI_PATHS.filter((p) => p !== "dynamic-ts").map((path) => ({
       name: `${path} ${phase}`,
+      colour: colours[path],
+      dash: dashes[phase],
       points: runs
         .filter((r) => r.path === path)
         .flatMap((r) => {
