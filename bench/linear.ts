@@ -11,13 +11,14 @@
 // and its larger sizes are skipped), first once at the smallest size to warm up, then each size best of up to 5
 // runs within 3 s. The portal, where a step needs one, is the emulator in its own process, so its CPU is not
 // ours (it is reported on its own line); the name checks and deployStack use an in-memory portal (fakePortal).
-import { ChildProcess, spawn } from "child_process";
+import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { performance, PerformanceObserver } from "perf_hooks";
 import { stringify } from "yaml";
 import { processCpuMs } from "./portal-process";
+import { startPortalProcess } from "./portal-process";
 
 const ROOT = path.resolve(__dirname, "..");
 const DEFAULT_SIZES = [450, 1800, 4500, 9000];
@@ -230,40 +231,15 @@ async function portalProcess(w: World): Promise<PortalProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-linear-portal-"));
   const data = path.join(dir, "state.json");
   fs.writeFileSync(data, JSON.stringify(w.state));
-  const args = ["-r", "ts-node/register/transpile-only", path.join(ROOT, "emulator", "main.ts"), "--port", "0", "--quiet", "--data", data];
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the emulator printed no address within 60 s:\n${output}`));
-    }, 60_000);
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the emulator exited (${code}) before listening:\n${output}`));
-    });
+  const portal = await startPortalProcess({ dataFile: data }).catch((e) => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw e;
   });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
   return {
-    url,
-    pid: child.pid,
+    url: portal.url,
+    pid: portal.pid,
     async close() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await portal.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

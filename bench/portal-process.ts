@@ -31,7 +31,7 @@ async function control<T>(url: string, method: string, p: string, body?: unknown
 
 /** Starts `emulator/main.ts` in a child process on a free loopback port. */
 export async function startPortalProcess(
-  opts: { tokenTtlSeconds?: number; startTimeoutMs?: number; nodeArgs?: string[] } = {},
+  opts: { tokenTtlSeconds?: number; startTimeoutMs?: number; nodeArgs?: string[]; dataFile?: string } = {},
 ): Promise<PortalHandle> {
   const args = [
     ...(opts.nodeArgs ?? []),
@@ -43,6 +43,8 @@ export async function startPortalProcess(
     "--quiet",
   ];
   if (opts.tokenTtlSeconds) args.push("--token-ttl", String(opts.tokenTtlSeconds));
+  // The emulator's state from a file (emulator --data): a world made before the process starts.
+  if (opts.dataFile) args.push("--data", opts.dataFile);
   const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
