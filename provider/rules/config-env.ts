@@ -235,29 +235,59 @@ export function tenantsFit(size: ConfigSize): TenantsFit | undefined {
 export const fleetCommand = (file: string, groups: number): string =>
   `npx ts-node stacks/fleet/main.ts --config ${file} --groups ${groups} groups`;
 
+/** What is over the limit, the first half of each message below. */
+function overLimit(size: ConfigSize, fit: TenantsFit | undefined, verb: "is" | "would be"): string {
+  const counted = size.estimated ? "; secure: values counted at their ciphertext's length, more than their plaintext" : "";
+  return (
+    `the config the Pulumi CLI hands a Node.js program ${verb} ${grouped(size.bytes)} bytes` +
+    ` (${CONFIG_VARIABLE}${fit ? `: ${grouped(size.tenants)} tenant${size.tenants === 1 ? "" : "s"} at about ${grouped(fit.perTenant)} bytes each` : ""}${counted}),` +
+    ` over Linux's ${grouped(ENV_STRING_MAX_BYTES)} for one environment variable: pulumi preview and up fail with "argument list too long"`
+  );
+}
+
+/** The fix when no number of tenants per stack helps: one tenant alone, or the config without tenants, is too large. */
+function noSplitHelps(size: ConfigSize, fit: TenantsFit | undefined): string {
+  if (fit) {
+    return `a tenant takes about ${grouped(fit.perTenant)} bytes, more than the ${grouped(ENV_STRING_MAX_BYTES - size.withoutTenants)} the rest of the config leaves: one tenant per stack cannot run either`;
+  }
+  const largest = size.largest
+    ? `; its largest value is ${size.largest.key} (${grouped(size.largest.bytes)} bytes): take it out of the stack's config`
+    : "";
+  return `without its tenants it is ${grouped(size.withoutTenants)} bytes already${largest}`;
+}
+
 /**
  * Why a stack file whose config has `size` cannot run on the Node.js runtime, and the fix, in one message (the
  * caller puts the file and key before it); undefined when it fits. `file` is the stack file as the user names it.
  */
 export function configSizeProblem(size: ConfigSize, file: string): string | undefined {
   if (size.bytes <= ENV_STRING_MAX_BYTES) return undefined;
-  const counted = size.estimated ? "; secure: values counted at their ciphertext's length, more than their plaintext" : "";
   const fit = tenantsFit(size);
-  const what =
-    `the config the Pulumi CLI hands a Node.js program is ${grouped(size.bytes)} bytes` +
-    ` (${CONFIG_VARIABLE}${fit ? `: ${grouped(size.tenants)} tenant${size.tenants === 1 ? "" : "s"} at about ${grouped(fit.perTenant)} bytes each` : ""}${counted}),` +
-    ` over Linux's ${grouped(ENV_STRING_MAX_BYTES)} for one environment variable: pulumi preview and up fail with "argument list too long"`;
+  const what = overLimit(size, fit, "is");
   if (fit && fit.maxTenants >= 1) {
     return (
       `${what}; split the tenants into group stacks with the fleet, or keep this file to ${grouped(fit.maxTenants)} tenants` +
       ` or fewer; the fleet's grouping (${FLEET_DOCS}): ${fleetCommand(file, fit.groups)}`
     );
   }
-  if (fit) {
-    return `${what}; a tenant takes about ${grouped(fit.perTenant)} bytes, more than the ${grouped(ENV_STRING_MAX_BYTES - size.withoutTenants)} the rest of the config leaves: one tenant per stack cannot run either`;
+  return `${what}; ${noSplitHelps(size, fit)}`;
+}
+
+/**
+ * Why one of the fleet's group stacks, whose config would have `size`, cannot run, and the fix, in one message (the
+ * caller puts the stack before it); undefined when it fits. `fleetTenants`: the tenants of the whole fleet, for the
+ * number of groups that leaves each about half full.
+ */
+export function groupConfigSizeProblem(size: ConfigSize, fleetTenants: number): string | undefined {
+  if (size.bytes <= ENV_STRING_MAX_BYTES) return undefined;
+  const fit = tenantsFit(size);
+  const what = overLimit(size, fit, "would be");
+  if (fit && fit.maxTenants >= 1) {
+    const groups = Math.ceil(fleetTenants / Math.max(1, Math.floor(fit.maxTenants / 2)));
+    return (
+      `${what}; a group holds at most ${grouped(fit.maxTenants)} tenants of this size: use more groups` +
+      ` (--groups ${groups} leaves each about half full) or assign fewer tenants to this one (--assign)`
+    );
   }
-  const largest = size.largest
-    ? `; its largest value is ${size.largest.key} (${grouped(size.largest.bytes)} bytes): take it out of the stack's config`
-    : "";
-  return `${what}; without its tenants it is ${grouped(size.withoutTenants)} bytes already${largest}`;
+  return `${what}; ${noSplitHelps(size, fit)}`;
 }

@@ -6,6 +6,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { Document, isMap, isScalar } from "yaml";
 import { stackYamlText } from "../../provider/export/stack-yaml";
+import { configSize, groupConfigSizeProblem } from "../../provider/rules/config-env";
 import { parseStackFile, readProject, shortStack, STACK_FILE, stackFilePath } from "../../provider/stack-config/file";
 import { parseYamlDocument } from "../../provider/stack-config/yaml-document";
 import { configProblemsText } from "../../provider/stack-config/read";
@@ -125,6 +126,27 @@ export function fleetStackConfigs(
     configs[group] = Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
   }
   return configs;
+}
+
+/**
+ * A line for each group stack whose config is more than the Node.js runtime can hand its program
+ * (provider/rules/config-env.ts), naming the stack (`stackOf` the group); none when every group fits. Each group's
+ * tenants are counted as the stack file holds them, a YAML map the CLI hands over as Go's JSON.
+ */
+export function groupSizeProblems(
+  configs: Record<string, ConfigMap>,
+  groups: Record<string, TenantsConfig>,
+  stackOf: (group: string) => string,
+): string[] {
+  const fleetTenants = Object.values(groups).reduce((n, ts) => n + Object.keys(ts ?? {}).length, 0);
+  const problems: string[] = [];
+  for (const [group, config] of Object.entries(configs)) {
+    const texts: Record<string, unknown> = Object.fromEntries(Object.entries(config).map(([k, v]) => [k, v.value]));
+    texts[TENANTS_KEY] = groups[group] ?? {};
+    const problem = groupConfigSizeProblem(configSize(texts, TENANTS_KEY, referencedSecrets(groups[group] ?? {})), fleetTenants);
+    if (problem) problems.push(`stack ${stackOf(group)}: ${problem}`);
+  }
+  return problems;
 }
 
 /** The tenants of a group's config (parsed back from `backup-portal:tenants`). */

@@ -15,6 +15,7 @@ import {
   BaseConfig,
   ConfigMap,
   fleetStackConfigs,
+  groupSizeProblems,
   neededSecureKeys,
   normalizeKey,
   readStackConfigFile,
@@ -250,6 +251,12 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
       const repo = flags.get("repo");
       if (typeof repo !== "string") throw new UsageError("operator needs --repo <git url of this project>");
       const configs: Record<string, ConfigMap> = fleetStackConfigs(base, groups);
+      const tooLarge = groupSizeProblems(configs, groups, (g) => stackNameOf(stackPrefix, g));
+      if (tooLarge.length) {
+        for (const line of tooLarge) err(line);
+        err(`operator: ${tooLarge.length} group stack${tooLarge.length === 1 ? "" : "s"} too large to run; nothing written`);
+        return 1;
+      }
       const branch = flags.get("branch");
       const namespace = flags.get("namespace");
       out(
@@ -313,6 +320,16 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     }
     const configs: Record<string, ConfigMap> = fleetStackConfigs(base, groups, { secrets });
     if (prune) Object.assign(configs, fleetStackConfigs(base, Object.fromEntries(stale.map((g) => [g, {}])), { secrets }));
+    if (fleetCommand === "up" || fleetCommand === "preview") {
+      const tooLarge = groupSizeProblems(configs, groups, (g) => stackNameOf(stackPrefix, g));
+      if (tooLarge.length) {
+        for (const line of tooLarge) err(line);
+        err(
+          `${fleetCommand} refused, no stack was touched: ${tooLarge.length} group stack${tooLarge.length === 1 ? "" : "s"} too large to run`,
+        );
+        return 1;
+      }
+    }
     const unresolved = [...new Set(Object.values(groups).flatMap(referencedSecrets))].filter((k) => secrets[k] === undefined);
     if (unresolved.length) {
       err(

@@ -325,3 +325,89 @@ describe("fleet: the command line (stacks/fleet/main.ts)", () => {
     assert.equal(res.stdout, "");
   });
 });
+
+describe("fleet: group stacks too large for the Node.js runtime's one config variable", function () {
+  this.timeout(60_000);
+
+  /** A base stack file of `n` tenants, each a business unit with two consumers and nodes. */
+  function baseFile(n: number): string {
+    const lines = [
+      "config:",
+      "  backup-portal:url: https://portal.example.com",
+      "  backup-portal:rootBusinessUnitId: 1",
+      "  backup-portal:tenants:",
+    ];
+    for (let i = 0; i < n; i++) {
+      lines.push(
+        `    tenant-${i}:`,
+        `      name: Tenant ${i} AB`,
+        `      registrationNumber: "556000-${i}"`,
+        "      timeZone: W. Europe Standard Time",
+        "      consumers:",
+      );
+      for (const c of ["web", "db"]) {
+        lines.push(
+          `        ${c}:`,
+          `          name: ${c}.tenant-${i}.example`,
+          "          node:",
+          "            operatingSystem: Linux",
+          "            type: File server",
+          "            domain: STANDARD",
+          "            cpuCount: 2",
+          `            tsmName: T${i}-${c.toUpperCase()}`,
+        );
+      }
+    }
+    return lines.join("\n");
+  }
+
+  it("preview, up and operator refuse before touching a stack, a line per group naming the stack, its size and the --groups that fits", async () => {
+    const dir = project({ "Pulumi.prod.yaml": ["config:", "  backup-portal:tenants: {}"], "fleet.yaml": baseFile(800).split("\n") });
+    const file = path.join(dir, "stacks", "fleet.yaml");
+    const fake = fakeStacks();
+    const io = { createStack: fake.createStack, listStacks: fake.listStacks };
+    const preview = await run(["--config", file, "--stack-prefix", "prod", "--groups", "2", "--no-base-secrets", "preview"], io);
+    assert.equal(preview.code, 1, preview.out + preview.err);
+    const lines = preview.err.split("\n");
+    assert.equal(lines.length, 3, preview.err);
+    for (const [i, stack] of ["prod-g00", "prod-g01"].entries()) {
+      assert.match(
+        lines[i],
+        new RegExp(
+          `^stack ${stack}: the config the Pulumi CLI hands a Node\\.js program would be [\\d,]+ bytes \\(PULUMI_CONFIG: \\d+ tenants at about [\\d,]+ bytes each\\), over Linux's 131,072`,
+        ),
+      );
+      assert.match(
+        lines[i],
+        /a group holds at most \d+ tenants of this size: use more groups \(--groups \d+ leaves each about half full\)/,
+      );
+    }
+    assert.equal(lines[2], "preview refused, no stack was touched: 2 group stacks too large to run");
+    assert.equal(fake.configs.size, 0, "no stack was given config");
+
+    const up = await run(["--config", file, "--stack-prefix", "prod", "--groups", "2", "--no-base-secrets", "up", "--yes"], io);
+    assert.equal(up.code, 1);
+    assert.match(up.err, /^up refused, no stack was touched: 2 group stacks too large to run$/m);
+    assert.equal(fake.configs.size, 0);
+
+    const operator = await run([
+      "--config",
+      file,
+      "--stack-prefix",
+      "prod",
+      "--groups",
+      "2",
+      "--repo",
+      "https://git.example.com/p.git",
+      "operator",
+    ]);
+    assert.equal(operator.code, 1);
+    assert.equal(operator.out, "", "no manifest written");
+
+    // The number of groups the message gives runs: every group fits.
+    const groups = /--groups (\d+) leaves/.exec(lines[0])![1];
+    const fits = await run(["--config", file, "--stack-prefix", "prod", "--groups", groups, "--no-base-secrets", "--quiet", "preview"], io);
+    assert.equal(fits.code, 0, fits.err);
+    assert.equal(fake.configs.size, Number(groups));
+  });
+});
