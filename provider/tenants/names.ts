@@ -77,33 +77,45 @@ export function nameFacts(tenants: TenantNames): string[] {
 }
 
 export async function validateNames(tenants: TenantNames, refs: References, rootBusinessUnitId: number): Promise<Problem[]> {
-  const problems: Problem[] = [];
-  /** Runs one lookup; a wrong value becomes a problem at `path`. Resolves to whether the value was found. */
-  const lookup = (path: string, find: () => Promise<unknown>): Promise<boolean> =>
+  /** The portal's verdict on one lookup: undefined when it found the value, else the problem's message. */
+  const verdictOf = (find: () => Promise<unknown>): Promise<string | undefined> =>
     find().then(
-      () => true,
+      () => undefined,
       (err) => {
         if (!isReferenceProblem(err)) throw err;
-        problems.push({ path, message: err.message });
-        return false;
+        return err.message;
       },
     );
-  const checks: Array<Promise<unknown>> = [];
-  const check = (path: string, kind: ReferenceKind, value: unknown): Promise<boolean> => {
-    if (value === undefined) return Promise.resolve(false);
-    const found = lookup(path, () => refs.resolve(kind, value as string | number, rootBusinessUnitId));
-    checks.push(found);
-    return found;
-  };
 
   // The default server's lists are read under the root business unit: only worth it when it exists.
-  const rootExists = await lookup("rootBusinessUnitId", () => refs.businessUnit(rootBusinessUnitId));
+  const rootProblem = await verdictOf(() => refs.businessUnit(rootBusinessUnitId));
+  const rootExists = rootProblem === undefined;
+
+  // Thousands of objects name a few distinct values: each is looked up once, and each object's path is only noted
+  // against it (a promise per object kept every one alive until the last settled, which the collector paid for).
+  const lookups = new Map<string, Promise<string | undefined>>();
+  const uses: Array<{ path: string; lookup: string }> = [];
+  const use = (path: string, lookup: string, find: () => Promise<unknown>): void => {
+    if (!lookups.has(lookup)) lookups.set(lookup, verdictOf(find));
+    uses.push({ path, lookup });
+  };
+  const check = (path: string, kind: ReferenceKind, value: unknown): string | undefined => {
+    if (value === undefined) return undefined;
+    const lookup = JSON.stringify([kind, value]);
+    use(path, lookup, () => refs.resolve(kind, value as string | number, rootBusinessUnitId));
+    return lookup;
+  };
+  // A node's operating system and type, each found, must be a pair the portal supports (rules/node-pairs.ts).
+  const pairs: Array<{ path: string; os: string; type: string; node: NodeNames }> = [];
+
   // A tenant adopts a child of the root: one read of the root's children finds them all. A business unit further
   // down and a consumer would cost a read each, on every run: they are left to the resource's Check, which reads
   // an adoptId only while it is new to the state (dynamic/adoption.ts).
-  const adoptingTenants = rootExists ? Object.entries(tenants).filter(([, bu]) => bu.adoptId !== undefined) : [];
-  for (const [key, bu] of adoptingTenants) {
-    checks.push(lookup(`tenants.${key}.adoptId`, () => refs.childOf(rootBusinessUnitId, bu.adoptId!)));
+  if (rootExists) {
+    for (const [key, bu] of Object.entries(tenants)) {
+      if (bu.adoptId === undefined) continue;
+      use(`tenants.${key}.adoptId`, JSON.stringify(["adoptId", bu.adoptId]), () => refs.childOf(rootBusinessUnitId, bu.adoptId!));
+    }
   }
   for (const { path, bu } of walkBusinessUnits(tenants)) {
     check(`${path}.timeZone`, "timeZone", bu.timeZone);
@@ -116,20 +128,36 @@ export async function validateNames(tenants: TenantNames, refs: References, root
       const p = `${path}.consumers.${key}`;
       const n = c.node;
       if (!n) continue;
-      const pair = [check(`${p}.node.operatingSystem`, "operatingSystem", n.operatingSystem), check(`${p}.node.type`, "type", n.type)];
-      // The type must be one the operating system supports (rules/node-pairs.ts): asked once both are found.
-      checks.push(
-        Promise.all(pair).then(async ([os, type]) => {
-          const problem = os && type ? await refs.nodePairProblem(n.operatingSystem, n.type) : undefined;
-          if (problem) problems.push({ path: `${p}.node.type`, message: problem });
-        }),
-      );
+      const os = check(`${p}.node.operatingSystem`, "operatingSystem", n.operatingSystem);
+      const type = check(`${p}.node.type`, "type", n.type);
+      if (os !== undefined && type !== undefined) pairs.push({ path: `${p}.node.type`, os, type, node: n });
       if (rootExists) {
         check(`${p}.node.domain`, "domain", n.domain);
         check(`${p}.node.clientOptionSet`, "clientOptionSet", n.clientOptionSet);
       }
     }
   }
-  await Promise.all(checks);
+
+  const verdicts = new Map<string, string | undefined>();
+  await Promise.all([...lookups].map(async ([lookup, verdict]) => verdicts.set(lookup, await verdict)));
+  const pairProblems = new Map<string, Promise<string | undefined>>();
+  for (const { os, type, node } of pairs) {
+    const pair = JSON.stringify([os, type]);
+    if (pairProblems.has(pair) || verdicts.get(os) !== undefined || verdicts.get(type) !== undefined) continue;
+    pairProblems.set(pair, refs.nodePairProblem(node.operatingSystem, node.type));
+  }
+  const pairVerdicts = new Map<string, string | undefined>();
+  await Promise.all([...pairProblems].map(async ([pair, problem]) => pairVerdicts.set(pair, await problem)));
+
+  const problems: Problem[] = [];
+  if (rootProblem !== undefined) problems.push({ path: "rootBusinessUnitId", message: rootProblem });
+  for (const { path, lookup } of uses) {
+    const message = verdicts.get(lookup);
+    if (message !== undefined) problems.push({ path, message });
+  }
+  for (const { path, os, type } of pairs) {
+    const message = pairVerdicts.get(JSON.stringify([os, type]));
+    if (message !== undefined) problems.push({ path, message });
+  }
   return problems.sort((a, b) => a.path.localeCompare(b.path));
 }
