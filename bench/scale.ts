@@ -28,7 +28,7 @@ const PER_TENANT = 9;
 const CONSUMERS = 4;
 
 /**
- * The memory bound held at the largest size measured from 4,500 resources on: the peak resident set of the
+ * The memory bound held at 4,500 resources (MEMORY_BOUND_RESOURCES): the peak resident set of the
  * stacks/ program's process and of one provider process, in MB. Measured at 4,500 resources (2026-11-29): the
  * program 2,017–2,021 MB (about 0.42 MB per resource over 150 MB, the SDK's per-resource objects), a provider
  * host 221–223 MB; the bounds leave a fifth and a third over that (docs/benchmark.md, "Memory").
@@ -233,12 +233,13 @@ function floorTargets(results: Results, latency: number, backend: Backend): stri
   return lines;
 }
 
-/** Problems with the memory bound at the largest size from 4,500 resources on (none when no such run). */
+/** The size the memory bound is set for; a larger run's peaks are printed beside it, not held to it. */
+const MEMORY_BOUND_RESOURCES = 4500;
+
+/** Problems with the memory bound at 4,500 resources (none when no such run). */
 function memoryProblems(results: Results, latency: number, backend: Backend): { lines: string[]; exceeded: boolean } {
-  const big = runsOf(results, latency, backend)
-    .filter((r) => r.resources >= 4500 && r.path === "dynamic")
-    .sort((a, b) => b.resources - a.resources)[0];
-  if (!big) return { lines: ["  no dynamic run of 4,500 resources or more: the memory bound is not checked"], exceeded: false };
+  const big = runsOf(results, latency, backend).find((r) => r.resources === MEMORY_BOUND_RESOURCES && r.path === "dynamic");
+  if (!big) return { lines: ["  no dynamic run of 4,500 resources: the memory bound is not checked"], exceeded: false };
   const peak = (kind: string) => Math.max(0, ...big.phases.map((p) => usageOf(p.usage, kind)?.peakRssMb ?? 0));
   const lines: string[] = [];
   let exceeded = false;
