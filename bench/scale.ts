@@ -233,7 +233,7 @@ function floorTargets(results: Results, latency: number, backend: Backend): stri
   return lines;
 }
 
-/** The size the memory bound is set for; a larger run's peaks are printed beside it, not held to it. */
+/** The size the memory bound is set for; a larger run's peaks are in its rows, not held to it. */
 const MEMORY_BOUND_RESOURCES = 4500;
 
 /** Problems with the memory bound at 4,500 resources (none when no such run). */
