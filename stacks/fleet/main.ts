@@ -239,6 +239,14 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
       throw new UsageError(`cannot tell the stack from "${configFile}" (not Pulumi.<stack>.yaml); give --stack-prefix`);
     const stackPrefix = typeof prefixFlag === "string" ? prefixFlag : qualified(baseName!);
 
+    /** Prints a line for each group stack whose config is too large to run, then `verdict`; whether there was one. */
+    const refusedForSize = (configs: Record<string, ConfigMap>, verdict: (count: string) => string): boolean => {
+      const tooLarge = groupSizeProblems(configs, groups, (g) => stackNameOf(stackPrefix, g));
+      for (const line of tooLarge) err(line);
+      if (tooLarge.length) err(verdict(`${tooLarge.length} group stack${tooLarge.length === 1 ? "" : "s"}`));
+      return tooLarge.length > 0;
+    };
+
     if (command === "groups") {
       for (const [g, ts] of Object.entries(groups)) {
         const names = Object.keys(ts);
@@ -251,12 +259,7 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
       const repo = flags.get("repo");
       if (typeof repo !== "string") throw new UsageError("operator needs --repo <git url of this project>");
       const configs: Record<string, ConfigMap> = fleetStackConfigs(base, groups);
-      const tooLarge = groupSizeProblems(configs, groups, (g) => stackNameOf(stackPrefix, g));
-      if (tooLarge.length) {
-        for (const line of tooLarge) err(line);
-        err(`operator: ${tooLarge.length} group stack${tooLarge.length === 1 ? "" : "s"} too large to run; nothing written`);
-        return 1;
-      }
+      if (refusedForSize(configs, (count) => `operator: ${count} too large to run; nothing written`)) return 1;
       const branch = flags.get("branch");
       const namespace = flags.get("namespace");
       out(
@@ -321,14 +324,7 @@ export async function main(argv: string[], io: Partial<MainIO> = {}): Promise<nu
     const configs: Record<string, ConfigMap> = fleetStackConfigs(base, groups, { secrets });
     if (prune) Object.assign(configs, fleetStackConfigs(base, Object.fromEntries(stale.map((g) => [g, {}])), { secrets }));
     if (fleetCommand === "up" || fleetCommand === "preview") {
-      const tooLarge = groupSizeProblems(configs, groups, (g) => stackNameOf(stackPrefix, g));
-      if (tooLarge.length) {
-        for (const line of tooLarge) err(line);
-        err(
-          `${fleetCommand} refused, no stack was touched: ${tooLarge.length} group stack${tooLarge.length === 1 ? "" : "s"} too large to run`,
-        );
-        return 1;
-      }
+      if (refusedForSize(configs, (count) => `${fleetCommand} refused, no stack was touched: ${count} too large to run`)) return 1;
     }
     const unresolved = [...new Set(Object.values(groups).flatMap(referencedSecrets))].filter((k) => secrets[k] === undefined);
     if (unresolved.length) {

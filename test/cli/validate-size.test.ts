@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { run } from "../../provider/cli/validate";
 import { ENV_STRING_MAX_BYTES, tenantsFit } from "../../provider/rules/config-env";
 import { stackFileConfigSize } from "../../provider/stack-config/config-size";
+import { tenantLines } from "../support/tenant-lines";
 
 const PROJECT = "name: backup-portal\nruntime: nodejs\nstackConfigDir: stacks\n";
 
@@ -21,29 +22,7 @@ function stackFile(n: number, more: string[] = []): string {
     "    secure: v1:AAAAAAAAAAAAAAAA:BBBB",
     ...more,
   ];
-  lines.push("  backup-portal:tenants:");
-  for (let i = 0; i < n; i++) {
-    lines.push(
-      `    tenant-${i}:`,
-      `      name: Tenant ${i} AB`,
-      `      registrationNumber: "556000-${i}"`,
-      "      timeZone: W. Europe Standard Time",
-    );
-    lines.push("      consumers:");
-    for (const c of ["web", "db"]) {
-      lines.push(
-        `        ${c}:`,
-        `          name: ${c}.tenant-${i}.example`,
-        "          node:",
-        "            operatingSystem: Linux",
-        "            type: File server",
-        "            domain: STANDARD",
-        "            cpuCount: 2",
-        `            tsmName: T${i}-${c.toUpperCase()}`,
-        `            passwordSecret: pw${c}${i}`,
-      );
-    }
-  }
+  lines.push("  backup-portal:tenants:", ...tenantLines(n, { passwordSecrets: true }));
   for (let i = 0; i < n; i++) {
     for (const c of ["web", "db"]) lines.push(`  backup-portal:pw${c}${i}:`, `    secure: v1:AAAAAAAAAAAAAAAA:${"C".repeat(32)}`);
   }

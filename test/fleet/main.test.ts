@@ -6,6 +6,7 @@ import { ConfigMap } from "../../stacks/fleet/config";
 import { main, parseArgs } from "../../stacks/fleet/main";
 import { CreateStack, StackLike } from "../../stacks/fleet/run";
 import { ROOT, tmpDir } from "./helpers";
+import { tenantLines } from "../support/tenant-lines";
 
 interface Extra {
   createStack?: CreateStack;
@@ -330,39 +331,16 @@ describe("fleet: group stacks too large for the Node.js runtime's one config var
   this.timeout(60_000);
 
   /** A base stack file of `n` tenants, each a business unit with two consumers and nodes. */
-  function baseFile(n: number): string {
-    const lines = [
-      "config:",
-      "  backup-portal:url: https://portal.example.com",
-      "  backup-portal:rootBusinessUnitId: 1",
-      "  backup-portal:tenants:",
-    ];
-    for (let i = 0; i < n; i++) {
-      lines.push(
-        `    tenant-${i}:`,
-        `      name: Tenant ${i} AB`,
-        `      registrationNumber: "556000-${i}"`,
-        "      timeZone: W. Europe Standard Time",
-        "      consumers:",
-      );
-      for (const c of ["web", "db"]) {
-        lines.push(
-          `        ${c}:`,
-          `          name: ${c}.tenant-${i}.example`,
-          "          node:",
-          "            operatingSystem: Linux",
-          "            type: File server",
-          "            domain: STANDARD",
-          "            cpuCount: 2",
-          `            tsmName: T${i}-${c.toUpperCase()}`,
-        );
-      }
-    }
-    return lines.join("\n");
-  }
+  const baseFile = (n: number): string[] => [
+    "config:",
+    "  backup-portal:url: https://portal.example.com",
+    "  backup-portal:rootBusinessUnitId: 1",
+    "  backup-portal:tenants:",
+    ...tenantLines(n),
+  ];
 
   it("preview, up and operator refuse before touching a stack, a line per group naming the stack, its size and the --groups that fits", async () => {
-    const dir = project({ "Pulumi.prod.yaml": ["config:", "  backup-portal:tenants: {}"], "fleet.yaml": baseFile(800).split("\n") });
+    const dir = project({ "Pulumi.prod.yaml": ["config:", "  backup-portal:tenants: {}"], "fleet.yaml": baseFile(800) });
     const file = path.join(dir, "stacks", "fleet.yaml");
     const fake = fakeStacks();
     const io = { createStack: fake.createStack, listStacks: fake.listStacks };
