@@ -12,6 +12,7 @@ import { NameCheck } from "../resources/name-check";
 import { checkStackBlocks, StackBlocks } from "../stack-config/blocks";
 import { declareTenants, Declared } from "../tenants/declare";
 import { ConfigError, TenantsConfig } from "../tenants/model";
+import { withSourcePositionsOnly } from "./stack-traces";
 
 /** What the program declares from: the config reader's StackConfig (../stack-config/read.ts), or a test's. */
 export interface StackSettings extends StackBlocks {
@@ -44,22 +45,8 @@ export async function deployStack(s: StackSettings): Promise<StackOutputs> {
   const checked = checkStackBlocks({ ...s, tenants });
   if (checked.problems.length) throw new ConfigError(checked.problems);
 
-  // With no tenant there is nothing to check, and nothing that needs the portal.
-  const names = Object.keys(tenants).length
-    ? new NameCheck(NAME_CHECK, {
-        file: s.stackFile ?? `Pulumi.${pulumi.getStack()}.yaml`,
-        rootBusinessUnitId: s.rootBusinessUnitId,
-        tenants: tenants as TenantsConfig,
-      })
-    : undefined;
-
-  const declared = declareTenants(tenants as TenantsConfig, {
-    rootBusinessUnitId: s.rootBusinessUnitId,
-    protectBusinessUnits: s.protectBusinessUnits,
-    deletionComment: s.deletionComment,
-    secret: s.secret,
-    tenantsDependOn: names ? [names] : [],
-  });
+  // Each resource's stack trace in the state is its source position only (program/stack-traces.ts).
+  const declared = withSourcePositionsOnly(() => declareAll(s, tenants as TenantsConfig));
   const outputs: StackOutputs = summarize(declared);
   if (checked.registry || checked.receiver) {
     // One Kubernetes provider for the stack's cluster, from the kubeconfig setting.
@@ -74,6 +61,25 @@ export async function deployStack(s: StackSettings): Promise<StackOutputs> {
     }
   }
   return outputs;
+}
+
+/** The name check, then every tenant's resources, each depending on it. */
+function declareAll(s: StackSettings, tenants: TenantsConfig): Declared {
+  // With no tenant there is nothing to check, and nothing that needs the portal.
+  const names = Object.keys(tenants).length
+    ? new NameCheck(NAME_CHECK, {
+        file: s.stackFile ?? `Pulumi.${pulumi.getStack()}.yaml`,
+        rootBusinessUnitId: s.rootBusinessUnitId,
+        tenants,
+      })
+    : undefined;
+  return declareTenants(tenants, {
+    rootBusinessUnitId: s.rootBusinessUnitId,
+    protectBusinessUnits: s.protectBusinessUnits,
+    deletionComment: s.deletionComment,
+    secret: s.secret,
+    tenantsDependOn: names ? [names] : [],
+  });
 }
 
 function summarize(d: Declared): StackOutputs {

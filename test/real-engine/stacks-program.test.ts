@@ -102,6 +102,22 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
     assert.ok(portalWrites(emu).length > 0);
   });
 
+  it("the state keeps each declared resource's source position, not the call stack beneath it", async () => {
+    interface Frame {
+      sourcePosition?: string;
+    }
+    const state = JSON.parse((await ws.ok(["stack", "export"])).stdout);
+    const ours = (state.deployment.resources as Array<{ type: string; urn: string; sourcePosition?: string; stackTrace?: Frame[] }>).filter(
+      (r) => r.type.startsWith("pulumi-nodejs:dynamic/backup-portal:"),
+    );
+    assert.ok(ours.length >= 10, `the program's resources in the state: ${ours.length}`);
+    for (const r of ours) {
+      // The frame that constructs it, in the package's resource module, as before.
+      assert.match(r.sourcePosition ?? "", /\/dist\/provider\/resources\/[a-z-]+\.js#\d+,\d+$/, r.urn);
+      assert.deepEqual(r.stackTrace, [{ sourcePosition: r.sourcePosition }], r.urn);
+    }
+  });
+
   it("an unchanged preview --diff and up ask the portal nothing", async () => {
     emu.clearRequests();
     const preview = await ws.ok(["preview", "--diff"]);

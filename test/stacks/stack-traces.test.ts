@@ -39,4 +39,23 @@ describe("the program's stack traces", () => {
     // The positions the SDK parses out of a stack trace are still there: file, line and column of each frame.
     assert.match(out.stack, /\(.*probe\.js:\d+:\d+\)/);
   });
+
+  it("are cut to the source position only while the program declares, and whole again after, also when it throws", () => {
+    // In-process: the hook is the SDK's, and the real CLI's state is judged in test/real-engine/stacks-program.test.ts.
+    const { withSourcePositionsOnly } = require(path.join(PROGRAM, "stack-traces"));
+    const sdk = require("@pulumi/pulumi").Resource as { stackTrace: (skip: number) => unknown[] };
+    const whole = sdk.stackTrace;
+    const deep = (n: number): unknown[] => (n ? deep(n - 1) : sdk.stackTrace(0));
+    assert.ok(deep(5).length > 1, "the SDK's whole stack trace has more than one frame");
+    assert.equal(withSourcePositionsOnly(() => deep(5)).length, 1);
+    assert.throws(
+      () =>
+        withSourcePositionsOnly(() => {
+          throw new Error("refused");
+        }),
+      /refused/,
+    );
+    assert.equal(sdk.stackTrace, whole);
+    assert.ok(deep(5).length > 1);
+  });
 });
