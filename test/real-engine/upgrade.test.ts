@@ -91,6 +91,19 @@ describe("real engine: a stack written by 0.2.0, upgraded to the current package
     assert.deepEqual(countByEndpoint(emu.requests()), Object.fromEntries([...each, ...lists].map((e) => [e, 2])));
   });
 
+  it("that up stored each resource's source position only, where 0.2.0 stored the whole call stack", async () => {
+    type Stored = { type: string; urn: string; sourcePosition?: string; stackTrace?: unknown[] };
+    const ours = (resources: Stored[]) => resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/backup-portal:"));
+    const old = ours(JSON.parse(state).deployment.resources);
+    assert.ok(
+      old.every((r) => (r.stackTrace?.length ?? 0) > 1),
+      "0.2.0 stored whole call stacks",
+    );
+    const now = ours(JSON.parse((await ws.ok(["stack", "export"])).stdout).deployment.resources);
+    assert.equal(now.length, old.length + 1, "the fixture's resources and the name check");
+    for (const r of now) assert.deepEqual(r.stackTrace, [{ sourcePosition: r.sourcePosition }], r.urn);
+  });
+
   it("an unchanged preview --diff after it shows no change and asks the portal nothing", async () => {
     emu.clearRequests();
     const r = await ws.ok(["preview", "--diff"]);
