@@ -1,4 +1,5 @@
-// Stack traces without source-map rewriting, in the program's process.
+// The stack traces the SDK takes in the program's process: formatted by V8 without source maps, and kept in the
+// state as each resource's source position only (withSourcePositionsOnly, below).
 //
 // The Node.js runtime installs source-map-support before it loads the program (@pulumi/pulumi cmd/run), and its
 // Error.prepareStackTrace maps every frame of every stack trace through whatever source maps it finds. The SDK
