@@ -184,3 +184,16 @@ export function portalWrites(emu: Emulator): string[] {
     .filter((r) => r.method !== "GET" && r.path !== "/v1/oauth")
     .map((r) => `${r.method} ${r.path}`);
 }
+
+/** A resource as `pulumi stack export` writes it, with what the SDK sent of where it was declared. */
+export interface ExportedResource {
+  type: string;
+  urn: string;
+  sourcePosition?: string;
+  stackTrace?: Array<{ sourcePosition?: string }>;
+}
+
+/** The stacks/ program's own resources (its dynamic providers') in a deployment of `pulumi stack export`. */
+export function programResources(exported: { deployment: { resources: ExportedResource[] } }): ExportedResource[] {
+  return exported.deployment.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/backup-portal:"));
+}

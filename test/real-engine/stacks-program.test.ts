@@ -8,7 +8,7 @@ import YAML from "yaml";
 import { hashSecret } from "../../emulator/util";
 import { startEmulator, type Emulator } from "../support/portal";
 import { REPO, Workspace } from "./cli";
-import { connectionYaml, portalWrites, PORTAL_PASSWORD, setAdminPassword, stacksWorkspace } from "./project";
+import { connectionYaml, portalWrites, PORTAL_PASSWORD, programResources, setAdminPassword, stacksWorkspace } from "./project";
 
 const NODE_PASSWORDS = { web01Password: "Node-pw-web01-4d1b8c", db01Password: "Node-pw-db01-9e2a71" };
 
@@ -103,13 +103,7 @@ describe("real engine: the stacks/ program under the Pulumi CLI", function () {
   });
 
   it("the state keeps each declared resource's source position, not the call stack beneath it", async () => {
-    interface Frame {
-      sourcePosition?: string;
-    }
-    const state = JSON.parse((await ws.ok(["stack", "export"])).stdout);
-    const ours = (state.deployment.resources as Array<{ type: string; urn: string; sourcePosition?: string; stackTrace?: Frame[] }>).filter(
-      (r) => r.type.startsWith("pulumi-nodejs:dynamic/backup-portal:"),
-    );
+    const ours = programResources(JSON.parse((await ws.ok(["stack", "export"])).stdout));
     assert.ok(ours.length >= 10, `the program's resources in the state: ${ours.length}`);
     for (const r of ours) {
       // The frame that constructs it, in the package's resource module, as before.

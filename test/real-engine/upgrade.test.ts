@@ -12,7 +12,7 @@ import { startEmulator, type Emulator } from "../support/portal";
 import { FIXTURE_DIR, FIXTURE_PORTAL_URL, NODE_PASSWORDS, NOT_SAVED, seededPortal, STACK } from "../../scripts/make-upgrade-fixture";
 import { countByEndpoint } from "../../bench/ideal";
 import type { Workspace } from "./cli";
-import { portalWrites, PORTAL_PASSWORD, setAdminPassword, stacksWorkspace } from "./project";
+import { portalWrites, PORTAL_PASSWORD, programResources, setAdminPassword, stacksWorkspace } from "./project";
 
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURE_DIR, name));
 
@@ -92,14 +92,12 @@ describe("real engine: a stack written by 0.2.0, upgraded to the current package
   });
 
   it("that up stored each resource's source position only, where 0.2.0 stored the whole call stack", async () => {
-    type Stored = { type: string; urn: string; sourcePosition?: string; stackTrace?: unknown[] };
-    const ours = (resources: Stored[]) => resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/backup-portal:"));
-    const old = ours(JSON.parse(state).deployment.resources);
+    const old = programResources(JSON.parse(state));
     assert.ok(
       old.every((r) => (r.stackTrace?.length ?? 0) > 1),
       "0.2.0 stored whole call stacks",
     );
-    const now = ours(JSON.parse((await ws.ok(["stack", "export"])).stdout).deployment.resources);
+    const now = programResources(JSON.parse((await ws.ok(["stack", "export"])).stdout));
     assert.equal(now.length, old.length + 1, "the fixture's resources and the name check");
     for (const r of now) assert.deepEqual(r.stackTrace, [{ sourcePosition: r.sourcePosition }], r.urn);
   });
